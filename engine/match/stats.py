@@ -67,8 +67,10 @@ def elo_estimate(wins: int, draws: int, losses: int) -> EloEstimate:
     standard_error = math.sqrt(variance / games)
     low = score - Z_95 * standard_error
     high = score + Z_95 * standard_error
+    if score in (0.0, 1.0):  # a sweep: the interval has no finite end
+        return EloEstimate(elo_from_score(score), math.inf)
     margin = (elo_from_score(high) - elo_from_score(low)) / 2.0
-    return EloEstimate(elo_from_score(score), margin)
+    return EloEstimate(elo_from_score(score) + 0.0, margin)  # + 0.0 turns -0.0 into 0.0
 
 
 def likelihood_of_superiority(wins: int, losses: int) -> float:
