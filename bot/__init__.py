@@ -1,0 +1,10 @@
+"""The online client: plays S-chess (and chess) on pychess.org and Lichess with a UCI engine.
+
+Modules: ``config`` (YAML -> settings), ``events`` (server lines -> typed events), ``server`` (HTTP),
+``lobby`` (event loop), ``challenges`` (accept/decline), ``game`` (one game), ``position`` (moves -> board),
+``engines`` (UCI process), ``timecontrol`` (clock -> search limits), ``decisions`` (draw/resign),
+``pgn`` (game records), ``cli`` (the ``schess-bot`` command).
+"""
+
+__all__ = ["__version__"]
+__version__ = "0.1.0"

@@ -1,0 +1,7 @@
+"""``python -m bot``: the same as the ``schess-bot`` command."""
+
+import sys
+
+from bot.cli import main
+
+sys.exit(main())

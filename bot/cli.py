@@ -1,0 +1,181 @@
+"""``schess-bot`` / ``python -m bot``: load the config, log in, run the lobby until stopped.
+
+Exit codes: 0 after a normal stop (signal, ``--games N``), 1 when the server refuses the bot for good,
+2 for a configuration or token problem (one line on stderr, never a traceback).
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import signal
+import sys
+import threading
+from collections.abc import Callable, Sequence
+from types import FrameType
+from typing import Any
+
+from bot.config import ConfigError, Settings, TokenError, load_settings, resolve_token
+from bot.engines import UciEngine
+from bot.game import Engine
+from bot.lobby import Lobby
+from bot.server import Server, ServerError, TokenRejected
+
+log = logging.getLogger("bot")
+
+LOG_FORMAT = "%(asctime)s %(levelname)-7s %(message)s"
+
+
+class RedactingFilter(logging.Filter):
+    """Replaces the token wherever it appears in a log record (a safety net: the code never logs it)."""
+
+    def __init__(self, secret: str) -> None:
+        super().__init__()
+        self.secret = secret
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if not self.secret:
+            return True
+        message = record.getMessage()
+        if self.secret in message:
+            record.msg = message.replace(self.secret, "[redacted]")
+            record.args = None
+        if record.exc_info and record.exc_info[1] is not None and self.secret in str(record.exc_info[1]):
+            record.exc_text = None
+            record.exc_info = None
+            record.msg = str(record.msg) + " [exception details redacted]"
+        return True
+
+
+def install_redaction(secret: str) -> RedactingFilter:
+    """Attach the filter to every handler of the root logger (handlers see records of all loggers)."""
+    redactor = RedactingFilter(secret)
+    for handler in logging.getLogger().handlers:
+        handler.addFilter(redactor)
+    return redactor
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="schess-bot",
+                                     description="Play S-chess (and chess) on pychess.org or Lichess.")
+    parser.add_argument("--config", default="config.yml",
+                        help="YAML configuration file (default: %(default)s)")
+    parser.add_argument("--log-level", default="INFO", choices=["DEBUG", "INFO", "WARNING", "ERROR"],
+                        help="log verbosity (default: %(default)s)")
+    parser.add_argument("--games", type=int, default=None, metavar="N",
+                        help="quit after N finished games")
+    parser.add_argument("--upgrade", action="store_true", help="upgrade the account to a BOT account first")
+    parser.add_argument("--sandbox", action="store_true",
+                        help="play one game against the engine on a local loopback server "
+                             "(no account needed)")
+    return parser
+
+
+def configure_logging(level: str) -> None:
+    root = logging.getLogger()
+    if not root.handlers:
+        handler = logging.StreamHandler(sys.stderr)
+        handler.setFormatter(logging.Formatter(LOG_FORMAT))
+        root.addHandler(handler)
+    root.setLevel(level)
+    # urllib3 logs every connection at DEBUG; keep it quieter unless asked
+    logging.getLogger("urllib3").setLevel(max(logging.getLevelName(level), logging.INFO))
+
+
+def default_engine_factory(settings: Settings) -> Callable[[str], Engine]:
+    def make(label: str) -> Engine:
+        return UciEngine(settings.engine.command_line(), settings.engine.options, label=label,
+                         startup_timeout_s=settings.engine.startup_timeout_s)
+
+    return make
+
+
+def run_bot(settings: Settings, token: str, *, max_games: int | None = None, upgrade: bool = False,
+            engine_factory: Callable[[str], Engine] | None = None,
+            on_lobby: Callable[[Lobby], None] | None = None) -> int:
+    """Log in and play. For tests: ``on_lobby`` receives the lobby (to call ``request_stop``)."""
+    server = Server(settings.server, token, variants=settings.challenge.variants)
+    try:
+        account = server.fetch_account()
+    except TokenRejected:
+        print("error: the server rejected the token (HTTP 401); check SCHESS_BOT_TOKEN", file=sys.stderr)
+        return 2
+    except ServerError as error:
+        print(f"error: cannot reach {settings.server.url}: {error}", file=sys.stderr)
+        return 1
+    log.info("logged in to %s as %s (%s dialect)", settings.server.url, account.username, server.dialect)
+    if upgrade and not account.is_bot:
+        try:
+            server.upgrade_to_bot()
+            log.info("upgraded %s to a BOT account", account.username)
+        except ServerError as error:
+            print(f"error: could not upgrade the account: {error}", file=sys.stderr)
+            return 1
+    elif not account.is_bot:
+        log.warning("%s is not a BOT account (title %r); run with --upgrade to make it one",
+                    account.username, account.title)
+    lobby = Lobby(server, settings, account, engine_factory or default_engine_factory(settings),
+                  max_games=max_games)
+    if on_lobby is not None:
+        on_lobby(lobby)
+    restore = _install_signal_handlers(lobby)
+    try:
+        return lobby.run()
+    except TokenRejected:
+        print("error: the server rejected the token (HTTP 401)", file=sys.stderr)
+        return 2
+    finally:
+        restore()
+        server.close()
+
+
+def _install_signal_handlers(lobby: Lobby) -> Callable[[], None]:
+    """SIGTERM/SIGINT -> a graceful stop (a second one aborts). Only possible in the main thread."""
+    if threading.current_thread() is not threading.main_thread():
+        return lambda: None
+    previous: dict[int, Any] = {}
+
+    def handle(signum: int, frame: FrameType | None) -> None:
+        log.info("received %s", signal.Signals(signum).name)
+        lobby.request_stop()
+
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        previous[signum] = signal.signal(signum, handle)
+
+    def restore() -> None:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+
+    return restore
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of ``schess-bot`` and ``python -m bot``; returns the exit code."""
+    args = build_parser().parse_args(list(argv) if argv is not None else None)
+    configure_logging(args.log_level)
+    if args.sandbox:
+        from bot.sandbox import run_sandbox  # written alongside the loopback server
+
+        return int(run_sandbox(args))
+    if args.games is not None and args.games < 1:
+        print("error: --games must be a positive number", file=sys.stderr)
+        return 2
+    try:
+        settings = load_settings(args.config)
+        token = resolve_token(settings)
+    except ConfigError as error:
+        print(str(error), file=sys.stderr)
+        return 2
+    except TokenError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    redactor = install_redaction(token)
+    try:
+        return run_bot(settings, token, max_games=args.games, upgrade=args.upgrade)
+    finally:
+        for handler in logging.getLogger().handlers:
+            handler.removeFilter(redactor)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,467 @@
+"""The internal event model and the normalisers that turn server lines (both dialects) into it.
+
+Everything after this module sees one clean model: dataclasses, times in milliseconds, variants as
+(``"seirawan"`` | ``"chess"`` | the server's own name for anything else, ``chess960`` flag), the start
+position as ``None``. Every dialect quirk documented in ``shared/docs/server-api.md`` is handled here, in pure
+functions that tests feed with real server lines; :mod:`bot.server` only moves bytes.
+
+A line that cannot be understood raises :class:`MalformedLine` (a ``ValueError``) with the reason; the caller
+logs it and goes on.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any, Literal, Union
+
+Dialect = Literal["lichess", "pychess"]
+
+SUPPORTED_VARIANTS = ("seirawan", "chess")
+FINAL_STATUSES_NOT = ("created", "started")
+
+# Lichess variant keys that are plain chess for our purposes (fromPosition comes with an initialFen).
+_CHESS_KEYS = {"standard": False, "chess": False, "fromposition": False, "chess960": True}
+_SEIRAWAN_KEYS = {"seirawan": False, "seirawan960": True, "schess": False, "s-chess": False}
+
+
+class MalformedLine(ValueError):
+    """A server line that is not valid JSON or lacks what its type needs."""
+
+
+@dataclass(frozen=True)
+class Variant:
+    """A game variant: ``name`` is ``seirawan`` or ``chess`` when supported, else the server's name."""
+
+    name: str
+    chess960: bool = False
+
+    @property
+    def supported(self) -> bool:
+        return self.name in SUPPORTED_VARIANTS
+
+    @property
+    def config_name(self) -> str:
+        """The name in ``challenge.variants``: seirawan, seirawan960, chess, chess960 (or the raw name)."""
+        return self.name + ("960" if self.chess960 and self.supported else "")
+
+
+@dataclass(frozen=True)
+class Player:
+    name: str
+    id: str | None = None
+    title: str | None = None
+    rating: int | None = None
+
+    @property
+    def is_bot(self) -> bool:
+        return (self.title or "").upper() == "BOT"
+
+    def is_user(self, user_id: str, username: str) -> bool:
+        """Whether this player is the given account: lichess names players by id, pychess by name only."""
+        wanted = {user_id.lower(), username.lower()}
+        return (self.id or "").lower() in wanted or self.name.lower() in wanted
+
+
+@dataclass(frozen=True)
+class TimeControl:
+    """``kind`` is clock | correspondence | unlimited; clock values in ms, ``days`` for correspondence."""
+
+    kind: Literal["clock", "correspondence", "unlimited"]
+    limit_ms: int = 0
+    increment_ms: int = 0
+    days: int | None = None
+
+
+@dataclass(frozen=True)
+class Challenge:
+    id: str
+    challenger: Player
+    variant: Variant
+    time_control: TimeControl
+    rated: bool
+    speed: str
+    color: str = "random"
+    initial_fen: str | None = None
+
+
+# ---- events from /api/stream/event ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ChallengeEvent:
+    challenge: Challenge
+
+
+@dataclass(frozen=True)
+class ChallengeGone:
+    """A challenge that was canceled (by the challenger) or declined."""
+
+    challenge_id: str
+
+
+@dataclass(frozen=True)
+class GameStart:
+    game_id: str
+    color: str | None = None  # lichess tells it here; pychess only in gameFull (by name)
+
+
+@dataclass(frozen=True)
+class GameFinish:
+    game_id: str
+
+
+@dataclass(frozen=True)
+class KeepAlive:
+    """A lichess empty line or a pychess ``{"type":"ping"}``."""
+
+
+@dataclass(frozen=True)
+class ServerTerminated:
+    """pychess announces a server shutdown; the stream is about to close."""
+
+
+@dataclass(frozen=True)
+class UnknownEvent:
+    type: str
+
+
+LobbyEvent = Union[ChallengeEvent, ChallengeGone, GameStart, GameFinish, KeepAlive, ServerTerminated,
+                   UnknownEvent]
+
+# ---- events from /api/bot/game/stream/{id} --------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class GameState:
+    moves: tuple[str, ...]
+    wtime_ms: int
+    btime_ms: int
+    winc_ms: int
+    binc_ms: int
+    status: str = "started"
+    winner: str | None = None
+    wdraw: bool = False
+    bdraw: bool = False
+    wtakeback: bool = False
+    btakeback: bool = False
+
+    @property
+    def is_final(self) -> bool:
+        return self.status not in FINAL_STATUSES_NOT
+
+
+@dataclass(frozen=True)
+class GameFull:
+    game_id: str
+    variant: Variant
+    white: Player
+    black: Player
+    initial_fen: str | None  # None = the variant's start position
+    state: GameState
+    clock: TimeControl
+    created_at_ms: int | None = None
+    rated: bool = False
+    speed: str = ""
+
+
+@dataclass(frozen=True)
+class GameEnd:
+    """The game is over. ``status``/``winner`` when the server said (lichess; pychess usually does not)."""
+
+    status: str | None = None
+    winner: str | None = None
+
+
+@dataclass(frozen=True)
+class ChatLine:
+    room: str
+    username: str
+    text: str
+
+
+@dataclass(frozen=True)
+class OpponentGone:
+    gone: bool
+    claim_win_in_s: int | None = None
+
+
+GameEvent = Union[GameFull, GameState, GameEnd, ChatLine, OpponentGone, KeepAlive, UnknownEvent]
+
+# ---- small typed readers ----------------------------------------------------------------------------------
+
+
+def _loads(line: str | bytes) -> dict[str, Any] | None:
+    if isinstance(line, bytes):
+        line = line.decode("utf-8", errors="replace")
+    if not line.strip():
+        return None
+    try:
+        data = json.loads(line)
+    except json.JSONDecodeError as error:
+        raise MalformedLine(f"not JSON: {error.msg}") from None
+    if not isinstance(data, dict):
+        raise MalformedLine("not a JSON object")
+    return data
+
+
+def as_bool(value: Any) -> bool:
+    """pychess sends some flags as the strings "True"/"False"."""
+    if isinstance(value, str):
+        return value.strip().lower() in ("true", "1", "yes")
+    return bool(value)
+
+
+def _number(value: Any, what: str) -> float:
+    if isinstance(value, bool) or value is None:
+        raise MalformedLine(f"{what} is not a number: {value!r}")
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        raise MalformedLine(f"{what} is not a number: {value!r}") from None
+    if number != number or number in (float("inf"), float("-inf")):
+        raise MalformedLine(f"{what} is not a finite number: {value!r}")
+    return number
+
+
+def _dict(data: dict[str, Any], key: str, default: dict[str, Any] | None = None) -> dict[str, Any]:
+    value = data.get(key, default)
+    if not isinstance(value, dict):
+        raise MalformedLine(f"{key} is missing or not an object")
+    return value
+
+
+def _str(data: dict[str, Any], key: str) -> str:
+    value = data.get(key)
+    if not isinstance(value, str) or not value:
+        raise MalformedLine(f"{key} is missing or not a string")
+    return value
+
+
+def _optional_int(value: Any) -> int | None:
+    try:
+        return None if value is None or isinstance(value, bool) else int(float(value))
+    except (TypeError, ValueError):
+        return None
+
+
+def parse_variant(key: Any, chess960_flag: Any = False) -> Variant:
+    """Map any server's variant name plus chess960 flag to a :class:`Variant`."""
+    raw = str(key or "standard").strip()
+    lowered = raw.lower()
+    if lowered in _CHESS_KEYS:
+        return Variant("chess", _CHESS_KEYS[lowered] or as_bool(chess960_flag))
+    if lowered in _SEIRAWAN_KEYS:
+        return Variant("seirawan", _SEIRAWAN_KEYS[lowered] or as_bool(chess960_flag))
+    return Variant(raw, as_bool(chess960_flag))
+
+
+def parse_initial_fen(value: Any) -> str | None:
+    """``startpos`` (lichess), ``""`` and ``"None"`` (pychess) all mean the start position."""
+    if value is None or not isinstance(value, str):
+        return None
+    text = value.strip()
+    if text in ("", "None", "null", "startpos"):
+        return None
+    return text
+
+
+def parse_player(data: Any) -> Player:
+    if not isinstance(data, dict):
+        return Player(name="?")
+    name = data.get("name") or data.get("username") or data.get("id") or "?"
+    title = data.get("title")
+    return Player(
+        name=str(name),
+        id=str(data["id"]) if data.get("id") else None,
+        title=str(title) if title else None,
+        rating=_optional_int(data.get("rating")),
+    )
+
+
+def parse_time_control(data: Any) -> TimeControl:
+    """A challenge's ``timeControl`` (seconds in both dialects) -> :class:`TimeControl` in ms."""
+    if not isinstance(data, dict):
+        return TimeControl("unlimited")
+    kind = data.get("type")
+    if kind == "clock":
+        limit = _number(data.get("limit", 0), "timeControl.limit")
+        increment = _number(data.get("increment", 0), "timeControl.increment")
+        return TimeControl("clock", int(limit * 1000), int(increment * 1000))
+    if kind == "correspondence":
+        days = _optional_int(data.get("daysPerTurn"))
+        return TimeControl("correspondence", days=days or 1)
+    return TimeControl("unlimited")
+
+
+def _speed_from_time_control(time_control: TimeControl) -> str:
+    if time_control.kind != "clock":
+        return "correspondence"
+    estimate_s = (time_control.limit_ms + 40 * time_control.increment_ms) / 1000
+    for limit, name in ((29, "ultraBullet"), (179, "bullet"), (479, "blitz"), (1499, "rapid")):
+        if estimate_s <= limit:
+            return name
+    return "classical"
+
+
+def _variant_key(variant_data: Any) -> Any:
+    """lichess sends ``{"key": ...}``; pychess's gameFull only ``{"name": ...}``."""
+    if not isinstance(variant_data, dict):
+        return variant_data if isinstance(variant_data, str) else None
+    return variant_data.get("key") or variant_data.get("name")
+
+
+def parse_challenge(data: dict[str, Any]) -> Challenge:
+    challenge_id = _str(data, "id")
+    variant_data = data.get("variant")
+    variant_key = _variant_key(variant_data)
+    time_control = parse_time_control(data.get("timeControl"))
+    speed = data.get("speed")
+    return Challenge(
+        id=challenge_id,
+        challenger=parse_player(data.get("challenger")),
+        variant=parse_variant(variant_key, data.get("chess960", False)),
+        time_control=time_control,
+        rated=as_bool(data.get("rated", False)),
+        speed=speed if isinstance(speed, str) and speed else _speed_from_time_control(time_control),
+        color=str(data.get("color") or "random"),
+        initial_fen=parse_initial_fen(data.get("initialFen")),
+    )
+
+
+def normalise_lobby_line(line: str | bytes, dialect: Dialect) -> LobbyEvent:
+    """One line of ``/api/stream/event`` -> one event. Raises :class:`MalformedLine`."""
+    data = _loads(line)
+    if data is None:
+        return KeepAlive()
+    kind = data.get("type")
+    if kind == "ping":
+        return KeepAlive()
+    if kind == "terminated":
+        return ServerTerminated()
+    if kind == "challenge":
+        return ChallengeEvent(parse_challenge(_dict(data, "challenge")))
+    if kind in ("challengeCanceled", "challengeDeclined"):
+        return ChallengeGone(_str(_dict(data, "challenge"), "id"))
+    if kind in ("gameStart", "gameFinish"):
+        game = _dict(data, "game")
+        game_id = game.get("gameId") or game.get("id")
+        if not isinstance(game_id, str) or not game_id:
+            raise MalformedLine(f"{kind} without a game id")
+        if kind == "gameFinish":
+            return GameFinish(game_id)
+        color = game.get("color")
+        return GameStart(game_id, color if color in ("white", "black") else None)
+    return UnknownEvent(str(kind))
+
+
+def parse_game_state(data: dict[str, Any], dialect: Dialect) -> GameState:
+    """A ``gameState`` object. Clocks in ms in both dialects; increments in seconds on pychess."""
+    moves = data.get("moves", "")
+    if not isinstance(moves, str):
+        raise MalformedLine("gameState.moves is not a string")
+    increment_scale = 1000 if dialect == "pychess" else 1
+    winner = data.get("winner")
+    return GameState(
+        moves=tuple(moves.split()),
+        wtime_ms=int(_number(data.get("wtime", 0), "wtime")),
+        btime_ms=int(_number(data.get("btime", 0), "btime")),
+        winc_ms=int(_number(data.get("winc", 0), "winc") * increment_scale),
+        binc_ms=int(_number(data.get("binc", 0), "binc") * increment_scale),
+        status=str(data.get("status") or "started"),
+        winner=winner if winner in ("white", "black") else None,
+        wdraw=as_bool(data.get("wdraw", False)),
+        bdraw=as_bool(data.get("bdraw", False)),
+        wtakeback=as_bool(data.get("wtakeback", False)),
+        btakeback=as_bool(data.get("btakeback", False)),
+    )
+
+
+def _game_clock(data: dict[str, Any], state: GameState) -> TimeControl:
+    clock = data.get("clock")
+    if isinstance(clock, dict):  # lichess: ms
+        return TimeControl(
+            "clock",
+            int(_number(clock.get("initial", 0), "clock.initial")),
+            int(_number(clock.get("increment", 0), "clock.increment")),
+        )
+    if data.get("daysPerTurn") is not None:
+        return TimeControl("correspondence", days=_optional_int(data.get("daysPerTurn")) or 1)
+    if state.wtime_ms > 0 or state.btime_ms > 0:  # pychess sends no clock: infer it from the first state
+        return TimeControl("clock", max(state.wtime_ms, state.btime_ms), state.winc_ms)
+    return TimeControl("unlimited")
+
+
+def parse_game_full(data: dict[str, Any], dialect: Dialect) -> GameFull:
+    game_id = _str(data, "id")
+    variant_data = data.get("variant")
+    variant_key = _variant_key(variant_data)
+    state = parse_game_state(_dict(data, "state"), dialect)
+    created_at = _optional_int(data.get("createdAt"))
+    if created_at is not None and dialect == "pychess":
+        created_at *= 1000
+    speed = data.get("speed")
+    return GameFull(
+        game_id=game_id,
+        variant=parse_variant(variant_key, data.get("chess960", False)),
+        white=parse_player(data.get("white")),
+        black=parse_player(data.get("black")),
+        initial_fen=parse_initial_fen(data.get("initialFen")),
+        state=state,
+        clock=_game_clock(data, state),
+        created_at_ms=created_at,
+        rated=as_bool(data.get("rated", False)),
+        speed=speed if isinstance(speed, str) else "",
+    )
+
+
+def normalise_game_line(line: str | bytes, dialect: Dialect) -> list[GameEvent]:
+    """One line of a game stream -> its events (a final lichess ``gameState`` also yields a ``GameEnd``)."""
+    data = _loads(line)
+    if data is None:
+        return [KeepAlive()]
+    kind = data.get("type")
+    if kind == "ping":
+        return [KeepAlive()]
+    if kind == "gameFull":
+        full = parse_game_full(data, dialect)
+        if dialect == "lichess" and full.state.is_final:
+            return [full, GameEnd(full.state.status, full.state.winner)]
+        return [full]
+    if kind == "gameState":
+        state = parse_game_state(data, dialect)
+        if dialect == "lichess" and state.is_final:
+            return [state, GameEnd(state.status, state.winner)]
+        return [state]
+    if kind == "gameEnd":
+        game = data.get("game") if isinstance(data.get("game"), dict) else data
+        assert isinstance(game, dict)
+        status = game.get("status") or data.get("status")
+        winner = game.get("winner") or data.get("winner")
+        return [GameEnd(str(status) if status else None, winner if winner in ("white", "black") else None)]
+    if kind == "chatLine":
+        return [ChatLine(str(data.get("room", "")), str(data.get("username", "")), str(data.get("text", "")))]
+    if kind == "opponentGone":
+        return [OpponentGone(as_bool(data.get("gone", False)), _optional_int(data.get("claimWinInSeconds")))]
+    return [UnknownEvent(str(kind))]
+
+
+@dataclass
+class Account:
+    id: str
+    username: str
+    title: str | None = None
+    raw: dict[str, Any] = field(default_factory=dict, repr=False)
+
+    @property
+    def is_bot(self) -> bool:
+        return (self.title or "").upper() == "BOT"
+
+
+def parse_account(data: dict[str, Any]) -> Account:
+    username = str(data.get("username") or data.get("id") or "")
+    if not username:
+        raise MalformedLine("account without id or username")
+    title = data.get("title")
+    return Account(id=str(data.get("id") or username), username=username, title=str(title) if title else None,
+                   raw=data)

@@ -1,0 +1,479 @@
+"""One game: stream it, rebuild the position, ask the engine, check the move, send it; chat, draw, resign,
+abort, PGN. Runs in its own thread; the lobby starts one :class:`GameWorker` per game id.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+from bot.config import Settings
+from bot.decisions import should_accept_draw, should_offer_draw, should_resign
+from bot.engines import EngineCrashed, EngineError, EngineTimeout, SearchResult
+from bot.events import (
+    Account,
+    ChatLine,
+    GameEnd,
+    GameFull,
+    GameState,
+    KeepAlive,
+    OpponentGone,
+    UnknownEvent,
+)
+from bot.pgn import game_pgn, standard_headers, write_pgn
+from bot.position import Position, ServerMoveError, fallback_move, parse_move
+from bot.server import Server, ServerError, StreamConnected, StreamFailed, StreamLost
+from bot.timecontrol import search_limits
+
+log = logging.getLogger(__name__)
+
+#: After the lobby hears gameFinish, how long to wait for the game stream's own end signal.
+FINISH_GRACE_S = 10.0
+#: lichess statuses that end a game without a result.
+NO_RESULT_STATUSES = ("aborted", "noStart", "unknownFinish")
+
+
+class Engine(Protocol):
+    id_name: str
+
+    def set_variant(self, variant: str, chess960: bool) -> None: ...
+    def new_game(self) -> None: ...
+    def search(self, fen: str, moves: Sequence[str], limits: Any) -> SearchResult: ...
+    def close(self) -> None: ...
+
+
+@dataclass(frozen=True)
+class GameRecord:
+    """What the lobby learns when a game worker is done."""
+
+    game_id: str
+    result: str
+    reason: str
+    opponent: str = "?"
+    pgn_path: Path | None = None
+
+
+def game_result(end: GameEnd | None, board: Any, we_are_white: bool | None, we_resigned: bool) -> str:
+    """``1-0``, ``0-1``, ``1/2-1/2`` or ``*`` from the server's word, the final board and our resignation."""
+    if end is not None and end.winner is not None:
+        return "1-0" if end.winner == "white" else "0-1"
+    if we_resigned and we_are_white is not None:
+        return "0-1" if we_are_white else "1-0"
+    if board is not None:
+        outcome = board.outcome(claim_draw=True)
+        if outcome is not None:
+            return str(outcome.result())
+    if end is not None and end.status and end.status not in NO_RESULT_STATUSES and end.status != "started":
+        return "1/2-1/2" if end.status in ("draw", "stalemate", "outoftime", "timeout", "repetition",
+                                             "insufficient", "variantEnd") else "*"
+    return "*"
+
+
+class GameWorker:
+    """Plays one game to its end in a thread of its own."""
+
+    def __init__(self, game_id: str, server: Server, settings: Settings, account: Account, engine: Engine,
+                 *, on_done: Callable[[GameRecord], None] | None = None,
+                 monotonic: Callable[[], float] = time.monotonic) -> None:
+        self.game_id = game_id
+        self.server = server
+        self.settings = settings
+        self.account = account
+        self.engine = engine
+        self.on_done = on_done
+        self.monotonic = monotonic
+        self.label = f"game {game_id}"
+        self.thread = threading.Thread(target=self.run, name=self.label, daemon=True)
+        self.full: GameFull | None = None
+        self.position: Position | None = None
+        self.we_are_white: bool | None = None
+        self.state: GameState | None = None
+        self.state_received_at = 0.0
+        self.answered: tuple[str, ...] | None = None
+        self.scores: list[int | None] = []
+        self.end: GameEnd | None = None
+        self.end_reason = ""
+        self.over = False
+        self.we_resigned = False
+        self.greeted = False
+        self.engine_ready = False
+        self.position_changed_at = monotonic()
+        self.draw_answered_at_ply = -1
+        self.retry_play_at: float | None = None
+        self.pending: deque[Any] = deque()
+        self._stop_mode: str | None = None
+        self._finished_by_server_at: float | None = None
+        self._stream: Any = None
+        self.record: GameRecord | None = None
+
+    # ---- control from the lobby ----
+
+    def start(self) -> None:
+        self.thread.start()
+
+    def request_stop(self, mode: str) -> None:
+        """``abort``: abort the game (resign when it can no longer be aborted). ``finish``: play on."""
+        if mode == "abort":
+            self._stop_mode = "abort"
+
+    def server_finished(self) -> None:
+        """The event stream said gameFinish; end soon even if the game stream stays silent."""
+        if self._finished_by_server_at is None:
+            self._finished_by_server_at = self.monotonic()
+
+    @property
+    def opponent_name(self) -> str:
+        if self.full is None or self.we_are_white is None:
+            return "?"
+        return (self.full.black if self.we_are_white else self.full.white).name
+
+    # ---- the loop ----
+
+    def run(self) -> None:
+        try:
+            self._stream = self.server.open_game_stream(self.game_id)
+            while not self.over:
+                if self._stop_mode == "abort":
+                    self._abort_or_resign("the bot is shutting down")
+                    break
+                item = self.pending.popleft() if self.pending else self._stream.get(timeout=0.5)
+                if item is None:
+                    self._on_idle()
+                    continue
+                self._handle(item)
+        except Exception:  # noqa: BLE001 - a bug in one game must not take the bot down
+            log.exception("%s: unexpected error; leaving the game", self.label)
+            self.end_reason = self.end_reason or "internal error"
+        finally:
+            if self._stream is not None:
+                self._stream.close()
+            self._finish()
+
+    def _handle(self, item: Any) -> None:
+        if isinstance(item, GameFull):
+            self._on_game_full(item)
+        elif isinstance(item, GameState):
+            self._on_state(item)
+        elif isinstance(item, GameEnd):
+            self.end = item
+            self.over = True
+            self.end_reason = item.status or "game over"
+        elif isinstance(item, ChatLine):
+            log.debug("%s: chat %s/%s: %.200s", self.label, item.room, item.username, item.text)
+        elif isinstance(item, OpponentGone):
+            if item.gone:
+                log.info("%s: opponent left the game (claim in %s s)", self.label, item.claim_win_in_s)
+        elif isinstance(item, StreamLost):
+            log.info("%s: game stream lost (%s); resuming", self.label, item.reason)
+        elif isinstance(item, StreamFailed):
+            log.warning("%s: game stream unavailable (%s); leaving the game", self.label, item.reason)
+            self.over = True
+            self.end_reason = f"stream unavailable ({item.reason})"
+        elif isinstance(item, UnknownEvent):
+            log.debug("%s: ignored a %r line", self.label, item.type)
+        elif isinstance(item, (KeepAlive, StreamConnected)):
+            pass
+
+    def _on_idle(self) -> None:
+        now = self.monotonic()
+        if self._finished_by_server_at is not None and now - self._finished_by_server_at > FINISH_GRACE_S:
+            self.over = True
+            self.end_reason = "finished (event stream)"
+            return
+        self._maybe_abort_unstarted(now)
+        if (self.retry_play_at is not None and now >= self.retry_play_at and self.state is not None
+                and not self.state.is_final and self.answered != self.state.moves and self._our_turn()):
+            log.info("%s: retrying our move", self.label)
+            self._play()
+
+    # ---- game setup ----
+
+    def _on_game_full(self, full: GameFull) -> None:
+        first = self.full is None
+        self.full = full
+        if full.white.is_user(self.account.id, self.account.username):
+            self.we_are_white = True
+        elif full.black.is_user(self.account.id, self.account.username):
+            self.we_are_white = False
+        else:
+            log.error("%s: we (%s) are neither white (%s) nor black (%s); leaving the game", self.label,
+                      self.account.username, full.white.name, full.black.name)
+            self.over, self.end_reason = True, "not our game"
+            return
+        if first or self.position is None:
+            try:
+                self.position = Position(full.initial_fen, full.variant)
+            except ValueError as error:
+                log.error("%s: cannot set up the position (%s); aborting", self.label, error)
+                self._abort_or_resign(f"cannot set up the position: {error}")
+                return
+            if first:
+                colour = "white" if self.we_are_white else "black"
+                log.info("%s: playing %s as %s vs %s (%s)", self.label, full.variant.config_name, colour,
+                         self.opponent_name, _describe_clock(full))
+        self._prepare_engine()
+        self._on_state(full.state)
+        if not self.greeted and not self.over and self.position is not None and self.position.ply < 2:
+            self.greeted = True
+            self._chat(self.settings.greeting.hello)
+
+    def _prepare_engine(self) -> None:
+        if self.engine_ready or self.full is None:
+            return
+        try:
+            self.engine.set_variant(self.full.variant.name, self.full.variant.chess960)
+            self.engine.new_game()
+            self.engine_ready = True
+        except EngineError as error:
+            log.error("%s: engine failed to start (%s); will retry on our move", self.label, error)
+
+    # ---- positions and moves ----
+
+    def _on_state(self, state: GameState) -> None:
+        if self.position is None or self.we_are_white is None:
+            return
+        previous = self.state
+        self.state = state
+        self.state_received_at = self.monotonic()
+        try:
+            before = self.position.ply
+            self.position.update(state.moves)
+        except ServerMoveError as error:
+            log.error("%s: %s; aborting", self.label, error)
+            self._abort_or_resign(str(error))
+            return
+        if previous is None or previous.moves != state.moves:
+            self.position_changed_at = self.monotonic()
+            if self.answered is not None and self.answered != state.moves:
+                self.answered = None
+            if previous is not None and len(state.moves) < before:
+                log.info("%s: takeback, back to ply %d", self.label, len(state.moves))
+        if state.is_final:
+            return  # the GameEnd that follows ends the loop
+        self._answer_draw_offer(state)
+        if self._our_turn() and self.answered != state.moves:
+            self._play()
+
+    def _our_turn(self) -> bool:
+        assert self.position is not None
+        board = self.position.board
+        if board.turn != self.we_are_white:
+            return False
+        return not board.is_game_over(claim_draw=True)
+
+    def _play(self) -> None:
+        assert self.position is not None and self.state is not None and self.full is not None
+        state = self.state
+        board = self.position.board
+        move, result, note = self._choose_move()
+        if move is None:
+            log.error("%s: no legal move to play", self.label)
+            return
+        if self._position_moved_on(state):
+            log.info("%s: the position changed while thinking; not sending %s", self.label, move.uci())
+            return
+        score = result.score_for_decisions() if result is not None else None
+        self.scores.append(score)
+        if should_resign(self.scores, self.settings.resign):
+            log.info("%s: resigning (eval %s for %d moves)", self.label,
+                     result.describe_score() if result else "?", self.settings.resign.moves)
+            self._resign()
+            return
+        offer = self.server.dialect == "lichess" and should_offer_draw(
+            self.scores, board.fullmove_number, self.settings.draw)
+        san = board.san(move)
+        try:
+            self.server.make_move(self.game_id, move.uci(), offer_draw=offer)
+        except ServerError as error:
+            log.error("%s: could not send %s (%s)", self.label, san, error)
+            if error.status is None or error.status >= 429:  # worth another try; a 4xx waits for news
+                self.retry_play_at = self.monotonic() + 1.0
+            return
+        self.retry_play_at = None
+        self.answered = state.moves
+        log.info("%s: played %s (%s)%s%s", self.label, san, _describe_search(result),
+                 " offering a draw" if offer else "", f" [{note}]" if note else "")
+
+    def _position_moved_on(self, state: GameState) -> bool:
+        """Whether newer lines (a takeback, the game's end) arrived while the engine was thinking."""
+        assert self._stream is not None
+        while True:
+            item = self._stream.get(timeout=0)
+            if item is None:
+                break
+            self.pending.append(item)
+        return any(isinstance(item, GameEnd) or (isinstance(item, GameState) and item.moves != state.moves)
+                   for item in self.pending)
+
+    def _choose_move(self) -> tuple[Any | None, SearchResult | None, str]:
+        """The engine's move, checked with the board; one retry, then a legal fallback."""
+        assert self.position is not None and self.state is not None and self.full is not None
+        board = self.position.board
+        problems: list[str] = []
+        for _attempt in range(2):
+            elapsed_ms = int((self.monotonic() - self.state_received_at) * 1000)
+            limits = search_limits(_minus_elapsed(self.state, self.we_are_white is True, elapsed_ms),
+                                   self.we_are_white is True, self.full.clock, self.settings.time,
+                                   self.settings.engine.limits)
+            try:
+                self._prepare_engine()
+                result = self.engine.search(self.position.start_fen, self.position.engine_moves(), limits)
+            except EngineTimeout as error:
+                problems.append(f"engine timed out: {error}")
+                break  # no time left for a second attempt
+            except EngineCrashed as error:
+                problems.append(f"engine crashed: {error}")
+                self.engine_ready = False
+                continue
+            except EngineError as error:
+                problems.append(f"engine error: {error}")
+                self.engine_ready = False
+                continue
+            if result.bestmove is None:
+                problems.append("engine gave no move")
+                continue
+            move = parse_move(board, result.bestmove)
+            if move is not None:
+                return move, result, "; ".join(problems)
+            problems.append(f"engine move {result.bestmove!r} is illegal")
+        move = fallback_move(board)
+        note = "; ".join(problems) + (f"; fallback {move.uci()}" if move is not None else "")
+        log.warning("%s: %s", self.label, note)
+        return move, None, note
+
+    # ---- draws, resignation, aborts, chat ----
+
+    def _answer_draw_offer(self, state: GameState) -> None:
+        if self.server.dialect != "lichess" or self.position is None:
+            return
+        offered = state.bdraw if self.we_are_white else state.wdraw
+        if not offered or self.draw_answered_at_ply == len(state.moves):
+            return
+        self.draw_answered_at_ply = len(state.moves)
+        accept = should_accept_draw(self.scores, self.position.board.fullmove_number, self.settings.draw)
+        try:
+            self.server.answer_draw(self.game_id, accept)
+            log.info("%s: %s the draw offer", self.label, "accepted" if accept else "declined")
+        except ServerError as error:
+            log.warning("%s: could not answer the draw offer (%s)", self.label, error)
+
+    def _maybe_abort_unstarted(self, now: float) -> None:
+        """Abort when the opponent has not made their first move in time."""
+        if self.position is None or self.over or self.we_are_white is None:
+            return
+        opponent_moved = self.position.ply >= (1 if self.we_are_white is False else 2)
+        if opponent_moved or self._our_turn():
+            return
+        if now - self.position_changed_at > self.settings.time.abort_unstarted_after_s:
+            log.info("%s: the opponent never moved; aborting", self.label)
+            self._abort_or_resign("opponent never moved", resign=False)
+
+    def _abort_or_resign(self, reason: str, *, resign: bool = True) -> None:
+        try:
+            self.server.abort_game(self.game_id)
+            log.info("%s: aborted (%s)", self.label, reason)
+            self.end_reason = f"aborted: {reason}"
+        except ServerError as error:
+            if not resign:
+                log.warning("%s: could not abort (%s)", self.label, error)
+                self.position_changed_at = self.monotonic()  # try again later
+                return
+            log.info("%s: cannot abort (%s); resigning", self.label, error)
+            self._resign()
+            self.end_reason = f"resigned: {reason}"
+        self.over = True
+
+    def _resign(self) -> None:
+        try:
+            self.server.resign_game(self.game_id)
+            self.we_resigned = True
+        except ServerError as error:
+            log.error("%s: could not resign (%s)", self.label, error)
+            return
+        # pychess sends no end event after a resignation
+        self.over = True
+        self.end_reason = self.end_reason or "resigned"
+
+    def _chat(self, template: str) -> None:
+        if not template:
+            return
+        text = template.replace("{me}", self.account.username).replace("{opponent}", self.opponent_name)
+        try:
+            self.server.chat(self.game_id, text)
+        except ServerError as error:
+            log.info("%s: chat failed (%s)", self.label, error)
+
+    # ---- the end ----
+
+    def _finish(self) -> None:
+        board = self.position.board if self.position is not None else None
+        result = game_result(self.end, board, self.we_are_white, self.we_resigned)
+        pgn_path = None
+        if self.full is not None and self.position is not None and self.position.ply > 0:
+            if not (self.end_reason.startswith("aborted") and result == "*"):
+                self._chat(self.settings.greeting.goodbye)
+            pgn_path = self._write_pgn(result)
+        try:
+            self.engine.close()
+        except Exception:  # noqa: BLE001 - closing a broken engine must not hide the result
+            log.debug("%s: engine close failed", self.label, exc_info=True)
+        log.info("%s: finished %s (%s) vs %s%s", self.label, result, self.end_reason or "game over",
+                 self.opponent_name, f", PGN {pgn_path}" if pgn_path else "")
+        self.record = GameRecord(self.game_id, result, self.end_reason or "game over", self.opponent_name,
+                                 pgn_path)
+        if self.on_done is not None:
+            self.on_done(self.record)
+
+    def _write_pgn(self, result: str) -> Path | None:
+        directory = self.settings.pgn_directory
+        if not directory or self.full is None or self.position is None:
+            return None
+        full = self.full
+        try:
+            headers = standard_headers(
+                event=f"{'Rated' if full.rated else 'Casual'} {full.variant.config_name} game",
+                site=f"{self.server.url}/{self.game_id}", white=full.white.name, black=full.black.name,
+                variant=full.variant, clock=full.clock,
+                started_at=full.created_at_ms / 1000 if full.created_at_ms else None,
+            )
+            start = self.position.start
+            text = game_pgn(headers, self.position.san_moves(), result,
+                            start_fen=self.position.start_fen if full.initial_fen is not None else None,
+                            white_to_move_first=bool(start.turn), first_move_number=start.fullmove_number)
+            return write_pgn(directory, self.game_id, text)
+        except Exception as error:  # noqa: BLE001 - a PGN problem is logged, never fatal
+            log.error("%s: could not write the PGN (%s)", self.label, error)
+            return None
+
+
+def _minus_elapsed(state: GameState, we_are_white: bool, elapsed_ms: int) -> GameState:
+    """The state with our clock reduced by the time since it arrived (a retry thinks with what is left)."""
+    if elapsed_ms <= 0:
+        return state
+    from dataclasses import replace
+
+    if we_are_white:
+        return replace(state, wtime_ms=max(0, state.wtime_ms - elapsed_ms))
+    return replace(state, btime_ms=max(0, state.btime_ms - elapsed_ms))
+
+
+def _describe_clock(full: GameFull) -> str:
+    clock = full.clock
+    if clock.kind == "clock":
+        return f"{clock.limit_ms / 60000:g}+{clock.increment_ms / 1000:g}"
+    if clock.kind == "correspondence":
+        return f"{clock.days} days per move"
+    return "unlimited"
+
+
+def _describe_search(result: SearchResult | None) -> str:
+    if result is None:
+        return "fallback move"
+    depth = f"depth {result.depth}" if result.depth is not None else "depth ?"
+    return f"eval {result.describe_score()}, {depth}, {result.elapsed_s:.1f} s"

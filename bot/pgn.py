@@ -1,0 +1,113 @@
+"""PGN for finished games: SAN moves (``Nf3/H``), the result, the variant and start FEN; safe file names."""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from bot.events import TimeControl, Variant
+
+_SAFE_ID = re.compile(r"[^A-Za-z0-9_-]+")
+
+
+def safe_file_id(game_id: str) -> str:
+    """A game id usable as a file name: letters, digits, ``_`` and ``-`` only, at most 64 characters."""
+    cleaned = _SAFE_ID.sub("_", game_id).strip("_")[:64]
+    return cleaned or "game"
+
+
+def pgn_variant_name(variant: Variant) -> str | None:
+    """The ``[Variant]`` tag (as pychess writes it); None for standard chess."""
+    if variant.name == "seirawan":
+        return "Seirawan960" if variant.chess960 else "Seirawan"
+    if variant.name == "chess" and variant.chess960:
+        return "Chess960"
+    return None if variant.name == "chess" else variant.name
+
+
+def pgn_time_control(clock: TimeControl) -> str:
+    if clock.kind == "clock":
+        return f"{clock.limit_ms // 1000}+{clock.increment_ms // 1000}"
+    if clock.kind == "correspondence":
+        return f"1/{(clock.days or 1) * 86400}"
+    return "-"
+
+
+def _escape(value: str) -> str:
+    return value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", " ")
+
+
+def movetext(sans: Sequence[str], result: str, *, white_to_move_first: bool = True,
+             first_move_number: int = 1, width: int = 80) -> str:
+    """``1. Nf3/H d5 2. ...`` wrapped at ``width``, ending in the result."""
+    tokens: list[str] = []
+    number = first_move_number
+    white = white_to_move_first
+    for index, san in enumerate(sans):
+        if white:
+            tokens.append(f"{number}.")
+        elif index == 0:
+            tokens.append(f"{number}...")
+        tokens.append(san)
+        if not white:
+            number += 1
+        white = not white
+    tokens.append(result)
+    lines: list[str] = []
+    line = ""
+    for token in tokens:
+        if line and len(line) + 1 + len(token) > width:
+            lines.append(line)
+            line = token
+        else:
+            line = f"{line} {token}" if line else token
+    lines.append(line)
+    return "\n".join(lines)
+
+
+def game_pgn(headers: Mapping[str, str], sans: Sequence[str], result: str, *, start_fen: str | None = None,
+             white_to_move_first: bool = True, first_move_number: int = 1) -> str:
+    """A complete PGN game. ``headers`` come first in the given order; Result/FEN/SetUp are added."""
+    tags = dict(headers)
+    tags["Result"] = result
+    if start_fen is not None:
+        tags["FEN"] = start_fen
+        tags["SetUp"] = "1"
+    header_text = "\n".join(f'[{name} "{_escape(str(value))}"]' for name, value in tags.items())
+    body = movetext(sans, result, white_to_move_first=white_to_move_first,
+                    first_move_number=first_move_number)
+    return f"{header_text}\n\n{body}\n"
+
+
+def standard_headers(*, event: str, site: str, white: str, black: str, variant: Variant, clock: TimeControl,
+                     started_at: float | None = None) -> dict[str, str]:
+    when = time.gmtime(started_at if started_at is not None else time.time())
+    headers = {
+        "Event": event,
+        "Site": site,
+        "Date": time.strftime("%Y.%m.%d", when),
+        "Round": "-",
+        "White": white,
+        "Black": black,
+        "Result": "*",
+        "UTCDate": time.strftime("%Y.%m.%d", when),
+        "UTCTime": time.strftime("%H:%M:%S", when),
+        "TimeControl": pgn_time_control(clock),
+    }
+    variant_name = pgn_variant_name(variant)
+    if variant_name is not None:
+        headers["Variant"] = variant_name
+    return headers
+
+
+def write_pgn(directory: str | Path, game_id: str, text: str) -> Path:
+    """Write (overwrite) ``<directory>/<safe id>.pgn`` and return its path."""
+    folder = Path(directory)
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{safe_file_id(game_id)}.pgn"
+    temporary = path.with_suffix(".pgn.tmp")
+    temporary.write_text(text, encoding="utf-8")
+    temporary.replace(path)
+    return path

@@ -1,0 +1,106 @@
+"""The game's position, rebuilt with :class:`engine.Board` from the initial FEN and the server's move list.
+
+The server's move list is the truth: when it only grew, the new moves are pushed; when it shrank or changed
+(a takeback, a reconnect after lines were lost), the board is rebuilt from the start. The bot never applies
+its own move locally: it waits to see it in the server's list.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from bot.events import Variant
+
+# Lichess may spell standard castling king-takes-rook (e1h1) as well as e1g1; 960 boards the other way.
+_CASTLING_SPELLINGS = {
+    "e1h1": "e1g1", "e1a1": "e1c1", "e8h8": "e8g8", "e8a8": "e8c8",
+    "e1g1": "e1h1", "e1c1": "e1a1", "e8g8": "e8h8", "e8c8": "e8a8",
+}
+
+
+class ServerMoveError(ValueError):
+    """The server's move list contains a move the board rejects."""
+
+
+def new_board(initial_fen: str | None, variant: Variant) -> Any:
+    """The start position (``initial_fen`` None) or the given FEN, for a supported variant.
+
+    Raises ValueError for an unsupported variant, a chess960 game without a FEN, or a FEN the board rejects.
+    """
+    from engine import Board  # imported here so that bot modules without a board stay importable
+
+    if not variant.supported:
+        raise ValueError(f"unsupported variant {variant.name!r}")
+    if initial_fen is None:
+        if variant.chess960:
+            raise ValueError(f"{variant.config_name} game without an initial FEN")
+        return Board(variant=variant.name, chess960=False)
+    return Board(initial_fen, variant=variant.name, chess960=variant.chess960)
+
+
+def parse_move(board: Any, uci: str) -> Any | None:
+    """The legal move ``uci`` names in ``board`` (also the other castling spelling), or None."""
+    for spelling in (uci, _CASTLING_SPELLINGS.get(uci[:4], "") + uci[4:] if len(uci) >= 4 else ""):
+        if not spelling or len(spelling) < 4:
+            continue
+        try:
+            move = board.parse_uci(spelling)
+        except ValueError:
+            continue
+        if move in board.legal_moves:
+            return move
+    return None
+
+
+def fallback_move(board: Any) -> Any | None:
+    """A legal move to play when the engine gives none: deterministic (smallest UCI string)."""
+    moves = list(board.legal_moves)
+    return min(moves, key=lambda move: move.uci()) if moves else None
+
+
+class Position:
+    """Initial position + server move list -> current board."""
+
+    def __init__(self, initial_fen: str | None, variant: Variant) -> None:
+        self.variant = variant
+        self.initial_fen = initial_fen
+        self.start = new_board(initial_fen, variant)
+        self.start_fen: str = self.start.fen()
+        self.board = self.start.copy()
+        self.server_moves: list[str] = []
+        self.rebuilds = 0
+
+    def update(self, moves: Sequence[str]) -> None:
+        """Bring the board to the server's move list. Raises :class:`ServerMoveError` (board unchanged)."""
+        moves = list(moves)
+        known = len(self.server_moves)
+        if moves[:known] == self.server_moves:
+            board, applied, new = self.board.copy(), list(self.server_moves), moves[known:]
+        else:
+            board, applied, new = self.start.copy(), [], moves
+            self.rebuilds += 1
+        for uci in new:
+            move = parse_move(board, uci)
+            if move is None:
+                raise ServerMoveError(f"illegal move {uci!r} after {len(applied)} plies in {board.fen()}")
+            board.push(move)
+            applied.append(uci)
+        self.board, self.server_moves = board, applied
+
+    @property
+    def ply(self) -> int:
+        return len(self.server_moves)
+
+    def engine_moves(self) -> list[str]:
+        """The moves in the board's own (Fairy-Stockfish) spelling, for ``position fen ... moves``."""
+        return [move.uci() for move in self.board.move_stack]
+
+    def san_moves(self) -> list[str]:
+        """SAN of every move played, replayed from the start."""
+        replay = self.start.copy()
+        sans = []
+        for move in self.board.move_stack:
+            sans.append(replay.san(move))
+            replay.push(move)
+        return sans
