@@ -1,0 +1,170 @@
+"""Fault injection for the loopback server: HTTP errors per endpoint, dropped and silent streams, refused
+connections, network delay. Every fault is switched on by a test and applies from then on."""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal, Optional
+
+from bot.loopback.referee import Reply
+
+if TYPE_CHECKING:
+    from bot.loopback.server import LoopbackServer
+
+StreamSelector = Literal["event", "game", "any"]
+
+ENDPOINTS = (
+    "account",
+    "upgrade",
+    "stream_event",
+    "stream_game",
+    "move",
+    "chat",
+    "abort",
+    "resign",
+    "draw",
+    "takeback",
+    "claim_victory",
+    "claim_draw",
+    "accept",
+    "decline",
+    "challenge_cancel",
+    "online",
+    "challenge_create",
+)
+_STATUS_TEXT = {
+    500: "Internal Server Error",
+    502: "Bad Gateway",
+    503: "Service Unavailable",
+    504: "Gateway Timeout",
+}
+
+
+@dataclass
+class HttpFault:
+    """Answer ``status`` to the next ``times`` requests to ``endpoint`` (for ``target`` only, if given)."""
+
+    endpoint: str
+    status: int
+    times: Optional[int]
+    target: Optional[str] = None
+    retry_after_s: Optional[float] = None
+    until: Optional[float] = None
+    hits: int = 0
+
+    def reply(self) -> Reply:
+        """The error answer, shaped like the real servers' ones."""
+        headers = {}
+        if self.retry_after_s is not None:
+            headers["Retry-After"] = str(int(self.retry_after_s))
+        if self.status == 429:
+            return Reply(429, {"error": "Too many requests. Try again later."}, headers)
+        if self.status >= 500:
+            text = _STATUS_TEXT.get(self.status, "Server Error")
+            return Reply(self.status, f"<html><body><h1>{self.status} {text}</h1></body></html>", headers)
+        return Reply(self.status, {"error": f"injected HTTP {self.status}"}, headers)
+
+
+class Faults:
+    """The fault switches of one ``LoopbackServer`` (``server.faults``)."""
+
+    def __init__(self, server: LoopbackServer) -> None:
+        self._server = server
+        self._lock = threading.Lock()
+        self._http: list[HttpFault] = []
+        self.delay_s = 0.0
+        self.refusing = False
+
+    # --- HTTP errors ---
+    def fail(
+        self,
+        endpoint: str,
+        status: int = 500,
+        times: Optional[int] = 1,
+        target: Optional[str] = None,
+        retry_after_s: Optional[float] = None,
+        for_seconds: Optional[float] = None,
+    ) -> HttpFault:
+        """Answer ``status`` to the next ``times`` requests to ``endpoint`` (``None`` = until ``clear``/
+        ``for_seconds``). ``target`` restricts it to one game or challenge id; 429 may carry Retry-After."""
+        if endpoint not in ENDPOINTS:
+            raise ValueError(f"unknown endpoint {endpoint!r}; one of {', '.join(ENDPOINTS)}")
+        fault = HttpFault(
+            endpoint,
+            status,
+            times,
+            target,
+            retry_after_s,
+            time.monotonic() + for_seconds if for_seconds is not None else None,
+        )
+        with self._lock:
+            self._http.append(fault)
+        return fault
+
+    def take(self, endpoint: str, target: Optional[str]) -> Optional[Reply]:
+        """Called per request: the injected error for it, if any (consumes one ``times``)."""
+        with self._lock:
+            now = time.monotonic()
+            for fault in list(self._http):
+                if fault.until is not None and now > fault.until:
+                    self._http.remove(fault)
+                    continue
+                if fault.endpoint != endpoint or (fault.target is not None and fault.target != target):
+                    continue
+                fault.hits += 1
+                if fault.times is not None:
+                    fault.times -= 1
+                    if fault.times <= 0:
+                        self._http.remove(fault)
+                return fault.reply()
+        return None
+
+    def clear(self) -> None:
+        """Remove every HTTP fault and the network delay."""
+        with self._lock:
+            self._http.clear()
+            self.delay_s = 0.0
+
+    # --- streams ---
+    def drop_streams(
+        self, kind: StreamSelector = "any", game_id: Optional[str] = None, clean: bool = False
+    ) -> int:
+        """Cut the open streams (``clean``: end the response properly instead); returns how many."""
+        count = 0
+        for stream in self._server.open_streams(kind, game_id):
+            if clean:
+                stream.close()
+            else:
+                stream.drop()
+            count += 1
+        return count
+
+    def silence_streams(self, kind: StreamSelector = "any", game_id: Optional[str] = None) -> int:
+        """Make the open streams go silent (no lines, no keep-alives) without closing them; returns how many.
+
+        A silent stream no longer counts as the game's stream, so the bot's reconnection gets a fresh one."""
+        count = 0
+        for stream in self._server.open_streams(kind, game_id):
+            stream.silence()
+            count += 1
+        return count
+
+    # --- the whole server ---
+    def refuse_connections(self, seconds: float, drop_streams: bool = True) -> None:
+        """Close the listening socket for ``seconds`` (connection refused), then listen on the same port.
+
+        Returns at once; ``drop_streams`` also cuts the open streams, as a server restart would."""
+        self.refusing = True
+        self._server.close_listener()
+        if drop_streams:
+            self.drop_streams("any")
+
+        def reopen() -> None:
+            self._server.open_listener()
+            self.refusing = False
+
+        timer = threading.Timer(seconds, reopen)
+        timer.daemon = True
+        timer.start()

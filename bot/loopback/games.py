@@ -1,0 +1,249 @@
+"""One game on the loopback server: the board as the referee sees it, clocks, offers, and the records."""
+
+from __future__ import annotations
+
+import time
+from typing import Any, Callable, Optional
+
+from bot.loopback.model import Challenge, ChatRecord, Clock, MoveRecord, Player, color_name
+from bot.loopback.opponents import Opponent, Position
+from bot.loopback.positions import CHESS_START_FEN, S_CHESS_START_FEN
+from bot.loopback.streams import Stream
+from bot.loopback.wire import lichess_variant
+
+BoardFactory = Callable[..., Any]
+
+_TERMINATION_STATUS = {
+    "CHECKMATE": "mate",
+    "STALEMATE": "stalemate",
+}
+_CASTLING_ALIASES = {"e1h1": "e1g1", "e1a1": "e1c1", "e8h8": "e8g8", "e8a8": "e8c8"}
+
+
+def default_board_factory() -> BoardFactory:
+    """``engine.Board``, imported when the first game starts."""
+    from engine import Board
+
+    return Board
+
+
+class Game:
+    """A game between the bot and an opponent, judged with ``engine.Board``.
+
+    ``moves`` is the current move list in canonical UCI (it shrinks on a takeback); ``move_log`` keeps every
+    half-move ever played, including taken-back and illegal ones.
+    """
+
+    def __init__(
+        self,
+        challenge: Challenge,
+        bot: Player,
+        opponent_player: Player,
+        opponent: Opponent,
+        board_factory: BoardFactory,
+        clock_starts_at_ply: int = 2,
+    ) -> None:
+        self.id = challenge.id
+        self.challenge = challenge
+        self.variant = challenge.variant
+        self.chess960 = challenge.chess960
+        self.bot_color = challenge.bot_color
+        self.bot_player = bot
+        self.opponent_player = opponent_player
+        self.white, self.black = (bot, opponent_player) if self.bot_color else (opponent_player, bot)
+        standard = S_CHESS_START_FEN if self.variant == "seirawan" else CHESS_START_FEN
+        self.initial_fen = challenge.initial_fen or standard
+        self.initial_fen_is_standard = challenge.initial_fen is None
+        self.board = board_factory(self.initial_fen, variant=self.variant, chess960=self.chess960)
+        self.first_to_move: bool = self.board.turn
+        self.moves: list[str] = []
+        self.wire_moves: list[str] = []
+        self.sans: list[str] = []
+        self.move_log: list[MoveRecord] = []
+        self.chat: list[ChatRecord] = []
+        self.rejected: list[tuple[str, str]] = []
+        self.status = "started"
+        self.winner: Optional[bool] = None
+        self.termination = ""
+        self.draw_offer = {True: False, False: False}
+        self.takeback_offer = {True: False, False: False}
+        self.bot_draw_offers = 0
+        self.bot_takeback_requests = 0
+        self.opponent = opponent
+        tc = challenge.time_control
+        self.clock: Optional[Clock] = None
+        if tc.kind == "clock":
+            self.clock = Clock((tc.limit_s or 0) * 1000, (tc.increment_s or 0) * 1000, clock_starts_at_ply)
+        self.created_at = time.time()
+        self.started_monotonic = time.monotonic()
+        self.ended_at: Optional[float] = None
+        self.version = 0
+        self.streams: list[Stream] = []
+        self.stream_connections = 0
+        self.backlog: list[str] = []
+        self.opponent_gone = False
+
+    # --- views ---
+    @property
+    def over(self) -> bool:
+        """True once the game has ended in any way."""
+        return self.status != "started"
+
+    def is_bot_turn(self) -> bool:
+        """True when the side to move is the bot's."""
+        return bool(self.board.turn == self.bot_color)
+
+    def lichess_variant(self) -> dict[str, str]:
+        """The Lichess ``variant`` object of this game."""
+        return lichess_variant(self.variant, self.chess960, not self.initial_fen_is_standard)
+
+    def bot_moves(self) -> list[str]:
+        """Every legal move the bot made, in order (taken-back ones included)."""
+        return [r.uci for r in self.move_log if r.by == "bot" and r.legal]
+
+    def result(self) -> str:
+        """``1-0``, ``0-1``, ``1/2-1/2`` or ``*`` while the game runs."""
+        if not self.over:
+            return "*"
+        if self.winner is None:
+            return "1/2-1/2" if self.status != "aborted" else "*"
+        return "1-0" if self.winner else "0-1"
+
+    def position_for(self, color: bool) -> Position:
+        """A snapshot the opponent can think about without holding the server lock."""
+        first = 0 if self.first_to_move == color else 1
+        return Position(
+            game_id=self.id,
+            variant=self.variant,
+            chess960=self.chess960,
+            initial_fen=self.initial_fen,
+            moves=tuple(self.moves),
+            color=color,
+            board=self.board.copy(),
+            own_moves=len(self.moves[first::2]),
+            remaining_ms=self.clock.remaining_ms(color) if self.clock else None,
+        )
+
+    def pgn(self) -> str:
+        """The game as PGN with S-chess SAN (``Nf3/H``)."""
+        headers = {
+            "Event": "Loopback game",
+            "Site": self.id,
+            "Date": time.strftime("%Y.%m.%d", time.gmtime(self.created_at)),
+            "White": self.white.name,
+            "Black": self.black.name,
+            "Result": self.result(),
+            "Variant": ("S-chess" if self.variant == "seirawan" else "Standard")
+            + ("960" if self.chess960 else ""),
+            "TimeControl": self._pgn_time_control(),
+            "Termination": self.termination or "unterminated",
+        }
+        if not self.initial_fen_is_standard or self.chess960:
+            headers["FEN"] = self.initial_fen
+            headers["SetUp"] = "1"
+        lines = [f'[{key} "{value}"]' for key, value in headers.items()]
+        words: list[str] = []
+        number = 1
+        white_first = self.first_to_move
+        for index, san in enumerate(self.sans):
+            white_moves = (index % 2 == 0) == white_first
+            if white_moves:
+                words.append(f"{number}. {san}")
+            elif index == 0:
+                words.append(f"{number}... {san}")
+            else:
+                words.append(san)
+            if not white_moves:
+                number += 1
+        words.append(self.result())
+        return "\n".join(lines) + "\n\n" + " ".join(words) + "\n"
+
+    def _pgn_time_control(self) -> str:
+        tc = self.challenge.time_control
+        if tc.kind == "clock":
+            return f"{tc.limit_s}+{tc.increment_s or 0}"
+        return f"1/{(tc.days or 1) * 86400}" if tc.kind == "correspondence" else "-"
+
+    # --- rules ---
+    def canonical_move(self, uci: str, lichess: bool) -> Optional[str]:
+        """The legal move ``uci`` names, or ``None``; Lichess also takes king-takes-rook castling (e1h1)."""
+        legal = {str(move) for move in self.board.legal_moves}
+        if uci in legal:
+            return uci
+        if lichess and not self.chess960:
+            alias = _CASTLING_ALIASES.get(uci[:4])
+            if alias is not None and alias + uci[4:] in legal:
+                return alias + uci[4:]
+        return None
+
+    def push(self, uci: str, by: str, now: float, king_takes_rook: bool = False) -> None:
+        """Play a legal move (already checked) for the side to move and run the clock."""
+        color = bool(self.board.turn)
+        move = self.board.parse_uci(uci)
+        san = self.board.san(move)
+        self.board.push(move)
+        self.moves.append(uci)
+        self.sans.append(san)
+        wire = uci
+        if king_takes_rook and san.startswith("O-O") and self.variant == "chess" and not self.chess960:
+            wire = {"g": uci[:2] + "h" + uci[3], "c": uci[:2] + "a" + uci[3]}[uci[2]] + uci[4:]
+        self.wire_moves.append(wire)
+        if self.clock is not None:
+            self.clock.moved(color, len(self.moves), now)
+        self.move_log.append(
+            MoveRecord(
+                ply=len(self.moves),
+                uci=uci,
+                san=san,
+                by="bot" if by == "bot" else "opponent",
+                at=time.time(),
+                remaining_ms=self.clock.remaining_ms(color, now) if self.clock else None,
+            )
+        )
+        self.draw_offer = {True: False, False: False}
+        self.takeback_offer = {True: False, False: False}
+        self.version += 1
+
+    def take_back(self, plies: int, now: float) -> int:
+        """Undo up to ``plies`` half-moves; returns how many were undone."""
+        undone = 0
+        while undone < plies and self.moves:
+            self.board.pop()
+            self.moves.pop()
+            self.wire_moves.pop()
+            self.sans.pop()
+            undone += 1
+        if self.clock is not None and undone:
+            self.clock.restart(bool(self.board.turn), len(self.moves), now)
+        self.takeback_offer = {True: False, False: False}
+        self.version += 1
+        return undone
+
+    def outcome_status(self) -> Optional[tuple[str, Optional[bool], str]]:
+        """``(lichess status, winner, termination text)`` if the position ends the game, else ``None``."""
+        outcome = self.board.outcome(claim_draw=True)
+        if outcome is None:
+            return None
+        name = getattr(outcome.termination, "name", str(outcome.termination))
+        status = _TERMINATION_STATUS.get(name, "draw")
+        return status, outcome.winner, name.lower().replace("_", " ")
+
+    def finish(self, status: str, winner: Optional[bool], termination: str) -> None:
+        """Mark the game over and stop the clocks."""
+        self.status = status
+        self.winner = winner
+        self.termination = termination
+        self.ended_at = time.time()
+        if self.clock is not None:
+            self.clock.stop()
+        self.draw_offer = {True: False, False: False}
+        self.takeback_offer = {True: False, False: False}
+        self.version += 1
+
+    def describe(self) -> str:
+        """One line for logs: ``abc12345: bot (white) vs Alice, 1-0 by mate``."""
+        return (
+            f"{self.id}: {self.bot_player.name} ({color_name(self.bot_color)}) "
+            f"vs {self.opponent_player.name}, "
+            f"{self.result()} by {self.termination or self.status}"
+        )

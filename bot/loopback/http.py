@@ -1,0 +1,245 @@
+"""The HTTP side of the loopback server: routing, auth, fault injection, request records, ndjson streaming."""
+
+from __future__ import annotations
+
+import json
+import re
+import socket
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import TYPE_CHECKING, Any, Optional
+from urllib.parse import parse_qs, unquote
+
+from bot.loopback.model import RequestRecord
+from bot.loopback.referee import CAPABILITIES_HEADER, Reply
+from bot.loopback.streams import Stream
+
+if TYPE_CHECKING:
+    from bot.loopback.server import LoopbackServer
+
+_ID = r"(?P<id>[^/?]+)"
+ROUTES: list[tuple[str, re.Pattern[str], str]] = [
+    (method, re.compile(pattern), endpoint)
+    for method, pattern, endpoint in (
+        ("GET", r"^/api/account$", "account"),
+        ("POST", r"^/api/bot/account/upgrade$", "upgrade"),
+        ("GET", r"^/api/stream/event$", "stream_event"),
+        ("GET", rf"^/api/bot/game/stream/{_ID}$", "stream_game"),
+        ("POST", rf"^/api/bot/game/{_ID}/move/(?P<uci>[^/]+)$", "move"),
+        ("POST", rf"^/api/bot/game/{_ID}/chat$", "chat"),
+        ("POST", rf"^/api/bot/game/{_ID}/abort$", "abort"),
+        ("POST", rf"^/api/bot/game/{_ID}/resign$", "resign"),
+        ("POST", rf"^/api/bot/game/{_ID}/draw/(?P<answer>yes|no)$", "draw"),
+        ("POST", rf"^/api/bot/game/{_ID}/takeback/(?P<answer>yes|no)$", "takeback"),
+        ("POST", rf"^/api/bot/game/{_ID}/claim-victory$", "claim_victory"),
+        ("POST", rf"^/api/bot/game/{_ID}/claim-draw$", "claim_draw"),
+        ("POST", rf"^/api/challenge/{_ID}/accept$", "accept"),
+        ("POST", rf"^/api/challenge/{_ID}/decline$", "decline"),
+        ("POST", rf"^/api/challenge/{_ID}/cancel$", "challenge_cancel"),
+        ("GET", r"^/api/bot/online$", "online"),
+        ("POST", rf"^/api/challenge/{_ID}$", "challenge_create"),
+    )
+]
+LICHESS_ONLY = {"draw", "takeback", "claim_victory", "claim_draw", "online"}
+FORM_ONLY_ON_PYCHESS = {"chat", "decline"}
+
+
+def classify(method: str, path: str) -> tuple[str, dict[str, str]]:
+    """The endpoint name of a request (see ``ROUTES``) and its path parameters; ``unknown`` if none."""
+    for route_method, pattern, endpoint in ROUTES:
+        match = pattern.match(path)
+        if match and route_method == method:
+            return endpoint, {k: unquote(v) for k, v in match.groupdict().items()}
+    return "unknown", {}
+
+
+class LoopbackHTTPServer(ThreadingHTTPServer):
+    """``ThreadingHTTPServer`` that knows its ``LoopbackServer``."""
+
+    daemon_threads = True
+    allow_reuse_address = True
+
+    def __init__(self, address: tuple[str, int], loopback: LoopbackServer) -> None:
+        self.loopback = loopback
+        super().__init__(address, LoopbackHandler)
+
+
+class LoopbackHandler(BaseHTTPRequestHandler):
+    """One HTTP request from the bot."""
+
+    protocol_version = "HTTP/1.1"
+    server: LoopbackHTTPServer
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base class's name
+        """Silence the default stderr access log (requests are recorded instead)."""
+
+    def do_GET(self) -> None:  # noqa: N802 - http.server naming
+        """Handle a GET."""
+        self._handle("GET")
+
+    def do_POST(self) -> None:  # noqa: N802
+        """Handle a POST."""
+        self._handle("POST")
+
+    def _read_body(self) -> tuple[dict[str, str], Any, bool]:
+        length = int(self.headers.get("Content-Length") or 0)
+        raw = self.rfile.read(length) if length > 0 else b""
+        content_type = (self.headers.get("Content-Type") or "").split(";")[0].strip().lower()
+        if not raw:
+            return {}, None, False
+        if content_type == "application/json":
+            try:
+                return {}, json.loads(raw), True
+            except ValueError:
+                return {}, raw.decode(errors="replace"), True
+        form = {k: v[-1] for k, v in parse_qs(raw.decode(errors="replace"), keep_blank_values=True).items()}
+        return form, None, False
+
+    def _handle(self, method: str) -> None:
+        loopback = self.server.loopback
+        path, _, query = self.path.partition("?")
+        params = {k: v[-1] for k, v in parse_qs(query).items()}
+        endpoint, path_params = classify(method, path)
+        target = path_params.get("id")
+        form, json_body, is_json = self._read_body()
+        if loopback.faults.delay_s > 0:
+            time.sleep(loopback.faults.delay_s)
+        reply = self._reply_for(endpoint, path_params, params, form, json_body, is_json)
+        status = reply.status if isinstance(reply, Reply) else 200
+        headers = {}
+        if endpoint == "stream_event" and self.headers.get(CAPABILITIES_HEADER) is not None:
+            headers[CAPABILITIES_HEADER] = self.headers.get(CAPABILITIES_HEADER, "")
+        loopback.record(
+            RequestRecord(
+                at=time.time(),
+                method=method,
+                path=self.path,
+                endpoint=endpoint,
+                target=target,
+                form=form,
+                json_body=json_body,
+                status=status,
+                headers=headers,
+            )
+        )
+        if isinstance(reply, Stream):
+            self._stream(reply)
+        elif isinstance(reply, list):
+            self._send(Reply(200, "".join(json.dumps(item) + "\n" for item in reply)), "application/x-ndjson")
+        else:
+            self._send(reply)
+
+    def _reply_for(
+        self,
+        endpoint: str,
+        path_params: dict[str, str],
+        params: dict[str, str],
+        form: dict[str, str],
+        json_body: Any,
+        is_json: bool,
+    ) -> Any:
+        loopback = self.server.loopback
+        fault = loopback.faults.take(endpoint, path_params.get("id"))
+        if fault is not None:
+            return fault
+        if self.headers.get("Authorization") != f"Bearer {loopback.token}":
+            return Reply(401, {"error": "No such token"})
+        pychess = loopback.dialect == "pychess"
+        if endpoint == "unknown" or (pychess and endpoint in LICHESS_ONLY):
+            return Reply(404, {"error": "Not found"})
+        if pychess and is_json and endpoint in FORM_ONLY_ON_PYCHESS:
+            return Reply(500, "500 Internal Server Error\n\nServer got itself in trouble")
+        fields = dict(form)
+        if is_json and isinstance(json_body, dict):
+            fields.update({k: str(v) for k, v in json_body.items()})
+        game_id = path_params.get("id", "")
+        if endpoint == "account":
+            return loopback.api_account()
+        if endpoint == "upgrade":
+            return loopback.api_upgrade()
+        if endpoint == "stream_event":
+            return loopback.api_open_event_stream({k.lower(): v for k, v in self.headers.items()})
+        if endpoint == "stream_game":
+            return loopback.api_open_game_stream(game_id)
+        if endpoint == "move":
+            return loopback.api_move(game_id, path_params["uci"], params.get("offeringDraw") == "true")
+        if endpoint == "chat":
+            return loopback.api_chat(game_id, fields.get("room", "player"), fields.get("text", ""))
+        if endpoint == "abort":
+            return loopback.api_abort(game_id)
+        if endpoint == "resign":
+            return loopback.api_resign(game_id)
+        if endpoint == "draw":
+            return loopback.api_draw(game_id, path_params["answer"] == "yes")
+        if endpoint == "takeback":
+            return loopback.api_takeback(game_id, path_params["answer"] == "yes")
+        if endpoint in ("claim_victory", "claim_draw"):
+            return loopback.api_claim(game_id, endpoint == "claim_victory")
+        if endpoint in ("accept", "decline"):
+            return loopback.api_answer_challenge(game_id, endpoint == "accept", fields.get("reason"))
+        if endpoint == "challenge_cancel":
+            return loopback.api_cancel_challenge(game_id)
+        if endpoint == "online":
+            return loopback.api_online_bots(int(params.get("nb", "50") or 50))
+        return loopback.api_create_challenge(game_id, fields)
+
+    def _send(self, reply: Reply, content_type: Optional[str] = None) -> None:
+        if isinstance(reply.body, str):
+            data = reply.body.encode()
+            content_type = content_type or "text/plain; charset=utf-8"
+        else:
+            data = json.dumps(reply.body).encode()
+            content_type = content_type or "application/json"
+        try:
+            self.send_response(reply.status)
+            self.send_header("Content-Type", content_type)
+            self.send_header("Content-Length", str(len(data)))
+            for name, value in reply.headers.items():
+                self.send_header(name, value)
+            if (
+                reply.status == 200
+                and isinstance(reply.body, str)
+                and self.path.startswith("/api/bot/game/stream")
+            ):
+                self.send_header("Connection", "close")
+                self.close_connection = True
+            self.end_headers()
+            self.wfile.write(data)
+            self.wfile.flush()
+        except OSError:
+            self.close_connection = True
+
+    def _stream(self, stream: Stream) -> None:
+        loopback = self.server.loopback
+        chunked = loopback.stream_encoding == "chunked"
+        stream.connection = self.connection
+        self.close_connection = True
+        try:
+            self.send_response(200)
+            self.send_header("Content-Type", "application/x-ndjson")
+            if chunked:
+                self.send_header("Transfer-Encoding", "chunked")
+            else:
+                self.send_header("Connection", "close")
+            self.end_headers()
+            self.wfile.flush()
+        except OSError:
+            stream.finished.set()
+            return
+
+        def write(data: bytes) -> None:
+            self.wfile.write(b"%X\r\n%s\r\n" % (len(data), data) if chunked else data)
+            self.wfile.flush()
+
+        def finish() -> None:
+            if chunked:
+                self.wfile.write(b"0\r\n\r\n")
+                self.wfile.flush()
+
+        def abort() -> None:
+            try:
+                self.connection.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+
+        stream.pump(write, finish, abort, loopback.stopping, lambda: loopback.faults.delay_s)

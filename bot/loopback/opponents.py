@@ -1,0 +1,245 @@
+"""Who plays the other side of a loopback game: scripted moves, random legal moves, or a UCI engine.
+
+An opponent is asked for an action whenever it is its turn. An action is a UCI move, or one of the words
+``"resign"``, ``"offer-draw"`` (offer a draw, then be asked again), ``"abort"``; ``None`` means "not now"
+(the opponent is asked again after the next change to the game, or when a test plays for it).
+"""
+
+from __future__ import annotations
+
+import random
+import subprocess
+import sys
+import threading
+from dataclasses import dataclass
+from typing import Any, Optional, Protocol, Sequence
+
+SPECIAL_ACTIONS = ("resign", "offer-draw", "abort")
+
+
+@dataclass(frozen=True)
+class Position:
+    """What an opponent sees: the game so far and a private copy of the board."""
+
+    game_id: str
+    variant: str
+    chess960: bool
+    initial_fen: str
+    moves: tuple[str, ...]
+    color: bool
+    board: Any
+    own_moves: int = 0
+    remaining_ms: Optional[float] = None
+
+    def legal_ucis(self) -> list[str]:
+        """The legal moves as UCI strings, sorted (so a seeded choice is reproducible)."""
+        return sorted(str(move) for move in self.board.legal_moves)
+
+
+class Opponent(Protocol):
+    """The interface every opponent implements."""
+
+    def choose(self, position: Position) -> Optional[str]:
+        """The action to take in ``position`` (see the module docstring)."""
+
+    def accepts_draw(self, position: Position) -> bool:
+        """Whether a draw offered by the bot is accepted."""
+
+    def accepts_takeback(self, position: Position) -> bool:
+        """Whether a takeback asked for by the bot is granted."""
+
+    def close(self) -> None:
+        """Release resources (engine processes)."""
+
+
+class _Base:
+    """Default answers: decline draws and takebacks, nothing to close."""
+
+    draws: bool = False
+    takebacks: bool = False
+
+    def accepts_draw(self, position: Position) -> bool:
+        """Accept a draw offer only if configured to."""
+        return self.draws
+
+    def accepts_takeback(self, position: Position) -> bool:
+        """Grant a takeback only if configured to."""
+        return self.takebacks
+
+    def close(self) -> None:
+        """Nothing to release."""
+
+
+class RandomMoves(_Base):
+    """Plays a random legal move, reproducibly: the choice depends only on the seed and the move list."""
+
+    def __init__(self, seed: int = 0, accept_draws: bool = False, accept_takebacks: bool = False) -> None:
+        self.seed = seed
+        self.draws = accept_draws
+        self.takebacks = accept_takebacks
+
+    def choose(self, position: Position) -> Optional[str]:
+        """A random legal move, or ``"resign"`` when there is none (the game should be over already)."""
+        legal = position.legal_ucis()
+        if not legal:
+            return "resign"
+        rng = random.Random(f"{self.seed}:{position.initial_fen}:{' '.join(position.moves)}")
+        return rng.choice(legal)
+
+
+class Manual(_Base):
+    """Never moves on its own: the test plays for it with ``LoopbackServer.play_opponent_move``."""
+
+    def __init__(self, accept_draws: bool = False, accept_takebacks: bool = False) -> None:
+        self.draws = accept_draws
+        self.takebacks = accept_takebacks
+
+    def choose(self, position: Position) -> Optional[str]:
+        """Always wait."""
+        return None
+
+
+class Scripted(_Base):
+    """Plays a fixed list of actions for its own side, in order.
+
+    The n-th action is used for the opponent's n-th move of the current move list, so after a takeback the
+    script replays from the right place. Items are UCI moves or special actions (``"resign"``,
+    ``"offer-draw"``, ``"abort"``, ``"wait"``). When the script runs out, or its move is illegal in the actual
+    position, ``then`` decides: ``"random"`` (random legal moves), ``"resign"``, or ``"wait"``.
+    """
+
+    def __init__(
+        self,
+        actions: Sequence[str],
+        then: str = "random",
+        seed: int = 0,
+        accept_draws: bool = False,
+        accept_takebacks: bool = False,
+    ) -> None:
+        self.slots: list[tuple[bool, str]] = []
+        offer_first = False
+        for action in (a.strip() for a in actions):
+            if action == "offer-draw":
+                offer_first = True
+                continue
+            self.slots.append((offer_first, action))
+            offer_first = False
+        self.then = then
+        self.fallback = RandomMoves(seed)
+        self.draws = accept_draws
+        self.takebacks = accept_takebacks
+        self._offered: set[int] = set()
+
+    def choose(self, position: Position) -> Optional[str]:
+        """The next scripted action for this position."""
+        index = position.own_moves
+        if index < len(self.slots):
+            offer_first, action = self.slots[index]
+            if offer_first and index not in self._offered:
+                self._offered.add(index)
+                return "offer-draw"
+            if action == "wait":
+                return None
+            if action in SPECIAL_ACTIONS or action in position.legal_ucis():
+                return action
+        if self.then == "random":
+            return self.fallback.choose(position)
+        return "resign" if self.then == "resign" else None
+
+
+class UciEngine(_Base):
+    """Any UCI engine (Fairy-Stockfish, or the bundled one with ``python -m engine``) as the opponent.
+
+    One process per opponent instance, started lazily; ``UCI_Variant`` and ``UCI_Chess960`` are set for each
+    game. Limits: ``movetime_ms``, ``depth`` or ``nodes`` (the first one given is used).
+    """
+
+    def __init__(
+        self,
+        command: Optional[Sequence[str]] = None,
+        movetime_ms: Optional[int] = 50,
+        depth: Optional[int] = None,
+        nodes: Optional[int] = None,
+        options: Optional[dict[str, Any]] = None,
+        accept_draws: bool = False,
+    ) -> None:
+        self.command = list(command) if command else [sys.executable, "-m", "engine"]
+        self.movetime_ms = movetime_ms
+        self.depth = depth
+        self.nodes = nodes
+        self.options = dict(options or {})
+        self.draws = accept_draws
+        self._process: Optional[subprocess.Popen[str]] = None
+        self._lock = threading.Lock()
+        self._fallback = RandomMoves()
+
+    def _send(self, line: str) -> None:
+        assert self._process is not None and self._process.stdin is not None
+        self._process.stdin.write(line + "\n")
+        self._process.stdin.flush()
+
+    def _read_until(self, prefix: str) -> str:
+        assert self._process is not None and self._process.stdout is not None
+        while True:
+            line = self._process.stdout.readline()
+            if not line:
+                raise EOFError(f"UCI engine {self.command[0]} exited")
+            if line.startswith(prefix):
+                return line.strip()
+
+    def _start(self) -> None:
+        if self._process is not None and self._process.poll() is None:
+            return
+        self._process = subprocess.Popen(
+            self.command,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+            bufsize=1,
+        )
+        self._send("uci")
+        self._read_until("uciok")
+        for name, value in self.options.items():
+            self._send(f"setoption name {name} value {value}")
+
+    def choose(self, position: Position) -> Optional[str]:
+        """Ask the engine; fall back to a random legal move if it dies or answers nonsense."""
+        with self._lock:
+            try:
+                self._start()
+                variant = position.variant
+                self._send(f"setoption name UCI_Variant value {variant}")
+                self._send(f"setoption name UCI_Chess960 value {'true' if position.chess960 else 'false'}")
+                self._send("isready")
+                self._read_until("readyok")
+                moves = " ".join(position.moves)
+                self._send(f"position fen {position.initial_fen}" + (f" moves {moves}" if moves else ""))
+                if self.movetime_ms is not None:
+                    self._send(f"go movetime {self.movetime_ms}")
+                elif self.depth is not None:
+                    self._send(f"go depth {self.depth}")
+                else:
+                    self._send(f"go nodes {self.nodes or 1000}")
+                best = self._read_until("bestmove").split()
+            except (OSError, EOFError, ValueError):
+                self.close()
+                return self._fallback.choose(position)
+        move = best[1] if len(best) > 1 else "(none)"
+        if move in position.legal_ucis():
+            return move
+        return self._fallback.choose(position)
+
+    def close(self) -> None:
+        """Quit the engine process."""
+        process, self._process = self._process, None
+        if process is None:
+            return
+        try:
+            if process.stdin is not None:
+                process.stdin.write("quit\n")
+                process.stdin.flush()
+            process.wait(timeout=2)
+        except (OSError, subprocess.TimeoutExpired, ValueError):
+            process.kill()
+            process.wait()

@@ -1,0 +1,603 @@
+"""The loopback server's state machine: challenges, games, streams, and the answers to the bot's requests.
+
+Everything here runs under one lock (``self._cond``); HTTP handler threads call the ``api_*`` methods, tests
+call the public methods of ``LoopbackServer`` (a subclass). Opponents think in their own threads without the
+lock, so a slow engine never blocks the server.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import string
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, Optional, Union
+
+from bot.loopback import wire
+from bot.loopback.games import BoardFactory, Game, default_board_factory
+from bot.loopback.model import (
+    Challenge,
+    ChallengeAnswer,
+    ChatRecord,
+    Dialect,
+    MoveRecord,
+    Player,
+    RequestRecord,
+    TimeControl,
+)
+from bot.loopback.opponents import Opponent, RandomMoves
+from bot.loopback.positions import start_fen
+from bot.loopback.streams import Stream
+
+CAPABILITIES_HEADER = "X-PyChess-Bot-Capabilities"
+MAX_CAPABILITIES_BYTES = 6 * 1024
+DECLINE_REASONS = (
+    "generic",
+    "later",
+    "tooFast",
+    "tooSlow",
+    "timeControl",
+    "rated",
+    "casual",
+    "standard",
+    "variant",
+    "noBot",
+    "onlyBot",
+)
+
+OpponentFactory = Callable[[], Opponent]
+
+
+@dataclass
+class Reply:
+    """An HTTP answer: status and a JSON body (or plain text when ``body`` is a ``str``)."""
+
+    status: int
+    body: Union[dict[str, Any], list[Any], str] = field(default_factory=lambda: {"ok": True})
+    headers: dict[str, str] = field(default_factory=dict)
+
+
+OK = Reply(200, {"ok": True})
+
+
+@dataclass
+class OnlineBot:
+    """A bot listed by ``/api/bot/online`` that answers the bot's own challenges (Lichess dialect)."""
+
+    player: Player
+    answer: str = "accept"
+    decline_reason: str = "generic"
+    answer_delay_s: float = 0.05
+    opponent: Optional[OpponentFactory] = None
+
+
+class Referee:
+    """Game logic shared by the HTTP layer and the test API."""
+
+    def __init__(
+        self,
+        dialect: Dialect,
+        token: str,
+        bot_name: str,
+        bot_title: Optional[str] = "BOT",
+        keepalive_s: Optional[float] = None,
+        seed: int = 0,
+        board_factory: Optional[BoardFactory] = None,
+        opponent_factory: Optional[OpponentFactory] = None,
+        opponent_delay_s: float = 0.0,
+        float_clocks: bool = False,
+        king_takes_rook: bool = False,
+        clock_starts_at_ply: int = 2,
+        abort_unplayed_after_s: Optional[float] = None,
+        second_game_stream_breaks: bool = True,
+        on_move: Optional[Callable[[Game, MoveRecord], None]] = None,
+        on_game_end: Optional[Callable[[Game], None]] = None,
+    ) -> None:
+        if dialect not in ("lichess", "pychess"):
+            raise ValueError(f"unknown dialect {dialect!r}: use 'lichess' or 'pychess'")
+        self.dialect: Dialect = dialect
+        self.token = token
+        self.bot = Player(bot_name, 2000, bot_title)
+        self.bot_title = bot_title
+        self.keepalive_s = keepalive_s if keepalive_s is not None else (6.0 if dialect == "pychess" else 7.0)
+        self.board_factory = board_factory
+        self.opponent_factory = opponent_factory or (lambda: RandomMoves(seed))
+        self.opponent_delay_s = opponent_delay_s
+        self.float_clocks = float_clocks
+        self.king_takes_rook = king_takes_rook
+        self.clock_starts_at_ply = clock_starts_at_ply
+        self.abort_unplayed_after_s = abort_unplayed_after_s
+        self.second_game_stream_breaks = second_game_stream_breaks
+        self.omit_final_move = False
+        self.on_move = on_move
+        self.on_game_end = on_game_end
+        self.base_url = "http://127.0.0.1"
+        self._rng = random.Random(seed)
+        self._cond = threading.Condition(threading.RLock())
+        self.stopping = threading.Event()
+        self.challenges: dict[str, Challenge] = {}
+        self.games: dict[str, Game] = {}
+        self.online_bots: dict[str, OnlineBot] = {}
+        self.event_streams: list[Stream] = []
+        self.event_stream_connections = 0
+        self.requests: list[RequestRecord] = []
+        self.capabilities: Optional[dict[str, Any]] = None
+        self._challenge_opponents: dict[str, Opponent] = {}
+        self._threads: list[threading.Thread] = []
+
+    # --- helpers ---
+    def _new_id(self) -> str:
+        alphabet = string.ascii_letters + string.digits
+        while True:
+            candidate = "".join(self._rng.choice(alphabet) for _ in range(8))
+            if candidate not in self.challenges:
+                return candidate
+
+    def _spawn(self, target: Callable[..., None], *args: Any, name: str) -> None:
+        thread = threading.Thread(target=target, args=args, name=name, daemon=True)
+        self._threads.append(thread)
+        thread.start()
+
+    def _emit_event(self, line: str) -> None:
+        for stream in list(self.event_streams):
+            if stream.finished.is_set():
+                self.event_streams.remove(stream)
+            elif not stream.silent:
+                stream.send(line)
+
+    def _emit_game(self, game: Game, line: str) -> None:
+        live = [s for s in game.streams if not s.finished.is_set() and not s.silent]
+        game.streams = live
+        if not live and self.dialect == "pychess":
+            game.backlog.append(line)
+        for stream in live:
+            stream.send(line)
+
+    def _state_line(self, game: Game, moves: Optional[list[str]] = None) -> str:
+        return wire.game_state_line(game, self.dialect, moves, self.float_clocks)
+
+    def _offered_to_bot(self, challenge: Challenge) -> bool:
+        if self.dialect != "pychess":
+            return True
+        variants = (self.capabilities or {}).get("variants") or []
+        key = challenge.variant + ("960" if challenge.chess960 else "")
+        return challenge.variant in variants or key in variants
+
+    # --- games ---
+    def _start_game(self, challenge: Challenge, opponent_player: Player, opponent: Opponent) -> Game:
+        factory = self.board_factory or default_board_factory()
+        game = Game(challenge, self.bot, opponent_player, opponent, factory, self.clock_starts_at_ply)
+        self.games[game.id] = game
+        self._emit_event(wire.game_start_event(game, self.dialect))
+        self._spawn(self._opponent_loop, game, name=f"loopback-opponent-{game.id}")
+        self._cond.notify_all()
+        return game
+
+    def _push(self, game: Game, uci: str, by: str) -> None:
+        now = time.monotonic()
+        game.push(uci, by, now, self.king_takes_rook and self.dialect == "lichess")
+        record = game.move_log[-1]
+        ending = game.outcome_status()
+        if ending is None or not self.omit_final_move:
+            self._emit_game(game, self._state_line(game))
+        if self.on_move is not None:
+            self.on_move(game, record)
+        if ending is not None:
+            self._finish(game, *ending)
+        self._cond.notify_all()
+
+    def _finish(
+        self, game: Game, status: str, winner: Optional[bool], termination: str, end_event: bool = True
+    ) -> None:
+        if game.over:
+            return
+        game.finish(status, winner, termination)
+        if self.dialect == "lichess":
+            self._emit_game(game, self._state_line(game))
+            for stream in game.streams:
+                stream.close()
+            self._emit_event(wire.game_start_event(game, self.dialect, "gameFinish"))
+        elif end_event:
+            self._emit_game(game, wire.game_end_line(game))
+        if self.on_game_end is not None:
+            self.on_game_end(game)
+        self._cond.notify_all()
+
+    def _opponent_loop(self, game: Game) -> None:
+        asked_version = -1
+        opponent_color = not game.bot_color
+        try:
+            while True:
+                with self._cond:
+                    seen = asked_version
+                    self._cond.wait_for(
+                        lambda: (
+                            self.stopping.is_set()
+                            or game.over
+                            or (game.board.turn == opponent_color and game.version != seen)  # noqa: B023
+                        ),
+                        timeout=1.0,
+                    )
+                    if self.stopping.is_set() or game.over:
+                        return
+                    if game.board.turn != opponent_color or game.version == asked_version:
+                        continue
+                    asked_version = game.version
+                    position = game.position_for(opponent_color)
+                action = game.opponent.choose(position)
+                if self.opponent_delay_s > 0:
+                    time.sleep(self.opponent_delay_s)
+                with self._cond:
+                    if game.over or game.version != asked_version or action is None:
+                        continue
+                    self._opponent_action(game, action)
+        finally:
+            game.opponent.close()
+
+    def _opponent_action(self, game: Game, action: str) -> None:
+        color = not game.bot_color
+        if action == "resign":
+            self._finish(game, "resign", game.bot_color, f"{game.opponent_player.name} resigned")
+        elif action == "abort":
+            self._finish(game, "aborted", None, f"{game.opponent_player.name} aborted")
+        elif action == "offer-draw":
+            game.draw_offer[color] = True
+            game.version += 1
+            self._emit_game(game, self._state_line(game))
+        elif game.canonical_move(action, lichess=False) is not None:
+            self._push(game, action, "opponent")
+        self._cond.notify_all()
+
+    def check_clocks(self) -> None:
+        """Flag games whose side to move has run out of time, abort games the bot never started."""
+        with self._cond:
+            now = time.monotonic()
+            for game in self.games.values():
+                if game.over:
+                    continue
+                flagged = game.clock.flagged(now) if game.clock is not None else None
+                if flagged is not None:
+                    loser = "bot" if flagged == game.bot_color else game.opponent_player.name
+                    self._finish(game, "outoftime", not flagged, f"{loser} lost on time")
+                elif (
+                    self.abort_unplayed_after_s is not None
+                    and not game.bot_moves()
+                    and game.is_bot_turn()
+                    and now - game.started_monotonic > self.abort_unplayed_after_s
+                ):
+                    self._finish(game, "aborted", None, "bot never moved")
+
+    # --- what the bot can ask (HTTP layer) -----------------------------------------------------------------
+    def record(self, entry: RequestRecord) -> None:
+        """Keep a request for the tests' assertions."""
+        with self._cond:
+            self.requests.append(entry)
+            self._cond.notify_all()
+
+    def api_account(self) -> Reply:
+        """``GET /api/account``."""
+        return Reply(200, wire.account_json(self.bot, self.dialect, self.bot_title))
+
+    def api_upgrade(self) -> Reply:
+        """``POST /api/bot/account/upgrade``: becomes a BOT account (400 if it already is one)."""
+        with self._cond:
+            if self.bot_title == "BOT":
+                return Reply(400, {"error": "This account is already a bot account"})
+            self.bot_title = "BOT"
+            return OK
+
+    def api_open_event_stream(self, headers: dict[str, str]) -> Union[Stream, Reply]:
+        """``GET /api/stream/event``: the new stream, already holding re-sent challenges and games."""
+        with self._cond:
+            if self.dialect == "pychess":
+                raw = headers.get(CAPABILITIES_HEADER.lower())
+                if raw is None:
+                    return Reply(400, {"error": f"missing {CAPABILITIES_HEADER} header"})
+                try:
+                    if len(raw.encode()) > MAX_CAPABILITIES_BYTES:
+                        raise ValueError("too long")
+                    capabilities = json.loads(raw)
+                    if not isinstance(capabilities, dict):
+                        raise ValueError("not an object")
+                except ValueError:
+                    return Reply(400, {"error": f"invalid {CAPABILITIES_HEADER} header"})
+                self.capabilities = capabilities
+                keepalive = wire.PYCHESS_PING
+            else:
+                for old in self.event_streams:
+                    old.close()
+                self.event_streams = []
+                keepalive = wire.LICHESS_KEEPALIVE
+            stream = Stream("event", None, keepalive, self.keepalive_s)
+            for challenge in self.challenges.values():
+                if challenge.status == "created" and challenge.direction == "in":
+                    challenge.offered = self._offered_to_bot(challenge)
+                    if challenge.offered:
+                        stream.send(wire.challenge_event(challenge, self.dialect, self.base_url))
+            for game in self.games.values():
+                if not game.over:
+                    stream.send(wire.game_start_event(game, self.dialect))
+            self.event_streams.append(stream)
+            self.event_stream_connections += 1
+            self._cond.notify_all()
+            return stream
+
+    def api_open_game_stream(self, game_id: str) -> Union[Stream, Reply]:
+        """``GET /api/bot/game/stream/{id}``."""
+        with self._cond:
+            game = self.games.get(game_id)
+            if game is None:
+                return Reply(404, {"error": "No such game"})
+            if (
+                self.dialect == "pychess"
+                and self.second_game_stream_breaks
+                and any(s.alive() for s in game.streams)
+            ):
+                return Reply(200, "Error: this game is already streamed to you (one stream per game)\n")
+            pychess = self.dialect == "pychess"
+            keepalive = wire.PYCHESS_PING if pychess else wire.LICHESS_KEEPALIVE
+            stream = Stream("game", game_id, keepalive, self.keepalive_s)
+            for line in game.backlog:
+                stream.send(line)
+            game.backlog = []
+            stream.send(wire.game_full_line(game, self.dialect, self.float_clocks))
+            if pychess:
+                stream.send(wire.PYCHESS_PING)
+            if game.over:
+                if pychess and not game.termination.startswith("bot resigned"):
+                    stream.send(wire.game_end_line(game))
+                elif not pychess:
+                    stream.close()
+            game.streams = [s for s in game.streams if not s.finished.is_set() and not s.silent] + [stream]
+            game.stream_connections += 1
+            self._cond.notify_all()
+            return stream
+
+    def _playing_game(self, game_id: str) -> Union[Game, Reply]:
+        game = self.games.get(game_id)
+        if game is None:
+            return Reply(404, {"error": "No such game"})
+        return game
+
+    def api_move(self, game_id: str, uci: str, offering_draw: bool) -> Reply:
+        """``POST /api/bot/game/{id}/move/{uci}``: pychess answers 200 to an illegal move, which loses."""
+        with self._cond:
+            game = self._playing_game(game_id)
+            if isinstance(game, Reply):
+                return game
+            pychess = self.dialect == "pychess"
+            if game.over or not game.is_bot_turn():
+                reason = "game over" if game.over else "not your turn"
+                game.rejected.append((uci, reason))
+                self._cond.notify_all()
+                return OK if pychess else Reply(400, {"error": "Not your turn, or game already over"})
+            move = game.canonical_move(uci, lichess=not pychess)
+            if move is None:
+                game.rejected.append((uci, "illegal"))
+                game.move_log.append(
+                    MoveRecord(ply=len(game.moves) + 1, uci=uci, by="bot", at=time.time(), legal=False)
+                )
+                if pychess:
+                    self._finish(game, "illegal", not game.bot_color, f"bot played an illegal move {uci}")
+                    return OK
+                self._cond.notify_all()
+                return Reply(400, {"error": f"Piece cannot move: {uci} is illegal in {game.board.fen()}"})
+            self._push(game, move, "bot")
+            if offering_draw and not pychess and not game.over:
+                self._bot_offers_draw(game)
+            return OK
+
+    def _bot_offers_draw(self, game: Game) -> None:
+        game.bot_draw_offers += 1
+        if game.opponent.accepts_draw(game.position_for(not game.bot_color)):
+            self._finish(game, "draw", None, "draw agreed")
+        else:
+            game.draw_offer[game.bot_color] = True
+            game.version += 1
+            self._emit_game(game, self._state_line(game))
+
+    def api_draw(self, game_id: str, yes: bool) -> Reply:
+        """Lichess ``/draw/{yes,no}``: accept the opponent's offer, or offer one."""
+        with self._cond:
+            game = self._playing_game(game_id)
+            if isinstance(game, Reply):
+                return game
+            if game.over:
+                return Reply(400, {"error": "Game is over"})
+            opponent_offered = game.draw_offer[not game.bot_color]
+            if yes and opponent_offered:
+                self._finish(game, "draw", None, "draw agreed")
+            elif yes:
+                self._bot_offers_draw(game)
+            elif opponent_offered:
+                game.draw_offer[not game.bot_color] = False
+                game.version += 1
+                self._emit_game(game, self._state_line(game))
+            self._cond.notify_all()
+            return OK
+
+    def api_takeback(self, game_id: str, yes: bool) -> Reply:
+        """Lichess ``/takeback/{yes,no}``: grant the opponent's request, or ask for one."""
+        with self._cond:
+            game = self._playing_game(game_id)
+            if isinstance(game, Reply):
+                return game
+            if game.over:
+                return Reply(400, {"error": "Game is over"})
+            opponent = not game.bot_color
+            if yes and game.takeback_offer[opponent]:
+                game.take_back(1 if game.is_bot_turn() else 2, time.monotonic())
+                self._emit_game(game, self._state_line(game))
+            elif yes:
+                game.bot_takeback_requests += 1
+                if game.bot_moves() and game.opponent.accepts_takeback(game.position_for(opponent)):
+                    game.take_back(2 if game.is_bot_turn() else 1, time.monotonic())
+                    self._emit_game(game, self._state_line(game))
+            elif game.takeback_offer[opponent]:
+                game.takeback_offer[opponent] = False
+                game.version += 1
+                self._emit_game(game, self._state_line(game))
+            self._cond.notify_all()
+            return OK
+
+    def api_resign(self, game_id: str) -> Reply:
+        """``/resign``: pychess sends no end event for it."""
+        with self._cond:
+            game = self._playing_game(game_id)
+            if isinstance(game, Reply):
+                return game
+            if game.over:
+                return Reply(400, {"error": "Game is over"})
+            self._finish(game, "resign", not game.bot_color, "bot resigned", end_event=False)
+            return OK
+
+    def api_abort(self, game_id: str) -> Reply:
+        """``/abort``: only before both sides have moved."""
+        with self._cond:
+            game = self._playing_game(game_id)
+            if isinstance(game, Reply):
+                return game
+            if game.over or len(game.moves) >= 2:
+                return Reply(400, {"error": "This game cannot be aborted"})
+            self._finish(game, "aborted", None, "bot aborted")
+            return OK
+
+    def api_claim(self, game_id: str, victory: bool) -> Reply:
+        """Lichess ``/claim-victory`` (opponent gone) and ``/claim-draw`` (threefold or 50 moves)."""
+        with self._cond:
+            game = self._playing_game(game_id)
+            if isinstance(game, Reply):
+                return game
+            if game.over:
+                return Reply(400, {"error": "Game is over"})
+            if victory and game.opponent_gone:
+                self._finish(game, "timeout", game.bot_color, "opponent left, victory claimed")
+                return OK
+            if not victory and game.outcome_status() is not None:
+                self._finish(game, "draw", None, "draw claimed")
+                return OK
+            return Reply(400, {"error": "Nothing to claim"})
+
+    def api_chat(self, game_id: str, room: str, text: str) -> Reply:
+        """``/chat``: recorded; Lichess echoes it on the game stream."""
+        with self._cond:
+            game = self._playing_game(game_id)
+            if isinstance(game, Reply):
+                return game
+            game.chat.append(ChatRecord(room=room, text=text, by="bot", at=time.time()))
+            if self.dialect == "lichess":
+                self._emit_game(game, wire.chat_line(room, self.bot.name, text, self.dialect))
+            self._cond.notify_all()
+            return OK
+
+    def api_answer_challenge(self, challenge_id: str, accept: bool, reason: Optional[str]) -> Reply:
+        """``/api/challenge/{id}/accept`` and ``/decline``."""
+        with self._cond:
+            challenge = self.challenges.get(challenge_id)
+            if challenge is None or challenge.direction != "in" or challenge.status != "created":
+                return Reply(404, {"error": "Challenge not found"})
+            challenge.answer = ChallengeAnswer(accept, None if accept else (reason or "generic"), time.time())
+            if accept:
+                challenge.status = "accepted"
+                opponent = self._challenge_opponents.pop(challenge_id, None) or self.opponent_factory()
+                self._start_game(challenge, challenge.challenger, opponent)
+            else:
+                challenge.status = "declined"
+                self._challenge_opponents.pop(challenge_id, None)
+            self._cond.notify_all()
+            return OK
+
+    def api_create_challenge(self, username: str, form: dict[str, str]) -> Reply:
+        """``POST /api/challenge/{username}``: Lichess only, and only to bots listed as online here."""
+        with self._cond:
+            if self.dialect == "pychess":
+                return Reply(403, {"error": "Bots cannot create challenges"})
+            target = self.online_bots.get(username.lower())
+            if target is None:
+                return Reply(404, {"error": f"No such user: {username}"})
+            try:
+                limit = form.get("clock.limit")
+                increment = form.get("clock.increment")
+                days = form.get("days")
+                time_control = TimeControl(
+                    int(limit) if limit else None,
+                    int(increment or 0) if limit else None,
+                    int(days) if days else None,
+                )
+            except ValueError:
+                return Reply(400, {"error": "Invalid time control"})
+            variant_key = form.get("variant", "standard")
+            variant, chess960 = {
+                "standard": ("chess", False),
+                "chess960": ("chess", True),
+                "seirawan": ("seirawan", False),
+                "seirawan960": ("seirawan", True),
+            }.get(variant_key, (None, False))
+            if variant is None:
+                return Reply(400, {"error": f"Unsupported variant {variant_key}"})
+            color = form.get("color", "random")
+            final = color if color in ("white", "black") else self._rng.choice(["white", "black"])
+            challenge = Challenge(
+                id=self._new_id(),
+                challenger=self.bot,
+                dest=target.player,
+                variant=variant,
+                chess960=chess960,
+                time_control=time_control,
+                rated=form.get("rated", "false") == "true",
+                color=color,
+                final_color=final,
+                direction="out",  # type: ignore[arg-type]
+                initial_fen=start_fen(variant, True, self._rng) if chess960 else None,
+            )
+            self.challenges[challenge.id] = challenge
+            self._emit_event(wire.challenge_event(challenge, self.dialect, self.base_url))
+            if target.answer != "ignore":
+                timer = threading.Timer(target.answer_delay_s, self._online_bot_answers, (challenge.id,))
+                timer.daemon = True
+                timer.start()
+            self._cond.notify_all()
+            return Reply(200, wire.challenge_json(challenge, self.dialect, self.base_url))
+
+    def _online_bot_answers(self, challenge_id: str) -> None:
+        with self._cond:
+            challenge = self.challenges[challenge_id]
+            target = self.online_bots.get(challenge.dest.id)
+            if challenge.status != "created" or target is None or self.stopping.is_set():
+                return
+            accepted = target.answer == "accept"
+            challenge.answer = ChallengeAnswer(
+                accepted, None if accepted else target.decline_reason, time.time()
+            )
+            if accepted:
+                challenge.status = "accepted"
+                opponent = target.opponent() if target.opponent else self.opponent_factory()
+                self._start_game(challenge, target.player, opponent)
+            else:
+                challenge.status = "declined"
+                self._emit_event(
+                    wire.challenge_event(challenge, self.dialect, self.base_url, "challengeDeclined")
+                )
+            self._cond.notify_all()
+
+    def api_cancel_challenge(self, challenge_id: str) -> Reply:
+        """``POST /api/challenge/{id}/cancel`` for the bot's own challenges."""
+        with self._cond:
+            challenge = self.challenges.get(challenge_id)
+            if challenge is None or challenge.direction != "out" or challenge.status != "created":
+                return Reply(404, {"error": "Challenge not found"})
+            challenge.status = "canceled"
+            self._emit_event(
+                wire.challenge_event(challenge, self.dialect, self.base_url, "challengeCanceled")
+            )
+            self._cond.notify_all()
+            return OK
+
+    def api_online_bots(self, limit: int) -> Union[list[Any], Reply]:
+        """Lichess ``GET /api/bot/online``: ndjson of the online bots."""
+        if self.dialect == "pychess":
+            return Reply(404, {"error": "Not found"})
+        with self._cond:
+            return [wire.online_bot_json(b.player) for b in list(self.online_bots.values())[:limit]]

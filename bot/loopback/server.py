@@ -1,0 +1,372 @@
+"""``LoopbackServer``: a Lichess-compatible BOT API server on 127.0.0.1 for tests and the sandbox.
+
+with LoopbackServer(dialect="pychess", token="t") as srv:
+    challenge_id = srv.challenge(challenger="Alice", clock=(60, 1), opponent=RandomMoves(seed=3))
+    ... start the bot with server.url = srv.url and token "t" ...
+    assert srv.wait_for_answer(challenge_id, 10).accepted
+    game = srv.wait_for_game_end(challenge_id, 60)
+    print(game.pgn())
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from types import TracebackType
+from typing import Any, Callable, Optional, TypeVar
+
+from bot.loopback import wire
+from bot.loopback.faults import Faults, StreamSelector
+from bot.loopback.games import Game
+from bot.loopback.http import LoopbackHTTPServer
+from bot.loopback.model import (
+    Challenge,
+    ChallengeAnswer,
+    ChatRecord,
+    Dialect,
+    Player,
+    RequestRecord,
+    TimeControl,
+)
+from bot.loopback.opponents import Opponent
+from bot.loopback.positions import start_fen
+from bot.loopback.referee import OnlineBot, OpponentFactory, Referee
+from bot.loopback.streams import Stream
+
+T = TypeVar("T")
+HOST = "127.0.0.1"
+
+
+class LoopbackServer(Referee):
+    """A BOT API server in one dialect, bound to 127.0.0.1 (port 0 = any free port; see ``port``/``url``).
+
+    Keyword arguments beyond those below are ``Referee`` options: ``bot_title``, ``keepalive_s``, ``seed``,
+    ``board_factory``, ``opponent_factory`` (default: seeded random moves), ``opponent_delay_s``,
+    ``float_clocks`` (pychess float clocks), ``king_takes_rook`` (Lichess castling as e1h1),
+    ``clock_starts_at_ply``, ``abort_unplayed_after_s``, ``second_game_stream_breaks``, ``on_move``,
+    ``on_game_end``.
+    """
+
+    def __init__(
+        self,
+        dialect: Dialect = "pychess",
+        token: str = "loopback-token",
+        bot_name: Optional[str] = None,
+        port: int = 0,
+        stream_encoding: str = "chunked",
+        **options: Any,
+    ) -> None:
+        if stream_encoding not in ("chunked", "close"):
+            raise ValueError("stream_encoding must be 'chunked' or 'close'")
+        super().__init__(
+            dialect, token, bot_name or ("SeirawanBot" if dialect == "pychess" else "SchessBot"), **options
+        )
+        self.stream_encoding = stream_encoding
+        self.port = port
+        self.faults = Faults(self)
+        self._httpd: Optional[LoopbackHTTPServer] = None
+        self._serve_thread: Optional[threading.Thread] = None
+        self._clock_thread: Optional[threading.Thread] = None
+        self._listener_lock = threading.Lock()
+
+    # --- lifecycle ---
+    @property
+    def url(self) -> str:
+        """The base URL to give the bot, e.g. ``http://127.0.0.1:54321``."""
+        return f"http://{HOST}:{self.port}"
+
+    def start(self) -> LoopbackServer:
+        """Bind and serve in background threads; returns ``self``."""
+        self.open_listener()
+        self.base_url = self.url
+        self._clock_thread = threading.Thread(target=self._clock_loop, name="loopback-clocks", daemon=True)
+        self._clock_thread.start()
+        return self
+
+    def stop(self) -> None:
+        """End every stream (pychess: ``{"type":"terminated"}`` first), stop serving, close the socket."""
+        with self._cond:
+            for stream in self.event_streams:
+                if self.dialect == "pychess":
+                    stream.send(wire.PYCHESS_TERMINATED)
+                stream.close()
+            for game in self.games.values():
+                for stream in game.streams:
+                    stream.close()
+            streams = self.open_streams("any")
+        deadline = time.monotonic() + 1.0
+        for stream in streams:
+            stream.finished.wait(max(0.0, deadline - time.monotonic()))
+        self.stopping.set()
+        with self._cond:
+            self._cond.notify_all()
+        self.close_listener()
+        for thread in self._threads:
+            thread.join(timeout=2)
+
+    def __enter__(self) -> LoopbackServer:
+        return self.start()
+
+    def __exit__(
+        self,
+        kind: Optional[type[BaseException]],
+        value: Optional[BaseException],
+        traceback: Optional[TracebackType],
+    ) -> None:
+        self.stop()
+
+    def open_listener(self) -> None:
+        """Bind (again) to 127.0.0.1 on ``port`` and serve."""
+        with self._listener_lock:
+            if self._httpd is not None:
+                return
+            self._httpd = LoopbackHTTPServer((HOST, self.port), self)
+            self.port = self._httpd.server_address[1]
+            self._serve_thread = threading.Thread(
+                target=self._httpd.serve_forever,
+                kwargs={"poll_interval": 0.05},
+                name="loopback-http",
+                daemon=True,
+            )
+            self._serve_thread.start()
+
+    def close_listener(self) -> None:
+        """Stop accepting connections (new ones are refused); open streams are not touched."""
+        with self._listener_lock:
+            httpd, self._httpd = self._httpd, None
+        if httpd is not None:
+            httpd.shutdown()
+            httpd.server_close()
+
+    def _clock_loop(self) -> None:
+        while not self.stopping.wait(0.02):
+            self.check_clocks()
+
+    # --- driving the server from a test ---
+    def challenge(
+        self,
+        challenger: str = "Alice",
+        variant: str = "seirawan",
+        chess960: bool = False,
+        clock: Optional[tuple[int, int]] = (180, 2),
+        days: Optional[int] = None,
+        rated: bool = False,
+        color: str = "random",
+        rating: int = 1500,
+        title: Optional[str] = None,
+        initial_fen: Optional[str] = None,
+        opponent: Optional[Opponent] = None,
+    ) -> str:
+        """Challenge the bot; returns the challenge id (which becomes the game id). ``color`` is the
+        challenger's. ``clock=None`` with ``days`` is correspondence, with neither unlimited."""
+        with self._cond:
+            time_control = TimeControl(clock[0], clock[1]) if clock else TimeControl(days=days)
+            final = color if color in ("white", "black") else self._rng.choice(["white", "black"])
+            if chess960 and initial_fen is None:
+                initial_fen = start_fen(variant, True, self._rng)
+            challenge = Challenge(
+                id=self._new_id(),
+                challenger=Player(challenger, rating, title),
+                dest=self.bot,
+                variant=variant,
+                chess960=chess960,
+                time_control=time_control,
+                rated=rated,
+                color=color,
+                final_color=final,
+                direction="in",
+                initial_fen=initial_fen,  # type: ignore[arg-type]
+            )
+            self.challenges[challenge.id] = challenge
+            if opponent is not None:
+                self._challenge_opponents[challenge.id] = opponent
+            challenge.offered = self._offered_to_bot(challenge)
+            if challenge.offered:
+                self._emit_event(wire.challenge_event(challenge, self.dialect, self.base_url))
+            self._cond.notify_all()
+            return challenge.id
+
+    def flood_challenges(self, count: int, **kwargs: Any) -> list[str]:
+        """``count`` challenges in a row (challengers ``Flood0``, ``Flood1``, ...)."""
+        return [self.challenge(challenger=f"Flood{i}", **kwargs) for i in range(count)]
+
+    def cancel_challenge(self, challenge_id: str) -> None:
+        """The challenger withdraws (Lichess sends ``challengeCanceled``)."""
+        with self._cond:
+            challenge = self.challenges[challenge_id]
+            if challenge.status == "created":
+                challenge.status = "canceled"
+                if self.dialect == "lichess":
+                    self._emit_event(
+                        wire.challenge_event(challenge, self.dialect, self.base_url, "challengeCanceled")
+                    )
+            self._cond.notify_all()
+
+    def add_online_bot(
+        self,
+        name: str,
+        rating: int = 1500,
+        answer: str = "accept",
+        decline_reason: str = "generic",
+        answer_delay_s: float = 0.05,
+        opponent: Optional[OpponentFactory] = None,
+    ) -> Player:
+        """List a bot in ``/api/bot/online`` that answers the bot's challenges: ``accept``, ``decline`` (with
+        ``decline_reason``) or ``ignore``."""
+        player = Player(name, rating, "BOT")
+        with self._cond:
+            self.online_bots[player.id] = OnlineBot(player, answer, decline_reason, answer_delay_s, opponent)
+        return player
+
+    def game(self, game_id: str) -> Game:
+        """The game with this id (KeyError if it never started)."""
+        with self._cond:
+            return self.games[game_id]
+
+    def play_opponent_move(self, game_id: str, uci: str) -> None:
+        """Play ``uci`` for the opponent now (ValueError if it is not the opponent's legal move)."""
+        with self._cond:
+            game = self.games[game_id]
+            if game.over or game.is_bot_turn() or game.canonical_move(uci, lichess=False) is None:
+                raise ValueError(f"{uci} is not a legal opponent move in game {game_id}")
+            self._push(game, uci, "opponent")
+
+    def opponent_resign(self, game_id: str) -> None:
+        """The opponent resigns."""
+        with self._cond:
+            self._opponent_action(self.games[game_id], "resign")
+
+    def abort_game(self, game_id: str) -> None:
+        """The opponent (or the server) aborts the game."""
+        with self._cond:
+            self._opponent_action(self.games[game_id], "abort")
+
+    def offer_draw(self, game_id: str) -> None:
+        """The opponent offers a draw (``wdraw``/``bdraw`` in the next state)."""
+        with self._cond:
+            self._opponent_action(self.games[game_id], "offer-draw")
+
+    def offer_takeback(self, game_id: str) -> None:
+        """Lichess: the opponent asks for a takeback (``wtakeback``/``btakeback``); the bot answers."""
+        with self._cond:
+            game = self.games[game_id]
+            game.takeback_offer[not game.bot_color] = True
+            game.version += 1
+            self._emit_game(game, self._state_line(game))
+            self._cond.notify_all()
+
+    def takeback(self, game_id: str, plies: int = 2) -> int:
+        """Take back ``plies`` half-moves at once, without asking the bot (as a human's takeback on pychess):
+        the next ``gameState`` has a shorter move list. Returns how many were undone."""
+        with self._cond:
+            game = self.games[game_id]
+            undone = game.take_back(plies, time.monotonic())
+            self._emit_game(game, self._state_line(game))
+            self._cond.notify_all()
+            return undone
+
+    def set_clock(self, game_id: str, color: bool, ms: float) -> None:
+        """Put ``ms`` on one side's clock (clock-pressure tests)."""
+        with self._cond:
+            game = self.games[game_id]
+            if game.clock is not None:
+                game.clock.set_remaining(color, ms)
+                game.version += 1
+                self._emit_game(game, self._state_line(game))
+
+    def send_chat(self, game_id: str, text: str, room: str = "player") -> None:
+        """The opponent writes in the game chat."""
+        with self._cond:
+            game = self.games[game_id]
+            game.chat.append(ChatRecord(room, text, game.opponent_player.name, time.time()))
+            self._emit_game(game, wire.chat_line(room, game.opponent_player.name, text, self.dialect))
+
+    def opponent_gone(self, game_id: str, gone: bool = True, claim_win_in_s: int = 0) -> None:
+        """Lichess: the opponent left (``opponentGone``); the bot may then claim victory."""
+        with self._cond:
+            game = self.games[game_id]
+            game.opponent_gone = gone
+            if self.dialect == "lichess":
+                self._emit_game(game, wire.opponent_gone_line(gone, claim_win_in_s))
+
+    # --- looking at what happened ---
+    def open_streams(self, kind: StreamSelector = "any", game_id: Optional[str] = None) -> list[Stream]:
+        """The streams currently open and not silenced."""
+        with self._cond:
+            streams: list[Stream] = []
+            if kind in ("event", "any") and game_id is None:
+                streams += self.event_streams
+            if kind in ("game", "any"):
+                for game in self.games.values():
+                    if game_id is None or game.id == game_id:
+                        streams += game.streams
+            return [s for s in streams if not s.finished.is_set() and not s.silent]
+
+    def requests_to(self, endpoint: str, target: Optional[str] = None) -> list[RequestRecord]:
+        """The recorded requests to ``endpoint`` (for one game or challenge id, if given)."""
+        with self._cond:
+            return [
+                r for r in self.requests if r.endpoint == endpoint and (target is None or r.target == target)
+            ]
+
+    def answer(self, challenge_id: str) -> Optional[ChallengeAnswer]:
+        """How the bot (or an online bot) answered the challenge, if it has."""
+        with self._cond:
+            return self.challenges[challenge_id].answer
+
+    def wait_for(self, predicate: Callable[[], Optional[T]], timeout: float, what: str = "condition") -> T:
+        """Wait until ``predicate()`` (run under the server lock) is truthy; return it, else TimeoutError."""
+        deadline = time.monotonic() + timeout
+        with self._cond:
+            while True:
+                value = predicate()
+                if value:
+                    return value
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    raise TimeoutError(f"loopback server: timed out after {timeout:g} s waiting for {what}")
+                self._cond.wait(min(remaining, 0.1))
+
+    def wait_for_answer(self, challenge_id: str, timeout: float = 10.0) -> ChallengeAnswer:
+        """Wait for the answer to a challenge."""
+        return self.wait_for(
+            lambda: self.challenges[challenge_id].answer, timeout, f"an answer to challenge {challenge_id}"
+        )
+
+    def wait_for_game_start(self, game_id: str, timeout: float = 10.0) -> Game:
+        """Wait until the game exists (the challenge was accepted)."""
+        return self.wait_for(lambda: self.games.get(game_id), timeout, f"game {game_id} to start")
+
+    def wait_for_plies(self, game_id: str, plies: int, timeout: float = 30.0) -> Game:
+        """Wait until the game's current move list has at least ``plies`` half-moves (or the game ended)."""
+
+        def reached() -> Optional[Game]:
+            game = self.games.get(game_id)
+            return game if game is not None and (len(game.moves) >= plies or game.over) else None
+
+        return self.wait_for(reached, timeout, f"{plies} plies in game {game_id}")
+
+    def wait_for_game_end(self, game_id: str, timeout: float = 60.0) -> Game:
+        """Wait until the game is over; returns it (``status``, ``winner``, ``moves``, ``pgn()``...)."""
+
+        def ended() -> Optional[Game]:
+            game = self.games.get(game_id)
+            return game if game is not None and game.over else None
+
+        return self.wait_for(ended, timeout, f"game {game_id} to end")
+
+    def wait_for_request(
+        self, endpoint: str, target: Optional[str] = None, count: int = 1, timeout: float = 10.0
+    ) -> list[RequestRecord]:
+        """Wait until the bot has made ``count`` requests to ``endpoint``."""
+        return self.wait_for(
+            lambda: (lambda found: found if len(found) >= count else None)(
+                [
+                    r
+                    for r in self.requests
+                    if r.endpoint == endpoint and (target is None or r.target == target)
+                ]
+            ),
+            timeout,
+            f"{count} request(s) to {endpoint}",
+        )

@@ -1,0 +1,317 @@
+"""The JSON the loopback server sends, in the exact shape (and spacing) of each dialect.
+
+Lichess writes compact JSON; pychess writes Python's default ``json.dumps`` spacing for game lines and
+``gameStart`` but compact JSON for challenges and pings (see ``shared/data/pychess-seirawan-game.txt``).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any, Optional
+
+from bot.loopback.model import Challenge, Dialect, Player, color_name
+
+if TYPE_CHECKING:
+    from bot.loopback.referee import Game
+
+PYCHESS_PING = '{"type":"ping"}'
+PYCHESS_TERMINATED = '{"type":"terminated"}'
+LICHESS_KEEPALIVE = ""
+CORRESPONDENCE_CLOCK_MS = 2147483647
+
+_LICHESS_VARIANTS = {
+    ("chess", False): {"key": "standard", "name": "Standard", "short": "Std"},
+    ("chess", True): {"key": "chess960", "name": "Chess960", "short": "960"},
+    ("seirawan", False): {"key": "seirawan", "name": "S-chess", "short": "S"},
+    ("seirawan", True): {"key": "seirawan960", "name": "S-chess960", "short": "S960"},
+}
+_LICHESS_STATUS_IDS = {
+    "created": 10,
+    "started": 20,
+    "aborted": 25,
+    "mate": 30,
+    "resign": 31,
+    "stalemate": 32,
+    "timeout": 33,
+    "draw": 34,
+    "outoftime": 35,
+    "cheat": 36,
+    "noStart": 37,
+    "variantEnd": 60,
+}
+
+
+def compact(data: Any) -> str:
+    """Lichess style: no spaces."""
+    return json.dumps(data, separators=(",", ":"), ensure_ascii=False)
+
+
+def spaced(data: Any) -> str:
+    """pychess (Python ``json.dumps``) style: ``", "`` and ``": "``."""
+    return json.dumps(data)
+
+
+def lichess_variant(variant: str, chess960: bool, custom_fen: bool = False) -> dict[str, str]:
+    """Lichess ``variant`` object; a standard-chess game from a set-up position is ``fromPosition``."""
+    if variant == "chess" and custom_fen and not chess960:
+        return {"key": "fromPosition", "name": "From Position", "short": "FEN"}
+    return dict(_LICHESS_VARIANTS[(variant, chess960)])
+
+
+def _lichess_user(player: Player) -> dict[str, Any]:
+    return {
+        "id": player.id,
+        "name": player.name,
+        "rating": player.rating,
+        "title": player.title,
+        "provisional": False,
+        "online": True,
+    }
+
+
+def _time_control(challenge: Challenge, dialect: Dialect) -> dict[str, Any]:
+    tc = challenge.time_control
+    if tc.kind == "clock":
+        data: dict[str, Any] = {"type": "clock", "limit": tc.limit_s, "increment": tc.increment_s or 0}
+        if dialect == "lichess":
+            data["show"] = tc.show()
+        return data
+    if tc.kind == "correspondence":
+        return {"type": "correspondence", "daysPerTurn": tc.days}
+    return {"type": "unlimited"}
+
+
+def challenge_json(challenge: Challenge, dialect: Dialect, base_url: str) -> dict[str, Any]:
+    """The challenge object of a ``challenge`` event (and of the challenge-creation answer on Lichess)."""
+    if dialect == "pychess":
+        return {
+            "id": challenge.id,
+            "challenger": {
+                "name": challenge.challenger.name,
+                "rating": challenge.challenger.rating,
+                "title": challenge.challenger.title or "",
+            },
+            "variant": {"key": challenge.variant},
+            "rated": challenge.rated,
+            "timeControl": _time_control(challenge, dialect),
+            "color": challenge.color,
+            "finalColor": challenge.final_color,
+            "speed": challenge.time_control.speed,
+            "perf": {"name": challenge.variant},
+            "level": 6,
+            "chess960": challenge.chess960,
+        }
+    variant = lichess_variant(challenge.variant, challenge.chess960, challenge.initial_fen is not None)
+    data: dict[str, Any] = {
+        "id": challenge.id,
+        "url": f"{base_url}/{challenge.id}",
+        "status": challenge.status,
+        "challenger": _lichess_user(challenge.challenger),
+        "destUser": _lichess_user(challenge.dest),
+        "variant": variant,
+        "rated": challenge.rated,
+        "speed": challenge.time_control.speed,
+        "timeControl": _time_control(challenge, dialect),
+        "color": challenge.color,
+        "finalColor": challenge.final_color,
+        "perf": {
+            "icon": "",
+            "name": variant["name"]
+            if variant["key"] != "standard"
+            else challenge.time_control.speed.capitalize(),
+        },
+        "direction": challenge.direction,
+    }
+    if challenge.initial_fen is not None:
+        data["initialFen"] = challenge.initial_fen
+    if challenge.answer is not None and not challenge.answer.accepted:
+        data["declineReason"] = f"declined: {challenge.answer.reason}"
+        data["declineReasonKey"] = challenge.answer.reason or "generic"
+    return data
+
+
+def challenge_event(challenge: Challenge, dialect: Dialect, base_url: str, kind: str = "challenge") -> str:
+    """An event line about a challenge (``challenge``, ``challengeCanceled``, ``challengeDeclined``)."""
+    return compact({"type": kind, "challenge": challenge_json(challenge, dialect, base_url)})
+
+
+def game_start_event(game: Game, dialect: Dialect, kind: str = "gameStart") -> str:
+    """``gameStart`` (or Lichess ``gameFinish``) for the event stream."""
+    if dialect == "pychess":
+        return spaced(
+            {"type": kind, "game": {"id": game.id, "skill_level": "6", "chess960": str(game.chess960)}}
+        )
+    opponent = game.opponent_player
+    tc = game.challenge.time_control
+    if game.clock is not None:
+        seconds_left = int(game.clock.remaining_ms(game.bot_color) // 1000)
+    else:
+        seconds_left = (tc.days or 14) * 86400
+    data: dict[str, Any] = {
+        "gameId": game.id,
+        "fullId": game.id + "Bot1",
+        "color": color_name(game.bot_color),
+        "fen": game.board.fen(),
+        "hasMoved": any(record.by == "bot" for record in game.move_log),
+        "isMyTurn": game.is_bot_turn() and game.status == "started",
+        "lastMove": game.moves[-1] if game.moves else "",
+        "opponent": {"id": opponent.id, "username": opponent.name, "rating": opponent.rating},
+        "perf": tc.speed,
+        "rated": game.challenge.rated,
+        "secondsLeft": seconds_left,
+        "source": "friend",
+        "status": {"id": _LICHESS_STATUS_IDS.get(game.status, 20), "name": game.status},
+        "speed": tc.speed,
+        "variant": {k: v for k, v in game.lichess_variant().items() if k != "short"},
+        "compat": {"bot": True, "board": True},
+        "id": game.id,
+    }
+    if game.winner is not None:
+        data["winner"] = color_name(game.winner)
+    return compact({"type": kind, "game": data})
+
+
+def _clock_value(ms: float, dialect: Dialect, floats: bool) -> Any:
+    if dialect == "pychess" and floats:
+        return round(ms, 3)
+    return int(ms)
+
+
+def game_state(
+    game: Game, dialect: Dialect, moves: Optional[list[str]] = None, floats: bool = False
+) -> dict[str, Any]:
+    """The ``gameState`` object (``moves`` overrides the move list, e.g. to withhold a final move)."""
+    if game.clock is not None:
+        wtime = _clock_value(game.clock.remaining_ms(True), dialect, floats)
+        btime = _clock_value(game.clock.remaining_ms(False), dialect, floats)
+        inc_s = game.challenge.time_control.increment_s or 0
+    else:
+        wtime = btime = CORRESPONDENCE_CLOCK_MS
+        inc_s = 0
+    move_list = game.wire_moves if moves is None else moves
+    state: dict[str, Any] = {
+        "type": "gameState",
+        "moves": " ".join(move_list),
+        "wtime": wtime,
+        "btime": btime,
+    }
+    if dialect == "pychess":
+        state.update(
+            {
+                "winc": inc_s,
+                "binc": inc_s,
+                "wdraw": game.draw_offer[True],
+                "bdraw": game.draw_offer[False],
+                "wtakeback": game.takeback_offer[True],
+                "btakeback": game.takeback_offer[False],
+                "status": "started",
+            }
+        )
+        return state
+    state.update({"winc": inc_s * 1000, "binc": inc_s * 1000, "status": game.status})
+    if game.winner is not None:
+        state["winner"] = color_name(game.winner)
+    for key, offers in (("draw", game.draw_offer), ("takeback", game.takeback_offer)):
+        for color, prefix in ((True, "w"), (False, "b")):
+            if offers[color]:
+                state[prefix + key] = True
+    return state
+
+
+def game_state_line(
+    game: Game, dialect: Dialect, moves: Optional[list[str]] = None, floats: bool = False
+) -> str:
+    """A ``gameState`` line in the dialect's spacing."""
+    state = game_state(game, dialect, moves, floats)
+    return spaced(state) if dialect == "pychess" else compact(state)
+
+
+def game_full_line(game: Game, dialect: Dialect, floats: bool = False) -> str:
+    """The ``gameFull`` line that opens every game stream."""
+    state = game_state(game, dialect, floats=floats)
+    if dialect == "pychess":
+        fen = "" if game.initial_fen_is_standard else game.initial_fen
+        return spaced(
+            {
+                "type": "gameFull",
+                "id": game.id,
+                "variant": {"name": game.variant},
+                "white": {"name": game.white.name},
+                "black": {"name": game.black.name},
+                "initialFen": fen,
+                "createdAt": int(game.created_at),
+                "state": state,
+            }
+        )
+    tc = game.challenge.time_control
+    data: dict[str, Any] = {
+        "type": "gameFull",
+        "id": game.id,
+        "rated": game.challenge.rated,
+        "variant": game.lichess_variant(),
+    }
+    if tc.kind == "clock":
+        data["clock"] = {"initial": (tc.limit_s or 0) * 1000, "increment": (tc.increment_s or 0) * 1000}
+    elif tc.kind == "correspondence":
+        data["daysPerTurn"] = tc.days
+    data.update(
+        {
+            "speed": tc.speed,
+            "perf": {"name": tc.speed.capitalize()},
+            "createdAt": int(game.created_at * 1000),
+            "white": {
+                "id": game.white.id,
+                "name": game.white.name,
+                "title": game.white.title,
+                "rating": game.white.rating,
+            },
+            "black": {
+                "id": game.black.id,
+                "name": game.black.name,
+                "title": game.black.title,
+                "rating": game.black.rating,
+            },
+            "initialFen": "startpos" if game.initial_fen_is_standard else game.initial_fen,
+            "state": state,
+        }
+    )
+    return compact(data)
+
+
+def game_end_line(game: Game) -> str:
+    """pychess's end-of-game line."""
+    return spaced({"type": "gameEnd", "game": {"id": game.id}})
+
+
+def chat_line(room: str, username: str, text: str, dialect: Dialect) -> str:
+    """A ``chatLine`` on the game stream."""
+    data = {"type": "chatLine", "room": room, "username": username, "text": text}
+    return spaced(data) if dialect == "pychess" else compact(data)
+
+
+def opponent_gone_line(gone: bool, claim_win_in_s: int) -> str:
+    """Lichess ``opponentGone`` line."""
+    data: dict[str, Any] = {"type": "opponentGone", "gone": gone}
+    if gone:
+        data["claimWinInSeconds"] = claim_win_in_s
+    return compact(data)
+
+
+def account_json(player: Player, dialect: Dialect, title: Optional[str]) -> dict[str, Any]:
+    """``GET /api/account``."""
+    if dialect == "pychess":
+        return {"id": player.name, "username": player.name, "title": title or ""}
+    return {"id": player.id, "username": player.name, "title": title, "perfs": {}, "createdAt": 1700000000000}
+
+
+def online_bot_json(player: Player) -> dict[str, Any]:
+    """One line of Lichess ``GET /api/bot/online``."""
+    return {
+        "id": player.id,
+        "username": player.name,
+        "title": "BOT",
+        "perfs": {
+            "blitz": {"rating": player.rating, "games": 100, "prog": 0},
+            "rapid": {"rating": player.rating, "games": 100, "prog": 0},
+        },
+    }
