@@ -21,6 +21,7 @@ from bot.loopback.model import (
     Challenge,
     ChallengeAnswer,
     ChatRecord,
+    ColorName,
     Dialect,
     MoveRecord,
     Player,
@@ -538,7 +539,13 @@ class Referee:
             if variant is None:
                 return Reply(400, {"error": f"Unsupported variant {variant_key}"})
             color = form.get("color", "random")
-            final = color if color in ("white", "black") else self._rng.choice(["white", "black"])
+            final: ColorName = (
+                "white"
+                if color == "white"
+                else "black"
+                if color == "black"
+                else self._rng.choice(("white", "black"))
+            )
             challenge = Challenge(
                 id=self._new_id(),
                 challenger=self.bot,
@@ -549,7 +556,7 @@ class Referee:
                 rated=form.get("rated", "false") == "true",
                 color=color,
                 final_color=final,
-                direction="out",  # type: ignore[arg-type]
+                direction="out",
                 initial_fen=start_fen(variant, True, self._rng) if chess960 else None,
             )
             self.challenges[challenge.id] = challenge

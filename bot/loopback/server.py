@@ -23,6 +23,7 @@ from bot.loopback.model import (
     Challenge,
     ChallengeAnswer,
     ChatRecord,
+    ColorName,
     Dialect,
     Player,
     RequestRecord,
@@ -161,7 +162,13 @@ class LoopbackServer(Referee):
         challenger's. ``clock=None`` with ``days`` is correspondence, with neither unlimited."""
         with self._cond:
             time_control = TimeControl(clock[0], clock[1]) if clock else TimeControl(days=days)
-            final = color if color in ("white", "black") else self._rng.choice(["white", "black"])
+            final: ColorName = (
+                "white"
+                if color == "white"
+                else "black"
+                if color == "black"
+                else self._rng.choice(("white", "black"))
+            )
             if chess960 and initial_fen is None:
                 initial_fen = start_fen(variant, True, self._rng)
             challenge = Challenge(
@@ -175,7 +182,7 @@ class LoopbackServer(Referee):
                 color=color,
                 final_color=final,
                 direction="in",
-                initial_fen=initial_fen,  # type: ignore[arg-type]
+                initial_fen=initial_fen,
             )
             self.challenges[challenge.id] = challenge
             if opponent is not None:
