@@ -1,0 +1,112 @@
+"""Config loading: the shipped file, errors that name the key, and the token's sources."""
+
+from __future__ import annotations
+
+import logging
+import os
+from pathlib import Path
+
+import pytest
+
+from bot.config import (
+    ConfigError,
+    Settings,
+    TokenError,
+    load_settings,
+    resolve_token,
+    settings_from_dict,
+)
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def test_shipped_config_loads_and_equals_the_defaults():
+    assert load_settings(REPO / "config.yml") == Settings()
+
+
+def test_shipped_config_comments_every_key():
+    """Each key has an inline comment or sits in a block (no blank line) that a comment opens."""
+    covered = False
+    for line in (REPO / "config.yml").read_text().splitlines():
+        stripped = line.strip()
+        if not stripped:
+            covered = False
+        elif stripped.startswith("#"):
+            covered = True
+        else:
+            assert covered or "#" in line or stripped.endswith(":"), f"undocumented key: {stripped}"
+
+
+def test_values_are_read_into_typed_settings():
+    settings = settings_from_dict({
+        "server": {"url": "http://127.0.0.1:8080/", "dialect": "pychess"},
+        "engine": {"command": "/usr/games/fairy-stockfish", "options": {"Hash": 16, "Threads": 1}},
+        "challenge": {"concurrency": 2, "variants": ["seirawan"], "block_list": ["Mallory"]},
+        "draw": {"enabled": False},
+        "pgn_directory": None,
+    })
+    assert settings.server.url == "http://127.0.0.1:8080"
+    assert settings.engine.command_line() == ["/usr/games/fairy-stockfish"]
+    assert settings.challenge.concurrency == 2 and settings.challenge.block_list == ("mallory",)
+    assert settings.draw.enabled is False and settings.pgn_directory is None
+
+
+def test_builtin_engine_runs_under_the_configured_interpreter():
+    settings = settings_from_dict({"engine": {"interpreter": "pypy3"}})
+    assert settings.engine.command_line() == ["pypy3", "-m", "engine"]
+
+
+@pytest.mark.parametrize(("data", "message"), [
+    ({"challenge": {"concurrency": "x"}},
+     "config error: challenge.concurrency must be a positive integer, got 'x'"),
+    ({"challenge": {"concurrency": 0}}, "config error: challenge.concurrency must be a positive integer, got 0"),
+    ({"challenge": {"variants": ["seirawan", "crazyhouse"]}}, "config error: challenge.variants must be a list"),
+    ({"challenge": {"speedz": []}}, "config error: unknown key challenge.speedz"),
+    ({"server": {"url": "www.pychess.org"}}, "config error: server.url must be an http:// or https:// origin"),
+    ({"server": {"dialect": "fics"}}, "config error: server.dialect must be one of auto, lichess, pychess"),
+    ({"engine": {"limits": {"depth": -1}}}, "config error: engine.limits.depth must be a positive integer"),
+    ({"draw": {"enabled": "yes"}}, "config error: draw.enabled must be true or false, got 'yes'"),
+    ({"shutdown": {"on_signal": "panic"}}, "config error: shutdown.on_signal must be one of finish, abort"),
+    ({"challenge": {"min_base_s": 60, "max_base_s": 30}},
+     "config error: challenge.min_base_s must be at most challenge.max_base_s (30), got 60"),
+    ({"server": []}, "config error: server must be a mapping"),
+])
+def test_invalid_values_name_the_key(data, message):
+    with pytest.raises(ConfigError) as error:
+        settings_from_dict(data)
+    assert str(error.value).startswith(message)
+
+
+def test_invalid_yaml_is_a_one_line_config_error(tmp_path):
+    path = tmp_path / "bad.yml"
+    path.write_text("server:\n  url: [unclosed\n")
+    with pytest.raises(ConfigError, match=r"^config error: .*bad.yml is not valid YAML"):
+        load_settings(path)
+
+
+def test_missing_file_is_a_config_error(tmp_path):
+    with pytest.raises(ConfigError, match="cannot read"):
+        load_settings(tmp_path / "nope.yml")
+
+
+def test_token_comes_from_the_environment_first(tmp_path):
+    token_file = tmp_path / "token"
+    token_file.write_text("file-token\n")
+    os.chmod(token_file, 0o600)
+    settings = settings_from_dict({"token_file": str(token_file)})
+    assert resolve_token(settings, {"SCHESS_BOT_TOKEN": "env-token"}) == "env-token"
+    assert resolve_token(settings, {}) == "file-token"
+
+
+def test_token_file_readable_by_others_warns(tmp_path, caplog):
+    token_file = tmp_path / "token"
+    token_file.write_text("lip_secret")
+    os.chmod(token_file, 0o644)
+    with caplog.at_level(logging.WARNING):
+        assert resolve_token(settings_from_dict({"token_file": str(token_file)}), {}) == "lip_secret"
+    assert "chmod 600" in caplog.text and "lip_secret" not in caplog.text
+
+
+def test_missing_token_is_a_token_error():
+    with pytest.raises(TokenError, match="SCHESS_BOT_TOKEN"):
+        resolve_token(Settings(), {})

@@ -1,0 +1,203 @@
+"""Server lines of both dialects -> the internal event model (real pychess lines from the recording)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from bot.events import (
+    ChallengeEvent,
+    ChallengeGone,
+    ChatLine,
+    GameEnd,
+    GameFinish,
+    GameFull,
+    GameStart,
+    GameState,
+    KeepAlive,
+    MalformedLine,
+    OpponentGone,
+    ServerTerminated,
+    UnknownEvent,
+    Variant,
+    normalise_game_line,
+    normalise_lobby_line,
+    parse_account,
+)
+from tests.bot.conftest import (
+    PYCHESS_ACCOUNT,
+    PYCHESS_CHALLENGE,
+    PYCHESS_GAME_END,
+    PYCHESS_GAME_FULL,
+    PYCHESS_GAME_START,
+    PYCHESS_PING,
+    PYCHESS_STATE_1,
+    recorded,
+)
+
+LICHESS_CHALLENGE = json.dumps({
+    "type": "challenge",
+    "challenge": {
+        "id": "7pGLxJ4F", "url": "https://lichess.org/7pGLxJ4F", "status": "created",
+        "challenger": {"id": "bobby", "name": "Bobby", "title": "BOT", "rating": 1635},
+        "destUser": {"id": "schessbot", "name": "SchessBot", "title": "BOT"},
+        "variant": {"key": "chess960", "name": "Chess960", "short": "960"}, "rated": True, "speed": "rapid",
+        "timeControl": {"type": "clock", "limit": 600, "increment": 5, "show": "10+5"},
+        "color": "random", "perf": {"icon": "'", "name": "Chess960"},
+        "initialFen": "bnrqkbrn/pppppppp/8/8/8/8/PPPPPPPP/BNRQKBRN w KQkq - 0 1",
+    },
+})
+LICHESS_GAME_FULL = json.dumps({
+    "type": "gameFull", "id": "5IrD6Gzz", "rated": True, "variant": {"key": "standard", "name": "Standard"},
+    "clock": {"initial": 180000, "increment": 2000}, "speed": "blitz",
+    "white": {"id": "schessbot", "name": "SchessBot", "title": "BOT", "rating": 1789},
+    "black": {"id": "alice", "name": "Alice", "title": None, "rating": 1500},
+    "initialFen": "startpos", "createdAt": 1700000000123,
+    "state": {"type": "gameState", "moves": "e2e4 c7c5", "wtime": 178000, "btime": 179500, "winc": 2000,
+              "binc": 2000, "status": "started"},
+})
+
+
+# ---- the event stream ----
+
+
+def test_pychess_challenge_keeps_seconds_as_milliseconds_and_reads_the_variant_key():
+    event = normalise_lobby_line(PYCHESS_CHALLENGE, "pychess")
+    assert isinstance(event, ChallengeEvent)
+    challenge = event.challenge
+    assert challenge.id == "RpxjQkJ5"
+    assert challenge.variant == Variant("seirawan", False)
+    assert challenge.time_control.limit_ms == 300_000 and challenge.time_control.increment_ms == 3_000
+    assert challenge.speed == "blitz" and challenge.rated is False
+    assert challenge.challenger.name == "Alice" and not challenge.challenger.is_bot
+
+
+def test_pychess_chess960_flag_on_a_challenge_makes_seirawan960():
+    data = json.loads(PYCHESS_CHALLENGE)
+    data["challenge"]["chess960"] = True
+    event = normalise_lobby_line(json.dumps(data), "pychess")
+    assert isinstance(event, ChallengeEvent)
+    assert event.challenge.variant.config_name == "seirawan960"
+
+
+def test_lichess_chess960_challenge_is_chess_with_the_960_flag_and_its_fen():
+    event = normalise_lobby_line(LICHESS_CHALLENGE, "lichess")
+    assert isinstance(event, ChallengeEvent)
+    assert event.challenge.variant == Variant("chess", True)
+    assert event.challenge.challenger.is_bot
+    assert event.challenge.initial_fen is not None and event.challenge.initial_fen.startswith("bnrqkbrn")
+
+
+def test_unknown_variant_is_kept_by_name_and_marked_unsupported():
+    data = json.loads(PYCHESS_CHALLENGE)
+    data["challenge"]["variant"] = {"key": "shouse"}
+    event = normalise_lobby_line(json.dumps(data), "pychess")
+    assert isinstance(event, ChallengeEvent)
+    assert event.challenge.variant.name == "shouse" and not event.challenge.variant.supported
+
+
+def test_pychess_game_start_with_string_chess960_flag():
+    assert normalise_lobby_line(PYCHESS_GAME_START, "pychess") == GameStart("RpxjQkJ5", None)
+
+
+def test_lichess_game_start_uses_game_id_and_colour():
+    line = '{"type":"gameStart","game":{"gameId":"5IrD6Gzz","fullId":"5IrD6GzzAbCd","color":"white"}}'
+    assert normalise_lobby_line(line, "lichess") == GameStart("5IrD6Gzz", "white")
+
+
+def test_keep_alives_of_both_dialects():
+    assert normalise_lobby_line("", "lichess") == KeepAlive()
+    assert normalise_lobby_line(b"\n", "lichess") == KeepAlive()
+    assert normalise_lobby_line(PYCHESS_PING, "pychess") == KeepAlive()
+    assert normalise_lobby_line('{"type":"terminated"}', "pychess") == ServerTerminated()
+
+
+def test_lichess_lobby_lines_for_finished_games_and_withdrawn_challenges():
+    assert normalise_lobby_line('{"type":"gameFinish","game":{"gameId":"abc"}}', "lichess") == GameFinish("abc")
+    line = '{"type":"challengeCanceled","challenge":{"id":"xyz"}}'
+    assert normalise_lobby_line(line, "lichess") == ChallengeGone("xyz")
+    assert normalise_lobby_line('{"type":"newThing"}', "lichess") == UnknownEvent("newThing")
+
+
+@pytest.mark.parametrize("line", ["{not json", "[1, 2]", '{"type":"challenge"}',
+                                  '{"type":"gameStart","game":{}}',
+                                  '{"type":"challenge","challenge":{"id":"a","timeControl":'
+                                  '{"type":"clock","limit":"x"}}}'])
+def test_malformed_lobby_lines_raise_malformed_line(line):
+    with pytest.raises(MalformedLine):
+        normalise_lobby_line(line, "pychess")
+
+
+# ---- game streams ----
+
+
+def test_pychess_game_full_is_sparse_but_complete_after_normalising():
+    [full] = normalise_game_line(PYCHESS_GAME_FULL, "pychess")
+    assert isinstance(full, GameFull)
+    assert full.variant == Variant("seirawan", False)
+    assert full.initial_fen is None
+    assert full.white.name == "SeirawanBot" and full.white.id is None
+    assert full.created_at_ms == 1795962595000
+    assert full.state.winc_ms == 3000 and full.state.wtime_ms == 300_000
+    assert full.clock.kind == "clock" and full.clock.limit_ms == 300_000 and full.clock.increment_ms == 3000
+
+
+def test_pychess_initial_fen_none_string_means_start_position():
+    data = json.loads(PYCHESS_GAME_FULL)
+    data["initialFen"] = "None"
+    [full] = normalise_game_line(json.dumps(data), "pychess")
+    assert isinstance(full, GameFull) and full.initial_fen is None
+
+
+def test_pychess_increments_are_seconds_and_clocks_may_be_floats():
+    data = json.loads(PYCHESS_STATE_1)
+    data.update(wtime=512977.6, binc=3)
+    [state] = normalise_game_line(json.dumps(data), "pychess")
+    assert isinstance(state, GameState)
+    assert state.moves == ("g1h3e",)
+    assert state.wtime_ms == 512977 and state.binc_ms == 3000
+
+
+def test_lichess_increments_are_already_milliseconds():
+    [full] = normalise_game_line(LICHESS_GAME_FULL, "lichess")
+    assert isinstance(full, GameFull)
+    assert full.state.winc_ms == 2000 and full.clock.increment_ms == 2000 and full.clock.limit_ms == 180000
+    assert full.created_at_ms == 1700000000123
+    assert full.white.is_user("schessbot", "SchessBot")
+    assert full.variant == Variant("chess", False) and full.initial_fen is None
+
+
+def test_pychess_status_started_never_ends_the_game_but_game_end_does():
+    assert normalise_game_line(PYCHESS_STATE_1, "pychess")[0].is_final is False  # type: ignore[union-attr]
+    assert normalise_game_line(PYCHESS_GAME_END, "pychess") == [GameEnd(None, None)]
+    assert normalise_game_line(PYCHESS_PING, "pychess") == [KeepAlive()]
+
+
+def test_lichess_final_game_state_also_yields_game_end():
+    line = ('{"type":"gameState","moves":"f2f3 e7e5 g2g4 d8h4","wtime":170000,"btime":175000,'
+            '"winc":2000,"binc":2000,"status":"mate","winner":"black"}')
+    events = normalise_game_line(line, "lichess")
+    assert isinstance(events[0], GameState) and events[0].moves[-1] == "d8h4"
+    assert events[1] == GameEnd("mate", "black")
+
+
+def test_lichess_chat_and_opponent_gone_lines():
+    assert normalise_game_line('{"type":"chatLine","room":"player","username":"alice","text":"hi"}',
+                               "lichess") == [ChatLine("player", "alice", "hi")]
+    assert normalise_game_line('{"type":"opponentGone","gone":true,"claimWinInSeconds":8}',
+                               "lichess") == [OpponentGone(True, 8)]
+
+
+def test_every_recorded_pychess_game_line_normalises():
+    lines = recorded("GAME:RpxjQkJ5")
+    assert len(lines) >= 5
+    kinds = [type(normalise_game_line(line, "pychess")[0]).__name__ for line in lines]
+    assert kinds[0] == "GameFull" and kinds[-1] == "GameEnd" and "KeepAlive" in kinds
+    final = normalise_game_line(lines[-2], "pychess")[0]
+    assert isinstance(final, GameState) and len(final.moves) == 147 and final.wtime_ms == 512977
+
+
+def test_pychess_account_parses():
+    account = parse_account(json.loads(PYCHESS_ACCOUNT))
+    assert account.username == "SeirawanBot" and account.is_bot
