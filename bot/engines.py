@@ -137,6 +137,7 @@ class UciEngine:
         self.restarts = 0
         self._process: subprocess.Popen[str] | None = None
         self._lines: queue.Queue[str | None] = queue.Queue()
+        self._failed = ""  # why the last process was given up (it is restarted on the next call)
 
     # ---- process management ----
 
@@ -204,11 +205,12 @@ class UciEngine:
 
     def ensure_running(self) -> None:
         if not self.alive:
-            if self._process is not None:
+            if self._process is not None or self._failed:
                 self.restarts += 1
-                log.warning("%s: engine process died (exit code %s); restarting it", self.label,
-                            self._process.returncode)
+                log.warning("%s: restarting the engine (%s)", self.label,
+                            self._failed or f"exit code {self._process.returncode if self._process else None}")
             self.start()
+            self._failed = ""
 
     # ---- game setup ----
 
@@ -255,6 +257,7 @@ class UciEngine:
             if remaining <= 0:
                 if stop_sent:
                     self.kill()
+                    self._failed = "it hung"
                     raise EngineTimeout(f"no bestmove {(self.monotonic() - started):.1f} s after go; "
                                         "engine killed")
                 log.warning("%s: engine passed its deadline (%d ms); sending stop", self.label,
@@ -267,11 +270,10 @@ class UciEngine:
                 line = self._lines.get(timeout=min(remaining, 0.5))
             except queue.Empty:
                 if not self.alive:
-                    raise EngineCrashed(self._death_message()) from None
+                    raise self._crashed() from None
                 continue
             if line is _EOF:
-                self.kill()
-                raise EngineCrashed(self._death_message())
+                raise self._crashed()
             if line.startswith("info "):
                 parse_info(line, result)
             elif line.startswith("bestmove"):
@@ -285,8 +287,15 @@ class UciEngine:
 
     # ---- plumbing ----
 
+    def _crashed(self) -> EngineCrashed:
+        """Note a dead process (restarted on the next call) and build the error to raise."""
+        message = self._death_message()
+        self._failed = message
+        self.kill()
+        return EngineCrashed(message)
+
     def _death_message(self) -> str:
-        code = self._process.returncode if self._process is not None else None
+        code = self._process.poll() if self._process is not None else None
         return f"engine process exited (code {code})"
 
     def _send(self, command: str) -> None:
@@ -313,14 +322,14 @@ class UciEngine:
             remaining = deadline - self.monotonic()
             if remaining <= 0:
                 self.kill()
+                self._failed = f"no '{token}' within {timeout_s:g} s"
                 raise EngineTimeout(f"engine did not answer '{token}' within {timeout_s:g} s")
             try:
                 line = self._lines.get(timeout=min(remaining, 0.5))
             except queue.Empty:
                 continue
             if line is _EOF:
-                self.kill()
-                raise EngineCrashed(self._death_message())
+                raise self._crashed()
             if line.strip() == token:
                 return collected
             collected.append(line)

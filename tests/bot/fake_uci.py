@@ -1,0 +1,41 @@
+"""A tiny scripted UCI engine for tests: ``python fake_uci.py MODE [MOVE]``.
+
+Modes: ``move`` answers MOVE (default e2e4) with a score; ``crash`` exits on ``go``; ``hang`` never answers
+``go`` nor ``stop``; ``stoppable`` answers only after ``stop``; ``none`` answers ``bestmove (none)``;
+``crash_once`` crashes on the first ``go`` of its life if the file named by FAKE_UCI_MARK does not exist yet.
+"""
+
+import os
+import sys
+
+mode = sys.argv[1] if len(sys.argv) > 1 else "move"
+answer = sys.argv[2] if len(sys.argv) > 2 else "e2e4"
+searching = False
+for line in sys.stdin:
+    command = line.strip()
+    if command == "uci":
+        print("id name FakeUCI " + mode)
+        print("option name UCI_Variant type combo default chess var chess var seirawan")
+        print("option name Hash type spin default 16 min 1 max 1024")
+        print("uciok", flush=True)
+    elif command == "isready":
+        print("readyok", flush=True)
+    elif command.startswith("go"):
+        if mode == "crash":
+            sys.exit(3)
+        if mode == "crash_once":
+            mark = os.environ["FAKE_UCI_MARK"]
+            if not os.path.exists(mark):
+                open(mark, "w").close()
+                sys.exit(3)
+        if mode in ("hang", "stoppable"):
+            searching = True
+            continue
+        print("info depth 7 seldepth 9 score cp 42 nodes 1234 pv " + answer)
+        print("bestmove (none)" if mode == "none" else "bestmove " + answer, flush=True)
+    elif command == "stop" and searching and mode == "stoppable":
+        searching = False
+        print("info depth 3 score mate 2 pv " + answer)
+        print("bestmove " + answer, flush=True)
+    elif command == "quit":
+        break

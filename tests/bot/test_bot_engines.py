@@ -1,0 +1,114 @@
+"""The UCI engine process: handshake, search, and the failures that must never cost a game."""
+
+from __future__ import annotations
+
+import shutil
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from bot.engines import EngineCrashed, EngineTimeout, SearchResult, UciEngine, parse_info, parse_option
+from bot.timecontrol import SearchLimits
+
+FAKE = str(Path(__file__).with_name("fake_uci.py"))
+START = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR[HEhe] w KQBCDFGkqbcdfg - 0 1"
+QUICK = SearchLimits(movetime_ms=50, deadline_ms=1500, stop_grace_ms=300)
+
+
+def fake(mode: str, move: str = "e2e4") -> UciEngine:
+    return UciEngine([sys.executable, FAKE, mode, move], {"Hash": 16}, label="test", startup_timeout_s=5)
+
+
+def test_parse_info_reads_depth_score_nodes_and_pv_and_skips_bounds():
+    result = SearchResult(bestmove=None)
+    parse_info("info depth 9 seldepth 12 multipv 1 score cp -35 nodes 5000 nps 1 pv g1f3h d7d5", result)
+    assert (result.depth, result.score_cp, result.nodes, result.pv) == (9, -35, 5000, ["g1f3h", "d7d5"])
+    parse_info("info depth 10 score cp 500 lowerbound nodes 6000", result)
+    assert result.score_cp == -35 and result.depth == 10
+    parse_info("info depth 11 score mate -3", result)
+    assert result.describe_score() == "#-3" and result.score_for_decisions() == -100_000
+
+
+def test_parse_option_reads_combo_values():
+    option = parse_option("option name UCI_Variant type combo default chess var chess var seirawan")
+    assert option is not None and option.name == "UCI_Variant" and option.vars == ["chess", "seirawan"]
+
+
+def test_a_sane_engine_answers_with_its_move_and_score():
+    engine = fake("move", "g1f3h")
+    try:
+        engine.set_variant("seirawan", False)
+        engine.new_game()
+        result = engine.search(START, [], QUICK)
+        assert result.bestmove == "g1f3h" and result.score_cp == 42 and result.depth == 7
+        assert engine.id_name == "FakeUCI move"
+    finally:
+        engine.close()
+    assert not engine.alive
+
+
+def test_a_crash_is_reported_and_the_engine_restarts_on_the_next_search(tmp_path, monkeypatch):
+    monkeypatch.setenv("FAKE_UCI_MARK", str(tmp_path / "crashed"))
+    engine = fake("crash_once")
+    try:
+        engine.new_game()
+        with pytest.raises(EngineCrashed):
+            engine.search(START, [], QUICK)
+        assert engine.search(START, [], QUICK).bestmove == "e2e4"
+        assert engine.restarts == 1
+    finally:
+        engine.close()
+
+
+def test_a_hung_engine_is_stopped_then_killed_within_deadline_plus_grace():
+    engine = fake("hang")
+    try:
+        engine.new_game()
+        started = time.monotonic()
+        with pytest.raises(EngineTimeout):
+            engine.search(START, [], SearchLimits(movetime_ms=50, deadline_ms=300, stop_grace_ms=200))
+        assert time.monotonic() - started < 1.5
+        assert not engine.alive
+    finally:
+        engine.close()
+
+
+def test_an_engine_that_needs_stop_still_gives_its_move():
+    engine = fake("stoppable", "d2d4")
+    try:
+        engine.new_game()
+        result = engine.search(START, [], SearchLimits(movetime_ms=50, deadline_ms=200, stop_grace_ms=1000))
+        assert result.bestmove == "d2d4" and result.mate == 2
+    finally:
+        engine.close()
+
+
+def test_bestmove_none_means_no_move():
+    engine = fake("none")
+    try:
+        engine.new_game()
+        assert engine.search(START, [], QUICK).bestmove is None
+    finally:
+        engine.close()
+
+
+def test_a_missing_engine_binary_is_an_engine_error():
+    engine = UciEngine(["/nonexistent/engine"], label="test")
+    with pytest.raises(Exception, match="cannot start engine"):
+        engine.start()
+
+
+@pytest.mark.skipif(shutil.which("fairy-stockfish") is None and not Path("/usr/games/fairy-stockfish").exists(),
+                    reason="Fairy-Stockfish is not installed")
+def test_fairy_stockfish_plays_a_gating_move_in_seirawan():
+    binary = shutil.which("fairy-stockfish") or "/usr/games/fairy-stockfish"
+    engine = UciEngine([binary], {"Hash": 16}, label="fsf")
+    try:
+        engine.set_variant("seirawan", False)
+        engine.new_game()
+        result = engine.search(START, ["g1f3h"], SearchLimits(movetime_ms=100, deadline_ms=3000))
+        assert result.bestmove is not None and result.depth is not None
+    finally:
+        engine.close()
