@@ -207,8 +207,8 @@ class UciEngine:
         if not self.alive:
             if self._process is not None or self._failed:
                 self.restarts += 1
-                log.warning("%s: restarting the engine (%s)", self.label,
-                            self._failed or f"exit code {self._process.returncode if self._process else None}")
+                why = self._failed or self._death_message()
+                log.warning("%s: restarting the engine (%s)", self.label, why)
             self.start()
             self._failed = ""
 

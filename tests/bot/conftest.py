@@ -17,9 +17,12 @@ PYCHESS_CHALLENGE = (
     '"color":"black","finalColor":"black","speed":"blitz","perf":{"name":"seirawan"},"level":6,'
     '"chess960":false}}'
 )
-PYCHESS_GAME_START = '{"type": "gameStart", "game": {"id": "RpxjQkJ5", "skill_level": "6", "chess960": "False"}}'
+PYCHESS_GAME_START = (
+    '{"type": "gameStart", "game": {"id": "RpxjQkJ5", "skill_level": "6", "chess960": "False"}}'
+)
 PYCHESS_GAME_FULL = (
-    '{"type": "gameFull", "id": "RpxjQkJ5", "variant": {"name": "seirawan"}, "white": {"name": "SeirawanBot"}, '
+    '{"type": "gameFull", "id": "RpxjQkJ5", "variant": {"name": "seirawan"}, '
+    '"white": {"name": "SeirawanBot"}, '
     '"black": {"name": "Alice"}, "initialFen": "", "createdAt": 1795962595, "state": {"type": "gameState", '
     '"moves": "", "wtime": 300000, "btime": 300000, "winc": 3, "binc": 3, "wdraw": false, "bdraw": false, '
     '"wtakeback": false, "btakeback": false, "status": "started"}}'

@@ -100,11 +100,14 @@ def test_a_missing_engine_binary_is_an_engine_error():
         engine.start()
 
 
-@pytest.mark.skipif(shutil.which("fairy-stockfish") is None and not Path("/usr/games/fairy-stockfish").exists(),
-                    reason="Fairy-Stockfish is not installed")
+FAIRY = shutil.which("fairy-stockfish") or ("/usr/games/fairy-stockfish"
+                                            if Path("/usr/games/fairy-stockfish").exists() else None)
+
+
+@pytest.mark.skipif(FAIRY is None, reason="Fairy-Stockfish is not installed")
 def test_fairy_stockfish_plays_a_gating_move_in_seirawan():
-    binary = shutil.which("fairy-stockfish") or "/usr/games/fairy-stockfish"
-    engine = UciEngine([binary], {"Hash": 16}, label="fsf")
+    assert FAIRY is not None
+    engine = UciEngine([FAIRY], {"Hash": 16}, label="fsf")
     try:
         engine.set_variant("seirawan", False)
         engine.new_game()

@@ -114,7 +114,8 @@ def test_keep_alives_of_both_dialects():
 
 
 def test_lichess_lobby_lines_for_finished_games_and_withdrawn_challenges():
-    assert normalise_lobby_line('{"type":"gameFinish","game":{"gameId":"abc"}}', "lichess") == GameFinish("abc")
+    finish = '{"type":"gameFinish","game":{"gameId":"abc"}}'
+    assert normalise_lobby_line(finish, "lichess") == GameFinish("abc")
     line = '{"type":"challengeCanceled","challenge":{"id":"xyz"}}'
     assert normalise_lobby_line(line, "lichess") == ChallengeGone("xyz")
     assert normalise_lobby_line('{"type":"newThing"}', "lichess") == UnknownEvent("newThing")

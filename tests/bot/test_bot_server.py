@@ -1,0 +1,208 @@
+"""The HTTP layer against a scripted local server: dialect quirks, 429 pauses, retries, streams."""
+
+from __future__ import annotations
+
+import json
+import time
+from urllib.parse import parse_qs
+
+import pytest
+
+from bot.config import ServerSettings
+from bot.events import ChallengeEvent, GameEnd, GameFull, KeepAlive
+from bot.server import (
+    CAPABILITIES_HEADER,
+    Server,
+    ServerError,
+    StreamConnected,
+    StreamFailed,
+    StreamLost,
+    TokenRejected,
+    detect_dialect,
+    pychess_variant_names,
+)
+from tests.bot.conftest import (
+    PYCHESS_ACCOUNT,
+    PYCHESS_CHALLENGE,
+    PYCHESS_GAME_END,
+    PYCHESS_GAME_FULL,
+    PYCHESS_PING,
+)
+from tests.bot.http_fixture import Reply, ScriptedServer
+
+TOKEN = "lip_TESTTOKEN123"
+
+
+class FakeTime:
+    """A monotonic clock that only moves when the code under test waits."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+        self.waits: list[float] = []
+
+    def monotonic(self) -> float:
+        return self.now
+
+    def wait(self, seconds: float) -> bool:
+        self.waits.append(seconds)
+        self.now += seconds
+        return False
+
+
+def make_server(url: str, dialect: str = "pychess", fake: FakeTime | None = None,
+                **settings: float) -> Server:
+    kwargs = {}
+    if fake is not None:
+        kwargs = {"monotonic": fake.monotonic, "wait": fake.wait}
+    return Server(ServerSettings(url=url, dialect=dialect, **settings), TOKEN,  # type: ignore[arg-type]
+                  variants=("seirawan", "seirawan960", "chess"), **kwargs)
+
+
+def drain(stream, count: int, timeout: float = 5.0) -> list[object]:
+    items: list[object] = []
+    deadline = time.monotonic() + timeout
+    while len(items) < count and time.monotonic() < deadline:
+        item = stream.get(timeout=0.1)
+        if item is not None:
+            items.append(item)
+    return items
+
+
+def test_capabilities_list_base_variant_names_once():
+    assert pychess_variant_names(("seirawan", "seirawan960", "chess")) == ["seirawan", "chess"]
+
+
+def test_dialect_detection_by_host_and_account_shape():
+    assert detect_dialect("https://lichess.org", {}) == "lichess"
+    assert detect_dialect("https://www.pychess.org", {}) == "pychess"
+    assert detect_dialect("http://127.0.0.1:9", json.loads(PYCHESS_ACCOUNT)) == "pychess"
+    assert detect_dialect("http://127.0.0.1:9", {"id": "bot", "username": "Bot", "perfs": {}}) == "lichess"
+
+
+def test_account_sends_the_bearer_token_and_settles_an_auto_dialect():
+    with ScriptedServer() as http:
+        http.route("GET", "/api/account", Reply(body=PYCHESS_ACCOUNT))
+        server = make_server(http.url, dialect="auto")
+        account = server.fetch_account()
+        assert account.username == "SeirawanBot" and server.dialect == "pychess"
+        assert http.requests[0].headers["Authorization"] == f"Bearer {TOKEN}"
+
+
+def test_rejected_token_raises_token_rejected():
+    with ScriptedServer() as http:
+        http.route("GET", "/api/account", Reply(401, '{"error":"No such token"}'))
+        with pytest.raises(TokenRejected):
+            make_server(http.url).fetch_account()
+
+
+def test_decline_and_chat_send_form_bodies_as_pychess_requires():
+    with ScriptedServer() as http:
+        http.route("POST", "/api/challenge/abc/decline", Reply())
+        http.route("POST", "/api/bot/game/g1/chat", Reply())
+        server = make_server(http.url)
+        server.decline_challenge("abc", "tooFast")
+        server.chat("g1", "Good game!")
+        decline, chat = http.requests
+        assert decline.headers["Content-Type"] == "application/x-www-form-urlencoded"
+        assert parse_qs(decline.body.decode()) == {"reason": ["tooFast"]}
+        assert parse_qs(chat.body.decode()) == {"room": ["player"], "text": ["Good game!"]}
+
+
+def test_draw_offers_are_sent_to_lichess_but_never_to_pychess():
+    with ScriptedServer() as http:
+        http.route("POST", "/api/bot/game/g1/move/e2e4", Reply())
+        http.route("POST", "/api/bot/game/g1/draw/yes", Reply())
+        make_server(http.url, dialect="pychess").make_move("g1", "e2e4", offer_draw=True)
+        assert http.requests[-1].query == {}
+        assert make_server(http.url, dialect="pychess").answer_draw("g1", True) is False
+        lichess = make_server(http.url, dialect="lichess")
+        lichess.make_move("g1", "e2e4", offer_draw=True)
+        assert http.requests[-1].query == {"offeringDraw": ["true"]}
+        assert lichess.answer_draw("g1", True) is True
+        assert http.requests[-1].path == "/api/bot/game/g1/draw/yes"
+
+
+def test_429_pauses_the_endpoint_for_retry_after_then_retries():
+    fake = FakeTime()
+    with ScriptedServer() as http:
+        http.route("POST", "/api/bot/game/g1/move/e2e4", Reply(429, '{"error":"slow down"}',
+                                                                headers={"Retry-After": "90"}), Reply())
+        server = make_server(http.url, fake=fake)
+        server.make_move("g1", "e2e4")
+        assert len(http.hits("POST", "/api/bot/game/g1/move/e2e4")) == 2
+        assert fake.waits == [90.0]
+
+
+def test_429_without_retry_after_waits_a_full_minute_and_only_that_endpoint():
+    fake = FakeTime()
+    with ScriptedServer() as http:
+        http.route("POST", "/api/challenge/c1/accept", Reply(429, "{}"), Reply())
+        http.route("POST", "/api/bot/game/g1/chat", Reply())
+        server = make_server(http.url, fake=fake)
+        server.accept_challenge("c1")
+        assert fake.waits == [60.0]
+        server.chat("g1", "hello")
+        assert fake.waits == [60.0]
+
+
+def test_server_errors_are_retried_with_backoff_and_then_give_up():
+    fake = FakeTime()
+    with ScriptedServer() as http:
+        http.route("POST", "/api/bot/game/g1/resign", Reply(502, "bad gateway"), Reply())
+        server = make_server(http.url, fake=fake)
+        server.resign_game("g1")
+        assert len(http.hits("POST", "/api/bot/game/g1/resign")) == 2 and fake.waits == [1.0]
+        http.route("POST", "/api/bot/game/g2/abort", Reply(503, "down"))
+        with pytest.raises(ServerError, match="gave up"):
+            server.abort_game("g2")
+
+
+def test_client_errors_are_not_retried():
+    with ScriptedServer() as http:
+        http.route("POST", "/api/challenge/c1/accept", Reply(404, '{"error":"Not found"}'))
+        with pytest.raises(ServerError) as error:
+            make_server(http.url).accept_challenge("c1")
+        assert error.value.status == 404 and len(http.requests) == 1
+
+
+def test_event_stream_sends_capabilities_and_touches_the_heartbeat_per_line():
+    beats: list[int] = []
+    with ScriptedServer() as http:
+        http.route("GET", "/api/stream/event", Reply(lines=[PYCHESS_CHALLENGE, PYCHESS_PING], stall_s=0.3))
+        server = make_server(http.url)
+        stream = server.open_event_stream(on_line=lambda: beats.append(1))
+        items = drain(stream, 3)
+        stream.close()
+        server.close()
+        assert isinstance(items[0], StreamConnected)
+        assert isinstance(items[1], ChallengeEvent) and isinstance(items[2], KeepAlive)
+        header = json.loads(http.requests[0].headers[CAPABILITIES_HEADER])
+        assert header == {"version": 1, "variants": ["seirawan", "chess"]}
+        assert len(beats) == 2
+
+
+def test_a_silent_stream_is_dropped_by_the_watchdog_and_reconnected():
+    with ScriptedServer() as http:
+        http.route("GET", "/api/bot/game/stream/g1",
+                   Reply(lines=[PYCHESS_GAME_FULL], stall_s=3.0),
+                   Reply(lines=[PYCHESS_GAME_FULL, PYCHESS_GAME_END]))
+        server = make_server(http.url, stream_timeout_s=0.4)
+        stream = server.open_game_stream("g1")
+        started = time.monotonic()
+        items = drain(stream, 6, timeout=6)
+        server.close()
+        kinds = [type(item) for item in items]
+        assert kinds[:3] == [StreamConnected, GameFull, StreamLost]
+        assert "silent" in items[2].reason  # type: ignore[union-attr]
+        assert kinds[3:] == [StreamConnected, GameFull, GameEnd]
+        assert time.monotonic() - started < 3.0
+        assert stream.closed  # the game ended: no further reconnects
+
+
+def test_a_refused_game_stream_reports_failure_without_retrying():
+    with ScriptedServer() as http:
+        http.route("GET", "/api/bot/game/stream/gone", Reply(404, '{"error":"Not found"}'))
+        server = make_server(http.url)
+        stream = server.open_game_stream("gone")
+        [item] = drain(stream, 1)
+        assert isinstance(item, StreamFailed) and item.status == 404
