@@ -1,0 +1,300 @@
+"""One game worker against a fake server and a scripted engine: moves, checks, fallbacks, endings, PGN."""
+
+from __future__ import annotations
+
+import json
+import logging
+import queue
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import Any
+
+import pytest
+
+from bot.config import DrawSettings, ResignSettings, Settings, TimeSettings
+from bot.engines import EngineCrashed, SearchResult
+from bot.events import Account, GameEnd, GameFull, GameState, normalise_game_line
+from bot.game import GameRecord, GameWorker
+from bot.server import ServerError
+from tests.bot.conftest import PYCHESS_GAME_END, PYCHESS_GAME_FULL
+
+pytest.importorskip("engine")
+
+ME = Account(id="SeirawanBot", username="SeirawanBot", title="BOT")
+
+
+class FakeStream:
+    def __init__(self) -> None:
+        self.items: queue.Queue[Any] = queue.Queue()
+        self.closed = False
+
+    def get(self, timeout: float | None = None) -> Any:
+        try:
+            return self.items.get(timeout=timeout) if timeout else self.items.get_nowait()
+        except queue.Empty:
+            return None
+
+    def close(self) -> None:
+        self.closed = True
+
+
+class FakeServer:
+    """Records calls; ``on_move`` may push the opponent's reply into the stream."""
+
+    url = "https://www.pychess.org"
+
+    def __init__(self, dialect: str = "pychess") -> None:
+        self.dialect = dialect
+        self.stream = FakeStream()
+        self.calls: list[tuple[str, ...]] = []
+        self.on_move: Any = None
+        self.fail_moves = 0
+
+    def open_game_stream(self, game_id: str) -> FakeStream:
+        return self.stream
+
+    def push(self, *lines: str) -> None:
+        for line in lines:
+            for event in normalise_game_line(line, self.dialect):  # type: ignore[arg-type]
+                self.stream.items.put(event)
+
+    def make_move(self, game_id: str, uci: str, *, offer_draw: bool = False) -> None:
+        if self.fail_moves:
+            self.fail_moves -= 1
+            raise ServerError("move: HTTP 503, gave up", 503)
+        self.calls.append(("move", uci, "draw" if offer_draw else ""))
+        if self.on_move is not None:
+            self.on_move(uci)
+
+    def chat(self, game_id: str, text: str, room: str = "player") -> None:
+        self.calls.append(("chat", text))
+
+    def abort_game(self, game_id: str) -> None:
+        self.calls.append(("abort",))
+
+    def resign_game(self, game_id: str) -> None:
+        self.calls.append(("resign",))
+
+    def answer_draw(self, game_id: str, accept: bool) -> bool:
+        self.calls.append(("draw", "yes" if accept else "no"))
+        return True
+
+    def moves(self) -> list[str]:
+        return [call[1] for call in self.calls if call[0] == "move"]
+
+
+class ScriptedEngine:
+    """Answers from a list: a UCI string, a SearchResult, or an exception to raise; the last one repeats."""
+
+    id_name = "Scripted"
+
+    def __init__(self, *answers: Any) -> None:
+        self.answers = list(answers)
+        self.searches: list[tuple[str, list[str]]] = []
+        self.closed = False
+
+    def set_variant(self, variant: str, chess960: bool) -> None:
+        self.variant = (variant, chess960)
+
+    def new_game(self) -> None:
+        pass
+
+    def search(self, fen: str, moves: Sequence[str], limits: Any) -> SearchResult:
+        self.searches.append((fen, list(moves)))
+        answer = self.answers.pop(0) if len(self.answers) > 1 else self.answers[0]
+        if isinstance(answer, Exception):
+            raise answer
+        if isinstance(answer, SearchResult):
+            return answer
+        return SearchResult(bestmove=answer, score_cp=42, depth=7, elapsed_s=1.2)
+
+    def close(self) -> None:
+        self.closed = True
+
+
+def state_line(moves: str, status: str = "started", **extra: Any) -> str:
+    data = {"type": "gameState", "moves": moves, "wtime": 300000, "btime": 300000, "winc": 3, "binc": 3,
+            "wdraw": False, "bdraw": False, "wtakeback": False, "btakeback": False, "status": status}
+    data.update(extra)
+    return json.dumps(data)
+
+
+def run_worker(server: FakeServer, engine: ScriptedEngine, tmp_path, settings: Settings | None = None,
+               timeout: float = 10.0) -> GameRecord:
+    settings = settings or Settings(pgn_directory=str(tmp_path / "games"))
+    records: list[GameRecord] = []
+    worker = GameWorker("RpxjQkJ5", server, settings, ME, engine, on_done=records.append)  # type: ignore[arg-type]
+    worker.start()
+    worker.thread.join(timeout)
+    assert not worker.thread.is_alive(), "the game worker did not finish"
+    assert records
+    return records[0]
+
+
+def test_plays_the_engine_move_logs_it_and_writes_the_pgn_on_game_end(tmp_path, caplog):
+    server = FakeServer()
+    replies = iter([
+        lambda: server.push(state_line("g1h3e"), state_line("g1h3e b8c6e")),
+        lambda: server.push(PYCHESS_GAME_END),
+    ])
+    server.on_move = lambda uci: next(replies)()
+    server.push(PYCHESS_GAME_FULL, '{"type":"ping"}')
+    engine = ScriptedEngine("g1h3e", "b1a3h")
+    with caplog.at_level(logging.INFO):
+        record = run_worker(server, engine, tmp_path)
+    assert server.moves() == ["g1h3e", "b1a3h"]
+    assert "game RpxjQkJ5: played Nh3/E (eval +0.42, depth 7, 1.2 s)" in caplog.text
+    assert server.calls[1] == ("chat", "Hi, I'm SeirawanBot. Good luck!")  # after the first move
+    assert ("chat", "Good game!") in server.calls
+    assert engine.variant == ("seirawan", False) and engine.closed
+    assert engine.searches[1][1] == ["g1h3e", "b8c6e"]
+    assert record.result == "*" and record.pgn_path is not None
+    pgn = record.pgn_path.read_text()
+    assert "1. Nh3/E Nc6/E" in pgn and '[White "SeirawanBot"]' in pgn
+
+
+def test_an_illegal_engine_move_is_retried_once_then_replaced_by_a_legal_fallback(tmp_path, caplog):
+    server = FakeServer()
+    server.on_move = lambda uci: server.push(PYCHESS_GAME_END)
+    server.push(PYCHESS_GAME_FULL)
+    engine = ScriptedEngine("e2e5")
+    with caplog.at_level(logging.WARNING):
+        run_worker(server, engine, tmp_path)
+    assert len(engine.searches) == 2
+    [sent] = server.moves()
+    assert sent != "e2e5"
+    assert "illegal" in caplog.text and "fallback " + sent in caplog.text
+
+
+def test_an_illegal_move_then_a_legal_one_plays_the_legal_one(tmp_path):
+    server = FakeServer()
+    server.on_move = lambda uci: server.push(PYCHESS_GAME_END)
+    server.push(PYCHESS_GAME_FULL)
+    run_worker(server, ScriptedEngine("e2e5", "d2d4"), tmp_path)
+    assert server.moves() == ["d2d4"]
+
+
+def test_an_engine_crash_costs_one_attempt_not_the_move(tmp_path):
+    server = FakeServer()
+    server.on_move = lambda uci: server.push(PYCHESS_GAME_END)
+    server.push(PYCHESS_GAME_FULL)
+    run_worker(server, ScriptedEngine(EngineCrashed("exit code -9"), "e2e4"), tmp_path)
+    assert server.moves() == ["e2e4"]
+
+
+def test_pychess_takeback_shrinks_the_move_list_and_the_bot_moves_again(tmp_path):
+    server = FakeServer()
+    replies = iter([
+        lambda: server.push(state_line("e2e4"), state_line("e2e4 e7e5")),
+        lambda: server.push(state_line("e2e4 e7e5 g1f3"), state_line("e2e4"), state_line("")),
+        lambda: server.push(state_line("d2d4"), PYCHESS_GAME_END),
+    ])
+    server.on_move = lambda uci: next(replies)()
+    server.push(PYCHESS_GAME_FULL)
+    engine = ScriptedEngine("e2e4", "g1f3", "d2d4")
+    run_worker(server, engine, tmp_path)
+    assert server.moves() == ["e2e4", "g1f3", "d2d4"]
+    assert engine.searches[2][1] == []
+
+
+def test_a_newer_position_arriving_while_thinking_cancels_the_stale_move(tmp_path):
+    server = FakeServer()
+    server.push(PYCHESS_GAME_FULL)
+    engine = ScriptedEngine("e2e4")
+    original = engine.search
+
+    def search_and_get_overtaken(fen: str, moves: Sequence[str], limits: Any) -> SearchResult:
+        if not moves and len(engine.searches) == 0:
+            server.push(PYCHESS_GAME_END)
+        return original(fen, moves, limits)
+
+    engine.search = search_and_get_overtaken  # type: ignore[method-assign]
+    run_worker(server, engine, tmp_path)
+    assert server.moves() == []
+
+
+def test_pychess_never_gets_a_draw_offer_and_lichess_does(tmp_path):
+    settings = Settings(pgn_directory=None, draw=DrawSettings(offer_after_move=1, max_score_cp=50, moves=1))
+    for dialect, expected in (("pychess", ""), ("lichess", "draw")):
+        server = FakeServer(dialect)
+        server.on_move = lambda uci, server=server: server.stream.items.put(GameEnd("draw", None))
+        full = json.loads(PYCHESS_GAME_FULL)
+        server.stream.items.put(normalise_game_line(json.dumps(full), "pychess")[0])
+        run_worker(server, ScriptedEngine("e2e4"), tmp_path, settings)
+        assert [call for call in server.calls if call[0] == "move"] == [("move", "e2e4", expected)], dialect
+
+
+def test_lichess_final_game_state_ends_the_game_with_its_result(tmp_path):
+    server = FakeServer("lichess")
+    server.on_move = lambda uci: server.push(state_line("f2f3 e7e5 g2g4 d8h4", "mate", winner="black"))
+    full = normalise_game_line(PYCHESS_GAME_FULL, "pychess")[0]
+    assert isinstance(full, GameFull)
+    server.stream.items.put(replace(full, state=replace(full.state, moves=("f2f3", "e7e5"))))
+    record = run_worker(server, ScriptedEngine("g2g4"), tmp_path)
+    assert record.result == "0-1" and record.reason == "mate"
+    assert "0-1" in (record.pgn_path.read_text() if record.pgn_path else "")
+
+
+def test_lichess_draw_offer_by_the_opponent_is_answered_once(tmp_path):
+    server = FakeServer("lichess")
+    server.on_move = lambda uci: server.push(state_line("e2e4 e7e5", bdraw=True), state_line("e2e4 e7e5", bdraw=True),
+                                             '{"type":"gameState","moves":"e2e4 e7e5","wtime":1,"btime":1,'
+                                             '"winc":0,"binc":0,"status":"draw"}')
+    full = normalise_game_line(PYCHESS_GAME_FULL, "pychess")[0]
+    assert isinstance(full, GameFull)
+    server.stream.items.put(full)
+    run_worker(server, ScriptedEngine("e2e4"), tmp_path, Settings(pgn_directory=None))
+    assert [call for call in server.calls if call[0] == "draw"] == [("draw", "no")]
+
+
+def test_resigns_when_the_score_stays_hopeless(tmp_path):
+    server = FakeServer()
+    hopeless = SearchResult(bestmove="e2e4", score_cp=-2000, depth=5)
+    server.push(PYCHESS_GAME_FULL)
+    settings = Settings(pgn_directory=None, resign=ResignSettings(score_cp=-800, moves=1))
+    record = run_worker(server, ScriptedEngine(hopeless), tmp_path, settings)
+    assert ("resign",) in server.calls and server.moves() == []
+    assert record.result == "0-1"
+
+
+def test_a_failed_move_request_is_retried(tmp_path):
+    server = FakeServer()
+    server.fail_moves = 1
+    server.on_move = lambda uci: server.push(PYCHESS_GAME_END)
+    server.push(PYCHESS_GAME_FULL)
+    run_worker(server, ScriptedEngine("e2e4"), tmp_path)
+    assert server.moves() == ["e2e4"]
+
+
+def test_abort_when_the_opponent_never_moves(tmp_path):
+    server = FakeServer()
+    full = json.loads(PYCHESS_GAME_FULL)
+    full["white"], full["black"] = full["black"], full["white"]  # we are black; white never moves
+    server.push(json.dumps(full))
+    settings = Settings(pgn_directory=None, time=TimeSettings(abort_unstarted_after_s=1))
+    record = run_worker(server, ScriptedEngine("e7e5"), tmp_path, settings)
+    assert ("abort",) in server.calls and record.reason.startswith("aborted")
+    assert ("chat", "Good game!") not in server.calls
+
+
+def test_a_game_that_is_not_ours_is_left_alone(tmp_path):
+    server = FakeServer()
+    full = json.loads(PYCHESS_GAME_FULL)
+    full["white"] = {"name": "Somebody"}
+    server.push(json.dumps(full))
+    record = run_worker(server, ScriptedEngine("e2e4"), tmp_path)
+    assert server.calls == [] and record.reason == "not our game"
+
+
+def test_an_illegal_move_from_the_server_aborts_cleanly(tmp_path):
+    server = FakeServer()
+    server.push(PYCHESS_GAME_FULL, state_line("e2e5"))
+    record = run_worker(server, ScriptedEngine("e2e4"), tmp_path)
+    assert ("abort",) in server.calls and "illegal move" in record.reason
+
+
+def test_state_before_full_is_ignored():
+    state = GameState(moves=(), wtime_ms=1, btime_ms=1, winc_ms=0, binc_ms=0)
+    worker = GameWorker("x", FakeServer(), Settings(), ME, ScriptedEngine("e2e4"))  # type: ignore[arg-type]
+    worker._on_state(state)
+    assert worker.state is None
