@@ -181,7 +181,8 @@ class Referee:
         game.push(uci, by, now, self.king_takes_rook and self.dialect == "lichess")
         record = game.move_log[-1]
         ending = game.outcome_status()
-        if ending is None or not self.omit_final_move:
+        # lichess: the final state (with status) comes from _finish; pychess may withhold the final move
+        if ending is None or (self.dialect == "pychess" and not self.omit_final_move):
             self._emit_game(game, self._state_line(game))
         if self.on_move is not None:
             self.on_move(game, record)

@@ -95,6 +95,7 @@ class Stream:
                 if self.connection is not None and peer_closed(self.connection):
                     return
                 if self.silent:
+                    next_keepalive = time.monotonic() + self.keepalive_s
                     continue
                 if item is _CLOSE:
                     finish()

@@ -1,0 +1,89 @@
+"""Clocks, time forfeits, opponents (scripted, random, UCI engine) and start positions."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from bot.loopback import Clock, LoopbackServer, Manual, RandomMoves, Scripted, UciEngine, start_fen
+from bot.loopback.opponents import Position
+from tests.loopback.conftest import Client, start_game
+
+FAIRY_STOCKFISH = shutil.which("fairy-stockfish") or "/usr/games/fairy-stockfish"
+
+
+def test_clock_starts_after_both_sides_moved_and_adds_increments() -> None:
+    clock = Clock(1000, 500)
+    clock.moved(True, 1, now=0.0)
+    assert clock.running is None and clock.remaining_ms(True) == 1000
+    clock.moved(False, 2, now=10.0)
+    assert clock.running is True
+    assert clock.remaining_ms(True, now=10.4) == pytest.approx(600)
+    clock.moved(True, 3, now=10.4)
+    assert clock.remaining_ms(True) == pytest.approx(1100)
+    assert clock.flagged(now=12.0) is False, "black ran out"
+
+
+def test_the_bot_loses_on_time(pychess: LoopbackServer, pychess_client: Client) -> None:
+    game_id, _ = start_game(
+        pychess, pychess_client, color="black", clock=(60, 0), opponent=Scripted(["e7e5"])
+    )
+    pychess_client.move(game_id, "e2e4")
+    pychess.wait_for_plies(game_id, 2, 5)
+    pychess.set_clock(game_id, True, 200)
+    game = pychess.wait_for_game_end(game_id, 3)
+    assert game.status == "outoftime" and game.winner is False
+
+
+def test_opponent_resign_and_abort(lichess: LoopbackServer, lichess_client: Client) -> None:
+    game_id, game = start_game(lichess, lichess_client, opponent=Manual())
+    lichess.opponent_resign(game_id)
+    final = game.next_json()
+    assert final["status"] == "resign" and final["winner"] == (
+        "white" if lichess.game(game_id).bot_color else "black"
+    )
+    other, _ = start_game(lichess, lichess_client, opponent=Scripted(["abort"]), color="white")
+    assert lichess.wait_for_game_end(other, 3).status == "aborted"
+
+
+def test_random_moves_depend_only_on_the_seed_and_the_position() -> None:
+    from engine import Board
+
+    board = Board()
+    position = Position("g", "seirawan", False, board.fen(), (), True, board)
+    choices = {RandomMoves(seed=5).choose(position) for _ in range(5)}
+    assert len(choices) == 1 and choices.pop() in position.legal_ucis()
+
+
+def test_scripted_opponent_falls_back_when_its_move_is_illegal() -> None:
+    from engine import Board
+
+    board = Board()
+    position = Position("g", "seirawan", False, board.fen(), (), True, board)
+    assert Scripted(["e2e5"], then="resign").choose(position) == "resign"
+    assert Scripted(["e2e5"], then="wait").choose(position) is None
+    assert Scripted(["offer-draw", "e2e4"]).choose(position) == "offer-draw"
+
+
+@pytest.mark.skipif(not shutil.which(FAIRY_STOCKFISH), reason="Fairy-Stockfish not installed")
+def test_uci_engine_opponent_plays_legal_s_chess_moves(
+    pychess: LoopbackServer, pychess_client: Client
+) -> None:
+    engine = UciEngine([FAIRY_STOCKFISH], movetime_ms=20)
+    game_id, _ = start_game(pychess, pychess_client, color="white", opponent=engine)
+    game = pychess.wait_for_plies(game_id, 1, 10)
+    assert len(game.moves) == 1 and game.move_log[0].by == "opponent"
+
+
+@pytest.mark.parametrize("variant", ["seirawan", "chess"])
+def test_960_start_positions_are_accepted_by_the_board(variant: str) -> None:
+    import random
+
+    from engine import Board
+
+    rng = random.Random(3)
+    for _ in range(20):
+        fen = start_fen(variant, True, rng)
+        board = Board(fen, variant=variant, chess960=True)
+        assert len(list(board.legal_moves)) >= 18

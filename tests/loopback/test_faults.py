@@ -1,0 +1,109 @@
+"""Fault injection: HTTP errors per endpoint, dropped and silent streams, refused connections, delay."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+import requests
+
+from bot.loopback import LoopbackServer, Manual
+from tests.loopback.conftest import Client, start_game
+
+
+def test_http_errors_hit_only_the_chosen_endpoint_and_run_out(
+    pychess: LoopbackServer, pychess_client: Client
+) -> None:
+    game_id, _ = start_game(pychess, pychess_client, color="black", opponent=Manual())
+    pychess.faults.fail("move", 429, times=1, retry_after_s=7)
+    pychess.faults.fail("chat", 503, times=2)
+    limited = pychess_client.move(game_id, "e2e4")
+    assert limited.status_code == 429 and limited.headers["Retry-After"] == "7"
+    assert pychess.game(game_id).moves == [], "a refused move is not played"
+    assert pychess_client.get("/api/account").status_code == 200
+    assert pychess_client.move(game_id, "e2e4").status_code == 200
+    chat = [
+        pychess_client.post(f"/api/bot/game/{game_id}/chat", data={"room": "player", "text": "x"}).status_code
+        for _ in range(3)
+    ]
+    assert chat == [503, 503, 200]
+    assert [r.status for r in pychess.requests_to("move", game_id)] == [429, 200]
+
+
+def test_http_errors_for_one_game_only(pychess: LoopbackServer, pychess_client: Client) -> None:
+    first, _ = start_game(pychess, pychess_client, color="black", opponent=Manual())
+    second, _ = start_game(pychess, pychess_client, color="black", opponent=Manual())
+    pychess.faults.fail("move", 502, times=None, target=first)
+    assert pychess_client.move(first, "e2e4").status_code == 502
+    assert pychess_client.move(second, "e2e4").status_code == 200
+    pychess.faults.clear()
+    assert pychess_client.move(first, "e2e4").status_code == 200
+
+
+def test_unknown_endpoint_names_are_rejected(pychess: LoopbackServer) -> None:
+    with pytest.raises(ValueError, match="unknown endpoint"):
+        pychess.faults.fail("moves", 429)
+
+
+def test_dropped_stream_breaks_for_the_client_and_can_reconnect(
+    pychess: LoopbackServer, pychess_client: Client
+) -> None:
+    game_id, game = start_game(pychess, pychess_client, opponent=Manual())
+    assert pychess.faults.drop_streams("game", game_id) == 1
+    assert game.ended.wait(3)
+    assert game.error is not None, "an abrupt drop is an error for the client, not a clean end"
+    again = pychess_client.game(game_id)
+    assert again.next_json()["type"] == "gameFull"
+    assert pychess.game(game_id).stream_connections == 2
+
+
+def test_clean_close_ends_the_response(lichess: LoopbackServer, lichess_client: Client) -> None:
+    events = lichess_client.events()
+    lichess.wait_for(lambda: lichess.open_streams("event"), 3, "the event stream")
+    assert lichess.faults.drop_streams("event", clean=True) == 1
+    assert events.ended.wait(3) and events.error is None
+
+
+def test_silent_stream_sends_nothing_and_a_new_stream_works(
+    pychess: LoopbackServer, pychess_client: Client
+) -> None:
+    game_id, game = start_game(pychess, pychess_client, opponent=Manual())
+    game.next_line(skip_keepalives=False)
+    assert pychess.faults.silence_streams("game", game_id) == 1
+    time.sleep(0.1)
+    while not game.lines.empty():
+        game.lines.get()
+    time.sleep(1.0)
+    assert game.lines.empty(), "no keep-alive from a silent stream"
+    assert not game.ended.is_set()
+    again = pychess_client.game(game_id)
+    assert again.next_json()["type"] == "gameFull"
+
+
+def test_refused_connections_then_back_on_the_same_port(
+    lichess: LoopbackServer, lichess_client: Client
+) -> None:
+    port = lichess.port
+    events = lichess_client.events()
+    lichess.wait_for(lambda: lichess.open_streams("event"), 3, "the event stream")
+    lichess.faults.refuse_connections(0.5)
+    with pytest.raises(requests.ConnectionError):
+        lichess_client.get("/api/account")
+    assert events.ended.wait(3)
+    time.sleep(0.8)
+    assert lichess.port == port
+    assert lichess_client.get("/api/account").status_code == 200
+
+
+def test_network_delay_applies_to_every_request(lichess: LoopbackServer, lichess_client: Client) -> None:
+    lichess.faults.delay_s = 0.3
+    started = time.monotonic()
+    lichess_client.get("/api/account")
+    assert time.monotonic() - started >= 0.3
+
+
+def test_challenge_flood(lichess: LoopbackServer, lichess_client: Client) -> None:
+    events = lichess_client.events()
+    ids = lichess.flood_challenges(50, clock=(60, 0))
+    seen = [events.next_json()["challenge"]["id"] for _ in ids]
+    assert seen == ids and len(set(ids)) == 50
