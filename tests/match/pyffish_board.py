@@ -47,6 +47,7 @@ class PyffishBoard:
         self.chess960 = chess960
         self.start_fen = fen
         self.move_stack: List[str] = []
+        self._fen = sf.get_fen(variant, fen, [], chess960)
 
     @property
     def turn(self) -> bool:
@@ -58,7 +59,7 @@ class PyffishBoard:
 
     @property
     def legal_moves(self) -> List[str]:
-        return sf.legal_moves(self.variant, self.start_fen, self.move_stack, self.chess960)
+        return sf.legal_moves(self.variant, self._fen, [], self.chess960)
 
     def parse_uci(self, uci: str) -> str:
         if uci not in self.legal_moves:
@@ -68,11 +69,20 @@ class PyffishBoard:
     def san(self, move: str) -> str:
         return sf.get_san(self.variant, self.fen(), move, self.chess960)
 
+    def parse_san(self, san: str) -> str:
+        # pyffish's get_san costs a millisecond or so: only ask about moves to the square the SAN names
+        candidates = [move for move in self.legal_moves if san.startswith("O-O") or move[2:4] in san]
+        matches = [move for move in candidates if self.san(move) == san]
+        if len(matches) != 1:
+            raise ValueError(f"illegal or ambiguous san: {san!r} in {self.fen()}")
+        return matches[0]
+
     def push(self, move: str) -> None:
         self.move_stack.append(move)
+        self._fen = sf.get_fen(self.variant, self._fen, [move], self.chess960)
 
     def fen(self) -> str:
-        return sf.get_fen(self.variant, self.start_fen, self.move_stack, self.chess960)
+        return self._fen
 
     def outcome(self, claim_draw: bool = False) -> Optional[Outcome]:
         moves = self.move_stack

@@ -1,0 +1,193 @@
+"""Games and matches with real processes: Fairy-Stockfish and a fake engine that misbehaves on purpose.
+
+The arbiter is parametrised: the pyffish stand-in always, ``engine.Board`` once it exists.
+"""
+
+from __future__ import annotations
+
+import io
+import shutil
+import sys
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from engine.match.game import BoardFactory
+from engine.match.runner import MatchResult, run_match
+from engine.match.settings import Adjudication, EngineSpec, MatchSettings, TimeControl
+from engine.match.uci_engine import EngineStartError
+
+sys.path.insert(0, str(Path(__file__).parent))
+from pgn_reader import read_games  # noqa: E402
+from pyffish_board import pyffish_board  # noqa: E402
+
+FAIRY = "/usr/games/fairy-stockfish"
+needs_fairy = pytest.mark.skipif(shutil.which(FAIRY) is None, reason="Fairy-Stockfish not installed")
+FAKE = (sys.executable, str(Path(__file__).parent / "fake_engine.py"))
+SHARED_EPD = Path("/work/shared/data/seirawan.epd")
+
+
+def _engine_board_or_skip() -> BoardFactory:
+    try:
+        from engine import Board  # noqa: F401
+    except ImportError:
+        pytest.skip("engine.Board is not written yet")
+    from engine.match.game import engine_board
+
+    return engine_board
+
+
+@pytest.fixture(params=["pyffish", "engine.Board"])
+def board_factory(request: Any) -> BoardFactory:
+    """The arbiter under test."""
+    if request.param == "pyffish":
+        return pyffish_board
+    return _engine_board_or_skip()
+
+
+def fake(*arguments: str) -> EngineSpec:
+    return EngineSpec(FAKE + tuple(arguments))
+
+
+def fairy(skill: int) -> EngineSpec:
+    return EngineSpec((FAIRY,), (("Skill Level", str(skill)),))
+
+
+def play(settings: MatchSettings, board_factory: BoardFactory = pyffish_board) -> MatchResult:
+    out = io.StringIO()
+    result = run_match(settings, board_factory, out)
+    assert result.error is None, out.getvalue()
+    return result
+
+
+def fault_match(engine1: EngineSpec, time_control: TimeControl, **changes: Any) -> MatchResult:
+    settings = MatchSettings(engine1, fake(), time_control, games=2, quiet=True, **changes)
+    return play(settings)
+
+
+def test_illegal_move_loses_both_games_and_is_counted() -> None:
+    result = fault_match(fake("--fault", "illegal", "--after", "2"), TimeControl(depth=1))
+    first, second = result.tallies
+    assert (first.wins, first.draws, first.losses) == (0, 0, 2)
+    assert first.faults["illegal move"] == 2 and second.faults["illegal move"] == 0
+    assert {record.termination for record in result.records} == {"rules infraction"}
+    assert all("illegal move: a1a1" in record.reason for record in result.records)
+    # two legal moves by engine 1 before the illegal one, in both colours
+    assert sorted(len(record.moves) for record in result.records) == [4, 5]
+
+
+def test_crashing_engine_loses_and_is_restarted_for_the_next_game() -> None:
+    result = fault_match(fake("--fault", "crash", "--after", "1"), TimeControl(depth=1))
+    first = result.tallies[0]
+    assert first.losses == 2 and first.faults["crash"] == 2
+    assert all("disconnects" in record.reason for record in result.records)
+    # the second game was played by a fresh process: engine 1 made its one move again (as white: 2 plies)
+    assert sorted(len(record.moves) for record in result.records) == [2, 3]
+
+
+def test_hanging_engine_without_clock_loses_after_the_hang_timeout() -> None:
+    result = fault_match(fake("--fault", "hang"), TimeControl(depth=1), hang_timeout_s=0.3, stop_grace_s=0.2)
+    first = result.tallies[0]
+    assert first.losses == 2 and first.faults["hang"] == 2
+    assert {record.termination for record in result.records} == {"abandoned"}
+
+
+def test_hanging_engine_on_a_clock_loses_and_is_restarted() -> None:
+    result = fault_match(fake("--fault", "hang", "--after", "1"), TimeControl(base_ms=300), time_margin_ms=20,
+                         stop_grace_s=0.2)
+    first = result.tallies[0]
+    assert first.losses == 2 and first.faults["hang"] == 2
+    assert sorted(len(record.moves) for record in result.records) == [2, 3]
+
+
+def test_slow_engine_loses_on_time_and_is_not_restarted() -> None:
+    result = fault_match(fake("--fault", "slow", "--delay", "0.4"), TimeControl(base_ms=200, increment_ms=0),
+                         time_margin_ms=20, stop_grace_s=1.0)
+    first, second = result.tallies
+    assert first.losses == 2 and first.faults["time forfeit"] == 2 and first.faults["hang"] == 0
+    assert second.faults["time forfeit"] == 0
+    assert all(record.termination == "time forfeit" and "loses on time" in record.reason
+               for record in result.records)
+
+
+def test_time_margin_forgives_a_small_overrun() -> None:
+    # the fake answers after 0.25 s on a 0.2 s clock: within a 0.2 s margin it plays on
+    slow = fake("--fault", "slow", "--delay", "0.25", "--after", "0")
+    settings = MatchSettings(slow, fake(), TimeControl(base_ms=200, increment_ms=300), games=1, quiet=True,
+                             time_margin_ms=200, adjudication=Adjudication(max_plies=2))
+    record = play(settings).records[0]
+    assert record.termination == "adjudication" and record.fault is None
+
+
+def test_engine_that_does_not_start_stops_the_match_with_a_clear_error() -> None:
+    settings = MatchSettings(fake("--no-start"), fake(), TimeControl(depth=1), quiet=True, startup_timeout_s=5)
+    with pytest.raises(EngineStartError, match="engine1"):
+        run_match(settings, pyffish_board, io.StringIO())
+    missing = MatchSettings(EngineSpec(("/nonexistent/engine",)), fake(), TimeControl(depth=1), quiet=True)
+    with pytest.raises(EngineStartError, match="cannot start"):
+        run_match(missing, pyffish_board, io.StringIO())
+
+
+def test_unknown_option_is_rejected_before_any_game() -> None:
+    settings = MatchSettings(EngineSpec(FAKE, (("Skil Level", "3"),)), fake(), TimeControl(depth=1), quiet=True)
+    with pytest.raises(EngineStartError, match="no option 'Skil Level'.*UCI_Variant"):
+        run_match(settings, pyffish_board, io.StringIO())
+
+
+def test_max_plies_cap_is_a_draw_by_adjudication() -> None:
+    settings = MatchSettings(fake(), fake(), TimeControl(depth=1), games=2, quiet=True,
+                             adjudication=Adjudication(max_plies=7))
+    result = play(settings)
+    assert [record.result for record in result.records] == ["1/2-1/2"] * 2
+    assert all(len(record.moves) == 7 and record.termination == "adjudication" for record in result.records)
+
+
+@needs_fairy
+def test_two_game_fairy_stockfish_match_writes_a_pgn_the_board_reads_back(
+    tmp_path: Path, board_factory: BoardFactory
+) -> None:
+    pgn = tmp_path / "match.pgn"
+    settings = MatchSettings(fairy(0), fairy(5), TimeControl(depth=1), games=2, pgn_file=str(pgn), quiet=True,
+                             openings_file=str(SHARED_EPD) if SHARED_EPD.exists() else None,
+                             adjudication=Adjudication(max_plies=120))
+    result = play(settings, board_factory)
+    assert len(result.records) == 2
+    games = read_games(pgn.read_text())
+    assert len(games) == 2
+    for (tags, sans), record in zip(games, result.records):
+        assert tags["Variant"] == "Seirawan"
+        assert tags["Result"] == record.result and tags["Termination"] == record.termination
+        assert tags["White"] == record.white and "Skill Level" in tags["White"]
+        start = tags.get("FEN", record.start_fen)
+        if SHARED_EPD.exists():
+            assert tags["SetUp"] == "1" and tags["FEN"] == record.start_fen
+        board: Any = board_factory(start, "seirawan", False)
+        for san in sans:
+            board.push(board.parse_san(san))
+        assert board.fen() == record.final_fen
+    # the same opening twice, colours swapped
+    assert result.records[0].start_fen == result.records[1].start_fen
+    assert result.records[0].white == result.records[1].black
+
+
+@needs_fairy
+def test_concurrent_games_are_all_played_and_counted(board_factory: BoardFactory) -> None:
+    settings = MatchSettings(fairy(0), fairy(3), TimeControl(nodes=300), games=4, concurrency=2, quiet=True,
+                             adjudication=Adjudication(max_plies=60))
+    result = play(settings, board_factory)
+    assert sorted(record.job.number for record in result.records) == [1, 2, 3, 4]
+    first, second = result.tallies
+    assert first.games == second.games == 4
+    assert first.wins == second.losses and first.draws == second.draws
+
+
+@needs_fairy
+def test_fairy_stockfish_on_a_clock_never_forfeits() -> None:
+    settings = MatchSettings(fairy(0), fairy(3), TimeControl(base_ms=600, increment_ms=10), games=2, quiet=True,
+                             adjudication=Adjudication(max_plies=30))
+    result = play(settings)
+    assert all(record.fault is None for record in result.records)
+    changed = replace(settings, time_control=TimeControl(movetime_ms=20))
+    assert all(record.fault is None for record in play(changed).records)
