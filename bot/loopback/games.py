@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import textwrap
 import time
 from typing import Any, Callable, Optional
 
@@ -156,7 +157,7 @@ class Game:
             if not white_moves:
                 number += 1
         words.append(self.result())
-        return "\n".join(lines) + "\n\n" + " ".join(words) + "\n"
+        return "\n".join(lines) + "\n\n" + textwrap.fill(" ".join(words), width=80) + "\n"
 
     def _pgn_time_control(self) -> str:
         tc = self.challenge.time_control
