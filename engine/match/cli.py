@@ -9,7 +9,15 @@ from typing import List, Optional, Sequence
 
 from engine.match.game import BoardFactory, engine_board
 from engine.match.runner import run_match
-from engine.match.settings import VARIANTS, Adjudication, EngineSpec, MatchSettings, TimeControl, parse_clock, parse_option
+from engine.match.settings import (
+    VARIANTS,
+    Adjudication,
+    EngineSpec,
+    MatchSettings,
+    TimeControl,
+    parse_clock,
+    parse_option,
+)
 from engine.match.uci_engine import EngineStartError
 
 DESCRIPTION = """\
@@ -26,31 +34,64 @@ example:
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser; every option is documented in its help text and in docs/match.md."""
     parser = argparse.ArgumentParser(
-        prog="python -m engine.match", description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter
+        prog="python -m engine.match",
+        description=DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     for number in (1, 2):
         group = parser.add_argument_group(f"engine {number}")
-        group.add_argument(f"--engine{number}", required=True, metavar="COMMAND",
-                           help="command line that starts the engine (split like a shell would)")
-        group.add_argument(f"--engine{number}-option", action="append", default=[], metavar="NAME=VALUE",
-                           help="UCI option sent with setoption, e.g. 'Skill Level=3'; repeatable")
-        group.add_argument(f"--engine{number}-name", default="", metavar="NAME",
-                           help="name in the table and the PGN (default: the engine's 'id name')")
-        group.add_argument(f"--engine{number}-dir", default=None, metavar="DIR",
-                           help="working directory of the engine process")
-    parser.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
-                        help="UCI option for both engines (sent before the per-engine options); repeatable")
+        group.add_argument(
+            f"--engine{number}",
+            required=True,
+            metavar="COMMAND",
+            help="command line that starts the engine (split like a shell would)",
+        )
+        group.add_argument(
+            f"--engine{number}-option",
+            action="append",
+            default=[],
+            metavar="NAME=VALUE",
+            help="UCI option sent with setoption, e.g. 'Skill Level=3'; repeatable",
+        )
+        group.add_argument(
+            f"--engine{number}-name",
+            default="",
+            metavar="NAME",
+            help="name in the table and the PGN (default: the engine's 'id name')",
+        )
+        group.add_argument(
+            f"--engine{number}-dir",
+            default=None,
+            metavar="DIR",
+            help="working directory of the engine process",
+        )
+    parser.add_argument(
+        "--option",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="UCI option for both engines (sent before the per-engine options); repeatable",
+    )
 
     games = parser.add_argument_group("games and openings")
-    games.add_argument("--games", type=int, default=2, help="number of games (default 2; even keeps pairs whole)")
+    games.add_argument(
+        "--games", type=int, default=2, help="number of games (default 2; even keeps pairs whole)"
+    )
     games.add_argument("--variant", choices=VARIANTS, default="seirawan", help="rules (default seirawan)")
     games.add_argument("--chess960", action="store_true", help="960 castling rules (UCI_Chess960)")
-    games.add_argument("--openings", metavar="EPD",
-                       help="EPD file of start positions (4 FEN fields per line); default: the start position")
+    games.add_argument(
+        "--openings",
+        metavar="EPD",
+        help="EPD file of start positions (4 FEN fields per line); default: the start position",
+    )
     games.add_argument("--shuffle", action="store_true", help="take the openings in a random order")
     games.add_argument("--seed", type=int, default=None, help="seed of --shuffle, for a repeatable match")
-    games.add_argument("--concurrency", type=int, default=1,
-                       help="games played at the same time, each with its own pair of engine processes")
+    games.add_argument(
+        "--concurrency",
+        type=int,
+        default=1,
+        help="games played at the same time, each with its own pair of engine processes",
+    )
     games.add_argument("--pgn", metavar="FILE", help="write the games to this PGN file (overwritten)")
     games.add_argument("--event", default="Engine match", help="PGN Event tag")
 
@@ -59,34 +100,68 @@ def build_parser() -> argparse.ArgumentParser:
     clock.add_argument("--movetime", type=int, metavar="MS", help="fixed time per move in milliseconds")
     clock.add_argument("--depth", type=int, help="search depth limit")
     clock.add_argument("--nodes", type=int, help="node limit per move")
-    clock.add_argument("--time-margin", type=int, default=100, metavar="MS",
-                       help="how far past its clock an engine may go before it loses on time (default 100)")
-    clock.add_argument("--hang-timeout", type=float, default=60.0, metavar="S",
-                       help="without a clock: seconds to wait for a bestmove before the engine is declared hung "
-                            "(default 60)")
+    clock.add_argument(
+        "--time-margin",
+        type=int,
+        default=100,
+        metavar="MS",
+        help="how far past its clock an engine may go before it loses on time (default 100)",
+    )
+    clock.add_argument(
+        "--hang-timeout",
+        type=float,
+        default=60.0,
+        metavar="S",
+        help="without a clock: seconds to wait for a bestmove before the engine is declared hung "
+        "(default 60)",
+    )
 
     adjudication = parser.add_argument_group("adjudication (off unless set)")
-    adjudication.add_argument("--max-plies", type=int, default=0, metavar="N",
-                              help="draw after N plies (default 0: no cap)")
-    adjudication.add_argument("--resign-score", type=int, metavar="CP",
-                              help="resign when one engine reports <= -CP and the other >= CP ...")
-    adjudication.add_argument("--resign-moves", type=int, default=3, metavar="N",
-                              help="... for N consecutive moves each (default 3)")
-    adjudication.add_argument("--draw-score", type=int, metavar="CP",
-                              help="draw when both engines report |score| <= CP ...")
-    adjudication.add_argument("--draw-moves", type=int, default=8, metavar="N",
-                              help="... for N consecutive moves each (default 8) ...")
-    adjudication.add_argument("--draw-after", type=int, default=40, metavar="MOVE",
-                              help="... once the game is past this move number (default 40)")
+    adjudication.add_argument(
+        "--max-plies", type=int, default=0, metavar="N", help="draw after N plies (default 0: no cap)"
+    )
+    adjudication.add_argument(
+        "--resign-score",
+        type=int,
+        metavar="CP",
+        help="resign when one engine reports <= -CP and the other >= CP ...",
+    )
+    adjudication.add_argument(
+        "--resign-moves",
+        type=int,
+        default=3,
+        metavar="N",
+        help="... for N consecutive moves each (default 3)",
+    )
+    adjudication.add_argument(
+        "--draw-score", type=int, metavar="CP", help="draw when both engines report |score| <= CP ..."
+    )
+    adjudication.add_argument(
+        "--draw-moves",
+        type=int,
+        default=8,
+        metavar="N",
+        help="... for N consecutive moves each (default 8) ...",
+    )
+    adjudication.add_argument(
+        "--draw-after",
+        type=int,
+        default=40,
+        metavar="MOVE",
+        help="... once the game is past this move number (default 40)",
+    )
 
     output = parser.add_argument_group("output")
     output.add_argument("--quiet", action="store_true", help="print only the final table")
-    output.add_argument("--debug", action="store_true", help="log all UCI traffic and engine stderr to stderr")
+    output.add_argument(
+        "--debug", action="store_true", help="log all UCI traffic and engine stderr to stderr"
+    )
     return parser
 
 
-def _engine_spec(command: str, options: Sequence[str], shared: Sequence[str], name: str,
-                 directory: Optional[str]) -> EngineSpec:
+def _engine_spec(
+    command: str, options: Sequence[str], shared: Sequence[str], name: str, directory: Optional[str]
+) -> EngineSpec:
     argv = shlex.split(command)
     if not argv:
         raise ValueError("an engine command is empty")
@@ -101,13 +176,23 @@ def settings_from_args(args: argparse.Namespace) -> MatchSettings:
     if args.tc:
         base_ms, increment_ms = parse_clock(args.tc)
     time_control = TimeControl(base_ms, increment_ms, args.movetime, args.depth, args.nodes)
-    adjudication = Adjudication(args.resign_score, args.resign_moves, args.draw_score, args.draw_moves,
-                                args.draw_after, args.max_plies)
+    adjudication = Adjudication(
+        args.resign_score,
+        args.resign_moves,
+        args.draw_score,
+        args.draw_moves,
+        args.draw_after,
+        args.max_plies,
+    )
     if args.seed is not None and not args.shuffle:
         raise ValueError("--seed only makes sense with --shuffle")
     return MatchSettings(
-        engine1=_engine_spec(args.engine1, args.engine1_option, args.option, args.engine1_name, args.engine1_dir),
-        engine2=_engine_spec(args.engine2, args.engine2_option, args.option, args.engine2_name, args.engine2_dir),
+        engine1=_engine_spec(
+            args.engine1, args.engine1_option, args.option, args.engine1_name, args.engine1_dir
+        ),
+        engine2=_engine_spec(
+            args.engine2, args.engine2_option, args.option, args.engine2_name, args.engine2_dir
+        ),
         time_control=time_control,
         games=args.games,
         variant=args.variant,

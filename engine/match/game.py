@@ -4,16 +4,11 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, Iterable, List, Optional, Protocol, Sequence, Tuple
 
 from engine.match.openings import GameJob
 from engine.match.settings import Adjudication, MatchSettings, TimeControl, is_start_position
 from engine.match.uci_engine import EngineCrashed, EngineError, EngineTimeout, Score, SearchResult, UciEngine
-
-try:  # Protocol is in typing from 3.8; keep the import cheap and explicit
-    from typing import Protocol
-except ImportError:  # pragma: no cover
-    Protocol = object  # type: ignore[assignment,misc]
 
 
 class ArbiterOutcome(Protocol):
@@ -29,7 +24,9 @@ class ArbiterOutcome(Protocol):
 class ArbiterBoard(Protocol):
     """The part of ``engine.Board`` the runner uses to referee a game (python-chess names)."""
 
-    turn: bool
+    @property
+    def turn(self) -> bool:
+        """True when white is to move."""
 
     @property
     def legal_moves(self) -> Iterable[Any]:
@@ -47,7 +44,7 @@ class ArbiterBoard(Protocol):
     def fen(self) -> str:
         """The current position."""
 
-    def outcome(self, claim_draw: bool = False) -> Optional[ArbiterOutcome]:
+    def outcome(self, *, claim_draw: bool = False) -> Optional[ArbiterOutcome]:
         """How the game ended, or None while it goes on."""
 
 
@@ -160,28 +157,40 @@ def adjudicate_by_scores(
     agree over their last ``*_moves`` moves each.
     """
     if rules.resign_score is not None and rules.resign_moves > 0:
-        window = scores[-2 * rules.resign_moves:]
-        if len(window) == 2 * rules.resign_moves and all(score is not None for _, score in window):
-            for loser in (True, False):
-                losing = all(score <= -rules.resign_score for side, score in window if side == loser)  # type: ignore[operator]
-                winning = all(score >= rules.resign_score for side, score in window if side != loser)  # type: ignore[operator]
-                if losing and winning:
-                    return _loss(loser), f"{_colour(not loser)} wins by adjudication"
+        window = _complete_window(scores, rules.resign_moves)
+        for loser in (True, False):
+            losing = all(score <= -rules.resign_score for side, score in window if side == loser)
+            winning = all(score >= rules.resign_score for side, score in window if side != loser)
+            if window and losing and winning:
+                return _loss(loser), f"{_colour(not loser)} wins by adjudication"
     if rules.draw_score is not None and rules.draw_moves > 0 and fullmove_number > rules.draw_after_move:
-        window = scores[-2 * rules.draw_moves:]
-        if len(window) == 2 * rules.draw_moves and all(
-            score is not None and abs(score) <= rules.draw_score for _, score in window  # type: ignore[arg-type]
-        ):
+        window = _complete_window(scores, rules.draw_moves)
+        if window and all(abs(score) <= rules.draw_score for _, score in window):
             return "1/2-1/2", "Draw by adjudication"
     return None
+
+
+def _complete_window(scores: Sequence[Tuple[bool, Optional[int]]], moves: int) -> List[Tuple[bool, int]]:
+    """The last ``moves`` moves of each side when every one of them carries a score; else empty."""
+    window = scores[-2 * moves :]
+    complete = [(side, score) for side, score in window if score is not None]
+    return complete if len(complete) == 2 * moves else []
 
 
 def go_command(time_control: TimeControl, white_ms: float, black_ms: float) -> str:
     """The ``go`` line for the time control and the current clocks."""
     words = ["go"]
     if time_control.base_ms is not None:
-        words += ["wtime", str(max(0, int(white_ms))), "btime", str(max(0, int(black_ms))),
-                  "winc", str(time_control.increment_ms), "binc", str(time_control.increment_ms)]
+        words += [
+            "wtime",
+            str(max(0, int(white_ms))),
+            "btime",
+            str(max(0, int(black_ms))),
+            "winc",
+            str(time_control.increment_ms),
+            "binc",
+            str(time_control.increment_ms),
+        ]
     if time_control.movetime_ms is not None:
         words += ["movetime", str(time_control.movetime_ms)]
     if time_control.depth is not None:
@@ -237,7 +246,9 @@ def play_game(
         if stop is not None and stop.is_set():
             raise GameAborted(reason)
         record.result = _loss(white_to_move)
-        record.termination = {ILLEGAL_MOVE: "rules infraction", TIME_FORFEIT: "time forfeit"}.get(fault, "abandoned")
+        record.termination = {ILLEGAL_MOVE: "rules infraction", TIME_FORFEIT: "time forfeit"}.get(
+            fault, "abandoned"
+        )
         record.reason = reason
         record.fault = fault
         record.faulty_engine = 1 if engine is engine1 else 2
@@ -279,8 +290,9 @@ def play_game(
             move = _legal_move(board, searched.bestmove, side)
         except _Forfeit as forfeit:
             return fail(engine, side, forfeit.fault, forfeit.reason)
-        record.moves.append(PlayedMove(str(move), board.san(move), searched.elapsed_ms, searched.score,
-                                       searched.depth))
+        record.moves.append(
+            PlayedMove(str(move), board.san(move), searched.elapsed_ms, searched.score, searched.depth)
+        )
         board.push(move)
         uci_moves.append(str(move))
         scores.append((side, searched.score.as_centipawns() if searched.score is not None else None))
@@ -295,7 +307,7 @@ def _search(
     side: bool,
     start_fen: str,
     uci_moves: Sequence[str],
-    clocks: dict,
+    clocks: Dict[bool, float],
     settings: MatchSettings,
 ) -> SearchResult:
     """Ask the engine to move and check its time; raises _Forfeit on a crash, a hang or a time loss."""
@@ -319,11 +331,15 @@ def _search(
     except EngineTimeout as error:
         if error.late_result is None:
             engine.kill()
-            raise _Forfeit(HANG, f"{colour}'s connection stalls: no bestmove within {deadline_s:.3f} s") from None
+            raise _Forfeit(
+                HANG, f"{colour}'s connection stalls: no bestmove within {deadline_s:.3f} s"
+            ) from None
         searched = error.late_result
     if allowed_ms is not None and searched.elapsed_ms > allowed_ms + margin_ms:
-        raise _Forfeit(TIME_FORFEIT, f"{colour} loses on time ({searched.elapsed_ms:.0f} ms used, "
-                                     f"{allowed_ms:.0f} ms allowed)")
+        raise _Forfeit(
+            TIME_FORFEIT,
+            f"{colour} loses on time ({searched.elapsed_ms:.0f} ms used, {allowed_ms:.0f} ms allowed)",
+        )
     return searched
 
 

@@ -59,8 +59,11 @@ def game_to_pgn(
         tags += [("FEN", record.start_fen), ("SetUp", "1")]
     if time_control:
         tags.append(("TimeControl", time_control))
-    tags += [("PlyCount", str(len(record.moves))), ("Termination", record.termination),
-             ("Opening", record.job.opening.source)]
+    tags += [
+        ("PlyCount", str(len(record.moves))),
+        ("Termination", record.termination),
+        ("Opening", record.job.opening.source),
+    ]
     lines = [f'[{name} "{_quote(value)}"]' for name, value in tags]
     return "\n".join(lines) + "\n\n" + movetext(record, comments) + "\n\n"
 
@@ -86,4 +89,6 @@ def movetext(record: GameRecord, comments: bool = True) -> str:
     if record.reason:
         tokens.append("{" + record.reason.replace("}", ")") + "}")
     tokens.append(record.result)
-    return "\n".join(textwrap.wrap(" ".join(tokens), width=80, break_long_words=False, break_on_hyphens=False))
+    return "\n".join(
+        textwrap.wrap(" ".join(tokens), width=80, break_long_words=False, break_on_hyphens=False)
+    )

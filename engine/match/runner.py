@@ -91,13 +91,14 @@ def display_names(spec1: EngineSpec, id1: str, spec2: EngineSpec, id2: str) -> T
 def format_table(result: MatchResult) -> str:
     """The final table: per engine W/D/L, score, fault counts; then Elo, LOS and the colour balance."""
     width = max(len("Engine"), *(len(name) for name in result.names))
-    header = (f"{'Engine':<{width}}  Games     W     D     L   Score  Illegal  Time forfeit  Crash  Hang")
+    header = f"{'Engine':<{width}}  Games     W     D     L   Score  Illegal  Time forfeit  Crash  Hang"
     lines = [header, "-" * len(header)]
     for name, tally in zip(result.names, result.tallies):
         score = score_fraction(tally.wins, tally.draws, tally.losses)
         score_text = f"{score * 100:5.1f}%" if tally.games else "    - "
         lines.append(
-            f"{name:<{width}}  {tally.games:5d} {tally.wins:5d} {tally.draws:5d} {tally.losses:5d}  {score_text}"
+            f"{name:<{width}}  {tally.games:5d} {tally.wins:5d} {tally.draws:5d} {tally.losses:5d}"
+            f"  {score_text}"
             f"  {tally.faults['illegal move']:7d}  {tally.faults['time forfeit']:12d}"
             f"  {tally.faults['crash']:5d}  {tally.faults['hang']:4d}"
         )
@@ -106,12 +107,16 @@ def format_table(result: MatchResult) -> str:
     los = likelihood_of_superiority(first.wins, first.losses)
     los_text = f"{los * 100:.1f}%" if los == los else "n/a"
     lines.append("")
-    lines.append(f"Elo difference ({result.names[0]} - {result.names[1]}): {estimate.text()} (95%), LOS {los_text}")
+    lines.append(
+        f"Elo difference ({result.names[0]} - {result.names[1]}): {estimate.text()} (95%), LOS {los_text}"
+    )
     games = first.games
     if games:
         white_score = (result.white_wins + 0.5 * result.draws) / games
-        lines.append(f"White scored {white_score * 100:.1f}% (white wins {result.white_wins}, "
-                     f"draws {result.draws}, black wins {result.black_wins})")
+        lines.append(
+            f"White scored {white_score * 100:.1f}% (white wins {result.white_wins}, "
+            f"draws {result.draws}, black wins {result.black_wins})"
+        )
     return "\n".join(lines)
 
 
@@ -119,9 +124,11 @@ def progress_line(record: GameRecord, total_games: int, result: MatchResult) -> 
     """One line per finished game: number, players, result, why, and the running score of engine 1."""
     first = result.tallies[0]
     score = score_fraction(first.wins, first.draws, first.losses)
-    return (f"game {record.job.number:>{len(str(total_games))}}/{total_games}  {record.white} - {record.black}  "
-            f"{record.result:<7}  {record.reason} ({len(record.moves)} plies)  |  {result.names[0]}: "
-            f"+{first.wins} ={first.draws} -{first.losses} {score * 100:.1f}%")
+    return (
+        f"game {record.job.number:>{len(str(total_games))}}/{total_games}  {record.white} - {record.black}  "
+        f"{record.result:<7}  {record.reason} ({len(record.moves)} plies)  |  {result.names[0]}: "
+        f"+{first.wins} ={first.draws} -{first.losses} {score * 100:.1f}%"
+    )
 
 
 def _worker(
@@ -184,7 +191,10 @@ def match_openings(settings: MatchSettings, board_factory: BoardFactory) -> List
     if settings.openings_file is None:
         return [Opening(START_FENS[settings.variant], "start")]
     openings = load_openings(settings.openings_file)
-    used = {job.opening_index for job in schedule(settings.games, openings, settings.shuffle_openings, settings.seed)}
+    used = {
+        job.opening_index
+        for job in schedule(settings.games, openings, settings.shuffle_openings, settings.seed)
+    }
     for index in sorted(used):
         try:
             board_factory(openings[index].fen, settings.variant, settings.chess960)
@@ -216,9 +226,13 @@ def run_match(
     registry_lock = threading.Lock()
     worker_count = min(settings.concurrency, settings.games)
     pgn = open(settings.pgn_file, "w", encoding="utf-8") if settings.pgn_file else None
-    _say(out, settings, f"{names[0]} vs {names[1]}: {settings.games} games of {settings.variant}"
-                        f"{'960' if settings.chess960 else ''}, {settings.time_control.pgn_tag()}, "
-                        f"{worker_count} at a time, openings from {settings.openings_file or 'the start position'}")
+    _say(
+        out,
+        settings,
+        f"{names[0]} vs {names[1]}: {settings.games} games of {settings.variant}"
+        f"{'960' if settings.chess960 else ''}, {settings.time_control.pgn_tag()}, "
+        f"{worker_count} at a time, openings from {settings.openings_file or 'the start position'}",
+    )
     threads = [
         threading.Thread(
             target=_worker,
@@ -245,8 +259,11 @@ def run_match(
                 result.add(payload)
                 _say(out, settings, progress_line(payload, settings.games, result))
                 if pgn is not None:
-                    pgn.write(game_to_pgn(payload, event=settings.event,
-                                          time_control=settings.time_control.pgn_tag()))
+                    pgn.write(
+                        game_to_pgn(
+                            payload, event=settings.event, time_control=settings.time_control.pgn_tag()
+                        )
+                    )
                     pgn.flush()
     except KeyboardInterrupt:
         result.interrupted = True
@@ -264,7 +281,9 @@ def run_match(
     if result.interrupted:
         print(f"Match interrupted after {len(result.records)} of {settings.games} games.", file=out)
     if result.error:
-        print(f"Match stopped after {len(result.records)} of {settings.games} games: {result.error}", file=out)
+        print(
+            f"Match stopped after {len(result.records)} of {settings.games} games: {result.error}", file=out
+        )
     if settings.pgn_file:
         print(f"PGN: {settings.pgn_file}", file=out)
     out.flush()

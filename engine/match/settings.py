@@ -67,8 +67,12 @@ class TimeControl:
             raise ValueError("a time control needs a clock, a move time, a depth or a node limit")
         if self.base_ms is not None and self.movetime_ms is not None:
             raise ValueError("a clock (--tc) and a fixed move time (--movetime) exclude each other")
-        for label, value in (("base time", self.base_ms), ("move time", self.movetime_ms),
-                             ("depth", self.depth), ("nodes", self.nodes)):
+        for label, value in (
+            ("base time", self.base_ms),
+            ("move time", self.movetime_ms),
+            ("depth", self.depth),
+            ("nodes", self.nodes),
+        ):
             if value is not None and value <= 0:
                 raise ValueError(f"the {label} must be positive, not {value}")
         if self.increment_ms < 0:

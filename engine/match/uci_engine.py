@@ -85,7 +85,7 @@ def parse_option_line(line: str) -> Optional[UciOption]:
     """Parse an ``option name ... type ...`` line; option names may contain spaces."""
     if not line.startswith("option name "):
         return None
-    rest = line[len("option name "):]
+    rest = line[len("option name ") :]
     name, separator, after = rest.partition(" type ")
     if not separator:
         return None
@@ -159,11 +159,16 @@ class UciEngine:
                 bufsize=1,
             )
         except OSError as error:
-            raise EngineStartError(f"{self.label}: cannot start {' '.join(self.spec.command)!r}: {error}") from error
+            raise EngineStartError(
+                f"{self.label}: cannot start {' '.join(self.spec.command)!r}: {error}"
+            ) from error
         self._lines = queue.Queue()
         assert self._process.stdout is not None
         self._reader = threading.Thread(
-            target=_read_lines, args=(self._process.stdout, self._lines), name=f"{self.label}-reader", daemon=True
+            target=_read_lines,
+            args=(self._process.stdout, self._lines),
+            name=f"{self.label}-reader",
+            daemon=True,
         )
         self._reader.start()
         try:
@@ -175,7 +180,9 @@ class UciEngine:
             self.kill()
             if isinstance(error, EngineStartError):
                 raise
-            raise EngineStartError(f"{self.label}: {' '.join(self.spec.command)!r} failed to start: {error}") from error
+            raise EngineStartError(
+                f"{self.label}: {' '.join(self.spec.command)!r} failed to start: {error}"
+            ) from error
 
     def _handshake(self) -> None:
         self.options = {}
@@ -184,7 +191,7 @@ class UciEngine:
         while True:
             _, line = self._read_line(deadline, "uciok")
             if line.startswith("id name "):
-                self.id_name = line[len("id name "):].strip()
+                self.id_name = line[len("id name ") :].strip()
             option = parse_option_line(line)
             if option is not None:
                 self.options[option.name.lower()] = option
@@ -262,8 +269,9 @@ class UciEngine:
         """Send ``setoption``; raises EngineStartError when the engine does not have the option."""
         if not self.supports(name):
             known = ", ".join(sorted(option.name for option in self.options.values())) or "none"
-            raise EngineStartError(f"{self.label} ({self.id_name or 'unnamed'}) has no option {name!r}; "
-                                   f"its options: {known}")
+            raise EngineStartError(
+                f"{self.label} ({self.id_name or 'unnamed'}) has no option {name!r}; its options: {known}"
+            )
         self.send(f"setoption name {self.options[name.lower()].name} value {value}")
 
     def configure_variant(self, variant: str, chess960: bool) -> None:
@@ -311,7 +319,9 @@ class UciEngine:
                 arrival, line = self._read_line(deadline, "bestmove")
             except EngineTimeout:
                 late = self._stop_and_wait(started, stop_grace_s, score, depth)
-                raise EngineTimeout(f"{self.label} sent no bestmove within {deadline_s:.3f} s", late) from None
+                raise EngineTimeout(
+                    f"{self.label} sent no bestmove within {deadline_s:.3f} s", late
+                ) from None
             if self.debug:
                 print(f"{self.label} > {line}", file=sys.stderr, flush=True)
             if line.startswith("info "):
@@ -320,7 +330,9 @@ class UciEngine:
                 depth = new_depth or depth
             elif line.startswith("bestmove"):
                 words = line.split()
-                return SearchResult(words[1] if len(words) > 1 else "", (arrival - started) * 1000, score, depth)
+                return SearchResult(
+                    words[1] if len(words) > 1 else "", (arrival - started) * 1000, score, depth
+                )
 
     def _stop_and_wait(
         self, started: float, grace_s: float, score: Optional[Score], depth: Optional[int]
@@ -332,7 +344,9 @@ class UciEngine:
                 arrival, line = self._read_line(deadline, "bestmove after stop")
                 if line.startswith("bestmove"):
                     words = line.split()
-                    return SearchResult(words[1] if len(words) > 1 else "", (arrival - started) * 1000, score, depth)
+                    return SearchResult(
+                        words[1] if len(words) > 1 else "", (arrival - started) * 1000, score, depth
+                    )
         except EngineError:
             return None
 

@@ -13,7 +13,6 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from typing import List
 
 import pyffish as sf
 
@@ -49,8 +48,8 @@ def main() -> None:
         elif command == "isready":
             say("readyok")
         elif command == "setoption" and "value" in words:
-            name = " ".join(words[2:words.index("value")])
-            value = " ".join(words[words.index("value") + 1:])
+            name = " ".join(words[2 : words.index("value")])
+            value = " ".join(words[words.index("value") + 1 :])
             if name == "UCI_Variant":
                 variant = value
             elif name == "UCI_Chess960":

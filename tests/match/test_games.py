@@ -95,34 +95,49 @@ def test_hanging_engine_without_clock_loses_after_the_hang_timeout() -> None:
 
 
 def test_hanging_engine_on_a_clock_loses_and_is_restarted() -> None:
-    result = fault_match(fake("--fault", "hang", "--after", "1"), TimeControl(base_ms=300), time_margin_ms=20,
-                         stop_grace_s=0.2)
+    result = fault_match(
+        fake("--fault", "hang", "--after", "1"), TimeControl(base_ms=300), time_margin_ms=20, stop_grace_s=0.2
+    )
     first = result.tallies[0]
     assert first.losses == 2 and first.faults["hang"] == 2
     assert sorted(len(record.moves) for record in result.records) == [2, 3]
 
 
 def test_slow_engine_loses_on_time_and_is_not_restarted() -> None:
-    result = fault_match(fake("--fault", "slow", "--delay", "0.4"), TimeControl(base_ms=200, increment_ms=0),
-                         time_margin_ms=20, stop_grace_s=1.0)
+    result = fault_match(
+        fake("--fault", "slow", "--delay", "0.4"),
+        TimeControl(base_ms=200, increment_ms=0),
+        time_margin_ms=20,
+        stop_grace_s=1.0,
+    )
     first, second = result.tallies
     assert first.losses == 2 and first.faults["time forfeit"] == 2 and first.faults["hang"] == 0
     assert second.faults["time forfeit"] == 0
-    assert all(record.termination == "time forfeit" and "loses on time" in record.reason
-               for record in result.records)
+    assert all(
+        record.termination == "time forfeit" and "loses on time" in record.reason for record in result.records
+    )
 
 
 def test_time_margin_forgives_a_small_overrun() -> None:
     # the fake answers after 0.25 s on a 0.2 s clock: within a 0.2 s margin it plays on
     slow = fake("--fault", "slow", "--delay", "0.25", "--after", "0")
-    settings = MatchSettings(slow, fake(), TimeControl(base_ms=200, increment_ms=300), games=1, quiet=True,
-                             time_margin_ms=200, adjudication=Adjudication(max_plies=2))
+    settings = MatchSettings(
+        slow,
+        fake(),
+        TimeControl(base_ms=200, increment_ms=300),
+        games=1,
+        quiet=True,
+        time_margin_ms=200,
+        adjudication=Adjudication(max_plies=2),
+    )
     record = play(settings).records[0]
     assert record.termination == "adjudication" and record.fault is None
 
 
 def test_engine_that_does_not_start_stops_the_match_with_a_clear_error() -> None:
-    settings = MatchSettings(fake("--no-start"), fake(), TimeControl(depth=1), quiet=True, startup_timeout_s=5)
+    settings = MatchSettings(
+        fake("--no-start"), fake(), TimeControl(depth=1), quiet=True, startup_timeout_s=5
+    )
     with pytest.raises(EngineStartError, match="engine1"):
         run_match(settings, pyffish_board, io.StringIO())
     missing = MatchSettings(EngineSpec(("/nonexistent/engine",)), fake(), TimeControl(depth=1), quiet=True)
@@ -131,14 +146,17 @@ def test_engine_that_does_not_start_stops_the_match_with_a_clear_error() -> None
 
 
 def test_unknown_option_is_rejected_before_any_game() -> None:
-    settings = MatchSettings(EngineSpec(FAKE, (("Skil Level", "3"),)), fake(), TimeControl(depth=1), quiet=True)
+    settings = MatchSettings(
+        EngineSpec(FAKE, (("Skil Level", "3"),)), fake(), TimeControl(depth=1), quiet=True
+    )
     with pytest.raises(EngineStartError, match="no option 'Skil Level'.*UCI_Variant"):
         run_match(settings, pyffish_board, io.StringIO())
 
 
 def test_max_plies_cap_is_a_draw_by_adjudication() -> None:
-    settings = MatchSettings(fake(), fake(), TimeControl(depth=1), games=2, quiet=True,
-                             adjudication=Adjudication(max_plies=7))
+    settings = MatchSettings(
+        fake(), fake(), TimeControl(depth=1), games=2, quiet=True, adjudication=Adjudication(max_plies=7)
+    )
     result = play(settings)
     assert [record.result for record in result.records] == ["1/2-1/2"] * 2
     assert all(len(record.moves) == 7 and record.termination == "adjudication" for record in result.records)
@@ -149,9 +167,16 @@ def test_two_game_fairy_stockfish_match_writes_a_pgn_the_board_reads_back(
     tmp_path: Path, board_factory: BoardFactory
 ) -> None:
     pgn = tmp_path / "match.pgn"
-    settings = MatchSettings(fairy(0), fairy(5), TimeControl(depth=1), games=2, pgn_file=str(pgn), quiet=True,
-                             openings_file=str(SHARED_EPD) if SHARED_EPD.exists() else None,
-                             adjudication=Adjudication(max_plies=120))
+    settings = MatchSettings(
+        fairy(0),
+        fairy(5),
+        TimeControl(depth=1),
+        games=2,
+        pgn_file=str(pgn),
+        quiet=True,
+        openings_file=str(SHARED_EPD) if SHARED_EPD.exists() else None,
+        adjudication=Adjudication(max_plies=120),
+    )
     result = play(settings, board_factory)
     assert len(result.records) == 2
     games = read_games(pgn.read_text())
@@ -174,8 +199,15 @@ def test_two_game_fairy_stockfish_match_writes_a_pgn_the_board_reads_back(
 
 @needs_fairy
 def test_concurrent_games_are_all_played_and_counted(board_factory: BoardFactory) -> None:
-    settings = MatchSettings(fairy(0), fairy(3), TimeControl(nodes=300), games=4, concurrency=2, quiet=True,
-                             adjudication=Adjudication(max_plies=60))
+    settings = MatchSettings(
+        fairy(0),
+        fairy(3),
+        TimeControl(nodes=300),
+        games=4,
+        concurrency=2,
+        quiet=True,
+        adjudication=Adjudication(max_plies=60),
+    )
     result = play(settings, board_factory)
     assert sorted(record.job.number for record in result.records) == [1, 2, 3, 4]
     first, second = result.tallies
@@ -185,8 +217,14 @@ def test_concurrent_games_are_all_played_and_counted(board_factory: BoardFactory
 
 @needs_fairy
 def test_fairy_stockfish_on_a_clock_never_forfeits() -> None:
-    settings = MatchSettings(fairy(0), fairy(3), TimeControl(base_ms=600, increment_ms=10), games=2, quiet=True,
-                             adjudication=Adjudication(max_plies=30))
+    settings = MatchSettings(
+        fairy(0),
+        fairy(3),
+        TimeControl(base_ms=600, increment_ms=10),
+        games=2,
+        quiet=True,
+        adjudication=Adjudication(max_plies=30),
+    )
     result = play(settings)
     assert all(record.fault is None for record in result.records)
     changed = replace(settings, time_control=TimeControl(movetime_ms=20))

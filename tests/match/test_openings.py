@@ -35,8 +35,10 @@ def test_lines_without_a_position_are_skipped(line: str) -> None:
 
 def test_load_openings_names_file_and_line(tmp_path: Path) -> None:
     epd = tmp_path / "o.epd"
-    epd.write_text("# header\nrnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR[HEhe] b KQBCDFGkqbcdfg -\n\n"
-                   "rnbqkbnr/pppppppp/8/8/3P4/8/PPP1PPPP/RNBQKBNR[HEhe] b KQBCDFGkqbcdfg -\n")
+    epd.write_text(
+        "# header\nrnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR[HEhe] b KQBCDFGkqbcdfg -\n\n"
+        "rnbqkbnr/pppppppp/8/8/3P4/8/PPP1PPPP/RNBQKBNR[HEhe] b KQBCDFGkqbcdfg -\n"
+    )
     openings = load_openings(str(epd))
     assert [opening.source for opening in openings] == [f"{epd}:2", f"{epd}:4"]
 

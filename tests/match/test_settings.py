@@ -39,23 +39,51 @@ def test_time_control_needs_a_limit_and_no_conflicts() -> None:
 
 
 def test_start_position_ignores_hand_order() -> None:
-    assert is_start_position("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR[HEhe] w KQBCDFGkqbcdfg - 0 1", "seirawan")
-    assert not is_start_position("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR[Hhe] w KQBCDFGkqbcdfg - 0 1",
-                                 "seirawan")
+    assert is_start_position(
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR[HEhe] w KQBCDFGkqbcdfg - 0 1", "seirawan"
+    )
+    assert not is_start_position(
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR[Hhe] w KQBCDFGkqbcdfg - 0 1", "seirawan"
+    )
 
 
 def test_command_line_builds_settings() -> None:
-    args = build_parser().parse_args([
-        "--engine1", "/usr/games/fairy-stockfish", "--engine1-option", "Skill Level=3",
-        "--engine2", "python -m engine", "--option", "Hash=16", "--games", "40", "--tc", "30+0.3",
-        "--concurrency", "2", "--openings", "book.epd", "--shuffle", "--seed", "5", "--max-plies", "300",
-    ])
+    args = build_parser().parse_args(
+        [
+            "--engine1",
+            "/usr/games/fairy-stockfish",
+            "--engine1-option",
+            "Skill Level=3",
+            "--engine2",
+            "python -m engine",
+            "--option",
+            "Hash=16",
+            "--games",
+            "40",
+            "--tc",
+            "30+0.3",
+            "--concurrency",
+            "2",
+            "--openings",
+            "book.epd",
+            "--shuffle",
+            "--seed",
+            "5",
+            "--max-plies",
+            "300",
+        ]
+    )
     settings = settings_from_args(args)
     assert settings.engine1.command == ("/usr/games/fairy-stockfish",)
     assert settings.engine1.options == (("Hash", "16"), ("Skill Level", "3"))
     assert settings.engine2.command == ("python", "-m", "engine")
     assert settings.time_control == TimeControl(30000, 300)
-    assert (settings.games, settings.concurrency, settings.seed, settings.shuffle_openings) == (40, 2, 5, True)
+    assert (settings.games, settings.concurrency, settings.seed, settings.shuffle_openings) == (
+        40,
+        2,
+        5,
+        True,
+    )
     assert settings.adjudication.max_plies == 300 and settings.adjudication.resign_score is None
 
 

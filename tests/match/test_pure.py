@@ -1,0 +1,152 @@
+"""Pure pieces of the match runner: adjudication, UCI command lines and parsing, names, PGN text."""
+
+from __future__ import annotations
+
+import datetime
+import enum
+from dataclasses import dataclass
+from typing import Optional
+
+from engine.match.game import (
+    GameRecord,
+    PlayedMove,
+    adjudicate_by_scores,
+    go_command,
+    outcome_reason,
+    position_command,
+)
+from engine.match.openings import GameJob, Opening
+from engine.match.pgn import game_to_pgn
+from engine.match.runner import display_names
+from engine.match.settings import START_FENS, Adjudication, EngineSpec, TimeControl
+from engine.match.uci_engine import Score, parse_info_line, parse_option_line
+
+RESIGN = Adjudication(resign_score=500, resign_moves=2)
+DRAW = Adjudication(draw_score=10, draw_moves=2, draw_after_move=30)
+
+
+def test_resign_needs_both_engines_to_agree_for_enough_moves() -> None:
+    # white (True) thinks it is lost, black agrees: black wins
+    agreed = [(True, -600), (False, 700), (True, -800), (False, 900)]
+    assert adjudicate_by_scores(agreed, 20, RESIGN) == ("0-1", "Black wins by adjudication")
+    assert adjudicate_by_scores(agreed[1:], 20, RESIGN) is None  # not enough moves yet
+    disputed = [(True, -600), (False, 300), (True, -800), (False, 900)]
+    assert adjudicate_by_scores(disputed, 20, RESIGN) is None
+    missing = [(True, -600), (False, None), (True, -800), (False, 900)]
+    assert adjudicate_by_scores(missing, 20, RESIGN) is None
+    black_lost = [(False, -600), (True, 700), (False, -800), (True, 900)]
+    assert adjudicate_by_scores(black_lost, 20, RESIGN) == ("1-0", "White wins by adjudication")
+
+
+def test_draw_adjudication_waits_for_the_move_number() -> None:
+    quiet = [(True, 5), (False, -3), (True, 0), (False, 10)]
+    assert adjudicate_by_scores(quiet, 30, DRAW) is None
+    assert adjudicate_by_scores(quiet, 31, DRAW) == ("1/2-1/2", "Draw by adjudication")
+    assert adjudicate_by_scores([(True, 5), (False, -11), (True, 0), (False, 1)], 31, DRAW) is None
+
+
+def test_score_adjudication_is_off_by_default() -> None:
+    hopeless = [(True, -100000 + 1), (False, 99999)] * 20
+    assert adjudicate_by_scores(hopeless, 90, Adjudication()) is None
+
+
+def test_go_command_for_each_time_control() -> None:
+    assert (
+        go_command(TimeControl(30000, 300), 29512.7, 30000) == "go wtime 29512 btime 30000 winc 300 binc 300"
+    )
+    assert go_command(TimeControl(1000), -5, 10) == "go wtime 0 btime 10 winc 0 binc 0"
+    assert go_command(TimeControl(movetime_ms=250), 0, 0) == "go movetime 250"
+    assert go_command(TimeControl(depth=3, nodes=5000), 0, 0) == "go depth 3 nodes 5000"
+
+
+def test_position_command_uses_startpos_only_for_the_start_position() -> None:
+    start = START_FENS["seirawan"].replace("[EHeh]", "[HEhe]")
+    assert position_command(start, "seirawan", False, []) == "position startpos"
+    assert (
+        position_command(start, "seirawan", False, ["g1f3h", "g8f6"]) == "position startpos moves g1f3h g8f6"
+    )
+    assert position_command(start, "seirawan", True, []) == f"position fen {start}"
+    other = "r1bqkbnr/pppppppp/2n5/1B6/4P3/8/PPPP1PPP/RNBQK1NR[HEhe] b KQBCDGkqcdfg - 0 1"
+    assert position_command(other, "seirawan", False, ["a7a6"]) == f"position fen {other} moves a7a6"
+
+
+def test_uci_option_and_info_lines_are_parsed() -> None:
+    option = parse_option_line("option name Skill Level type spin default 20 min -20 max 20")
+    assert option is not None and (option.name, option.kind) == ("Skill Level", "spin")
+    variant = parse_option_line("option name UCI_Variant type combo default chess var chess var seirawan")
+    assert variant is not None and variant.choices == ["chess", "seirawan"]
+    assert parse_option_line("id name X") is None
+    assert parse_info_line("info depth 7 seldepth 9 score cp -35 nodes 1000 pv e2e4") == (Score(-35), 7)
+    assert parse_info_line("info depth 3 score mate -2 pv a1a2") == (Score(mate=-2), 3)
+    assert parse_info_line("info string hello") == (None, None)
+    assert parse_info_line("info depth x score cp") == (None, None)
+
+
+def test_scores_print_as_pawns_and_mates() -> None:
+    assert Score(35).text() == "+0.35" and Score(-120).text() == "-1.20"
+    assert Score(mate=3).text() == "+M3" and Score(mate=-2).text() == "-M2"
+    assert Score(mate=-2).as_centipawns() < Score(-5000).as_centipawns() < Score(mate=1).as_centipawns()
+
+
+class _Termination(enum.Enum):
+    CHECKMATE = 1
+    THREEFOLD_REPETITION = 2
+    VARIANT_END = 3
+
+
+@dataclass
+class _Outcome:
+    termination: _Termination
+    winner: Optional[bool]
+
+    def result(self) -> str:
+        return "*"
+
+
+def test_outcome_reasons_read_like_cutechess() -> None:
+    assert outcome_reason(_Outcome(_Termination.CHECKMATE, False)) == "Black mates"
+    assert outcome_reason(_Outcome(_Termination.THREEFOLD_REPETITION, None)) == "Draw by threefold repetition"
+    assert outcome_reason(_Outcome(_Termination.VARIANT_END, True)) == "White wins by variant end"
+
+
+def test_engines_with_the_same_name_are_told_apart() -> None:
+    first = EngineSpec(("fsf",), (("Skill Level", "0"),))
+    second = EngineSpec(("fsf",), (("Skill Level", "3"),))
+    assert display_names(first, "FSF", second, "FSF") == ("FSF (Skill Level=0)", "FSF (Skill Level=3)")
+    assert display_names(EngineSpec(("a",)), "X", EngineSpec(("b",)), "X") == ("X #1", "X #2")
+    assert display_names(EngineSpec(("a",), name="Mine"), "X", EngineSpec(("/usr/bin/b",)), "") == (
+        "Mine",
+        "b",
+    )
+
+
+def _record(start_fen: str, sans: list, result: str) -> GameRecord:
+    record = GameRecord(
+        GameJob(3, Opening(start_fen, "book.epd:12"), 11, False),
+        "A",
+        "B",
+        start_fen,
+        "seirawan",
+        False,
+        result=result,
+        termination="normal",
+        reason="White mates",
+    )
+    record.moves = [PlayedMove("", san, 120.0, Score(35), 5) for san in sans]
+    return record
+
+
+def test_pgn_of_a_game_from_the_start_position_has_no_fen_tag() -> None:
+    record = _record(START_FENS["seirawan"], ["e4", "d5", "exd5", "Qxd5/E", "Nc3"], "1-0")
+    text = game_to_pgn(record, date=datetime.date(2025, 1, 2), time_control="30+0.3", comments=False)
+    assert '[Variant "Seirawan"]' in text and '[Date "2025.01.02"]' in text and '[Round "3"]' in text
+    assert "[FEN " not in text and "[SetUp " not in text
+    assert '[TimeControl "30+0.3"]' in text and '[PlyCount "5"]' in text and '[Termination "normal"]' in text
+    assert text.endswith("1. e4 d5 2. exd5 Qxd5/E 3. Nc3 {White mates} 1-0\n\n")
+
+
+def test_pgn_of_an_opening_with_black_to_move_numbers_from_the_fen() -> None:
+    fen = "r1bqkbnr/pppppppp/2n5/1B6/4P3/8/PPPP1PPP/RNBQK1NR[HEhe] b KQBCDGkqcdfg - 0 7"
+    text = game_to_pgn(_record(fen, ["a6", "Bxc6/H"], "*"))
+    assert f'[FEN "{fen}"]' in text and '[SetUp "1"]' in text
+    assert "7... a6 {+0.35/5 0.120s} 8. Bxc6/H {+0.35/5 0.120s} {White mates} *" in text.replace("\n", " ")
