@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import logging
 import queue
+import socket
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -418,11 +419,20 @@ class Stream(Generic[T]):
     def _drop_response(self) -> None:
         with self._lock:
             response, self._response = self._response, None
-        if response is not None:
+        if response is None:
+            return
+        # Shut the socket down first: close() alone neither wakes a reader blocked in recv() nor returns
+        # before it (the buffered reader's lock), which would stall shutdowns by up to stream_timeout_s.
+        sock = _socket_of(response)
+        if sock is not None:
             try:
-                response.close()
-            except Exception:  # noqa: BLE001 - closing a broken connection may raise anything
+                sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
                 pass
+        try:
+            response.close()
+        except Exception:  # noqa: BLE001 - closing a broken connection may raise anything
+            pass
 
     def _wait(self, seconds: float) -> bool:
         """Sleep unless closed; True when the stream or the server was closed."""
@@ -524,6 +534,15 @@ class Stream(Generic[T]):
                 self._drop_response()
                 return
             time.sleep(min(1.0, max(0.05, limit - silent)))
+
+
+def _socket_of(response: requests.Response) -> socket.socket | None:
+    """The socket under a streamed response (urllib3 -> http.client -> BufferedReader -> SocketIO)."""
+    http_response = getattr(response.raw, "_fp", None)
+    buffered = getattr(http_response, "fp", None)
+    socket_io = getattr(buffered, "raw", None)
+    sock = getattr(socket_io, "_sock", None)
+    return sock if isinstance(sock, socket.socket) else None
 
 
 def _iter_lines(response: requests.Response) -> Iterator[str]:

@@ -26,6 +26,7 @@ class Reply:
     headers: dict[str, str] = field(default_factory=dict)
     lines: list[str] | None = None  # a stream: these lines, then ...
     stall_s: float = 0.0  # ... silence for this long before closing
+    line_delay_s: float = 0.0  # pause before each line after the first
 
 
 Route = Callable[[Request], Reply]
@@ -69,7 +70,9 @@ class ScriptedServer:
                 self.end_headers()
                 self.close_connection = True
                 try:
-                    for line in reply.lines:
+                    for index, line in enumerate(reply.lines):
+                        if index:
+                            time.sleep(reply.line_delay_s)
                         self.wfile.write((line + "\n").encode())
                         self.wfile.flush()
                     time.sleep(reply.stall_s)

@@ -237,7 +237,8 @@ def test_lichess_final_game_state_ends_the_game_with_its_result(tmp_path):
 
 def test_lichess_draw_offer_by_the_opponent_is_answered_once(tmp_path):
     server = FakeServer("lichess")
-    server.on_move = lambda uci: server.push(state_line("e2e4 e7e5", bdraw=True), state_line("e2e4 e7e5", bdraw=True),
+    offered = state_line("e2e4 e7e5", bdraw=True)
+    server.on_move = lambda uci: server.push(offered, offered,
                                              '{"type":"gameState","moves":"e2e4 e7e5","wtime":1,"btime":1,'
                                              '"winc":0,"binc":0,"status":"draw"}')
     full = normalise_game_line(PYCHESS_GAME_FULL, "pychess")[0]
