@@ -1,0 +1,100 @@
+"""The lobby: concurrency with accepted-but-unstarted games, no duplicate workers, and stopping by signal."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+import yaml
+
+from bot.config import ChallengeSettings, Settings
+from bot.events import ChallengeEvent, GameStart, normalise_lobby_line
+from bot.lobby import Lobby
+from tests.bot.conftest import PYCHESS_ACCOUNT, PYCHESS_CHALLENGE, PYCHESS_GAME_FULL
+from tests.bot.http_fixture import Reply, ScriptedServer
+from tests.bot.test_bot_game import ME, FakeServer, ScriptedEngine
+
+pytest.importorskip("engine")
+
+REPO = Path(__file__).resolve().parents[2]
+FAKE = str(Path(__file__).with_name("fake_uci.py"))
+
+
+class LobbyServer(FakeServer):
+    def accept_challenge(self, challenge_id: str) -> None:
+        self.calls.append(("accept", challenge_id))
+
+    def decline_challenge(self, challenge_id: str, reason: str) -> None:
+        self.calls.append(("decline", challenge_id, reason))
+
+
+def challenge_event(challenge_id: str) -> ChallengeEvent:
+    data = json.loads(PYCHESS_CHALLENGE)
+    data["challenge"]["id"] = challenge_id
+    event = normalise_lobby_line(json.dumps(data), "pychess")
+    assert isinstance(event, ChallengeEvent)
+    return event
+
+
+def test_an_accepted_challenge_holds_its_slot_until_the_game_starts_and_workers_are_not_duplicated():
+    server = LobbyServer()
+    settings = Settings(pgn_directory=None, challenge=replace(ChallengeSettings(), concurrency=1))
+    engines: list[ScriptedEngine] = []
+    lobby = Lobby(server, settings, ME,  # type: ignore[arg-type]
+                  lambda label: engines.append(ScriptedEngine("e2e4")) or engines[-1])
+    lobby._handle(challenge_event("c1"))
+    lobby._handle(challenge_event("c2"))
+    assert server.calls == [("accept", "c1"), ("decline", "c2", "later")]
+    lobby._handle(GameStart("c1"))
+    lobby._handle(GameStart("c1"))  # a reconnect re-sends gameStart
+    assert list(lobby.workers) == ["c1"] and len(engines) == 1
+    lobby._handle(challenge_event("c3"))
+    assert server.calls[-1] == ("decline", "c3", "later")
+    lobby.request_stop("abort")
+    deadline = time.monotonic() + 5
+    while lobby.workers and time.monotonic() < deadline:
+        lobby._handle_stop(None)
+        lobby._reap()
+        time.sleep(0.05)
+    assert not lobby.workers and lobby.games_finished == 1
+
+
+def test_sigterm_during_a_game_aborts_it_per_config_and_exits_0(tmp_path):
+    full = json.loads(PYCHESS_GAME_FULL)
+    full["white"], full["black"] = full["black"], full["white"]  # we are black and wait for white
+    with ScriptedServer() as http:
+        http.route("GET", "/api/account", Reply(body=PYCHESS_ACCOUNT))
+        http.route("GET", "/api/stream/event",
+                   Reply(lines=['{"type":"gameStart","game":{"id":"RpxjQkJ5"}}'], stall_s=30))
+        http.route("GET", "/api/bot/game/stream/RpxjQkJ5", Reply(lines=[json.dumps(full)], stall_s=30))
+        http.route("POST", "/api/bot/game/RpxjQkJ5/abort", Reply())
+        http.route("POST", "/api/bot/game/RpxjQkJ5/chat", Reply())
+        config = tmp_path / "config.yml"
+        config.write_text(yaml.safe_dump({
+            "server": {"url": http.url, "dialect": "pychess"},
+            "engine": {"command": f"{sys.executable} {FAKE} move e7e5"},
+            "shutdown": {"on_signal": "abort"}, "pgn_directory": None,
+        }))
+        env = {**os.environ, "SCHESS_BOT_TOKEN": "lip_SIGTERMTOKEN", "PYTHONPATH": str(REPO)}
+        process = subprocess.Popen([sys.executable, "-m", "bot", "--config", str(config)], cwd=tmp_path, env=env,
+                                   stderr=subprocess.PIPE, text=True)
+        try:
+            deadline = time.monotonic() + 15
+            while not http.hits("GET", "/api/bot/game/stream/RpxjQkJ5") and time.monotonic() < deadline:
+                time.sleep(0.05)
+            time.sleep(0.3)
+            process.send_signal(signal.SIGTERM)
+            _, err = process.communicate(timeout=15)
+        finally:
+            if process.poll() is None:
+                process.kill()
+        assert process.returncode == 0, err
+        assert http.hits("POST", "/api/bot/game/RpxjQkJ5/abort")
+        assert "received SIGTERM" in err and "lip_SIGTERMTOKEN" not in err
