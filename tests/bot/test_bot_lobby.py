@@ -83,8 +83,8 @@ def test_sigterm_during_a_game_aborts_it_per_config_and_exits_0(tmp_path):
             "shutdown": {"on_signal": "abort"}, "pgn_directory": None,
         }))
         env = {**os.environ, "SCHESS_BOT_TOKEN": "lip_SIGTERMTOKEN", "PYTHONPATH": str(REPO)}
-        process = subprocess.Popen([sys.executable, "-m", "bot", "--config", str(config)], cwd=tmp_path, env=env,
-                                   stderr=subprocess.PIPE, text=True)
+        process = subprocess.Popen([sys.executable, "-m", "bot", "--config", str(config)], cwd=tmp_path,
+                                   env=env, stderr=subprocess.PIPE, text=True)
         try:
             deadline = time.monotonic() + 15
             while not http.hits("GET", "/api/bot/game/stream/RpxjQkJ5") and time.monotonic() < deadline:
