@@ -9,16 +9,14 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-import pytest
-
 from bot.config import DrawSettings, ResignSettings, Settings, TimeSettings
 from bot.engines import EngineCrashed, SearchResult
 from bot.events import Account, GameEnd, GameFull, GameState, normalise_game_line
 from bot.game import GameRecord, GameWorker
 from bot.server import ServerError
-from tests.bot.conftest import PYCHESS_GAME_END, PYCHESS_GAME_FULL
+from tests.bot.conftest import PYCHESS_GAME_END, PYCHESS_GAME_FULL, needs_board
 
-pytest.importorskip("engine")
+pytestmark = needs_board
 
 ME = Account(id="SeirawanBot", username="SeirawanBot", title="BOT")
 

@@ -11,17 +11,16 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
-import pytest
 import yaml
 
 from bot.config import ChallengeSettings, Settings
 from bot.events import ChallengeEvent, GameStart, normalise_lobby_line
 from bot.lobby import Lobby
-from tests.bot.conftest import PYCHESS_ACCOUNT, PYCHESS_CHALLENGE, PYCHESS_GAME_FULL
+from tests.bot.conftest import PYCHESS_ACCOUNT, PYCHESS_CHALLENGE, PYCHESS_GAME_FULL, needs_board
 from tests.bot.http_fixture import Reply, ScriptedServer
 from tests.bot.test_bot_game import ME, FakeServer, ScriptedEngine
 
-pytest.importorskip("engine")
+pytestmark = needs_board
 
 REPO = Path(__file__).resolve().parents[2]
 FAKE = str(Path(__file__).with_name("fake_uci.py"))

@@ -10,9 +10,11 @@ from bot.events import GameEnd, Variant
 from bot.game import game_result
 from bot.pgn import game_pgn, movetext, safe_file_id, standard_headers, write_pgn
 from bot.position import Position, ServerMoveError, fallback_move, parse_move
-from tests.bot.conftest import recorded
+from tests.bot.conftest import board_available, needs_board, recorded
 
-engine = pytest.importorskip("engine")
+pytestmark = needs_board
+if board_available():
+    import engine
 
 SEIRAWAN = Variant("seirawan")
 # A real pychess.org S-chess game (shared/docs/schess-rules.md), ending in Qxd8/E#.
