@@ -121,13 +121,16 @@ def format_table(result: MatchResult) -> str:
 
 
 def progress_line(record: GameRecord, total_games: int, result: MatchResult) -> str:
-    """One line per finished game: number, players, result, why, and the running score of engine 1."""
+    """One line per finished game: number, players, result, why, and engine 1's running score.
+
+    ``game  3/40  A - B  1-0  White mates (61 plies)  |  engine 1: +2 =0 -1  66.7%``
+    """
     first = result.tallies[0]
     score = score_fraction(first.wins, first.draws, first.losses)
     return (
         f"game {record.job.number:>{len(str(total_games))}}/{total_games}  {record.white} - {record.black}  "
-        f"{record.result:<7}  {record.reason} ({len(record.moves)} plies)  |  {result.names[0]}: "
-        f"+{first.wins} ={first.draws} -{first.losses} {score * 100:.1f}%"
+        f"{record.result}  {record.reason} ({len(record.moves)} plies)  |  engine 1: "
+        f"+{first.wins} ={first.draws} -{first.losses}  {score * 100:.1f}%"
     )
 
 
@@ -231,7 +234,8 @@ def run_match(
         settings,
         f"{names[0]} vs {names[1]}: {settings.games} games of {settings.variant}"
         f"{'960' if settings.chess960 else ''}, {settings.time_control.pgn_tag()}, "
-        f"{worker_count} at a time, openings from {settings.openings_file or 'the start position'}",
+        f"{worker_count} at a time, openings from {settings.openings_file or 'the start position'}; "
+        f"engine 1 is {names[0]}",
     )
     threads = [
         threading.Thread(
