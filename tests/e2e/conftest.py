@@ -1,0 +1,219 @@
+"""Run the real bot against the loopback server: in-process (``bot.cli.run_bot`` in a thread) or as a
+``python -m bot`` subprocess (for restarts). Engine: the bundled one if it can run, else Fairy-Stockfish,
+with tiny limits so a game takes seconds; ``SCHESS_E2E_ENGINE`` overrides the command."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, Optional
+
+import pytest
+import yaml
+
+from bot.loopback import Game, LoopbackServer
+
+REPO = Path(__file__).resolve().parents[2]
+TOKEN = "e2e-token-do-not-log"
+KEEPALIVE_S = 0.5
+
+
+def engine_command() -> Optional[str]:
+    """The engine the bot plays with in these tests."""
+    override = os.environ.get("SCHESS_E2E_ENGINE")
+    if override:
+        return override
+    if importlib.util.find_spec("engine.__main__") is not None:
+        return "builtin"
+    return shutil.which("fairy-stockfish") or shutil.which("/usr/games/fairy-stockfish")
+
+
+ENGINE = engine_command()
+pytestmark = pytest.mark.skipif(
+    ENGINE is None, reason="no engine for the bot: neither builtin nor Fairy-Stockfish"
+)
+
+
+def merge(base: dict[str, Any], overrides: dict[str, Any]) -> dict[str, Any]:
+    """Nested dict update (config sections)."""
+    result = dict(base)
+    for key, value in overrides.items():
+        if isinstance(value, dict) and isinstance(result.get(key), dict):
+            result[key] = merge(result[key], value)
+        else:
+            result[key] = value
+    return result
+
+
+def bot_config(server: LoopbackServer, pgn_directory: Path, **overrides: Any) -> dict[str, Any]:
+    """A config for the bot against ``server``: depth-1 engine, fast stream watchdog, PGNs in a temp dir."""
+    base: dict[str, Any] = {
+        "server": {
+            "url": server.url,
+            "dialect": server.dialect,
+            "request_timeout_s": 5,
+            "stream_timeout_s": 5,
+        },
+        "engine": {"command": ENGINE, "limits": {"depth": 1}},
+        "time": {"move_overhead_ms": 100},
+        "challenge": {"concurrency": 1},
+        "resign": {"enabled": False},
+        "draw": {"enabled": False},
+        "pgn_directory": str(pgn_directory),
+    }
+    return merge(base, overrides)
+
+
+class BotThread:
+    """The bot running in this process (``run_bot`` in a daemon thread)."""
+
+    def __init__(self, config: dict[str, Any], max_games: Optional[int] = None) -> None:
+        from bot.config import settings_from_dict
+
+        self.settings = settings_from_dict(config)
+        self.max_games = max_games
+        self.exit_code: Optional[int] = None
+        self.lobby: Any = None
+        self._lobby_ready = threading.Event()
+        self.thread = threading.Thread(target=self._run, name="e2e-bot", daemon=True)
+
+    def _run(self) -> None:
+        from bot.cli import run_bot
+
+        def keep(lobby: Any) -> None:
+            self.lobby = lobby
+            self._lobby_ready.set()
+
+        self.exit_code = run_bot(self.settings, TOKEN, max_games=self.max_games, on_lobby=keep)
+
+    def start(self) -> BotThread:
+        self.thread.start()
+        return self
+
+    def join(self, timeout: float) -> Optional[int]:
+        """Wait for the bot to stop by itself (``max_games``); returns its exit code."""
+        self.thread.join(timeout)
+        assert not self.thread.is_alive(), f"the bot did not stop within {timeout} s"
+        return self.exit_code
+
+    def stop(self, timeout: float = 15.0) -> Optional[int]:
+        """Ask the lobby to stop (aborting running games) and wait."""
+        if self.thread.is_alive() and self._lobby_ready.wait(5):
+            self.lobby.request_stop("abort")
+        self.thread.join(timeout)
+        return self.exit_code
+
+
+class BotProcess:
+    """The bot as users run it: ``python -m bot --config FILE`` with the token in the environment."""
+
+    def __init__(self, config: dict[str, Any], workdir: Path, *extra_args: str) -> None:
+        self.config_path = workdir / "config.yml"
+        self.config_path.write_text(yaml.safe_dump(config))
+        self.workdir = workdir
+        self.extra_args = extra_args
+        self.process: Optional[subprocess.Popen[bytes]] = None
+        self.runs = 0
+
+    def start(self) -> BotProcess:
+        env = dict(os.environ, SCHESS_BOT_TOKEN=TOKEN)
+        env["PYTHONPATH"] = os.pathsep.join([str(REPO), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
+        self.runs += 1
+        log = open(self.workdir / f"bot-{self.runs}.log", "wb")  # noqa: SIM115 - closed with the process
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "bot", "--config", str(self.config_path), *self.extra_args],
+            cwd=self.workdir,
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
+        log.close()
+        return self
+
+    def kill(self) -> None:
+        """SIGKILL: the bot dies without a chance to clean up, as in a crash or a power cut."""
+        assert self.process is not None
+        self.process.send_signal(signal.SIGKILL)
+        self.process.wait(10)
+
+    def wait(self, timeout: float) -> int:
+        assert self.process is not None
+        return self.process.wait(timeout)
+
+    def stop(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+
+    def logs(self) -> str:
+        return "\n".join(p.read_text(errors="replace") for p in sorted(self.workdir.glob("bot-*.log")))
+
+
+@pytest.fixture(params=["pychess", "lichess"])
+def dialect(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
+@pytest.fixture
+def server(dialect: str) -> Iterator[LoopbackServer]:
+    with LoopbackServer(dialect=dialect, token=TOKEN, keepalive_s=KEEPALIVE_S) as srv:  # type: ignore[arg-type]
+        yield srv
+
+
+@pytest.fixture
+def pychess_server() -> Iterator[LoopbackServer]:
+    with LoopbackServer(dialect="pychess", token=TOKEN, keepalive_s=KEEPALIVE_S) as srv:
+        yield srv
+
+
+@pytest.fixture
+def lichess_server() -> Iterator[LoopbackServer]:
+    with LoopbackServer(dialect="lichess", token=TOKEN, keepalive_s=KEEPALIVE_S) as srv:
+        yield srv
+
+
+@pytest.fixture
+def bots() -> Iterator[list[Any]]:
+    """Bots started by a test; all are stopped afterwards."""
+    started: list[Any] = []
+    yield started
+    for bot in started:
+        bot.stop()
+
+
+def assert_clean_game(game: Game) -> None:
+    """Every move the bot sent was legal and on its turn; the game reached an end."""
+    assert game.over, f"game {game.id} still running"
+    illegal = [r.uci for r in game.move_log if not r.legal]
+    assert not illegal, f"the bot sent illegal moves {illegal} in {game.id}"
+    assert not [r for r in game.rejected if r[1] == "illegal"], game.rejected
+
+
+def replay_pgn(path: Path, variant: str = "seirawan") -> list[str]:
+    """Read a PGN the bot saved and replay its SAN moves with engine.Board; returns the moves (UCI)."""
+    from engine import Board
+
+    text = path.read_text()
+    headers = dict(line[1:-1].split(" ", 1) for line in text.splitlines() if line.startswith("["))
+    fen = headers.get("FEN", "").strip('"') or None
+    board = Board(fen, variant=variant)
+    body = " ".join(line for line in text.splitlines() if line and not line.startswith("["))
+    moves = []
+    for token in body.split():
+        if token[0].isdigit() and ("." in token or token in ("1-0", "0-1", "1/2-1/2")):
+            continue
+        if token in ("*",):
+            continue
+        moves.append(str(board.push_san(token)))
+    return moves
