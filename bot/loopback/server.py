@@ -238,6 +238,14 @@ class LoopbackServer(Referee):
                 raise ValueError(f"{uci} is not a legal opponent move in game {game_id}")
             self._push(game, uci, "opponent")
 
+    def set_opponent(self, game_id: str, opponent: Opponent) -> None:
+        """Hand the rest of the game to another opponent (asked at once if it is the opponent's turn)."""
+        with self._cond:
+            game = self.games[game_id]
+            game.opponent = opponent
+            game.version += 1
+            self._cond.notify_all()
+
     def opponent_resign(self, game_id: str) -> None:
         """The opponent resigns."""
         with self._cond:

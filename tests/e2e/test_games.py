@@ -1,4 +1,4 @@
-"""The real bot plays complete S-chess games on the loopback server, in both dialects, to every kind of end."""
+"""The real bot plays complete S-chess games on the loopback server, in both dialects, to every end."""
 
 from __future__ import annotations
 
