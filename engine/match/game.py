@@ -259,7 +259,9 @@ def play_game(
         if not engine.alive:
             engine.restart()
         try:
-            engine.configure_variant(settings.variant, settings.chess960)
+            if (engine.variant, engine.chess960) != (settings.variant, settings.chess960):
+                engine.variant, engine.chess960 = settings.variant, settings.chess960
+                engine.configure_variant(settings.variant, settings.chess960)
             engine.new_game(settings.startup_timeout_s)
         except EngineError as error:
             fault = HANG if isinstance(error, EngineTimeout) else CRASH

@@ -146,8 +146,8 @@ def _worker(
     index: int,
 ) -> None:
     """Play jobs from the queue with one engine pair until the queue is empty or the match stops."""
-    engine1 = UciEngine(settings.engine1, f"engine1[w{index}]", settings.startup_timeout_s, settings.debug)
-    engine2 = UciEngine(settings.engine2, f"engine2[w{index}]", settings.startup_timeout_s, settings.debug)
+    engine1 = _engine(settings, settings.engine1, f"engine1[w{index}]")
+    engine2 = _engine(settings, settings.engine2, f"engine2[w{index}]")
     with registry_lock:
         registry.extend([engine1, engine2])
     try:
@@ -175,14 +175,19 @@ def _worker(
         events.put(("done", index))
 
 
+def _engine(settings: MatchSettings, spec: EngineSpec, label: str) -> UciEngine:
+    return UciEngine(
+        spec, label, settings.startup_timeout_s, settings.debug, settings.variant, settings.chess960
+    )
+
+
 def _probe_names(settings: MatchSettings) -> Tuple[str, str]:
     """Start each engine once to learn its ``id name`` and check its options before any game starts."""
     ids = []
     for spec, label in ((settings.engine1, "engine1"), (settings.engine2, "engine2")):
-        engine = UciEngine(spec, label, settings.startup_timeout_s, settings.debug)
+        engine = _engine(settings, spec, label)
         try:
             engine.start()
-            engine.configure_variant(settings.variant, settings.chess960)
             ids.append(engine.id_name)
         finally:
             engine.close()

@@ -121,12 +121,23 @@ _EOF = None  # what the reader thread queues when the engine closes its output
 class UciEngine:
     """A running UCI engine. Not thread-safe: one worker drives it.
 
-    ``label`` names the engine in errors and debug logs (``engine1``). Call :meth:`start` before use and
-    :meth:`close` when done; :meth:`restart` replaces a crashed or hung process.
+    ``label`` names the engine in errors and debug logs (``engine1``). ``variant`` and ``chess960``, when
+    given, are set right after the handshake, before the engine's own options. Call :meth:`start` before
+    use and :meth:`close` when done; :meth:`restart` replaces a crashed or hung process.
     """
 
-    def __init__(self, spec: EngineSpec, label: str, startup_timeout_s: float = 15.0, debug: bool = False):
+    def __init__(
+        self,
+        spec: EngineSpec,
+        label: str,
+        startup_timeout_s: float = 15.0,
+        debug: bool = False,
+        variant: Optional[str] = None,
+        chess960: bool = False,
+    ):
         self.spec = spec
+        self.variant = variant
+        self.chess960 = chess960
         self.label = label
         self.startup_timeout_s = startup_timeout_s
         self.debug = debug
@@ -144,7 +155,7 @@ class UciEngine:
         return self._process is not None and self._process.poll() is None
 
     def start(self) -> None:
-        """Start the process, run the ``uci`` handshake and send the configured options.
+        """Start the process, run the ``uci`` handshake, set the variant and send the configured options.
 
         Raises EngineStartError with the reason when anything fails; the process is then killed.
         """
@@ -173,6 +184,8 @@ class UciEngine:
         self._reader.start()
         try:
             self._handshake()
+            if self.variant is not None:
+                self.configure_variant(self.variant, self.chess960)
             for name, value in self.spec.options:
                 self.set_option(name, value)
             self.ping(self.startup_timeout_s)
@@ -257,9 +270,22 @@ class UciEngine:
         except queue.Empty:
             raise EngineTimeout(f"{self.label} sent no {waiting_for}") from None
         if line is None:
-            code = self._process.poll() if self._process is not None else None
-            raise EngineCrashed(f"{self.label} exited (exit code {code}) while we waited for {waiting_for}")
+            self._lines.put((arrival, _EOF))  # stays at the end of the stream for any later reader
+            raise EngineCrashed(
+                f"{self.label} exited ({self._exit_status()}) while we waited for {waiting_for}"
+            )
+        if self.debug:
+            print(f"{self.label} > {line}", file=sys.stderr, flush=True)
         return arrival, line
+
+    def _exit_status(self) -> str:
+        """``exit code 1`` once the process is gone (it may take a moment after closing its output)."""
+        if self._process is None:
+            return "not running"
+        try:
+            return f"exit code {self._process.wait(timeout=0.5)}"
+        except subprocess.TimeoutExpired:
+            return "output closed, process still running"
 
     def supports(self, option_name: str) -> bool:
         """True when the engine advertised the option (names compare without case, as UCI says)."""
@@ -322,8 +348,6 @@ class UciEngine:
                 raise EngineTimeout(
                     f"{self.label} sent no bestmove within {deadline_s:.3f} s", late
                 ) from None
-            if self.debug:
-                print(f"{self.label} > {line}", file=sys.stderr, flush=True)
             if line.startswith("info "):
                 new_score, new_depth = parse_info_line(line)
                 score = new_score or score

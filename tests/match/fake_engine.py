@@ -25,7 +25,8 @@ def main() -> None:
     parser.add_argument("--no-start", action="store_true")
     args = parser.parse_args()
     variant, chess960 = "chess", False
-    fen, moves = sf.start_fen("seirawan"), []  # type: str, List[str]
+    fen: str = sf.start_fen("seirawan")
+    moves: list[str] = []
     moves_made = 0
 
     def say(text: str) -> None:
@@ -78,8 +79,9 @@ def main() -> None:
                     time.sleep(args.delay)
             legal = sf.legal_moves(variant, fen, moves, chess960)
             moves_made += 1
-            say("info depth 1 score cp 0 nodes 1 pv " + (legal[0] if legal else ""))
-            say("bestmove " + (sorted(legal)[0] if legal else "(none)"))
+            choice = sorted(legal)[0] if legal else "(none)"
+            say("info depth 1 score cp 0 nodes 1 pv " + choice)
+            say("bestmove " + choice)
         elif command == "quit":
             return
 

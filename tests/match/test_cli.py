@@ -1,0 +1,89 @@
+"""``python -m engine.match`` as a user runs it: a real process, real engines, its output and exit status."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import List
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+from pgn_reader import read_games  # noqa: E402
+
+REPO = Path(__file__).resolve().parents[2]
+FAIRY = "/usr/games/fairy-stockfish"
+FAKE = f"{sys.executable} {Path(__file__).parent / 'fake_engine.py'}"
+
+
+def run_cli(arguments: List[str], timeout: float = 60) -> subprocess.CompletedProcess[str]:
+    environment = dict(os.environ, PYTHONPATH=str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    return subprocess.run(
+        [sys.executable, "-m", "engine.match", *arguments],
+        cwd=REPO,
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+
+
+def table_row(output: str, name: str) -> List[str]:
+    """The fields of an engine's row in the final table (the rows follow the dashed rule)."""
+    lines = output.splitlines()
+    rule = next(index for index, line in enumerate(lines) if line.startswith("----"))
+    row = next(line for line in lines[rule + 1 :] if line.startswith(name + " "))
+    return row[len(name) :].split()
+
+
+def needs_board() -> None:
+    try:
+        from engine import Board  # noqa: F401
+    except ImportError:
+        pytest.skip("engine.Board is not written yet")
+
+
+def test_help_lists_the_time_controls() -> None:
+    completed = run_cli(["--help"])
+    assert completed.returncode == 0
+    for option in ("--tc", "--movetime", "--depth", "--nodes", "--openings", "--concurrency", "--pgn"):
+        assert option in completed.stdout
+
+
+def test_an_engine_that_cannot_start_exits_with_status_2() -> None:
+    completed = run_cli(["--engine1", "/nonexistent/engine", "--engine2", FAKE, "--depth", "1"])
+    assert completed.returncode == 2
+    assert "engine1: cannot start" in completed.stderr
+
+
+@pytest.mark.skipif(shutil.which(FAIRY) is None, reason="Fairy-Stockfish not installed")
+def test_fairy_stockfish_match_prints_the_table_and_writes_the_pgn(tmp_path: Path) -> None:
+    needs_board()
+    pgn = tmp_path / "games.pgn"
+    completed = run_cli([
+        "--engine1", FAIRY, "--engine1-option", "Skill Level=0", "--engine1-name", "Weak",
+        "--engine2", FAIRY, "--engine2-option", "Skill Level=5", "--engine2-name", "Strong",
+        "--games", "2", "--depth", "1", "--max-plies", "80", "--pgn", str(pgn),
+    ])  # fmt: skip
+    assert completed.returncode == 0, completed.stderr
+    lines = completed.stdout.splitlines()
+    assert sum(line.startswith("game ") for line in lines) == 2
+    assert table_row(completed.stdout, "Weak")[0] == "2"  # games
+    assert any(line.startswith("Elo difference (Weak - Strong): ") for line in lines)
+    games = read_games(pgn.read_text())
+    assert [tags["White"] for tags, _ in games] == ["Weak", "Strong"]
+
+
+def test_illegal_moves_show_in_the_table() -> None:
+    needs_board()
+    completed = run_cli([
+        "--engine1", FAKE + " --fault illegal --after 1", "--engine1-name", "Cheat",
+        "--engine2", FAKE, "--engine2-name", "Honest", "--games", "2", "--depth", "1", "--quiet",
+    ])  # fmt: skip
+    assert completed.returncode == 0, completed.stderr
+    # Games W D L Score Illegal Time Crash Hang
+    assert table_row(completed.stdout, "Cheat") == ["2", "0", "0", "2", "0.0%", "2", "0", "0", "0"]
+    assert table_row(completed.stdout, "Honest") == ["2", "2", "0", "0", "100.0%", "0", "0", "0", "0"]
