@@ -168,6 +168,9 @@ class UciEngine:
                 cwd=self.spec.working_directory,
                 text=True,
                 bufsize=1,
+                # Own session: Ctrl-C in the terminal reaches the runner only, which then kills the engines;
+                # otherwise an engine could die first and its game be scored as a crash.
+                start_new_session=True,
             )
         except OSError as error:
             raise EngineStartError(
