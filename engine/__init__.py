@@ -1,0 +1,15 @@
+"""A pure-Python S-chess (Seirawan chess) engine: exact rules, search, and a UCI front end.
+
+The rules live in :class:`Board` (python-chess style names); see ``docs/engine-api.md``.
+"""
+
+from __future__ import annotations
+
+from .board import BLACK, WHITE, Board, IllegalMoveError, LegalMoveGenerator, Move, Outcome, Termination
+from .perft import perft, perft_divide
+from .tables import BISHOP, ELEPHANT, HAWK, KING, KNIGHT, PAWN, QUEEN, ROOK
+
+__all__ = [
+    "BISHOP", "BLACK", "Board", "ELEPHANT", "HAWK", "IllegalMoveError", "KING", "KNIGHT", "LegalMoveGenerator",
+    "Move", "Outcome", "PAWN", "QUEEN", "ROOK", "Termination", "WHITE", "perft", "perft_divide",
+]

@@ -1,0 +1,524 @@
+"""The public S-chess board: python-chess style names over the int-coded core in :mod:`engine.position`.
+
+>>> board = Board()
+>>> board.push_uci("g1f3h")
+Move.from_uci('g1f3h')
+>>> board.san(board.parse_uci("g8f6e"))
+'Nf6/E'
+>>> board.fen()
+'rnbqkbnr/pppppppp/8/8/8/5N2/PPPPPPPP/RNBQKBHR[Eeh] b KQBCDFkqbcdfg - 1 1'
+"""
+
+from __future__ import annotations
+
+import enum
+import re
+from typing import Iterator
+
+from .position import (
+    CASTLE,
+    CASTLE_ROOK_GATE,
+    EN_PASSANT,
+    PROMOTION,
+    Position,
+)
+from .tables import (
+    KING,
+    PAWN,
+    PIECE_SYMBOLS,
+    SQUARE_NAMES,
+    SYMBOL_TO_TYPE,
+    parse_square,
+)
+
+WHITE = True
+BLACK = False
+
+
+class IllegalMoveError(ValueError):
+    """A move that is malformed or not legal in the position (the message names the move and the FEN)."""
+
+
+class Move:
+    """A move as Fairy-Stockfish writes it in UCI: squares 0..63 (a1 = 0), promotion and gate piece types.
+
+    Castling is written like the server writes it: ``e1g1`` (or ``e1h1`` in Chess960), a gate on the king's
+    square as ``e1g1h``, a gate on the rook's square as rook square to king square, ``h1e1h``.
+    Moves compare equal when their UCI strings are equal. Moves produced by a :class:`Board` also carry the
+    internal code that :meth:`Board.push` plays without searching the legal moves.
+    """
+
+    __slots__ = ("from_square", "to_square", "promotion", "gate", "_code")
+
+    def __init__(
+        self, from_square: int, to_square: int, promotion: int | None = None, gate: int | None = None
+    ) -> None:
+        self.from_square = from_square
+        self.to_square = to_square
+        self.promotion = promotion
+        self.gate = gate
+        self._code: int | None = None
+
+    def uci(self) -> str:
+        """The UCI string, e.g. ``g1f3h``."""
+        suffix = ""
+        if self.promotion:
+            suffix = PIECE_SYMBOLS[self.promotion]
+        elif self.gate:
+            suffix = PIECE_SYMBOLS[self.gate]
+        return SQUARE_NAMES[self.from_square] + SQUARE_NAMES[self.to_square] + suffix
+
+    @classmethod
+    def from_uci(cls, text: str) -> Move:
+        """A Move from its UCI text without a position (a trailing letter on a move to the last rank is a
+        promotion, otherwise a gate). Prefer :meth:`Board.parse_uci`, which also checks legality."""
+        if not isinstance(text, str) or not re.fullmatch(r"[a-h][1-8][a-h][1-8][pnbrqkhe]?", text.lower()):
+            raise IllegalMoveError(f"invalid uci: {text!r}")
+        text = text.lower()
+        frm, to = parse_square(text[:2]), parse_square(text[2:4])
+        piece = SYMBOL_TO_TYPE[text[4]] if len(text) == 5 else None
+        if piece and (to >> 3) in (0, 7) and (frm >> 3) in (1, 6):
+            return cls(frm, to, promotion=piece)
+        return cls(frm, to, gate=piece)
+
+    def __str__(self) -> str:
+        return self.uci()
+
+    def __repr__(self) -> str:
+        return f"Move.from_uci({self.uci()!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Move):
+            return NotImplemented
+        return (
+            self.from_square == other.from_square
+            and self.to_square == other.to_square
+            and self.promotion == other.promotion
+            and self.gate == other.gate
+        )
+
+    def __hash__(self) -> int:
+        return hash((self.from_square, self.to_square, self.promotion, self.gate))
+
+
+def _move_from_code(code: int, chess960: bool) -> Move:
+    frm = code & 63
+    to = code >> 6 & 63
+    piece = code >> 12 & 15
+    flag = code >> 16
+    if flag == CASTLE_ROOK_GATE:
+        move = Move(to, frm, gate=piece)  # written rook square -> king square
+    elif flag == CASTLE and not chess960:
+        king_to = (frm & 56) + (6 if to > frm else 2)
+        move = Move(frm, king_to, gate=piece or None)
+    elif flag == PROMOTION:
+        move = Move(frm, to, promotion=piece)
+    else:
+        move = Move(frm, to, gate=piece or None)
+    move._code = code
+    return move
+
+
+# Interned Move objects per code (castling codes read differently in Chess960).
+_MOVE_CACHE: tuple[dict[int, Move], dict[int, Move]] = ({}, {})
+
+
+class Termination(enum.Enum):
+    """Why a game ended."""
+
+    CHECKMATE = enum.auto()
+    STALEMATE = enum.auto()
+    INSUFFICIENT_MATERIAL = enum.auto()
+    FIFTY_MOVES = enum.auto()
+    THREEFOLD_REPETITION = enum.auto()
+
+
+class Outcome:
+    """The end of a game: a :class:`Termination` and the winner (True white, False black, None draw)."""
+
+    __slots__ = ("termination", "winner")
+
+    def __init__(self, termination: Termination, winner: bool | None) -> None:
+        self.termination = termination
+        self.winner = winner
+
+    def result(self) -> str:
+        """``1-0``, ``0-1`` or ``1/2-1/2``."""
+        if self.winner is None:
+            return "1/2-1/2"
+        return "1-0" if self.winner else "0-1"
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Outcome):
+            return NotImplemented
+        return (self.termination, self.winner) == (other.termination, other.winner)
+
+    def __repr__(self) -> str:
+        return f"Outcome(termination={self.termination}, winner={self.winner})"
+
+
+class LegalMoveGenerator:
+    """The legal moves of a board: iterable, sized, supports ``in`` (like python-chess)."""
+
+    __slots__ = ("_board",)
+
+    def __init__(self, board: Board) -> None:
+        self._board = board
+
+    def __iter__(self) -> Iterator[Move]:
+        return iter(self._board._moves_of(self._board.legal_moves_codes()))
+
+    def __len__(self) -> int:
+        return len(self._board.legal_moves_codes())
+
+    def count(self) -> int:
+        return len(self)
+
+    def __bool__(self) -> bool:
+        return bool(self._board.legal_moves_codes())
+
+    def __contains__(self, move: object) -> bool:
+        return isinstance(move, Move) and move in self._board._moves_of(self._board.legal_moves_codes())
+
+    def __repr__(self) -> str:
+        return f"<LegalMoveGenerator ({', '.join(m.uci() for m in self)})>"
+
+
+_SAN_CASTLE = re.compile(r"^(O-O-O|O-O|0-0-0|0-0)(?:/([HEhe])([a-h][18])?)?$")
+_SAN_MOVE = re.compile(r"^([NBRQKHE])?([a-h])?([1-8])?(x|-)?([a-h][1-8])(?:=?([QRBNHEqrbnhe]))?(?:/([HEhe]))?$")
+
+
+class Board(Position):
+    """An S-chess (or standard chess) position with its move history.
+
+    ``Board(fen=None, *, variant="seirawan", chess960=False)``: ``fen=None`` is the variant's start position;
+    ``variant`` is ``"seirawan"`` or ``"chess"``; ``chess960`` switches to Chess960 castling and
+    Shredder-style castling fields. An invalid FEN raises ValueError naming the problem.
+    """
+
+    def __init__(self, fen: str | None = None, *, variant: str = "seirawan", chess960: bool = False) -> None:
+        super().__init__(fen, variant, chess960)
+        self.move_stack: list[Move] = []
+        self._cache = _MOVE_CACHE[1 if self.chess960 else 0]
+
+    # ------------------------------------------------------------------ state
+
+    @property
+    def turn(self) -> bool:
+        """True when white is to move."""
+        return self.side == 1
+
+    @property
+    def halfmove_clock(self) -> int:
+        return self.halfmove
+
+    @property
+    def fullmove_number(self) -> int:
+        return (self.start_ply + self.ply) // 2 + 1
+
+    @property
+    def legal_moves(self) -> LegalMoveGenerator:
+        return LegalMoveGenerator(self)
+
+    def legal_moves_codes(self) -> list[int]:
+        return self.generate_legal()
+
+    def _moves_of(self, codes: list[int]) -> list[Move]:
+        cache = self._cache
+        chess960 = self.chess960
+        out = []
+        for code in codes:
+            move = cache.get(code)
+            if move is None:
+                move = cache[code] = _move_from_code(code, chess960)
+            out.append(move)
+        return out
+
+    def move_of(self, code: int) -> Move:
+        """The Move object for an internal move code of this position."""
+        return self._moves_of([code])[0]
+
+    def piece_at(self, sq: int) -> str | None:
+        """The FEN letter of the piece on a square (uppercase white), or None."""
+        p = self.squares[sq]
+        if not p:
+            return None
+        symbol = PIECE_SYMBOLS[abs(p)]
+        return symbol.upper() if p > 0 else symbol
+
+    def pockets(self) -> dict[bool, dict[str, int]]:
+        """Pieces in hand: ``{WHITE: {"H": 1, "E": 1}, BLACK: {...}}``."""
+        return {
+            WHITE: {"H": self.hand[7], "E": self.hand[8]},
+            BLACK: {"H": self.hand[-7], "E": self.hand[-8]},
+        }
+
+    def copy(self) -> Board:
+        """An independent copy, history included."""
+        new = Board.__new__(Board)
+        new.__dict__.update(self.__dict__)
+        new.squares = self.squares[:]
+        new.king_sq = self.king_sq[:]
+        new.hand = self.hand[:]
+        new.stack = self.stack[:]
+        new.move_stack = self.move_stack[:]
+        return new
+
+    def __repr__(self) -> str:
+        return f"Board({self.fen()!r}, variant={self.variant!r}, chess960={self.chess960})"
+
+    def __str__(self) -> str:
+        rows = []
+        for rank in range(7, -1, -1):
+            rows.append(" ".join(self.piece_at(rank * 8 + f) or "." for f in range(8)))
+        return "\n".join(rows)
+
+    # ------------------------------------------------------------------ moves
+
+    def _code_of(self, move: Move) -> int:
+        """The code of a legal move, found among the legal moves; IllegalMoveError otherwise."""
+        if not isinstance(move, Move):
+            raise IllegalMoveError(f"not a move: {move!r} in {self.fen()}")
+        for code in self.legal_moves_codes():
+            candidate = self.move_of(code)
+            if candidate == move:
+                return code
+        raise IllegalMoveError(f"illegal move: {move.uci()!r} in {self.fen()}")
+
+    def push(self, move: Move) -> None:
+        """Play a move. Moves from this board's ``legal_moves`` or parse methods are played as they are;
+        any other Move is looked up among the legal moves (IllegalMoveError if it is not one)."""
+        code = move._code
+        if code is None:
+            code = self._code_of(move)
+        self.make(code)
+        self.move_stack.append(move)
+
+    def pop(self) -> Move:
+        """Take back the last move and return it."""
+        if not self.move_stack:
+            raise IndexError("pop from an empty move stack")
+        self.unmake()
+        return self.move_stack.pop()
+
+    def peek(self) -> Move:
+        return self.move_stack[-1]
+
+    def parse_uci(self, uci: str) -> Move:
+        """The legal move written in UCI. Also accepted: uppercase gate letters, and castling written the
+        other way (king takes rook ``e1h1`` in standard chess, king to target ``e1g1`` in Chess960)."""
+        if not isinstance(uci, str) or not re.fullmatch(r"[a-h][1-8][a-h][1-8][pnbrqkhePNBRQKHE]?", uci):
+            raise IllegalMoveError(f"invalid uci: {uci!r} in {self.fen()}")
+        text = uci[:4] + uci[4:].lower()
+        codes = self.legal_moves_codes()
+        moves = self._moves_of(codes)
+        for move in moves:
+            if move.uci() == text:
+                return move
+        # Castling in the other notation, only where no ordinary move has that text.
+        for code, move in zip(codes, moves):
+            if code >> 16 == CASTLE:
+                frm, rook = code & 63, code >> 6 & 63
+                if self.chess960:
+                    king_to = (frm & 56) + (6 if rook > frm else 2)
+                    alias = SQUARE_NAMES[frm] + SQUARE_NAMES[king_to]
+                else:
+                    alias = SQUARE_NAMES[frm] + SQUARE_NAMES[rook]
+                if move.gate:
+                    alias += PIECE_SYMBOLS[move.gate]
+                if alias == text:
+                    return move
+        raise IllegalMoveError(f"illegal uci: {uci!r} in {self.fen()}")
+
+    def push_uci(self, uci: str) -> Move:
+        """Parse a UCI move, check that it is legal, play it and return it."""
+        move = self.parse_uci(uci)
+        self.push(move)
+        return move
+
+    def san(self, move: Move) -> str:
+        """Standard algebraic notation exactly as Fairy-Stockfish writes it (``Nf3/H``, ``O-O/Eh1``, ``b8=H``).
+
+        One deliberate difference: when the gated piece blocks a discovered check, Fairy-Stockfish still
+        writes ``+``; this method reports the position as it really is (no check)."""
+        code = move._code
+        if code is None or code not in self.legal_moves_codes():
+            code = self._code_of(move)
+        return self._san_of_code(code)
+
+    def _san_of_code(self, code: int) -> str:
+        squares = self.squares
+        frm = code & 63
+        to = code >> 6 & 63
+        piece = code >> 12 & 15
+        flag = code >> 16
+        if flag == CASTLE or flag == CASTLE_ROOK_GATE:
+            san = "O-O" if to > frm else "O-O-O"
+            if piece:
+                gate_sq = frm if flag == CASTLE else to
+                san += "/" + PIECE_SYMBOLS[piece].upper() + SQUARE_NAMES[gate_sq]
+        else:
+            moved = abs(squares[frm])
+            capture = squares[to] != 0 or flag == EN_PASSANT
+            if moved == PAWN:
+                san = SQUARE_NAMES[frm][0] + "x" if capture else ""
+                san += SQUARE_NAMES[to]
+                if flag == PROMOTION:
+                    san += "=" + PIECE_SYMBOLS[piece].upper()
+            else:
+                san = PIECE_SYMBOLS[moved].upper()
+                if not piece and moved != KING:
+                    san += self._disambiguation(code, moved)
+                san += ("x" if capture else "") + SQUARE_NAMES[to]
+            if piece and flag != PROMOTION:
+                san += "/" + PIECE_SYMBOLS[piece].upper()
+        self.make(code)
+        try:
+            if self.in_check():
+                san += "+" if self.legal_moves_codes() else "#"
+        finally:
+            self.unmake()
+        return san
+
+    def _disambiguation(self, code: int, moved: int) -> str:
+        """File, rank or square of the origin when another piece of the type has a legal plain move to the
+        same square (Fairy-Stockfish compares only moves without gating)."""
+        frm = code & 63
+        to = code >> 6 & 63
+        squares = self.squares
+        piece = squares[frm]
+        others = [
+            c & 63
+            for c in self.legal_moves_codes()
+            if c >> 6 & 63 == to and c & 63 != frm and squares[c & 63] == piece and not c >> 12 & 15
+            and c >> 16 < CASTLE
+        ]
+        if not others:
+            return ""
+        name = SQUARE_NAMES[frm]
+        if all((o & 7) != (frm & 7) for o in others):
+            return name[0]
+        if all((o >> 3) != (frm >> 3) for o in others):
+            return name[1]
+        return name
+
+    def parse_san(self, san: str) -> Move:
+        """The legal move written in SAN (tolerant of ``+``/``#``/``!``/``?`` suffixes, ``0-0``, a missing
+        ``=`` before the promotion piece and a castling gate without its square when unambiguous)."""
+        if not isinstance(san, str):
+            raise IllegalMoveError(f"invalid san: {san!r} in {self.fen()}")
+        text = san.strip().rstrip("+#!?")
+        codes = self.legal_moves_codes()
+        matches: list[int] = []
+        castle = _SAN_CASTLE.match(text)
+        if castle:
+            long = castle.group(1).count("-") == 2
+            gate = SYMBOL_TO_TYPE[castle.group(2).lower()] if castle.group(2) else 0
+            gate_sq = parse_square(castle.group(3)) if castle.group(3) else -1
+            for code in codes:
+                flag = code >> 16
+                if flag not in (CASTLE, CASTLE_ROOK_GATE):
+                    continue
+                frm, rook = code & 63, code >> 6 & 63
+                if (rook < frm) != long or (code >> 12 & 15) != gate:
+                    continue
+                if gate and gate_sq >= 0 and gate_sq != (frm if flag == CASTLE else rook):
+                    continue
+                matches.append(code)
+        else:
+            found = _SAN_MOVE.match(text)
+            if not found:
+                raise IllegalMoveError(f"invalid san: {san!r} in {self.fen()}")
+            letter, from_file, from_rank, _, target, promo, gate_letter = found.groups()
+            moved = SYMBOL_TO_TYPE[letter.lower()] if letter else PAWN
+            to = parse_square(target)
+            promotion = SYMBOL_TO_TYPE[promo.lower()] if promo else 0
+            gate = SYMBOL_TO_TYPE[gate_letter.lower()] if gate_letter else 0
+            for code in codes:
+                frm = code & 63
+                flag = code >> 16
+                if code >> 6 & 63 != to or flag in (CASTLE, CASTLE_ROOK_GATE):
+                    continue
+                if abs(self.squares[frm]) != moved:
+                    continue
+                if from_file and SQUARE_NAMES[frm][0] != from_file:
+                    continue
+                if from_rank and SQUARE_NAMES[frm][1] != from_rank:
+                    continue
+                piece = code >> 12 & 15
+                if (piece if flag == PROMOTION else 0) != promotion:
+                    continue
+                if (0 if flag == PROMOTION else piece) != gate:
+                    continue
+                matches.append(code)
+        if not matches:
+            raise IllegalMoveError(f"illegal san: {san!r} in {self.fen()}")
+        if len(matches) > 1:
+            raise IllegalMoveError(f"ambiguous san: {san!r} in {self.fen()}")
+        return self.move_of(matches[0])
+
+    def push_san(self, san: str) -> Move:
+        """Parse a SAN move, play it and return it."""
+        move = self.parse_san(san)
+        self.push(move)
+        return move
+
+    # ------------------------------------------------------------------ game end
+
+    def is_check(self) -> bool:
+        return self.in_check()
+
+    def is_checkmate(self) -> bool:
+        return self.in_check() and not self.legal_moves_codes()
+
+    def is_stalemate(self) -> bool:
+        return not self.in_check() and not self.legal_moves_codes()
+
+    def is_insufficient_material(self) -> bool:
+        """Neither side can mate (Fairy-Stockfish's rule; any piece in hand is enough to mate)."""
+        return self.has_insufficient_material(1) and self.has_insufficient_material(-1)
+
+    def is_fifty_moves(self) -> bool:
+        """Fifty moves by each side without a capture or a pawn move."""
+        return self.halfmove >= 100
+
+    def is_repetition(self, count: int = 3) -> bool:
+        """The current position has occurred ``count`` times (gate rights are ignored, as on the server)."""
+        key = self.hash
+        seen = 1
+        stack = self.stack
+        window = min(self.halfmove, len(stack))
+        for i in range(len(stack) - 1, len(stack) - 1 - window, -1):
+            if stack[i][6] == key:
+                seen += 1
+                if seen >= count:
+                    return True
+        return seen >= count
+
+    def can_claim_threefold_repetition(self) -> bool:
+        """The current position has occurred three times (the server then ends the game as a draw)."""
+        return self.is_repetition(3)
+
+    def outcome(self, *, claim_draw: bool = False) -> Outcome | None:
+        """The game's end, or None. Without ``claim_draw``: checkmate, stalemate, insufficient material.
+        With it, also the 50-move rule and threefold repetition, as pychess.org adjudicates."""
+        if not self.legal_moves_codes():
+            if self.in_check():
+                return Outcome(Termination.CHECKMATE, not self.turn)
+            return Outcome(Termination.STALEMATE, None)
+        if self.is_insufficient_material():
+            return Outcome(Termination.INSUFFICIENT_MATERIAL, None)
+        if claim_draw:
+            if self.is_fifty_moves():
+                return Outcome(Termination.FIFTY_MOVES, None)
+            if self.can_claim_threefold_repetition():
+                return Outcome(Termination.THREEFOLD_REPETITION, None)
+        return None
+
+    def is_game_over(self, *, claim_draw: bool = False) -> bool:
+        return self.outcome(claim_draw=claim_draw) is not None
+
+    def result(self, *, claim_draw: bool = False) -> str:
+        """``1-0``, ``0-1``, ``1/2-1/2``, or ``*`` while the game goes on."""
+        outcome = self.outcome(claim_draw=claim_draw)
+        return outcome.result() if outcome else "*"

@@ -1,0 +1,145 @@
+"""Precomputed board geometry and Zobrist keys.
+
+Squares are 0..63 with a1 = 0, b1 = 1, ..., h8 = 63. Pieces are small signed ints: white pieces are
+positive piece types (PAWN = 1 ... ELEPHANT = 8), black pieces the same types negated, 0 is an empty square.
+Tables indexed by a signed piece code are lists of length 17, so that Python's negative indexing gives every
+code from -8 to 8 its own slot (``table[-7]`` is ``table[10]``).
+
+Everything here is computed once at import time; the move generator only reads tuples and ints.
+"""
+
+from __future__ import annotations
+
+import random
+
+PAWN, KNIGHT, BISHOP, ROOK, QUEEN, KING, HAWK, ELEPHANT = 1, 2, 3, 4, 5, 6, 7, 8
+PIECE_TYPES = (PAWN, KNIGHT, BISHOP, ROOK, QUEEN, KING, HAWK, ELEPHANT)
+PIECE_SYMBOLS = ".pnbrqkhe"  # index by piece type
+SYMBOL_TO_TYPE = {ch: i for i, ch in enumerate(PIECE_SYMBOLS) if i}
+
+# Piece types that reach along orthogonal / diagonal lines, and those with a knight's leap.
+ORTHOGONAL_SLIDERS = (ROOK, QUEEN, ELEPHANT)
+DIAGONAL_SLIDERS = (BISHOP, QUEEN, HAWK)
+LEAPERS = (KNIGHT, HAWK, ELEPHANT)
+
+FILE_NAMES = "abcdefgh"
+RANK_NAMES = "12345678"
+SQUARE_NAMES = [f + r for r in RANK_NAMES for f in FILE_NAMES]
+
+
+def square(file: int, rank: int) -> int:
+    """The square index of a file (0..7) and a rank (0..7)."""
+    return rank * 8 + file
+
+
+def parse_square(name: str) -> int:
+    """The index of a square name such as ``"e4"``; ValueError for anything else."""
+    if len(name) != 2 or name[0] not in FILE_NAMES or name[1] not in RANK_NAMES:
+        raise ValueError(f"invalid square name {name!r}")
+    return square(FILE_NAMES.index(name[0]), RANK_NAMES.index(name[1]))
+
+
+ROOK_DIRECTIONS = ((1, 0), (-1, 0), (0, 1), (0, -1))
+BISHOP_DIRECTIONS = ((1, 1), (-1, 1), (1, -1), (-1, -1))
+KNIGHT_JUMPS = ((1, 2), (2, 1), (2, -1), (1, -2), (-1, -2), (-2, -1), (-2, 1), (-1, 2))
+
+
+def _ray(sq: int, df: int, dr: int) -> tuple[int, ...]:
+    f, r = sq & 7, sq >> 3
+    out = []
+    f += df
+    r += dr
+    while 0 <= f < 8 and 0 <= r < 8:
+        out.append(square(f, r))
+        f += df
+        r += dr
+    return tuple(out)
+
+
+def _steps(sq: int, deltas: tuple[tuple[int, int], ...]) -> tuple[int, ...]:
+    f, r = sq & 7, sq >> 3
+    return tuple(square(f + df, r + dr) for df, dr in deltas if 0 <= f + df < 8 and 0 <= r + dr < 8)
+
+
+# Rays per square: only non-empty rays are kept, so generators never loop over nothing.
+ROOK_RAYS = tuple(tuple(ray for d in ROOK_DIRECTIONS if (ray := _ray(sq, *d))) for sq in range(64))
+BISHOP_RAYS = tuple(tuple(ray for d in BISHOP_DIRECTIONS if (ray := _ray(sq, *d))) for sq in range(64))
+QUEEN_RAYS = tuple(ROOK_RAYS[sq] + BISHOP_RAYS[sq] for sq in range(64))
+KNIGHT_TARGETS = tuple(_steps(sq, KNIGHT_JUMPS) for sq in range(64))
+KING_TARGETS = tuple(
+    _steps(sq, ROOK_DIRECTIONS + BISHOP_DIRECTIONS) for sq in range(64)
+)
+
+# Rays from each square tagged as orthogonal (True) or diagonal (False), used by check and pin detection.
+TAGGED_RAYS = tuple(
+    tuple((ray, True) for ray in ROOK_RAYS[sq]) + tuple((ray, False) for ray in BISHOP_RAYS[sq])
+    for sq in range(64)
+)
+
+# Squares from which a pawn of the given colour attacks ``sq`` (index 0: white pawns, 1: black pawns).
+# A white pawn on sq-7 / sq-9 attacks sq; a black pawn on sq+7 / sq+9 does.
+PAWN_ATTACKERS_WHITE = tuple(_steps(sq, ((-1, -1), (1, -1))) for sq in range(64))
+PAWN_ATTACKERS_BLACK = tuple(_steps(sq, ((-1, 1), (1, 1))) for sq in range(64))
+# Squares a pawn on sq captures towards.
+PAWN_CAPTURES_WHITE = PAWN_ATTACKERS_BLACK
+PAWN_CAPTURES_BLACK = PAWN_ATTACKERS_WHITE
+
+
+def _between_mask(a: int, b: int) -> int:
+    """Bits of the squares strictly between a and b on a line, 0 if not on a common line."""
+    fa, ra, fb, rb = a & 7, a >> 3, b & 7, b >> 3
+    df, dr = fb - fa, rb - ra
+    if a == b or not (df == 0 or dr == 0 or abs(df) == abs(dr)):
+        return 0
+    sf = (df > 0) - (df < 0)
+    sr = (dr > 0) - (dr < 0)
+    mask = 0
+    f, r = fa + sf, ra + sr
+    while (f, r) != (fb, rb):
+        mask |= 1 << square(f, r)
+        f += sf
+        r += sr
+    return mask
+
+
+BETWEEN = tuple(tuple(_between_mask(a, b) for b in range(64)) for a in range(64))
+
+# Zobrist keys. Fixed seed: hashes are stable across runs (useful for debugging and opening books).
+_rng = random.Random(0x5C4E55)
+
+
+def _key() -> int:
+    return _rng.getrandbits(64)
+
+
+ZOBRIST_PIECE = [[0] * 64 for _ in range(17)]
+for _code in list(range(1, 9)) + list(range(-8, 0)):
+    ZOBRIST_PIECE[_code] = [_key() for _ in range(64)]
+ZOBRIST_SIDE = _key()
+ZOBRIST_CASTLING = [_key() for _ in range(64)]  # per rook square holding a castling right
+ZOBRIST_EP = [_key() for _ in range(64)]
+# Per signed piece code and count in hand (counts above 15 are not reachable from sane FENs; capped).
+ZOBRIST_HAND = [[0] * 16 for _ in range(17)]
+for _code in (HAWK, ELEPHANT, -HAWK, -ELEPHANT):
+    ZOBRIST_HAND[_code] = [0] + [_key() for _ in range(15)]
+ZOBRIST_GATE = [_key() for _ in range(64)]
+
+
+def mask_hash(mask: int, keys: list[int]) -> int:
+    """XOR of ``keys[sq]`` over the set bits of ``mask``."""
+    h = 0
+    while mask:
+        low = mask & -mask
+        h ^= keys[low.bit_length() - 1]
+        mask ^= low
+    return h
+
+
+def squares_of(mask: int) -> list[int]:
+    """The squares of the set bits of ``mask``, in increasing order."""
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
+    return out
