@@ -52,12 +52,12 @@ def merge(base: dict[str, Any], overrides: dict[str, Any]) -> dict[str, Any]:
     return result
 
 
-def bot_config(server: LoopbackServer, pgn_directory: Path, **overrides: Any) -> dict[str, Any]:
-    """A config for the bot against ``server``: depth-1 engine, fast stream watchdog, PGNs in a temp dir."""
+def bot_config(loopback: LoopbackServer, pgn_directory: Path, **overrides: Any) -> dict[str, Any]:
+    """A config for the bot against ``loopback``: depth-1 engine, fast stream watchdog, PGNs in a temp dir."""
     base: dict[str, Any] = {
         "server": {
-            "url": server.url,
-            "dialect": server.dialect,
+            "url": loopback.url,
+            "dialect": loopback.dialect,
             "request_timeout_s": 5,
             "stream_timeout_s": 5,
         },
