@@ -304,6 +304,16 @@ class LoopbackServer(Referee):
             if self.dialect == "lichess":
                 self._emit_game(game, wire.opponent_gone_line(gone, claim_win_in_s))
 
+    def inject_event_line(self, line: str) -> None:
+        """Send a raw line (malformed JSON, unknown types...) on the open event streams."""
+        with self._cond:
+            self._emit_event(line)
+
+    def inject_game_line(self, game_id: str, line: str) -> None:
+        """Send a raw line on the game's stream (kept for the next connection on pychess if none is open)."""
+        with self._cond:
+            self._emit_game(self.games[game_id], line)
+
     # --- looking at what happened ---
     def open_streams(self, kind: StreamSelector = "any", game_id: Optional[str] = None) -> list[Stream]:
         """The streams currently open and not silenced."""

@@ -107,3 +107,13 @@ def test_challenge_flood(lichess: LoopbackServer, lichess_client: Client) -> Non
     ids = lichess.flood_challenges(50, clock=(60, 0))
     seen = [events.next_json()["challenge"]["id"] for _ in ids]
     assert seen == ids and len(set(ids)) == 50
+
+
+def test_raw_lines_can_be_injected_into_streams(pychess: LoopbackServer, pychess_client: Client) -> None:
+    game_id, game = start_game(pychess, pychess_client, opponent=Manual())
+    events = pychess_client.events()
+    assert events.next_json()["type"] == "gameStart"
+    pychess.inject_event_line('{"type": "surprise"')
+    pychess.inject_game_line(game_id, '{"type": "gameState", "moves": "e2e5"}')
+    assert events.next_line() == '{"type": "surprise"'
+    assert game.next_line() == '{"type": "gameState", "moves": "e2e5"}'
