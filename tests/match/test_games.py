@@ -96,7 +96,7 @@ def test_hanging_engine_without_clock_loses_after_the_hang_timeout() -> None:
 
 def test_hanging_engine_on_a_clock_loses_and_is_restarted() -> None:
     result = fault_match(
-        fake("--fault", "hang", "--after", "1"), TimeControl(base_ms=300), time_margin_ms=20, stop_grace_s=0.2
+        fake("--fault", "hang", "--after", "1"), TimeControl(base_ms=800), time_margin_ms=20, stop_grace_s=0.2
     )
     first = result.tallies[0]
     assert first.losses == 2 and first.faults["hang"] == 2
@@ -119,15 +119,15 @@ def test_slow_engine_loses_on_time_and_is_not_restarted() -> None:
 
 
 def test_time_margin_forgives_a_small_overrun() -> None:
-    # the fake answers after 0.25 s on a 0.2 s clock: within a 0.2 s margin it plays on
+    # the fake answers after 0.25 s on a 0.2 s clock: within a 0.4 s margin it plays on
     slow = fake("--fault", "slow", "--delay", "0.25", "--after", "0")
     settings = MatchSettings(
         slow,
         fake(),
-        TimeControl(base_ms=200, increment_ms=300),
+        TimeControl(base_ms=200, increment_ms=400),
         games=1,
         quiet=True,
-        time_margin_ms=200,
+        time_margin_ms=400,
         adjudication=Adjudication(max_plies=2),
     )
     record = play(settings).records[0]
@@ -220,10 +220,11 @@ def test_fairy_stockfish_on_a_clock_never_forfeits() -> None:
     settings = MatchSettings(
         fairy(0),
         fairy(3),
-        TimeControl(base_ms=600, increment_ms=10),
+        TimeControl(base_ms=1000, increment_ms=50),
         games=2,
         quiet=True,
-        adjudication=Adjudication(max_plies=30),
+        time_margin_ms=300,  # room for a busy test machine; a unit mix-up (s vs ms) would still fail
+        adjudication=Adjudication(max_plies=24),
     )
     result = play(settings)
     assert all(record.fault is None for record in result.records)
