@@ -26,6 +26,10 @@ class EngineTally:
     draws: int = 0
     losses: int = 0
     faults: Dict[str, int] = field(default_factory=lambda: {fault: 0 for fault in FAULTS})
+    moves: int = 0
+    thinking_ms: float = 0.0
+    depth_total: int = 0
+    depth_count: int = 0
 
     @property
     def games(self) -> int:
@@ -60,6 +64,16 @@ class MatchResult:
         else:
             first.draws += 1
             second.draws += 1
+        white_tally, black_tally = self.tallies if record.job.engine1_is_white else self.tallies[::-1]
+        white_to_move = record.start_fen.split()[1:2] != ["b"]
+        for move in record.moves:
+            tally = white_tally if white_to_move else black_tally
+            tally.moves += 1
+            tally.thinking_ms += move.elapsed_ms
+            if move.depth is not None:
+                tally.depth_total += move.depth
+                tally.depth_count += 1
+            white_to_move = not white_to_move
         if record.fault is not None and record.faulty_engine in (1, 2):
             self.tallies[record.faulty_engine - 1].faults[record.fault] += 1
         if record.result == "1-0":
@@ -110,6 +124,14 @@ def format_table(result: MatchResult) -> str:
     lines.append(
         f"Elo difference ({result.names[0]} - {result.names[1]}): {estimate.text()} (95%), LOS {los_text}"
     )
+    for name, tally in zip(result.names, result.tallies):
+        if tally.moves:
+            depth = (
+                f", average depth {tally.depth_total / tally.depth_count:.1f}" if tally.depth_count else ""
+            )
+            lines.append(
+                f"{name}: {tally.moves} moves, {tally.thinking_ms / tally.moves / 1000:.3f} s/move{depth}"
+            )
     games = first.games
     if games:
         white_score = (result.white_wins + 0.5 * result.draws) / games

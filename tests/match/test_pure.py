@@ -150,3 +150,27 @@ def test_pgn_of_an_opening_with_black_to_move_numbers_from_the_fen() -> None:
     text = game_to_pgn(_record(fen, ["a6", "Bxc6/H"], "*"))
     assert f'[FEN "{fen}"]' in text and '[SetUp "1"]' in text
     assert "7... a6 {+0.35/5 0.120s} 8. Bxc6/H {+0.35/5 0.120s} {White mates} *" in text.replace("\n", " ")
+
+
+def test_match_result_counts_points_faults_and_moves_per_engine() -> None:
+    from engine.match.runner import MatchResult, format_table
+
+    result = MatchResult(("A", "B"))
+    black_first = "r1bqkbnr/pppppppp/2n5/1B6/4P3/8/PPPP1PPP/RNBQK1NR[HEhe] b KQBCDGkqcdfg - 0 1"
+    won_as_white = _record(START_FENS["seirawan"], ["e4", "d5", "exd5"], "1-0")  # engine 1 (A) is black here
+    won_as_white.job = GameJob(1, Opening(START_FENS["seirawan"], "start"), 0, True)  # now A is white
+    lost_on_time = _record(black_first, ["a6", "Ba4", "b5"], "1-0")  # A is black, moves a6 and b5
+    lost_on_time.fault, lost_on_time.faulty_engine = "time forfeit", 1
+    result.add(won_as_white)
+    result.add(lost_on_time)
+    first, second = result.tallies
+    assert (first.wins, first.draws, first.losses) == (1, 0, 1)
+    assert (second.wins, second.losses) == (1, 1)
+    assert first.faults["time forfeit"] == 1 and second.faults["time forfeit"] == 0
+    assert (first.moves, second.moves) == (2 + 2, 1 + 1)
+    assert (result.white_wins, result.black_wins, result.draws) == (2, 0, 0)
+    table = format_table(result)
+    assert (
+        "Elo difference (A - B): +0.0 +/- " in table
+        and "A: 4 moves, 0.120 s/move, average depth 5.0" in table
+    )
