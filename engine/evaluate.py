@@ -1,0 +1,209 @@
+"""Static evaluation: material and tapered piece-square tables (kept incrementally by the search), pieces in
+hand against the gates left to bring them in, and a few cheap positional terms.
+
+Scores are centipawns. The tables below are from white's point of view; ``evaluate`` returns the score from
+the side to move. The search keeps ``mg``/``eg`` (the sums of ``PST_MG``/``PST_EG`` over the board) and
+``phase`` up to date with :func:`move_delta` instead of rescanning the board at every node.
+
+Piece values follow Fairy-Stockfish's S-chess values scaled to a queen of about 900: Hawk ~760, Elephant ~850.
+"""
+
+from __future__ import annotations
+
+from .position import CASTLE, CASTLE_ROOK_GATE, EN_PASSANT, PROMOTION, Position
+from .tables import BISHOP, ELEPHANT, HAWK, KING, KNIGHT, PAWN, QUEEN, ROOK
+
+# Material, middlegame / endgame (index = piece type).
+VALUE_MG = (0, 90, 320, 335, 480, 900, 0, 760, 850)
+VALUE_EG = (0, 120, 300, 320, 520, 950, 0, 780, 920)
+# Rough value of a piece type for move ordering, delta pruning and exchange tests (king: large).
+ORDER_VALUE = (0, 100, 320, 330, 500, 900, 2000, 770, 880)
+
+# Game phase: 24 (or more, clamped) = opening, 0 = bare kings and pawns. Pieces in hand count.
+PHASE_WEIGHT = (0, 0, 1, 1, 2, 4, 0, 3, 3)
+PHASE_MAX = 24
+
+TEMPO = 12
+HAND_BONUS = 15  # a piece in hand is a little more flexible than the same piece on the board
+# Penalty per piece in hand by how many spare gates are left (gates - pieces): a side about to run out of
+# gates must gate now or lose the piece.
+GATE_SHORTAGE_PENALTY = (45, 25, 10)
+BACK_RANK = (0xFF, 0xFF << 56)
+
+
+def _centre(f: int, r: int) -> float:
+    """0 at the corners, 6 at the four centre squares."""
+    return (3.5 - abs(f - 3.5)) + (3.5 - abs(r - 3.5)) - 1
+
+
+def _white_tables() -> tuple[list[list[int]], list[list[int]]]:
+    """Positional bonuses by piece type for a white piece on each square (a1 = 0), without material."""
+    mg = [[0] * 64 for _ in range(9)]
+    eg = [[0] * 64 for _ in range(9)]
+    pawn_rank_mg = (0, 0, 2, 6, 16, 30, 55, 0)
+    pawn_rank_eg = (0, 0, 5, 15, 30, 55, 90, 0)
+    king_mg_back = (15, 25, 10, -5, -5, 10, 25, 15)
+    for sq in range(64):
+        f, r = sq & 7, sq >> 3
+        c = _centre(f, r)
+        central_file = 3 <= f <= 4
+        # Pawns: push in the centre, keep the wing pawns in front of the king.
+        mg[PAWN][sq] = pawn_rank_mg[r] + (12 if central_file and 3 <= r <= 4 else 0) - (
+            10 if central_file and r == 1 else 0)
+        eg[PAWN][sq] = pawn_rank_eg[r]
+        mg[KNIGHT][sq] = int(7 * c) - 24 - (10 if r == 0 else 0)
+        eg[KNIGHT][sq] = int(5 * c) - 18
+        mg[BISHOP][sq] = int(4 * c) - 12 - (8 if r == 0 else 0)
+        eg[BISHOP][sq] = int(3 * c) - 9
+        mg[ROOK][sq] = (18 if r == 6 else 0) + (6 if 2 <= f <= 5 else 0) - 3
+        eg[ROOK][sq] = 8 if r == 6 else 0
+        mg[QUEEN][sq] = int(2 * c) - 6 - (4 if r == 0 else 0)
+        eg[QUEEN][sq] = int(4 * c) - 12
+        mg[HAWK][sq] = int(6 * c) - 18 - (6 if r == 0 else 0)
+        eg[HAWK][sq] = int(5 * c) - 15
+        mg[ELEPHANT][sq] = int(4 * c) - 12 - (6 if r == 0 else 0)
+        eg[ELEPHANT][sq] = int(5 * c) - 15
+        mg[KING][sq] = king_mg_back[f] if r == 0 else (-10 if r == 1 else -30 - 10 * r)
+        eg[KING][sq] = int(8 * c) - 24
+    return mg, eg
+
+
+def _signed_tables() -> tuple[list[list[int]], list[list[int]]]:
+    """Tables indexed by signed piece code (17 slots, negative codes wrap), material included, white's view:
+    black pieces score negative on the mirrored square."""
+    white_mg, white_eg = _white_tables()
+    pst_mg = [[0] * 64 for _ in range(17)]
+    pst_eg = [[0] * 64 for _ in range(17)]
+    for piece_type in range(1, 9):
+        for sq in range(64):
+            pst_mg[piece_type][sq] = VALUE_MG[piece_type] + white_mg[piece_type][sq]
+            pst_eg[piece_type][sq] = VALUE_EG[piece_type] + white_eg[piece_type][sq]
+            pst_mg[-piece_type][sq ^ 56] = -pst_mg[piece_type][sq]
+            pst_eg[-piece_type][sq ^ 56] = -pst_eg[piece_type][sq]
+    return pst_mg, pst_eg
+
+
+PST_MG, PST_EG = _signed_tables()
+# Phase by signed piece code.
+PHASE_OF = [0] * 17
+for _t in range(1, 9):
+    PHASE_OF[_t] = PHASE_OF[-_t] = PHASE_WEIGHT[_t]
+
+
+def initial_scores(pos: Position) -> tuple[int, int, int]:
+    """(mg, eg, phase) of a position from scratch; the search then updates them with ``move_delta``."""
+    mg = eg = phase = 0
+    for sq, p in enumerate(pos.squares):
+        if p:
+            mg += PST_MG[p][sq]
+            eg += PST_EG[p][sq]
+            phase += PHASE_OF[p]
+    for code in (HAWK, ELEPHANT, -HAWK, -ELEPHANT):
+        phase += PHASE_OF[code] * pos.hand[code]
+    return mg, eg, phase
+
+
+def move_delta(pos: Position, code: int) -> tuple[int, int, int]:
+    """How (mg, eg, phase) change when ``code`` is played; call before ``pos.make(code)``."""
+    squares = pos.squares
+    frm = code & 63
+    to = code >> 6 & 63
+    flag = code >> 16
+    piece = squares[frm]
+    pmg = PST_MG[piece]
+    peg = PST_EG[piece]
+    if flag < EN_PASSANT:  # normal or double push
+        captured = squares[to]
+        dmg = pmg[to] - pmg[frm]
+        deg = peg[to] - peg[frm]
+        dphase = 0
+        if captured:
+            dmg -= PST_MG[captured][to]
+            deg -= PST_EG[captured][to]
+            dphase = -PHASE_OF[captured]
+        gate = code >> 12 & 15
+        if gate:
+            gated = gate if piece > 0 else -gate
+            dmg += PST_MG[gated][frm]
+            deg += PST_EG[gated][frm]
+        return dmg, deg, dphase
+    if flag == PROMOTION:
+        captured = squares[to]
+        new = (code >> 12 & 15) * (1 if piece > 0 else -1)
+        dmg = PST_MG[new][to] - pmg[frm]
+        deg = PST_EG[new][to] - peg[frm]
+        dphase = PHASE_OF[new]
+        if captured:
+            dmg -= PST_MG[captured][to]
+            deg -= PST_EG[captured][to]
+            dphase -= PHASE_OF[captured]
+        return dmg, deg, dphase
+    if flag == EN_PASSANT:
+        victim = to - 8 if piece > 0 else to + 8
+        return (pmg[to] - pmg[frm] - PST_MG[-piece][victim], peg[to] - peg[frm] - PST_EG[-piece][victim],
+                0)
+    # castling: from = king, to = rook square
+    king_to, rook_to = pos._castle_info[to][:2]
+    rook = squares[to]
+    dmg = pmg[king_to] - pmg[frm] + PST_MG[rook][rook_to] - PST_MG[rook][to]
+    deg = peg[king_to] - peg[frm] + PST_EG[rook][rook_to] - PST_EG[rook][to]
+    gate = code >> 12 & 15
+    if gate:
+        gated = gate if piece > 0 else -gate
+        gate_sq = to if flag == CASTLE_ROOK_GATE else frm
+        dmg += PST_MG[gated][gate_sq]
+        deg += PST_EG[gated][gate_sq]
+    assert flag in (CASTLE, CASTLE_ROOK_GATE)
+    return dmg, deg, 0
+
+
+_POPCOUNT8 = [bin(i).count("1") for i in range(256)]
+_hand_cache: dict[tuple[int, int, int, int, int], int] = {}
+
+
+def hand_score(hand: list[int], gates: int) -> int:
+    """Pieces in hand (white's view): worth a little more than on the board while there is a gate for each,
+    penalised as the spare gates run out, and worthless once no gate is left for them."""
+    key = (gates, hand[HAWK], hand[ELEPHANT], hand[-HAWK], hand[-ELEPHANT])
+    score = _hand_cache.get(key)
+    if score is not None:
+        return score
+    score = 0
+    for color, sign in ((0, 1), (1, -1)):
+        hawks = hand[HAWK * sign]
+        elephants = hand[ELEPHANT * sign]
+        count = hawks + elephants
+        if not count:
+            continue
+        own_gates = gates & BACK_RANK[color]
+        gate_count = _POPCOUNT8[own_gates >> 56 if color else own_gates]
+        usable = min(count, gate_count)
+        # With fewer gates than pieces, the side keeps the most valuable ones.
+        value = 0
+        for piece_type, number in ((ELEPHANT, elephants), (HAWK, hawks)):
+            take = min(number, usable)
+            usable -= take
+            value += take * (VALUE_MG[piece_type] + HAND_BONUS)
+        spare = gate_count - count
+        if 0 <= spare < len(GATE_SHORTAGE_PENALTY):
+            value -= GATE_SHORTAGE_PENALTY[spare] * count
+        score += value * sign
+    if len(_hand_cache) > 4096:
+        _hand_cache.clear()
+    _hand_cache[key] = score
+    return score
+
+
+def evaluate(pos: Position, mg: int, eg: int, phase: int) -> int:
+    """The static score in centipawns from the side to move's point of view."""
+    p = phase if phase < PHASE_MAX else PHASE_MAX
+    score = (mg * p + eg * (PHASE_MAX - p)) // PHASE_MAX
+    if pos.gates:
+        score += hand_score(pos.hand, pos.gates)
+    return (score if pos.side == 1 else -score) + TEMPO
+
+
+def evaluate_position(pos: Position) -> int:
+    """The static score of a position from scratch (side to move's view); for tests and tools."""
+    mg, eg, phase = initial_scores(pos)
+    return evaluate(pos, mg, eg, phase)

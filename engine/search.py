@@ -1,0 +1,738 @@
+"""Alpha-beta search: iterative deepening PVS with aspiration windows, quiescence, transposition table,
+null move, late-move reductions, check extension, killers and history.
+
+The search works on the int move codes of :class:`engine.position.Position` and keeps the material/PST sums
+incrementally (``evaluate.move_delta``). It is single-threaded; the UCI front end runs it in a thread and
+stops it through ``Searcher.stop_now``.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from typing import Callable, Optional
+
+from .evaluate import ORDER_VALUE, PHASE_OF, evaluate, initial_scores, move_delta
+from .position import EN_PASSANT, PROMOTION, Position
+from .tables import KING, PAWN, QUEEN, ROOK, BISHOP, KNIGHT, HAWK, ELEPHANT, QUEEN_RAYS, KNIGHT_TARGETS
+from .tables import BISHOP_RAYS, ROOK_RAYS, PAWN_ATTACKERS_BLACK, PAWN_ATTACKERS_WHITE, KING_TARGETS
+from .tt import EXACT, LOWER, UPPER, TranspositionTable, tt_key
+
+INFINITE = 32000
+MATE = 31000
+MATE_BOUND = MATE - 1000  # scores beyond this are mates
+MAX_PLY = 100
+
+# Move ordering keys.
+HASH_MOVE_KEY = 1 << 30
+CAPTURE_KEY = 1 << 24
+KILLER_KEY = 1 << 22
+HISTORY_MAX = 1 << 20
+
+# Victim value * 16 - attacker type: most valuable victim first, cheapest attacker first.
+_MVV = [0] * 17
+for _t in range(1, 9):
+    _MVV[_t] = _MVV[-_t] = ORDER_VALUE[_t]
+_ATTACKER_RANK = [0] * 17
+for _t, _rank in ((PAWN, 0), (KNIGHT, 1), (BISHOP, 2), (HAWK, 3), (ROOK, 4), (ELEPHANT, 5), (QUEEN, 6),
+                  (KING, 7)):
+    _ATTACKER_RANK[_t] = _ATTACKER_RANK[-_t] = _rank
+
+# Late-move reduction by depth and move number.
+_LMR = [[0] * 64 for _ in range(64)]
+for _d in range(1, 64):
+    for _m in range(1, 64):
+        import math
+
+        _LMR[_d][_m] = int(0.6 + math.log(_d) * math.log(_m) / 2.2)
+
+FUTILITY_MARGIN = (0, 150, 300, 450)
+REVERSE_FUTILITY_MARGIN = 110
+LATE_MOVE_COUNT = (0, 6, 10, 16)  # quiet moves searched at depth 1..3 before the rest are skipped
+NON_PAWN = frozenset((KNIGHT, BISHOP, ROOK, QUEEN, HAWK, ELEPHANT))
+
+# Squares from which a piece could be pinned to a king on a square (the king's queen rays).
+_ALIGNED = [0] * 64
+for _sq in range(64):
+    for _ray in QUEEN_RAYS[_sq]:
+        for _t in _ray:
+            _ALIGNED[_sq] |= 1 << _t
+
+
+class SearchAborted(Exception):
+    """Raised inside the tree when time is up or ``stop`` arrived; the root restores the position."""
+
+
+class SearchLimits:
+    """What bounds a search. Times are in seconds from the start of the search; None = no bound."""
+
+    def __init__(
+        self,
+        depth: Optional[int] = None,
+        nodes: Optional[int] = None,
+        soft_time: Optional[float] = None,
+        hard_time: Optional[float] = None,
+        infinite: bool = False,
+    ) -> None:
+        self.depth = depth
+        self.nodes = nodes
+        self.soft_time = soft_time
+        self.hard_time = hard_time
+        self.infinite = infinite
+
+
+class SearchResult:
+    def __init__(self, best: int, ponder: int, score: int, depth: int, nodes: int, pv: list[int]) -> None:
+        self.best = best
+        self.ponder = ponder
+        self.score = score
+        self.depth = depth
+        self.nodes = nodes
+        self.pv = pv
+
+
+InfoCallback = Callable[[dict], None]
+
+
+def _popcount(x: int) -> int:
+    return bin(x).count("1")
+
+
+class Searcher:
+    """Holds the state kept between searches (transposition table, history) and runs one search at a time."""
+
+    def __init__(self, hash_mb: int = 16) -> None:
+        self.tt = TranspositionTable(hash_mb)
+        self.history = [0] * 4096
+        self.killers = [[0, 0] for _ in range(MAX_PLY + 2)]
+        self.nodes = 0
+        self.seldepth = 0
+        self.stop_flag = False
+        self.start_time = 0.0
+        self.hard_deadline: Optional[float] = None
+        self.node_limit: Optional[int] = None
+        self.pos: Position = Position()
+        self.root_ply = 0
+        self.infinite = False
+        self.skill_level = 20
+        self.rng = random.Random()
+
+    # ------------------------------------------------------------------ control
+
+    def new_game(self) -> None:
+        self.tt.clear()
+        self.history = [0] * 4096
+
+    def stop_now(self) -> None:
+        self.stop_flag = True
+
+    def _check_limits(self) -> None:
+        if self.stop_flag:
+            raise SearchAborted
+        if self.hard_deadline is not None and time.perf_counter() >= self.hard_deadline:
+            raise SearchAborted
+        if self.node_limit is not None and self.nodes >= self.node_limit:
+            raise SearchAborted
+        tt = self.tt
+        if len(tt.table) > tt.capacity:
+            tt.table.clear()
+
+    # ------------------------------------------------------------------ helpers
+
+    def _is_draw(self, pos: Position) -> bool:
+        """Fifty-move rule or a repetition of a position since the last irreversible move (one repetition
+        inside the tree is enough to score it as a draw)."""
+        halfmove = pos.halfmove
+        if halfmove >= 100:
+            return True
+        if halfmove < 4:
+            return False
+        stack = pos.stack
+        key = pos.hash
+        n = len(stack)
+        low = n - halfmove
+        if low < 0:
+            low = 0
+        i = n - 4
+        while i >= low:
+            entry = stack[i]
+            if entry[6] == key:
+                return True
+            if entry[0] == -1 or stack[i + 1][0] == -1:  # a null move breaks the chain
+                return False
+            i -= 2
+        return False
+
+    def _order(self, pos: Position, moves: list[int], hash_move: int, ply: int) -> list[int]:
+        squares = pos.squares
+        side = pos.side
+        history = self.history
+        killer1, killer2 = self.killers[ply]
+        keyed = []
+        append = keyed.append
+        for m in moves:
+            if m == hash_move:
+                append((HASH_MOVE_KEY, m))
+                continue
+            victim = squares[m >> 6 & 63]
+            flag = m >> 16
+            if victim * side < 0:
+                append((CAPTURE_KEY + _MVV[victim] * 16 - _ATTACKER_RANK[squares[m & 63]] + (m >> 12 & 15), m))
+            elif flag == PROMOTION:
+                append((CAPTURE_KEY + (m >> 12 & 15) * 20 if (m >> 12 & 15) != QUEEN else CAPTURE_KEY + 850, m))
+            elif flag == EN_PASSANT:
+                append((CAPTURE_KEY + 1600, m))
+            elif m == killer1:
+                append((KILLER_KEY + 1, m))
+            elif m == killer2:
+                append((KILLER_KEY, m))
+            else:
+                append((history[m & 4095] + (m >> 12 & 15), m))
+        keyed.sort(reverse=True)
+        return [m for _, m in keyed]
+
+    def _captures(self, pos: Position) -> list[tuple[int, int]]:
+        """Legal captures and queen promotions (gated twins included) of a side not in check, as
+        (ordering key, move), best first."""
+        squares = pos.squares
+        side = pos.side
+        us = 0 if side == 1 else 1
+        ksq = pos.king_sq[us]
+        aligned = _ALIGNED[ksq]
+        out: list[tuple[int, int]] = []
+        append = out.append
+        gates = pos.gates
+        gate_types: list[int] = []
+        if gates:
+            hand = pos.hand
+            if hand[HAWK * side]:
+                gate_types.append(HAWK)
+            if hand[ELEPHANT * side]:
+                gate_types.append(ELEPHANT)
+            if not gate_types:
+                gates = 0
+        mvv = _MVV
+        for frm in range(64):
+            p = squares[frm] * side
+            if p <= 0:
+                continue
+            targets: list[int] = []
+            if p == PAWN:
+                one = frm + 8 * side
+                f = frm & 7
+                promo = (one >> 3) == (7 if side == 1 else 0)
+                if f > 0 and squares[one - 1] * side < 0:
+                    targets.append(one - 1)
+                if f < 7 and squares[one + 1] * side < 0:
+                    targets.append(one + 1)
+                if promo:
+                    if squares[one] == 0:
+                        targets.append(one)
+                    for t in targets:
+                        if self._legal_after(pos, frm, t, ksq, aligned, side):
+                            append((mvv[squares[t]] * 16 + 900, frm | t << 6 | QUEEN << 12 | PROMOTION << 16))
+                    continue
+            elif p == KNIGHT:
+                for t in KNIGHT_TARGETS[frm]:
+                    if squares[t] * side < 0:
+                        targets.append(t)
+            elif p == KING:
+                for t in KING_TARGETS[frm]:
+                    if squares[t] * side < 0:
+                        targets.append(t)
+            else:
+                if p == BISHOP:
+                    rays = BISHOP_RAYS[frm]
+                elif p == ROOK:
+                    rays = ROOK_RAYS[frm]
+                elif p == QUEEN:
+                    rays = QUEEN_RAYS[frm]
+                else:
+                    rays = BISHOP_RAYS[frm] if p == HAWK else ROOK_RAYS[frm]
+                    for t in KNIGHT_TARGETS[frm]:
+                        if squares[t] * side < 0:
+                            targets.append(t)
+                for ray in rays:
+                    for t in ray:
+                        q = squares[t]
+                        if q:
+                            if q * side < 0:
+                                targets.append(t)
+                            break
+            if not targets:
+                continue
+            rank = _ATTACKER_RANK[p]
+            gated = gates >> frm & 1
+            for t in targets:
+                if p == KING:
+                    if not self._king_safe_after(pos, frm, t, side):
+                        continue
+                elif aligned >> frm & 1 and not self._legal_after(pos, frm, t, ksq, aligned, side):
+                    continue
+                key = mvv[squares[t]] * 16 - rank
+                m = frm | t << 6
+                append((key, m))
+                if gated:
+                    for g in gate_types:
+                        append((key, m | g << 12))
+        if pos.ep >= 0:
+            ep = pos.ep
+            attackers = PAWN_ATTACKERS_WHITE[ep] if side == 1 else PAWN_ATTACKERS_BLACK[ep]
+            victim = ep - 8 * side
+            for frm in attackers:
+                if squares[frm] != side:
+                    continue
+                squares[frm] = 0
+                squares[victim] = 0
+                squares[ep] = side
+                legal = not pos.is_attacked(ksq, -side)
+                squares[frm] = side
+                squares[victim] = -side
+                squares[ep] = 0
+                if legal:
+                    append((1600, frm | ep << 6 | EN_PASSANT << 16))
+        out.sort(reverse=True)
+        return out
+
+    @staticmethod
+    def _legal_after(pos: Position, frm: int, to: int, ksq: int, aligned: int, side: int) -> bool:
+        """Would our king be safe after moving frm -> to (not a king move)?"""
+        if not aligned >> frm & 1:
+            return True
+        squares = pos.squares
+        piece = squares[frm]
+        captured = squares[to]
+        squares[frm] = 0
+        squares[to] = piece
+        safe = not pos.is_attacked(ksq, -side)
+        squares[frm] = piece
+        squares[to] = captured
+        return safe
+
+    @staticmethod
+    def _king_safe_after(pos: Position, frm: int, to: int, side: int) -> bool:
+        squares = pos.squares
+        piece = squares[frm]
+        captured = squares[to]
+        squares[frm] = 0
+        squares[to] = piece
+        safe = not pos.is_attacked(to, -side)
+        squares[frm] = piece
+        squares[to] = captured
+        return safe
+
+    # ------------------------------------------------------------------ quiescence
+
+    def _qsearch(self, alpha: int, beta: int, ply: int, mg: int, eg: int, phase: int) -> int:
+        self.nodes += 1
+        if not self.nodes & 1023:
+            self._check_limits()
+        if ply > self.seldepth:
+            self.seldepth = ply
+        pos = self.pos
+        if pos.in_check():
+            moves = pos.generate_legal()
+            if not moves:
+                return -MATE + ply
+            if ply >= MAX_PLY:
+                return evaluate(pos, mg, eg, phase)
+            best = -MATE + ply
+            for m in self._order(pos, moves, 0, ply):
+                dmg, deg, dph = move_delta(pos, m)
+                pos.make(m)
+                score = -self._qsearch(-beta, -alpha, ply + 1, mg + dmg, eg + deg, phase + dph)
+                pos.unmake()
+                if score > best:
+                    best = score
+                    if score > alpha:
+                        if score >= beta:
+                            return score
+                        alpha = score
+            return best
+        stand = evaluate(pos, mg, eg, phase)
+        if stand >= beta or ply >= MAX_PLY:
+            return stand
+        if stand > alpha:
+            alpha = stand
+        best = stand
+        squares = pos.squares
+        side = pos.side
+        for key, m in self._captures(pos):
+            to = m >> 6 & 63
+            victim = squares[to]
+            if m >> 16 == PROMOTION:
+                gain = ORDER_VALUE[victim if victim > 0 else -victim] + 800
+            else:
+                gain = ORDER_VALUE[victim if victim > 0 else -victim] if victim else 100
+                # Delta pruning: even winning the victim for free cannot reach alpha.
+                if stand + gain + 150 < alpha:
+                    continue
+                attacker = squares[m & 63]
+                attacker_value = ORDER_VALUE[attacker if attacker > 0 else -attacker]
+                # A capture by a more valuable piece of a defended piece is very likely a losing exchange.
+                if attacker_value > gain + 50 and pos.is_attacked(to, -side):
+                    continue
+            dmg, deg, dph = move_delta(pos, m)
+            pos.make(m)
+            score = -self._qsearch(-beta, -alpha, ply + 1, mg + dmg, eg + deg, phase + dph)
+            pos.unmake()
+            if score > best:
+                best = score
+                if score > alpha:
+                    if score >= beta:
+                        return score
+                    alpha = score
+        return best
+
+    # ------------------------------------------------------------------ main search
+
+    def _search(self, depth: int, alpha: int, beta: int, ply: int, mg: int, eg: int, phase: int,
+                null_ok: bool) -> int:
+        pos = self.pos
+        in_check = pos.in_check()
+        if depth <= 0 and not in_check:
+            return self._qsearch(alpha, beta, ply, mg, eg, phase)
+        if depth < 1:
+            depth = 1
+        self.nodes += 1
+        if not self.nodes & 1023:
+            self._check_limits()
+        if ply > self.seldepth:
+            self.seldepth = ply
+        if self._is_draw(pos):
+            return 0
+        if ply >= MAX_PLY:
+            return evaluate(pos, mg, eg, phase)
+        # Mate distance pruning.
+        if alpha < -MATE + ply:
+            alpha = -MATE + ply
+        if beta > MATE - ply - 1:
+            beta = MATE - ply - 1
+        if alpha >= beta:
+            return alpha
+        pv_node = beta - alpha > 1
+        table = self.tt.table
+        key = tt_key(pos.hash, pos.gates)
+        entry = table.get(key)
+        hash_move = 0
+        if entry is not None:
+            e_depth, bound, e_score, hash_move = entry
+            if e_depth >= depth and not pv_node:
+                if e_score > MATE_BOUND:
+                    e_score -= ply
+                elif e_score < -MATE_BOUND:
+                    e_score += ply
+                if bound == EXACT or (bound == LOWER and e_score >= beta) or (bound == UPPER and e_score <= alpha):
+                    return e_score
+
+        side = pos.side
+        if in_check:
+            static_eval = -INFINITE
+        else:
+            static_eval = evaluate(pos, mg, eg, phase)
+            if not pv_node and abs(beta) < MATE_BOUND:
+                # Reverse futility: far above beta at low depth.
+                if depth <= 3 and static_eval - REVERSE_FUTILITY_MARGIN * depth >= beta:
+                    return static_eval
+                # Null move: pass and see whether the opponent still cannot reach beta.
+                if null_ok and depth >= 3 and static_eval >= beta and self._has_pieces(pos, side):
+                    reduction = 3 + depth // 6
+                    pos.make_null()
+                    score = -self._search(depth - 1 - reduction, -beta, -beta + 1, ply + 1, mg, eg, phase, False)
+                    pos.unmake_null()
+                    if score >= beta:
+                        return beta if score > MATE_BOUND else score
+
+        moves = pos.generate_legal()
+        if not moves:
+            return -MATE + ply if in_check else 0
+        if not hash_move and depth >= 5 and pv_node:
+            # Internal iterative deepening: find a move to search first.
+            self._search(depth - 2, alpha, beta, ply, mg, eg, phase, False)
+            entry = table.get(key)
+            if entry is not None:
+                hash_move = entry[3]
+        ordered = self._order(pos, moves, hash_move, ply)
+        squares = pos.squares
+        best = -INFINITE
+        best_move = 0
+        original_alpha = alpha
+        futile = (not in_check and not pv_node and depth <= 3
+                  and static_eval + FUTILITY_MARGIN[depth] <= alpha)
+        late_limit = LATE_MOVE_COUNT[depth] if depth <= 3 and not pv_node and not in_check else 1000
+        quiets_tried: list[int] = []
+        searched = 0
+        lmr_row = _LMR[depth if depth < 64 else 63]
+        for m in ordered:
+            to = m >> 6 & 63
+            victim = squares[to]
+            flag = m >> 16
+            quiet = victim * side >= 0 and flag != PROMOTION and flag != EN_PASSANT
+            if quiet and searched and m != hash_move:
+                if len(quiets_tried) >= late_limit:
+                    continue
+            dmg, deg, dph = move_delta(pos, m)
+            pos.make(m)
+            gives_check = pos.in_check()
+            if quiet and futile and searched and not gives_check:
+                pos.unmake()
+                continue
+            new_depth = depth - 1 + (1 if gives_check else 0)
+            if searched == 0:
+                score = -self._search(new_depth, -beta, -alpha, ply + 1, mg + dmg, eg + deg, phase + dph, True)
+            else:
+                reduction = 0
+                if depth >= 3 and quiet and not in_check and not gives_check:
+                    reduction = lmr_row[searched if searched < 64 else 63]
+                    if pv_node and reduction:
+                        reduction -= 1
+                    if m == self.killers[ply][0] or m == self.killers[ply][1]:
+                        reduction = reduction - 1 if reduction else 0
+                    if reduction >= new_depth:
+                        reduction = new_depth - 1
+                score = -self._search(new_depth - reduction, -alpha - 1, -alpha, ply + 1, mg + dmg, eg + deg,
+                                      phase + dph, True)
+                if score > alpha and (reduction or (pv_node and score < beta)):
+                    score = -self._search(new_depth, -beta, -alpha, ply + 1, mg + dmg, eg + deg, phase + dph,
+                                          True)
+            pos.unmake()
+            searched += 1
+            if quiet:
+                quiets_tried.append(m)
+            if score > best:
+                best = score
+                best_move = m
+                if score > alpha:
+                    alpha = score
+                    if score >= beta:
+                        if quiet:
+                            killers = self.killers[ply]
+                            if killers[0] != m:
+                                killers[1] = killers[0]
+                                killers[0] = m
+                            history = self.history
+                            bonus = depth * depth
+                            history[m & 4095] += bonus
+                            if history[m & 4095] > HISTORY_MAX:
+                                for i in range(4096):
+                                    history[i] >>= 1
+                            for q in quiets_tried[:-1]:
+                                history[q & 4095] -= bonus
+                        break
+        if searched == 0:
+            # Every move was pruned: fall back to the static evaluation.
+            return static_eval if static_eval > -INFINITE else alpha
+        if best >= beta:
+            bound = LOWER
+        elif best > original_alpha:
+            bound = EXACT
+        else:
+            bound = UPPER
+            best_move = hash_move if hash_move else best_move
+        stored = best
+        if stored > MATE_BOUND:
+            stored += ply
+        elif stored < -MATE_BOUND:
+            stored -= ply
+        table[key] = (depth, bound, stored, best_move)
+        return best
+
+    @staticmethod
+    def _has_pieces(pos: Position, side: int) -> bool:
+        """Anything but king and pawns (on the board, or in hand with a gate) for the null-move test."""
+        for p in pos.squares:
+            if p * side > 1 and p * side != KING:
+                return True
+        return False
+
+    # ------------------------------------------------------------------ root
+
+    def _root(self, depth: int, alpha: int, beta: int, root_moves: list[int], mg: int, eg: int,
+              phase: int) -> tuple[int, int]:
+        pos = self.pos
+        best = -INFINITE
+        best_move = root_moves[0]
+        in_check = pos.in_check()
+        for index, m in enumerate(root_moves):
+            dmg, deg, dph = move_delta(pos, m)
+            pos.make(m)
+            gives_check = pos.in_check()
+            new_depth = depth - 1 + (1 if gives_check else 0)
+            if index == 0:
+                score = -self._search(new_depth, -beta, -alpha, 1, mg + dmg, eg + deg, phase + dph, True)
+            else:
+                reduction = 0
+                squares = pos.squares
+                if (depth >= 3 and index >= 4 and not in_check and not gives_check
+                        and pos.stack[-1][1] == 0 and m >> 16 != PROMOTION):
+                    reduction = 1
+                score = -self._search(new_depth - reduction, -alpha - 1, -alpha, 1, mg + dmg, eg + deg,
+                                      phase + dph, True)
+                if score > alpha:
+                    score = -self._search(new_depth, -beta, -alpha, 1, mg + dmg, eg + deg, phase + dph, True)
+                del squares
+            pos.unmake()
+            if score > best:
+                best = score
+                best_move = m
+                if score > alpha:
+                    alpha = score
+                    if score >= beta:
+                        break
+        return best, best_move
+
+    def _extract_pv(self, first: int) -> list[int]:
+        pos = self.pos
+        pv = [first]
+        made = 0
+        pos.make(first)
+        made += 1
+        seen = {tt_key(pos.hash, pos.gates)}
+        while len(pv) < 32:
+            entry = self.tt.table.get(tt_key(pos.hash, pos.gates))
+            if entry is None or not entry[3]:
+                break
+            m = entry[3]
+            if m not in pos.generate_legal():
+                break
+            pos.make(m)
+            made += 1
+            pv.append(m)
+            k = tt_key(pos.hash, pos.gates)
+            if k in seen:
+                break
+            seen.add(k)
+        for _ in range(made):
+            pos.unmake()
+        return pv
+
+    def search(self, pos: Position, limits: SearchLimits, info: Optional[InfoCallback] = None) -> SearchResult:
+        """Search ``pos`` (left unchanged) within ``limits``; ``info`` gets a dict per finished iteration."""
+        self.pos = pos
+        self.nodes = 0
+        self.seldepth = 0
+        self.stop_flag = False
+        self.start_time = time.perf_counter()
+        self.hard_deadline = None if limits.hard_time is None else self.start_time + limits.hard_time
+        self.node_limit = limits.nodes
+        self.tt.new_search()
+        self.killers = [[0, 0] for _ in range(MAX_PLY + 2)]
+        for i in range(4096):
+            self.history[i] >>= 2
+        root_stack = len(pos.stack)
+
+        moves = pos.generate_legal()
+        if not moves:
+            return SearchResult(0, 0, -MATE if pos.in_check() else 0, 0, 0, [])
+        mg, eg, phase = initial_scores(pos)
+        entry = self.tt.table.get(tt_key(pos.hash, pos.gates))
+        root_moves = self._order(pos, moves, entry[3] if entry else 0, 0)
+        best_move = root_moves[0]
+        best_score = 0
+        completed_depth = 0
+        pv: list[int] = [best_move]
+        max_depth = limits.depth if limits.depth else MAX_PLY - 4
+        skill = self.skill_level
+        if skill < 20:
+            max_depth = min(max_depth, 1 + skill // 2)
+        previous_best = best_move
+        stability = 0
+        depth = 1
+        while depth <= max_depth:
+            self.seldepth = 0
+            try:
+                if depth >= 4 and abs(best_score) < MATE_BOUND:
+                    window = 35
+                    alpha = best_score - window
+                    beta = best_score + window
+                    while True:
+                        score, move = self._root(depth, alpha, beta, root_moves, mg, eg, phase)
+                        if score <= alpha:
+                            alpha = max(score - window * 3, -INFINITE)
+                            window *= 3
+                        elif score >= beta:
+                            beta = min(score + window * 3, INFINITE)
+                            window *= 3
+                            root_moves.remove(move)
+                            root_moves.insert(0, move)
+                        else:
+                            break
+                        if window > 1000:
+                            alpha, beta = -INFINITE, INFINITE
+                else:
+                    score, move = self._root(depth, -INFINITE, INFINITE, root_moves, mg, eg, phase)
+            except SearchAborted:
+                while len(pos.stack) > root_stack:
+                    if pos.stack[-1][0] == -1:
+                        pos.unmake_null()
+                    else:
+                        pos.unmake()
+                break
+            best_move = move
+            best_score = score
+            completed_depth = depth
+            root_moves.remove(move)
+            root_moves.insert(0, move)
+            pv = self._extract_pv(move)
+            if info is not None:
+                info(self._info(depth, score, pv))
+            if move == previous_best:
+                stability += 1
+            else:
+                stability = 0
+            previous_best = move
+            if abs(score) > MATE_BOUND and depth > 2 and MATE - abs(score) <= depth and not limits.infinite:
+                break  # a forced mate found within the full-width depth
+            if limits.soft_time is not None and not limits.infinite:
+                elapsed = time.perf_counter() - self.start_time
+                # An unstable best move earns more time; a settled one less.
+                factor = 1.3 if stability == 0 else (1.0 if stability < 3 else 0.7)
+                if elapsed > limits.soft_time * factor * 0.6:
+                    break
+            if len(root_moves) == 1 and depth >= 2 and not limits.infinite and limits.depth is None:
+                break
+            depth += 1
+        if skill < 20 and len(root_moves) > 1:
+            best_move = self._weaken(pos, root_moves, best_move, skill, mg, eg, phase)
+            pv = [best_move]
+        ponder = pv[1] if len(pv) > 1 and pv[0] == best_move else 0
+        return SearchResult(best_move, ponder, best_score, completed_depth, self.nodes, pv)
+
+    def _weaken(self, pos: Position, root_moves: list[int], best_move: int, skill: int, mg: int, eg: int,
+                phase: int) -> int:
+        """Skill Level below 20: pick among the moves whose shallow score is within a skill-dependent margin."""
+        margin = (20 - skill) * 12
+        self.hard_deadline = None
+        self.stop_flag = False
+        scored = []
+        for m in root_moves:
+            dmg, deg, dph = move_delta(pos, m)
+            pos.make(m)
+            score = -self._qsearch(-INFINITE, INFINITE, 1, mg + dmg, eg + deg, phase + dph)
+            pos.unmake()
+            scored.append((score + self.rng.randint(0, margin), m))
+        scored.sort(reverse=True)
+        return scored[0][1]
+
+    def _info(self, depth: int, score: int, pv: list[int]) -> dict:
+        elapsed = time.perf_counter() - self.start_time
+        return {
+            "depth": depth,
+            "seldepth": max(self.seldepth, depth),
+            "score": score,
+            "mate": mate_in(score),
+            "nodes": self.nodes,
+            "time_ms": int(elapsed * 1000),
+            "nps": int(self.nodes / elapsed) if elapsed > 0 else 0,
+            "hashfull": self.tt.permille(),
+            "pv": pv,
+        }
+
+
+def mate_in(score: int) -> Optional[int]:
+    """Moves to mate (negative when being mated) for a mate score, else None."""
+    if score > MATE_BOUND:
+        return (MATE - score + 1) // 2
+    if score < -MATE_BOUND:
+        return -((MATE + score) // 2)
+    return None

@@ -1,0 +1,424 @@
+"""The UCI front end: ``python -m engine`` or the ``schess-engine`` console script.
+
+Reads commands from stdin, answers on stdout. The search runs in its own thread so that ``stop``, ``quit``,
+``isready`` and ``ponderhit`` are answered at once. Bad input is reported as ``info string error: ...`` and
+never stops the engine; ``bestmove`` is always a legal move of the current position, or ``(none)``.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+import time
+from typing import Callable, Optional, TextIO
+
+from .board import Board
+from .perft import perft_divide
+from .search import MATE_BOUND, SearchLimits, Searcher
+from .timeman import plan_time
+
+ENGINE_NAME = "S-chess Python engine 0.1"
+ENGINE_AUTHOR = "the schess-bot authors"
+
+BENCH_POSITIONS = (
+    ("seirawan", "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR[HEhe] w KQBCDFGkqbcdfg - 0 1"),
+    ("seirawan", "reb1k2r/ppppqppp/2nb1n2/4p3/4P3/N1P2N2/PB1PQPPP/RE2KBHR[h] b KQkqc - 3 7"),
+    ("seirawan", "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R[EHeh] w KQBCDkqbcdf - 4 4"),
+    ("seirawan", "r1bQkb1r/ppp1pppp/2P5/2n2q2/8/2N2N2/PPP2PPP/R1BEKB1R[Hh] b KQCFkqcf - 0 8"),
+    ("seirawan", "2kr3r/pph2ppp/2n1b3/4e3/3P4/2P1BN2/PP2HPPP/R3K2R[] w KQ - 2 16"),
+    ("seirawan", "6k1/5ppp/8/3e4/8/8/3H1PPP/6K1[] w - - 0 40"),
+    ("chess", "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"),
+    ("chess", "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1"),
+)
+BENCH_DEPTH = 6
+
+Writer = Callable[[str], None]
+
+
+class Options:
+    """The engine's UCI options and their current values."""
+
+    def __init__(self) -> None:
+        self.variant = "seirawan"
+        self.chess960 = False
+        self.hash_mb = 16
+        self.move_overhead = 50
+        self.skill_level = 20
+        self.limit_strength = False
+        self.elo = 2850
+        self.ponder = False
+
+    @staticmethod
+    def declarations() -> list[str]:
+        return [
+            "option name UCI_Variant type combo default seirawan var seirawan var chess",
+            "option name UCI_Chess960 type check default false",
+            "option name Hash type spin default 16 min 1 max 1024",
+            "option name Clear Hash type button",
+            "option name Move Overhead type spin default 50 min 0 max 5000",
+            "option name Skill Level type spin default 20 min 0 max 20",
+            "option name UCI_LimitStrength type check default false",
+            "option name UCI_Elo type spin default 2850 min 1350 max 2850",
+            "option name Ponder type check default false",
+        ]
+
+    def effective_skill(self) -> int:
+        if self.limit_strength:
+            return max(0, min(20, (self.elo - 1350) * 20 // 1500))
+        return self.skill_level
+
+
+def _parse_bool(value: str) -> bool:
+    lowered = value.strip().lower()
+    if lowered in ("true", "1", "yes", "on"):
+        return True
+    if lowered in ("false", "0", "no", "off"):
+        return False
+    raise ValueError(f"expected true or false, got {value!r}")
+
+
+def _parse_int(value: str, low: int, high: int, name: str) -> int:
+    try:
+        number = int(value.strip())
+    except ValueError:
+        raise ValueError(f"option {name}: expected an integer, got {value!r}") from None
+    if not low <= number <= high:
+        raise ValueError(f"option {name}: {number} is outside {low}..{high}")
+    return number
+
+
+class UciEngine:
+    """One UCI session. ``handle(line)`` processes a command; returns False after ``quit``."""
+
+    def __init__(self, write: Writer) -> None:
+        self._write_raw = write
+        self._write_lock = threading.Lock()
+        self.options = Options()
+        self.searcher = Searcher(self.options.hash_mb)
+        self.board = Board()
+        self._position_key: tuple[str, str, bool, Optional[str]] = ("seirawan", "", False, None)
+        self._moves: list[str] = []
+        self._thread: Optional[threading.Thread] = None
+        self._release = threading.Event()  # set on stop/ponderhit: an infinite/ponder search may report
+        self._pondering = False
+        self._limits: Optional[SearchLimits] = None
+        self._go_args: dict[str, int] = {}
+
+    # ------------------------------------------------------------------ output
+
+    def send(self, line: str) -> None:
+        with self._write_lock:
+            self._write_raw(line)
+
+    def error(self, message: str) -> None:
+        self.send(f"info string error: {message}")
+
+    # ------------------------------------------------------------------ dispatch
+
+    def handle(self, line: str) -> bool:
+        tokens = line.strip().split()
+        if not tokens:
+            return True
+        command, args = tokens[0], tokens[1:]
+        try:
+            if command == "quit":
+                self.stop_search()
+                return False
+            handler = self._handlers().get(command)
+            if handler is None:
+                self.error(f"unknown command: {line.strip()!r}")
+            else:
+                handler(args)
+        except Exception as exc:  # bad input must never kill the engine
+            self.error(f"{command}: {exc}")
+        return True
+
+    def _handlers(self) -> dict[str, Callable[[list[str]], None]]:
+        return {
+            "uci": self.cmd_uci,
+            "isready": lambda args: self.send("readyok"),
+            "ucinewgame": self.cmd_ucinewgame,
+            "setoption": self.cmd_setoption,
+            "position": self.cmd_position,
+            "go": self.cmd_go,
+            "stop": lambda args: self.stop_search(),
+            "ponderhit": self.cmd_ponderhit,
+            "bench": self.cmd_bench,
+            "d": lambda args: self.send(f"info string fen {self.board.fen()}"),
+            "debug": lambda args: None,
+            "register": lambda args: None,
+        }
+
+    # ------------------------------------------------------------------ commands
+
+    def cmd_uci(self, args: list[str]) -> None:
+        self.send(f"id name {ENGINE_NAME}")
+        self.send(f"id author {ENGINE_AUTHOR}")
+        for line in Options.declarations():
+            self.send(line)
+        self.send("uciok")
+
+    def cmd_ucinewgame(self, args: list[str]) -> None:
+        self.stop_search()
+        self.searcher.new_game()
+        self._set_position(None, [])
+
+    def cmd_setoption(self, args: list[str]) -> None:
+        if not args or args[0] != "name":
+            raise ValueError("expected 'setoption name <name> [value <value>]'")
+        if "value" in args:
+            at = args.index("value")
+            name = " ".join(args[1:at])
+            value = " ".join(args[at + 1:])
+        else:
+            name, value = " ".join(args[1:]), ""
+        key = name.lower()
+        opts = self.options
+        self.stop_search()
+        if key == "uci_variant":
+            variant = value.strip().lower()
+            if variant not in ("seirawan", "chess"):
+                raise ValueError(f"option UCI_Variant: unsupported variant {value!r} (seirawan, chess)")
+            opts.variant = variant
+            self._set_position(None, [])
+        elif key == "uci_chess960":
+            opts.chess960 = _parse_bool(value)
+            self._set_position(None, [])
+        elif key == "hash":
+            opts.hash_mb = _parse_int(value, 1, 1024, name)
+            self.searcher.tt.resize(opts.hash_mb)
+        elif key == "clear hash":
+            self.searcher.new_game()
+        elif key == "move overhead":
+            opts.move_overhead = _parse_int(value, 0, 5000, name)
+        elif key == "skill level":
+            opts.skill_level = _parse_int(value, 0, 20, name)
+        elif key == "uci_limitstrength":
+            opts.limit_strength = _parse_bool(value)
+        elif key == "uci_elo":
+            opts.elo = _parse_int(value, 1350, 2850, name)
+        elif key == "ponder":
+            opts.ponder = _parse_bool(value)
+        else:
+            raise ValueError(f"unknown option {name!r}")
+
+    def cmd_position(self, args: list[str]) -> None:
+        self.stop_search()
+        if not args:
+            raise ValueError("expected 'position startpos|fen <fen> [moves ...]'")
+        if "moves" in args:
+            at = args.index("moves")
+            spec, moves = args[:at], args[at + 1:]
+        else:
+            spec, moves = args, []
+        if spec[0] == "startpos":
+            if len(spec) != 1:
+                raise ValueError(f"unexpected text after startpos: {' '.join(spec[1:])!r}")
+            fen = None
+        elif spec[0] == "fen":
+            if len(spec) < 2:
+                raise ValueError("missing FEN after 'position fen'")
+            fen = " ".join(spec[1:])
+        else:
+            raise ValueError(f"expected startpos or fen, got {spec[0]!r}")
+        self._set_position(fen, moves)
+
+    def _set_position(self, fen: Optional[str], moves: list[str]) -> None:
+        """Set up the position; when only moves were appended to the previous one, play just those."""
+        opts = self.options
+        key = (opts.variant, fen or "", opts.chess960, None)
+        board = self.board
+        if key == self._position_key and moves[: len(self._moves)] == self._moves and \
+                len(board.move_stack) == len(self._moves):
+            new_moves = moves[len(self._moves):]
+        else:
+            try:
+                board = Board(fen, variant=opts.variant, chess960=opts.chess960)
+            except ValueError:
+                # keep a usable position: the variant's start
+                self.board = Board(variant=opts.variant, chess960=opts.chess960)
+                self._position_key = (opts.variant, "", opts.chess960, None)
+                self._moves = []
+                raise
+            self.board = board
+            self._position_key = key
+            self._moves = []
+            new_moves = moves
+        for text in new_moves:
+            try:
+                board.push_uci(text)
+            except ValueError:
+                raise ValueError(f"illegal move {text!r} in {board.fen()} (position kept before it)") from None
+            self._moves.append(text)
+
+    def cmd_go(self, args: list[str]) -> None:
+        self.stop_search()
+        params: dict[str, int] = {}
+        flags = set()
+        i = 0
+        int_params = ("wtime", "btime", "winc", "binc", "movestogo", "movetime", "depth", "nodes", "mate",
+                      "perft")
+        while i < len(args):
+            token = args[i]
+            if token in ("infinite", "ponder"):
+                flags.add(token)
+                i += 1
+            elif token in int_params:
+                if i + 1 >= len(args):
+                    raise ValueError(f"go: missing value after {token}")
+                try:
+                    params[token] = int(args[i + 1])
+                except ValueError:
+                    raise ValueError(f"go: {token} expects an integer, got {args[i + 1]!r}") from None
+                i += 2
+            elif token == "searchmoves":
+                i = len(args)  # not supported: search all moves
+            else:
+                raise ValueError(f"go: unknown parameter {token!r}")
+        if "perft" in params:
+            self._perft(params["perft"])
+            return
+        white = self.board.side == 1
+        time_left = params.get("wtime" if white else "btime")
+        increment = params.get("winc" if white else "binc", 0)
+        soft, hard = plan_time(time_left, increment, params.get("movestogo"), params.get("movetime"),
+                               self.options.move_overhead, len(self.board.move_stack))
+        depth = params.get("depth")
+        if "mate" in params and depth is None:
+            depth = 2 * params["mate"] + 1
+        pondering = "ponder" in flags
+        infinite = "infinite" in flags or pondering
+        limits = SearchLimits(depth=depth, nodes=params.get("nodes"), soft_time=None if infinite else soft,
+                              hard_time=None if infinite else hard, infinite=infinite)
+        self._go_args = params
+        self._limits = limits
+        self._pondering = pondering
+        self._release.clear()
+        self.searcher.skill_level = self.options.effective_skill()
+        wait_for_release = infinite
+        self._thread = threading.Thread(target=self._run_search, args=(limits, wait_for_release), daemon=True)
+        self._thread.start()
+
+    def _run_search(self, limits: SearchLimits, wait_for_release: bool) -> None:
+        board = self.board
+        try:
+            result = self.searcher.search(board, limits, self._send_info)
+            best, ponder = result.best, result.ponder
+        except Exception as exc:  # never leave the GUI without a bestmove
+            self.error(f"search failed: {exc!r}")
+            moves = board.generate_legal()
+            best, ponder = (moves[0] if moves else 0), 0
+        if wait_for_release:
+            self._release.wait()
+        if not best:
+            self.send("bestmove (none)")
+            return
+        text = f"bestmove {board.move_of(best).uci()}"
+        if ponder:
+            text += f" ponder {board.move_of(ponder).uci()}"
+        self.send(text)
+
+    def _send_info(self, info: dict) -> None:
+        mate = info["mate"]
+        score = f"mate {mate}" if mate is not None else f"cp {info['score']}"
+        pv = " ".join(self.board.move_of(m).uci() for m in info["pv"])
+        self.send(
+            f"info depth {info['depth']} seldepth {info['seldepth']} multipv 1 score {score} nodes {info['nodes']}"
+            f" nps {info['nps']} hashfull {info['hashfull']} time {info['time_ms']} pv {pv}"
+        )
+
+    def cmd_ponderhit(self, args: list[str]) -> None:
+        limits = self._limits
+        if self._thread is None or not self._thread.is_alive() or not self._pondering or limits is None:
+            return
+        self._pondering = False
+        params = self._go_args
+        white = self.board.side == 1
+        soft, hard = plan_time(params.get("wtime" if white else "btime"), params.get("winc" if white else "binc", 0),
+                               params.get("movestogo"), params.get("movetime"), self.options.move_overhead,
+                               len(self.board.move_stack))
+        searcher = self.searcher
+        elapsed = time.perf_counter() - searcher.start_time
+        if hard is not None:
+            searcher.hard_deadline = time.perf_counter() + hard
+            limits.soft_time = elapsed + (soft or hard)
+        limits.infinite = False
+        self._release.set()
+
+    def stop_search(self) -> None:
+        thread = self._thread
+        if thread is None:
+            return
+        self.searcher.stop_now()
+        self._release.set()
+        thread.join()
+        self._thread = None
+
+    def wait(self) -> None:
+        """Block until the current search (if any) has sent its bestmove (for tests and bench)."""
+        thread = self._thread
+        if thread is not None:
+            thread.join()
+
+    def _perft(self, depth: int) -> None:
+        if depth < 1:
+            raise ValueError("go perft: depth must be at least 1")
+        start = time.perf_counter()
+        divide = perft_divide(self.board, depth)
+        total = 0
+        for move, count in divide.items():
+            self.send(f"{move}: {count}")
+            total += count
+        elapsed = time.perf_counter() - start
+        self.send("")
+        self.send(f"Nodes searched: {total}")
+        self.send(f"info string perft {depth} time {int(elapsed * 1000)} ms")
+
+    def cmd_bench(self, args: list[str]) -> None:
+        self.stop_search()
+        depth = int(args[0]) if args else BENCH_DEPTH
+        total_nodes = 0
+        start = time.perf_counter()
+        bench_searcher = Searcher(16)
+        for variant, fen in BENCH_POSITIONS:
+            board = Board(fen, variant=variant)
+            result = bench_searcher.search(board, SearchLimits(depth=depth))
+            bench_searcher.new_game()
+            total_nodes += result.nodes
+            self.send(f"info string bench {variant} depth {depth} nodes {result.nodes} "
+                      f"bestmove {board.move_of(result.best).uci() if result.best else '(none)'}")
+        elapsed = time.perf_counter() - start
+        self.send("")
+        self.send(f"Total time (ms) : {int(elapsed * 1000)}")
+        self.send(f"Nodes searched  : {total_nodes}")
+        self.send(f"Nodes/second    : {int(total_nodes / elapsed) if elapsed > 0 else 0}")
+
+
+def run(stdin: TextIO, stdout: TextIO) -> int:
+    def write(line: str) -> None:
+        stdout.write(line + "\n")
+        stdout.flush()
+
+    engine = UciEngine(write)
+    while True:
+        line = stdin.readline()
+        if not line:
+            engine.stop_search()
+            return 0
+        if not engine.handle(line):
+            return 0
+
+
+def main(argv: Optional[list[str]] = None) -> int:
+    """Entry point of ``schess-engine`` and ``python -m engine``: UCI on stdin/stdout. Arguments (if any) are
+    run as commands first, e.g. ``python -m engine bench`` runs the benchmark and exits."""
+    args = sys.argv[1:] if argv is None else argv
+    if args:
+        engine = UciEngine(lambda line: (sys.stdout.write(line + "\n"), sys.stdout.flush()) and None)
+        engine.handle(" ".join(args))
+        engine.wait()
+        return 0
+    return run(sys.stdin, sys.stdout)
+
+
+__all__ = ["MATE_BOUND", "UciEngine", "main", "run"]
