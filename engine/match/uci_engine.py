@@ -98,6 +98,8 @@ def parse_option_line(line: str) -> Optional[UciOption]:
 def parse_info_line(line: str) -> Tuple[Optional[Score], Optional[int]]:
     """The score and depth of an ``info`` line (None where absent; bound scores are taken as they are)."""
     words = line.split()
+    if words[1:2] == ["string"]:  # free text, whatever words it contains
+        return None, None
     score: Optional[Score] = None
     depth: Optional[int] = None
     for index, word in enumerate(words[:-1]):

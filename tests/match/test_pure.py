@@ -78,7 +78,7 @@ def test_uci_option_and_info_lines_are_parsed() -> None:
     assert parse_option_line("id name X") is None
     assert parse_info_line("info depth 7 seldepth 9 score cp -35 nodes 1000 pv e2e4") == (Score(-35), 7)
     assert parse_info_line("info depth 3 score mate -2 pv a1a2") == (Score(mate=-2), 3)
-    assert parse_info_line("info string hello") == (None, None)
+    assert parse_info_line("info string hello depth 3 score cp 5") == (None, None)
     assert parse_info_line("info depth x score cp") == (None, None)
 
 
