@@ -323,14 +323,14 @@ class Searcher:
 
     # ------------------------------------------------------------------ quiescence
 
-    def _qsearch(self, alpha: int, beta: int, ply: int, mg: int, eg: int, phase: int) -> int:
+    def _qsearch(self, alpha: int, beta: int, ply: int, mg: int, eg: int, phase: int, in_check: bool) -> int:
         self.nodes += 1
         if not self.nodes & 1023:
             self._check_limits()
         if ply > self.seldepth:
             self.seldepth = ply
         pos = self.pos
-        if pos.in_check():
+        if in_check:
             moves = pos.generate_legal()
             if not moves:
                 return -MATE + ply
@@ -340,7 +340,7 @@ class Searcher:
             for m in self._order(pos, moves, 0, ply):
                 dmg, deg, dph = move_delta(pos, m)
                 pos.make(m)
-                score = -self._qsearch(-beta, -alpha, ply + 1, mg + dmg, eg + deg, phase + dph)
+                score = -self._qsearch(-beta, -alpha, ply + 1, mg + dmg, eg + deg, phase + dph, pos.in_check())
                 pos.unmake()
                 if score > best:
                     best = score
@@ -374,7 +374,7 @@ class Searcher:
                     continue
             dmg, deg, dph = move_delta(pos, m)
             pos.make(m)
-            score = -self._qsearch(-beta, -alpha, ply + 1, mg + dmg, eg + deg, phase + dph)
+            score = -self._qsearch(-beta, -alpha, ply + 1, mg + dmg, eg + deg, phase + dph, pos.in_check())
             pos.unmake()
             if score > best:
                 best = score
@@ -387,11 +387,10 @@ class Searcher:
     # ------------------------------------------------------------------ main search
 
     def _search(self, depth: int, alpha: int, beta: int, ply: int, mg: int, eg: int, phase: int,
-                null_ok: bool) -> int:
+                null_ok: bool, in_check: bool) -> int:
         pos = self.pos
-        in_check = pos.in_check()
         if depth <= 0 and not in_check:
-            return self._qsearch(alpha, beta, ply, mg, eg, phase)
+            return self._qsearch(alpha, beta, ply, mg, eg, phase, False)
         if depth < 1:
             depth = 1
         self.nodes += 1
@@ -438,7 +437,7 @@ class Searcher:
                 if null_ok and depth >= 3 and static_eval >= beta and self._has_pieces(pos, side):
                     reduction = 3 + depth // 6
                     pos.make_null()
-                    score = -self._search(depth - 1 - reduction, -beta, -beta + 1, ply + 1, mg, eg, phase, False)
+                    score = -self._search(depth - 1 - reduction, -beta, -beta + 1, ply + 1, mg, eg, phase, False, False)
                     pos.unmake_null()
                     if score >= beta:
                         return beta if score > MATE_BOUND else score
@@ -448,7 +447,7 @@ class Searcher:
             return -MATE + ply if in_check else 0
         if not hash_move and depth >= 5 and pv_node:
             # Internal iterative deepening: find a move to search first.
-            self._search(depth - 2, alpha, beta, ply, mg, eg, phase, False)
+            self._search(depth - 2, alpha, beta, ply, mg, eg, phase, False, in_check)
             entry = table.get(key)
             if entry is not None:
                 hash_move = entry[3]
@@ -468,18 +467,16 @@ class Searcher:
             victim = squares[to]
             flag = m >> 16
             quiet = victim * side >= 0 and flag != PROMOTION and flag != EN_PASSANT
-            if quiet and searched and m != hash_move:
-                if len(quiets_tried) >= late_limit:
-                    continue
             dmg, deg, dph = move_delta(pos, m)
             pos.make(m)
             gives_check = pos.in_check()
-            if quiet and futile and searched and not gives_check:
+            if quiet and searched and not gives_check and (futile or len(quiets_tried) >= late_limit):
+                # Futility and late-move pruning of quiet moves near the leaves (checks are always tried).
                 pos.unmake()
                 continue
             new_depth = depth - 1 + (1 if gives_check else 0)
             if searched == 0:
-                score = -self._search(new_depth, -beta, -alpha, ply + 1, mg + dmg, eg + deg, phase + dph, True)
+                score = -self._search(new_depth, -beta, -alpha, ply + 1, mg + dmg, eg + deg, phase + dph, True, gives_check)
             else:
                 reduction = 0
                 if depth >= 3 and quiet and not in_check and not gives_check:
@@ -491,10 +488,10 @@ class Searcher:
                     if reduction >= new_depth:
                         reduction = new_depth - 1
                 score = -self._search(new_depth - reduction, -alpha - 1, -alpha, ply + 1, mg + dmg, eg + deg,
-                                      phase + dph, True)
+                                      phase + dph, True, gives_check)
                 if score > alpha and (reduction or (pv_node and score < beta)):
                     score = -self._search(new_depth, -beta, -alpha, ply + 1, mg + dmg, eg + deg, phase + dph,
-                                          True)
+                                          True, gives_check)
             pos.unmake()
             searched += 1
             if quiet:
@@ -559,7 +556,7 @@ class Searcher:
             gives_check = pos.in_check()
             new_depth = depth - 1 + (1 if gives_check else 0)
             if index == 0:
-                score = -self._search(new_depth, -beta, -alpha, 1, mg + dmg, eg + deg, phase + dph, True)
+                score = -self._search(new_depth, -beta, -alpha, 1, mg + dmg, eg + deg, phase + dph, True, gives_check)
             else:
                 reduction = 0
                 squares = pos.squares
@@ -567,9 +564,9 @@ class Searcher:
                         and pos.stack[-1][1] == 0 and m >> 16 != PROMOTION):
                     reduction = 1
                 score = -self._search(new_depth - reduction, -alpha - 1, -alpha, 1, mg + dmg, eg + deg,
-                                      phase + dph, True)
+                                      phase + dph, True, gives_check)
                 if score > alpha:
-                    score = -self._search(new_depth, -beta, -alpha, 1, mg + dmg, eg + deg, phase + dph, True)
+                    score = -self._search(new_depth, -beta, -alpha, 1, mg + dmg, eg + deg, phase + dph, True, gives_check)
                 del squares
             pos.unmake()
             if score > best:
@@ -708,7 +705,7 @@ class Searcher:
         for m in root_moves:
             dmg, deg, dph = move_delta(pos, m)
             pos.make(m)
-            score = -self._qsearch(-INFINITE, INFINITE, 1, mg + dmg, eg + deg, phase + dph)
+            score = -self._qsearch(-INFINITE, INFINITE, 1, mg + dmg, eg + deg, phase + dph, pos.in_check())
             pos.unmake()
             scored.append((score + self.rng.randint(0, margin), m))
         scored.sort(reverse=True)

@@ -1,0 +1,221 @@
+"""Search tests: mates in S-chess (gated pieces, mates that need gating) and standard chess, legal best moves
+everywhere, draws in the tree, the incremental evaluation and the quiescence capture generator."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from engine import Board
+from engine.evaluate import TEMPO, evaluate, evaluate_position, initial_scores, move_delta
+from engine.position import EN_PASSANT, PROMOTION
+from engine.search import MATE_BOUND, Searcher, SearchLimits, mate_in
+from engine.tables import QUEEN
+
+
+def search(fen: str | None, depth: int, variant: str = "seirawan", moves: tuple[str, ...] = ()):  # type: ignore[no-untyped-def]
+    board = Board(fen, variant=variant)
+    for text in moves:
+        board.push_uci(text)
+    before = board.fen()
+    result = Searcher().search(board, SearchLimits(depth=depth))
+    assert board.fen() == before, "the search must leave the position as it found it"
+    return board, result
+
+
+def play_line_is_mate(board: Board, first: int) -> bool:
+    board.push(board.move_of(first))
+    try:
+        return board.is_checkmate()
+    finally:
+        board.pop()
+
+
+# ---------------------------------------------------------------- S-chess mates
+
+
+def test_mate_in_one_delivered_by_a_gated_elephant() -> None:
+    # The bishop leaves f1 and the Elephant gated on f1 mates along the open f-file.
+    board, result = search("4rkr1/4p1p1/8/8/8/8/8/4KB2[E] w F - 0 1", 3)
+    move = board.move_of(result.best)
+    assert move.gate is not None and move.from_square == 5
+    assert play_line_is_mate(board, result.best)
+    assert mate_in(result.score) == 1
+
+
+def test_finds_qxd8_with_elephant_gate_from_a_real_game() -> None:
+    game = "e2e4 d7d5 e4d5 d8d5e b1c3 d5f5 d2d4 g8f6 g1f3 b8c6 d4d5 f6e4 d5c6 e4c5".split()
+    board, result = search(None, 3, moves=tuple(game))
+    assert board.move_of(result.best).uci() == "d1d8e"
+    assert mate_in(result.score) == 1
+
+
+def test_mate_in_two_that_needs_gating() -> None:
+    # King and knight alone cannot mate: the Elephant must come in through the b1 gate.
+    board, result = search("7k/8/6K1/8/8/8/8/1N6[E] w B - 0 1", 5)
+    assert mate_in(result.score) == 2
+    assert board.move_of(result.best).gate is not None
+
+
+def test_mate_in_three_that_needs_gating() -> None:
+    board, result = search("3k4/8/3K4/8/8/8/8/5B2[E] w F - 0 1", 7)
+    assert mate_in(result.score) == 3
+    assert board.move_of(result.best).gate is not None
+
+
+def test_mate_in_two_with_rook_in_s_chess() -> None:
+    _, result = search("k7/8/2K5/8/8/8/8/7R[] w - - 0 1", 5)
+    assert mate_in(result.score) == 2
+
+
+def test_being_mated_is_reported_as_negative_mate() -> None:
+    _, result = search("k7/8/1K6/8/8/8/8/6R1[] b - - 0 1", 4)
+    assert mate_in(result.score) == -1
+
+
+# ---------------------------------------------------------------- standard chess mates
+
+
+@pytest.mark.parametrize(
+    "fen, depth, mate, first",
+    [
+        ("6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1", 3, 1, "a1a8"),
+        ("r1bqkb1r/pppp1ppp/2n2n2/4p2Q/2B1P3/8/PPPP1PPP/RNB1K1NR w KQkq - 4 4", 3, 1, "h5f7"),
+        ("r6k/6pp/7N/8/8/1Q6/8/7K w - - 0 1", 4, 2, "b3g8"),
+        ("5rk1/5Npp/8/8/8/1Q6/8/7K w - - 0 1", 6, 3, "f7h6"),
+    ],
+)
+def test_standard_chess_mates(fen: str, depth: int, mate: int, first: str) -> None:
+    board, result = search(fen, depth, variant="chess")
+    assert mate_in(result.score) == mate
+    assert board.move_of(result.best).uci() == first
+
+
+# ---------------------------------------------------------------- always a legal move
+
+
+def random_positions(count: int, seed: int, variant: str = "seirawan") -> list[Board]:
+    rng = random.Random(seed)
+    boards = []
+    while len(boards) < count:
+        board = Board(variant=variant)
+        for _ in range(rng.randint(0, 60)):
+            codes = board.generate_legal()
+            if not codes:
+                break
+            board.push(board.move_of(rng.choice(codes)))
+        boards.append(board)
+    return boards
+
+
+@pytest.mark.parametrize("variant", ["seirawan", "chess"])
+def test_best_move_is_always_legal_at_tiny_limits(variant: str) -> None:
+    searcher = Searcher(1)
+    for index, board in enumerate(random_positions(60, 11 if variant == "seirawan" else 12, variant)):
+        legal = board.generate_legal()
+        before = board.fen()
+        limits = SearchLimits(nodes=20 + index * 5) if index % 2 else SearchLimits(depth=1 + index % 3)
+        result = searcher.search(board, limits)
+        assert board.fen() == before
+        if legal:
+            assert result.best in legal, board.fen()
+            if result.ponder:
+                board.make(result.best)
+                assert result.ponder in board.generate_legal()
+                board.unmake()
+        else:
+            assert result.best == 0
+
+
+def test_tiny_time_limit_still_returns_a_legal_move() -> None:
+    board = Board("reb1k2r/ppppqppp/2nb1n2/4p3/4P3/N1P2N2/PB1PQPPP/RE2KBHR[h] b KQkqc - 3 7")
+    result = Searcher().search(board, SearchLimits(soft_time=0.001, hard_time=0.001))
+    assert result.best in board.generate_legal()
+
+
+def test_no_legal_move_gives_none() -> None:
+    board = Board("r1bqkbn1/pppppp2/8/6p1/Q2nP3/PBP5/1P1P1PP1/RNB1K2r[EHeh] w cdfgBCQq - 1 10")
+    result = Searcher().search(board, SearchLimits(depth=3))
+    assert result.best == 0 and result.score < -MATE_BOUND
+
+
+# ---------------------------------------------------------------- draws
+
+
+def test_repetition_is_a_draw_inside_the_tree() -> None:
+    board = Board()
+    searcher = Searcher()
+    for text in "g1f3 g8f6 f3g1".split():
+        board.push_uci(text)
+        assert not searcher._is_draw(board)
+    board.push_uci("f6g8")  # the start position again (gates are ignored, as on the server)
+    assert searcher._is_draw(board)
+
+
+def test_stalemate_scores_zero() -> None:
+    _, result = search("7k/5Q2/6K1/8/8/8/8/8[] b - - 0 1", 3)
+    assert result.best == 0 and result.score == 0
+
+
+def test_side_ahead_avoids_a_repetition_draw() -> None:
+    # White is a queen up; after Qd1-d2 Kh7-h8 Qd2-d1 Kh8-h7 a return to d2 would repeat the position.
+    board = Board("8/7k/8/8/8/8/8/3QK3[] w - - 0 1")
+    for text in "d1d2 h7h8 d2d1 h8h7".split():
+        board.push_uci(text)
+    result = Searcher().search(board, SearchLimits(depth=4))
+    assert result.score > 300
+
+
+# ---------------------------------------------------------------- evaluation
+
+
+def test_start_position_is_balanced() -> None:
+    assert evaluate_position(Board()) == TEMPO
+    assert evaluate_position(Board(variant="chess")) == TEMPO
+
+
+def test_evaluation_is_colour_symmetric() -> None:
+    fen = "reb1k2r/ppppqppp/2nb1n2/4p3/4P3/N1P2N2/PB1PQPPP/RE2KBHR[h] b KQkqc - 3 7"
+    mirrored = "re2kbhr/pb1pqppp/n1p2n2/4p3/4P3/2NB1N2/PPPPQPPP/REB1K2R[H] w KQkqC - 3 7"
+    assert evaluate_position(Board(fen)) == evaluate_position(Board(mirrored))
+
+
+def test_pieces_in_hand_are_worthless_without_gates() -> None:
+    with_gate = Board("4k3/8/8/8/8/8/8/4K1N1[E] w G - 0 1")
+    without_gate = Board("4k3/8/8/8/8/8/8/4K1N1[E] w - - 0 1")
+    assert evaluate_position(with_gate) - evaluate_position(without_gate) > 600
+
+
+def test_incremental_scores_match_a_fresh_count() -> None:
+    rng = random.Random(5)
+    for variant in ("seirawan", "chess"):
+        board = Board(variant=variant)
+        mg, eg, phase = initial_scores(board)
+        for _ in range(120):
+            codes = board.generate_legal()
+            if not codes:
+                break
+            code = rng.choice(codes)
+            dmg, deg, dph = move_delta(board, code)
+            board.make(code)
+            mg, eg, phase = mg + dmg, eg + deg, phase + dph
+            assert (mg, eg, phase) == initial_scores(board), board.fen()
+            assert evaluate(board, mg, eg, phase) == evaluate_position(board)
+
+
+def test_quiescence_captures_match_the_legal_move_generator() -> None:
+    searcher = Searcher()
+    for board in random_positions(80, 3):
+        if board.in_check():
+            continue
+        squares, side = board.squares, board.side
+        expected = {
+            m for m in board.generate_legal()
+            if (squares[m >> 6 & 63] * side < 0 and m >> 16 != PROMOTION)
+            or m >> 16 == EN_PASSANT
+            or (m >> 16 == PROMOTION and m >> 12 & 15 == QUEEN)
+        }
+        got = [m for _, m in searcher._captures(board)]
+        assert len(got) == len(set(got))
+        assert set(got) == expected, board.fen()
