@@ -209,6 +209,7 @@ class Position:
         gating = self.variant == "seirawan"
         castle_king = [-1, -1]  # the king square castling starts from, per colour
         rights = 0
+        order: list[int] = []  # rook squares in the order their rights were given (the last one per wing wins)
         gates = 0
         if text != "-":
             for ch in text:
@@ -242,6 +243,7 @@ class Position:
                         continue  # a file letter names a gate, not a castling right, while the hand is not empty
                 if squares[rook_sq] == ROOK * sign and castle_king[color] == self.king_sq[color]:
                     rights |= 1 << rook_sq
+                    order.append(rook_sq)
             if gating:
                 # Chess960 gating FENs give castling rights through gate letters on the king and its rooks.
                 for color, sign in ((0, 1), (1, -1)):
@@ -253,6 +255,7 @@ class Position:
                         for sq in squares_of(gates & BACK_RANK_MASK[color]):
                             if squares[sq] == ROOK * sign:
                                 rights |= 1 << sq
+                                order.append(sq)
         # Gates exist only on own back-rank pieces, and only while that side has something in hand.
         for color, sign in ((0, 1), (1, -1)):
             if self.hand[HAWK * sign] + self.hand[ELEPHANT * sign] == 0:
@@ -265,7 +268,7 @@ class Position:
         self.castling = 0
         self._castle_info: dict[int, tuple[int, int, int, int]] = {}
         self._castle_clear = [-1] * 64
-        for rook_sq in squares_of(rights):
+        for rook_sq in order:
             self._add_castling_right(rook_sq)
 
     def _add_castling_right(self, rook_sq: int) -> None:
@@ -273,6 +276,12 @@ class Position:
         king_sq = self.king_sq[color]
         base = 0 if color == 0 else 56
         kingside = rook_sq > king_sq
+        # One right per wing, as in Fairy-Stockfish: a later rook on the same wing replaces the earlier one,
+        # and moving either rook still clears the right.
+        for other in squares_of(self.castling & BACK_RANK_MASK[color]):
+            if (other > king_sq) == kingside:
+                self.castling &= ~(1 << other)
+                self._castle_clear[other] &= ~(1 << rook_sq)
         king_to = base + (6 if kingside else 2)
         rook_to = base + (5 if kingside else 3)
         path = (BETWEEN[rook_sq][rook_to] | 1 << rook_to | BETWEEN[king_sq][king_to] | 1 << king_to) & ~(

@@ -28,8 +28,10 @@ def _fsf_variant(board: Board) -> str:
     return "seirawan" if board.variant == "seirawan" else "chess"
 
 
-def compare_position(board: Board, start_fen: str, moves: list[str], report: Report) -> None:
-    """Compare one position (given to pyffish as start FEN + move list) in every respect the server uses."""
+def compare_position(board: Board, start_fen: str, moves: list[str], report: Report, all_san: bool = True) -> None:
+    """Compare one position (given to pyffish as start FEN + move list) in every respect the server uses.
+
+    ``all_san``: also compare the SAN of every legal move (one pyffish call per move, the slow part)."""
     variant = _fsf_variant(board)
     c960 = board.chess960
     where = f"{start_fen} moves {' '.join(moves)}"
@@ -45,7 +47,7 @@ def compare_position(board: Board, start_fen: str, moves: list[str], report: Rep
         report.mismatches.append(f"moves: extra {extra} missing {missing} at {where}")
         return
     fen = board.fen()
-    for move in board.legal_moves:
+    for move in board.legal_moves if all_san else []:
         ours_san = board.san(move)
         fsf_san = sf.get_san(variant, fen, move.uci(), c960)
         if ours_san != fsf_san:
@@ -88,19 +90,34 @@ def _is_fsf_gate_check_bug(board: Board, move, ours: str, theirs: str) -> bool: 
         board.pop()
 
 
-def random_game(board: Board, rng: random.Random, plies: int, report: Report, check_every: int = 1) -> None:
+def random_game(board: Board, rng: random.Random, plies: int, report: Report, san_every: int = 1) -> None:
+    """Play random legal moves, comparing every position with pyffish; the SAN of all legal moves is compared
+    every ``san_every`` plies, and the SAN of the moves actually played is compared for the whole game."""
     start_fen = board.fen()
     moves: list[str] = []
+    sans: list[str] = []
     for ply in range(plies):
-        if ply % check_every == 0:
-            compare_position(board, start_fen, moves, report)
+        compare_position(board, start_fen, moves, report, all_san=ply % san_every == 0)
         legal = list(board.legal_moves)
         if not legal or board.is_repetition(3) or board.is_fifty_moves():
             break
         move = rng.choice(legal)
+        sans.append(board.san(move))
         board.push(move)
         moves.append(move.uci())
         report.plies += 1
+    if moves:
+        variant = _fsf_variant(board)
+        fsf_sans = sf.get_san_moves(variant, start_fen, moves, board.chess960)
+        replay = Board(start_fen, variant=board.variant, chess960=board.chess960)
+        for uci, ours, theirs in zip(moves, sans, fsf_sans):
+            move = replay.parse_uci(uci)
+            if ours != theirs:
+                if _is_fsf_gate_check_bug(replay, move, ours, theirs):
+                    report.known_fsf_check_bug += 1
+                else:
+                    report.mismatches.append(f"played san {uci}: ours {ours} fsf {theirs} at {replay.fen()}")
+            replay.push(move)
 
 
 def random_960_fen(rng: random.Random, hand: bool) -> str:
@@ -128,6 +145,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--plies", type=int, default=20000)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--san-every", type=int, default=1, help="compare all SANs every N plies")
     args = parser.parse_args()
     rng = random.Random(args.seed)
     report = Report()
@@ -144,7 +162,7 @@ def main() -> None:
             board = Board(variant="chess", chess960=rng.random() < 0.3)
             if board.chess960:
                 board = Board(random_960_fen(rng, False), variant="chess", chess960=True)
-        random_game(board, rng, 200, report)
+        random_game(board, rng, 200, report, args.san_every)
         for m in report.mismatches[:5]:
             print(m)
         if report.mismatches:
