@@ -13,9 +13,9 @@ import time
 from typing import Callable, Optional
 
 from .evaluate import ORDER_VALUE, PHASE_OF, evaluate, initial_scores, move_delta
-from .position import EN_PASSANT, PROMOTION, Position
+from .position import CASTLE, CASTLE_ROOK_GATE, EN_PASSANT, PROMOTION, Position
 from .tables import KING, PAWN, QUEEN, ROOK, BISHOP, KNIGHT, HAWK, ELEPHANT, QUEEN_RAYS, KNIGHT_TARGETS
-from .tables import BISHOP_RAYS, ROOK_RAYS, PAWN_ATTACKERS_BLACK, PAWN_ATTACKERS_WHITE, KING_TARGETS
+from .tables import BISHOP_RAYS, ROOK_RAYS, PAWN_ATTACKERS_BLACK, PAWN_ATTACKERS_WHITE, KING_TARGETS, TAGGED_RAYS
 from .tt import EXACT, LOWER, UPPER, TranspositionTable, tt_key
 
 INFINITE = 32000
@@ -57,6 +57,58 @@ for _sq in range(64):
     for _ray in QUEEN_RAYS[_sq]:
         for _t in _ray:
             _ALIGNED[_sq] |= 1 << _t
+
+
+# For a king square and another square on one of its lines: (the ray from the king through it, orthogonal?).
+_RAY_THROUGH: list[list[Optional[tuple[tuple[int, ...], bool]]]] = [[None] * 64 for _ in range(64)]
+for _sq in range(64):
+    for _ray, _orthogonal in TAGGED_RAYS[_sq]:
+        for _t in _ray:
+            _RAY_THROUGH[_sq][_t] = (_ray, _orthogonal)
+_ORTHO_SLIDER = [False] * 17
+_DIAG_SLIDER = [False] * 17
+_LEAPER = [False] * 17
+for _t in (ROOK, QUEEN, ELEPHANT):
+    _ORTHO_SLIDER[_t] = _ORTHO_SLIDER[-_t] = True
+for _t in (BISHOP, QUEEN, HAWK):
+    _DIAG_SLIDER[_t] = _DIAG_SLIDER[-_t] = True
+for _t in (KNIGHT, HAWK, ELEPHANT):
+    _LEAPER[_t] = _LEAPER[-_t] = True
+
+
+def gives_check_quiet(pos: Position, m: int) -> bool:
+    """Exactly whether a plain move (flag NORMAL or DOUBLE_PUSH, no gating, no capture needed) checks the
+    enemy king, without playing it: a direct check from the destination or a discovered one."""
+    squares = pos.squares
+    side = pos.side
+    frm = m & 63
+    to = m >> 6 & 63
+    piece = squares[frm]
+    enemy_king = pos.king_sq[1 if side == 1 else 0]
+    if piece == side:  # pawn
+        if to in (PAWN_ATTACKERS_WHITE[enemy_king] if side == 1 else PAWN_ATTACKERS_BLACK[enemy_king]):
+            return True
+    elif _LEAPER[piece] and to in KNIGHT_TARGETS[enemy_king]:
+        return True
+    line = _RAY_THROUGH[enemy_king][to]
+    if line is not None and (_ORTHO_SLIDER[piece] if line[1] else _DIAG_SLIDER[piece]):
+        for t in line[0]:
+            if t == to:
+                return True
+            if t != frm and squares[t]:
+                break
+    line = _RAY_THROUGH[enemy_king][frm]
+    if line is not None:
+        sliders = _ORTHO_SLIDER if line[1] else _DIAG_SLIDER
+        for t in line[0]:
+            if t == frm:
+                continue
+            if t == to:
+                return False
+            q = squares[t]
+            if q:
+                return q * side > 0 and sliders[q]
+    return False
 
 
 class SearchAborted(Exception):
@@ -442,16 +494,22 @@ class Searcher:
                     if score >= beta:
                         return beta if score > MATE_BOUND else score
 
-        moves = pos.generate_legal()
-        if not moves:
-            return -MATE + ply if in_check else 0
-        if not hash_move and depth >= 5 and pv_node:
-            # Internal iterative deepening: find a move to search first.
-            self._search(depth - 2, alpha, beta, ply, mg, eg, phase, False, in_check)
-            entry = table.get(key)
-            if entry is not None:
-                hash_move = entry[3]
-        ordered = self._order(pos, moves, hash_move, ply)
+        if hash_move and self._plausible(pos, hash_move):
+            # Staged: try the hash move before generating the others (it often cuts off on its own).
+            ordered = [hash_move]
+            staged = True
+        else:
+            moves = pos.generate_legal()
+            if not moves:
+                return -MATE + ply if in_check else 0
+            if not hash_move and depth >= 5 and pv_node:
+                # Internal iterative deepening: find a move to search first.
+                self._search(depth - 2, alpha, beta, ply, mg, eg, phase, False, in_check)
+                entry = table.get(key)
+                if entry is not None:
+                    hash_move = entry[3]
+            ordered = self._order(pos, moves, hash_move, ply)
+            staged = False
         squares = pos.squares
         best = -INFINITE
         best_move = 0
@@ -462,18 +520,40 @@ class Searcher:
         quiets_tried: list[int] = []
         searched = 0
         lmr_row = _LMR[depth if depth < 64 else 63]
-        for m in ordered:
+        index = 0
+        while True:
+            if index >= len(ordered):
+                if not staged:
+                    break
+                staged = False
+                ordered = self._order(pos, pos.generate_legal(), hash_move, ply)
+                index = 1 if ordered and ordered[0] == hash_move else 0
+                continue
+            m = ordered[index]
+            index += 1
             to = m >> 6 & 63
             victim = squares[to]
             flag = m >> 16
             quiet = victim * side >= 0 and flag != PROMOTION and flag != EN_PASSANT
-            dmg, deg, dph = move_delta(pos, m)
-            pos.make(m)
-            gives_check = pos.in_check()
-            if quiet and searched and not gives_check and (futile or len(quiets_tried) >= late_limit):
+            if quiet and searched and (futile or len(quiets_tried) >= late_limit):
                 # Futility and late-move pruning of quiet moves near the leaves (checks are always tried).
-                pos.unmake()
-                continue
+                if flag <= 1 and not m >> 12 & 15:
+                    if not gives_check_quiet(pos, m):
+                        continue
+                    dmg, deg, dph = move_delta(pos, m)
+                    pos.make(m)
+                    gives_check = True
+                else:
+                    dmg, deg, dph = move_delta(pos, m)
+                    pos.make(m)
+                    gives_check = pos.in_check()
+                    if not gives_check:
+                        pos.unmake()
+                        continue
+            else:
+                dmg, deg, dph = move_delta(pos, m)
+                pos.make(m)
+                gives_check = pos.in_check()
             new_depth = depth - 1 + (1 if gives_check else 0)
             if searched == 0:
                 score = -self._search(new_depth, -beta, -alpha, ply + 1, mg + dmg, eg + deg, phase + dph, True, gives_check)
@@ -533,6 +613,30 @@ class Searcher:
             stored -= ply
         table[key] = (depth, bound, stored, best_move)
         return best
+
+    @staticmethod
+    def _plausible(pos: Position, m: int) -> bool:
+        """Cheap sanity check of a move from the transposition table before it is played without generating
+        the legal moves: the key matched, so it is legal unless two positions share a 64-bit key; this only
+        makes sure such a collision cannot corrupt the board (no king capture, own piece moving)."""
+        squares = pos.squares
+        side = pos.side
+        frm = m & 63
+        to = m >> 6 & 63
+        flag = m >> 16
+        if squares[frm] * side <= 0:
+            return False
+        if flag == CASTLE or flag == CASTLE_ROOK_GATE:
+            return squares[frm] == KING * side and pos.castling >> to & 1 == 1 and squares[to] == ROOK * side
+        victim = squares[to]
+        if victim * side > 0 or victim == KING or victim == -KING:
+            return False
+        if flag == EN_PASSANT:
+            return to == pos.ep
+        gate = m >> 12 & 15
+        if gate and flag != PROMOTION:
+            return pos.hand[gate * side] > 0 and pos.gates >> frm & 1 == 1
+        return True
 
     @staticmethod
     def _has_pieces(pos: Position, side: int) -> bool:

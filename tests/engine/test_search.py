@@ -10,7 +10,7 @@ import pytest
 from engine import Board
 from engine.evaluate import TEMPO, evaluate, evaluate_position, initial_scores, move_delta
 from engine.position import EN_PASSANT, PROMOTION
-from engine.search import MATE_BOUND, Searcher, SearchLimits, mate_in
+from engine.search import MATE_BOUND, Searcher, SearchLimits, gives_check_quiet, mate_in
 from engine.tables import QUEEN
 
 
@@ -219,3 +219,17 @@ def test_quiescence_captures_match_the_legal_move_generator() -> None:
         got = [m for _, m in searcher._captures(board)]
         assert len(got) == len(set(got))
         assert set(got) == expected, board.fen()
+
+
+def test_gives_check_quiet_agrees_with_playing_the_move() -> None:
+    checks = 0
+    for board in random_positions(150, 9) + random_positions(40, 10, "chess"):
+        for m in board.generate_legal():
+            if m >> 16 > 1 or m >> 12 & 15:
+                continue
+            board.make(m)
+            expected = board.in_check()
+            board.unmake()
+            checks += expected
+            assert gives_check_quiet(board, m) == expected, (board.fen(), board.move_of(m).uci())
+    assert checks > 20
