@@ -7,6 +7,7 @@ Exit codes: 0 after a normal stop (signal, ``--games N``), 1 when the server ref
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import logging
 import signal
 import sys
@@ -65,6 +66,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--games", type=int, default=None, metavar="N",
                         help="quit after N finished games")
     parser.add_argument("--upgrade", action="store_true", help="upgrade the account to a BOT account first")
+    parser.add_argument("--heartbeat-file", default=None, metavar="PATH",
+                        help="file touched on every event-stream line (overrides heartbeat_file; "
+                             "the Docker HEALTHCHECK reads it)")
+    parser.add_argument("--pgn-directory", default=None, metavar="DIR",
+                        help="folder for the PGN of every finished game (overrides pgn_directory)")
     parser.add_argument("--sandbox", action="store_true",
                         help="play one game against the engine on a local loopback server "
                              "(no account needed)")
@@ -162,6 +168,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     try:
         settings = load_settings(args.config)
+        if args.heartbeat_file:
+            settings = dataclasses.replace(settings, heartbeat_file=args.heartbeat_file)
+        if args.pgn_directory:
+            settings = dataclasses.replace(settings, pgn_directory=args.pgn_directory)
         token = resolve_token(settings)
     except ConfigError as error:
         print(str(error), file=sys.stderr)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import time
+from typing import Any, Callable
 
 from .board import Board
 from .perft import perft, perft_divide
@@ -29,7 +30,7 @@ def _api_perft(board, depth: int) -> int:  # type: ignore[no-untyped-def]
     return total
 
 
-def _timed(func, *args):  # type: ignore[no-untyped-def]
+def _timed(func: Callable[..., int], *args: Any) -> tuple[int, float]:
     start = time.perf_counter()
     result = func(*args)
     return result, time.perf_counter() - start
@@ -47,7 +48,7 @@ def bench(depth: int = 4, repeat: int = 1) -> None:
     try:
         import chess  # python-chess, the reference (a test dependency only)
     except ImportError:
-        chess = None
+        chess = None  # type: ignore[assignment]
     if chess is not None:
         best = None
         for _ in range(repeat):
