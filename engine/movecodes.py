@@ -1,0 +1,32 @@
+"""Move codes and the constants shared by the rules modules.
+
+A move is an int (cheap to create, compare and store in tables):
+
+* bits 0-5: from square; for castling, the king's square
+* bits 6-11: to square; for castling, the castling rook's square ("king takes rook", as in Chess960)
+* bits 12-15: piece type of a promotion (flag PROMOTION) or of the piece gated in (any other flag); 0 = none
+* bits 16-18: flag: NORMAL, DOUBLE_PUSH, EN_PASSANT, CASTLE (gate, if any, on the king's square),
+  CASTLE_ROOK_GATE (gate on the rook's square), PROMOTION
+"""
+
+from __future__ import annotations
+
+from .tables import ELEPHANT, HAWK
+
+NORMAL, DOUBLE_PUSH, EN_PASSANT, CASTLE, CASTLE_ROOK_GATE, PROMOTION = 0, 1, 2, 3, 4, 5
+
+VARIANTS = ("seirawan", "chess")
+START_FENS = {
+    "seirawan": "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR[HEhe] w KQBCDFGkqbcdfg - 0 1",
+    "chess": "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+}
+
+RANK_1_MASK = 0xFF
+RANK_8_MASK = 0xFF << 56
+BACK_RANK_MASK = (RANK_1_MASK, RANK_8_MASK)  # index 0: white, 1: black
+GATE_TYPES = (HAWK, ELEPHANT)
+
+
+def encode(frm: int, to: int, piece: int = 0, flag: int = NORMAL) -> int:
+    """Pack a move into its int code."""
+    return frm | to << 6 | piece << 12 | flag << 16

@@ -1,0 +1,308 @@
+"""Legal move generation and attack detection for :class:`engine.position.Position` (a mixin).
+
+Legal moves are generated directly, without make-and-test: checkers and pinned pieces are found once per
+node from rays out of the king's square; in check only evasions survive (captures of the checker, blocks),
+pinned pieces keep to their pin line, the king only steps to squares not attacked once it has left its own
+square, en passant is tested by playing it on the board. Gating twins (the same move plus a piece from the
+hand on the vacated square) are appended for moves from gate squares: the rules judge a gating move exactly
+like the move without the gated piece, so the twins share the plain move's legality.
+"""
+
+from __future__ import annotations
+
+from .movecodes import (
+    BACK_RANK_MASK,
+    CASTLE,
+    CASTLE_ROOK_GATE,
+    DOUBLE_PUSH,
+    EN_PASSANT,
+    GATE_TYPES,
+    NORMAL,
+    PROMOTION,
+)
+from .tables import (
+    BETWEEN,
+    BISHOP,
+    BISHOP_RAYS,
+    ELEPHANT,
+    HAWK,
+    KING,
+    KING_TARGETS,
+    KNIGHT,
+    KNIGHT_TARGETS,
+    PAWN,
+    PAWN_ATTACKERS_BLACK,
+    PAWN_ATTACKERS_WHITE,
+    QUEEN,
+    QUEEN_RAYS,
+    ROOK,
+    ROOK_RAYS,
+    TAGGED_RAYS,
+    squares_of,
+)
+
+# Signed codes of the attackers of a white (index 0) or black (index 1) king, by kind of attack.
+_ORTHO_ENEMY = (frozenset((-ROOK, -QUEEN, -ELEPHANT)), frozenset((ROOK, QUEEN, ELEPHANT)))
+_DIAG_ENEMY = (frozenset((-BISHOP, -QUEEN, -HAWK)), frozenset((BISHOP, QUEEN, HAWK)))
+_LEAP_ENEMY = (frozenset((-KNIGHT, -HAWK, -ELEPHANT)), frozenset((KNIGHT, HAWK, ELEPHANT)))
+# Squares holding enemy pawns that attack a square: for a white king look for black pawns, and vice versa.
+_PAWN_ATTACK_FROM = (PAWN_ATTACKERS_BLACK, PAWN_ATTACKERS_WHITE)
+
+
+class MoveGenerator:
+    """Attack tests and legal move generation over the state of a Position."""
+
+    # State kept by engine.position.Position (declared here for the type checker).
+    variant: str
+    chess960: bool
+    squares: list[int]
+    side: int
+    king_sq: list[int]
+    hand: list[int]
+    gates: int
+    castling: int
+    ep: int
+    halfmove: int
+    start_ply: int
+    ply: int
+    hash: int
+    stack: list[tuple[int, int, int, int, int, int, int]]
+    _castle_info: dict[int, tuple[int, int, int, int]]
+    _castle_clear: list[int]
+
+    def is_attacked(self, sq: int, by_side: int) -> bool:
+        """True if a piece of ``by_side`` (1 white, -1 black) attacks ``sq`` on the current board."""
+        squares = self.squares
+        enemy_index = 0 if by_side == -1 else 1  # tables are keyed by the defending colour
+        for t in KNIGHT_TARGETS[sq]:
+            if squares[t] in _LEAP_ENEMY[enemy_index]:
+                return True
+        ortho = _ORTHO_ENEMY[enemy_index]
+        for ray in ROOK_RAYS[sq]:
+            for t in ray:
+                q = squares[t]
+                if q:
+                    if q in ortho:
+                        return True
+                    break
+        diag = _DIAG_ENEMY[enemy_index]
+        for ray in BISHOP_RAYS[sq]:
+            for t in ray:
+                q = squares[t]
+                if q:
+                    if q in diag:
+                        return True
+                    break
+        pawn = by_side  # PAWN * by_side
+        for t in _PAWN_ATTACK_FROM[enemy_index][sq]:
+            if squares[t] == pawn:
+                return True
+        king = KING * by_side
+        for t in KING_TARGETS[sq]:
+            if squares[t] == king:
+                return True
+        return False
+
+    def in_check(self) -> bool:
+        """True if the side to move is in check."""
+        side = self.side
+        return self.is_attacked(self.king_sq[0 if side == 1 else 1], -side)
+
+    def generate_legal(self) -> list[int]:
+        """All legal move codes of the side to move."""
+        squares = self.squares
+        side = self.side
+        us = 0 if side == 1 else 1
+        ksq = self.king_sq[us]
+        moves: list[int] = []
+        append = moves.append
+
+        # Checkers and pinned pieces, from rays and leaps out of the king's square.
+        ortho_enemy = _ORTHO_ENEMY[us]
+        diag_enemy = _DIAG_ENEMY[us]
+        checkers = 0
+        check_mask = -1
+        pins: dict[int, int] | None = None
+        for ray, orthogonal in TAGGED_RAYS[ksq]:
+            blocker = -1
+            for t in ray:
+                q = squares[t]
+                if q:
+                    if q * side > 0:
+                        if blocker >= 0:
+                            break
+                        blocker = t
+                        continue
+                    if q in (ortho_enemy if orthogonal else diag_enemy):
+                        line = BETWEEN[ksq][t] | 1 << t
+                        if blocker < 0:
+                            checkers += 1
+                            check_mask = line
+                        else:
+                            if pins is None:
+                                pins = {}
+                            pins[blocker] = line
+                    break
+        for t in KNIGHT_TARGETS[ksq]:
+            if squares[t] in _LEAP_ENEMY[us]:
+                checkers += 1
+                check_mask = 1 << t
+        for t in _PAWN_ATTACK_FROM[us][ksq]:
+            if squares[t] == -side:
+                checkers += 1
+                check_mask = 1 << t
+
+        hand = self.hand
+        gate_types = [g for g in GATE_TYPES if hand[g * side]] if self.gates else None
+        gates = self.gates if gate_types else 0
+
+        if checkers < 2:
+            for frm in range(64):
+                p = squares[frm] * side
+                if p <= 0:
+                    continue
+                start = len(moves)
+                if p == PAWN:
+                    self._pawn_moves(frm, side, append)
+                    continue
+                if p == KING:
+                    continue
+                if p == KNIGHT:
+                    for t in KNIGHT_TARGETS[frm]:
+                        if squares[t] * side <= 0:
+                            append(frm | t << 6)
+                else:
+                    if p == BISHOP:
+                        rays = BISHOP_RAYS[frm]
+                    elif p == ROOK:
+                        rays = ROOK_RAYS[frm]
+                    elif p == QUEEN:
+                        rays = QUEEN_RAYS[frm]
+                    else:
+                        rays = BISHOP_RAYS[frm] if p == HAWK else ROOK_RAYS[frm]
+                        for t in KNIGHT_TARGETS[frm]:
+                            if squares[t] * side <= 0:
+                                append(frm | t << 6)
+                    for ray in rays:
+                        for t in ray:
+                            q = squares[t]
+                            if q == 0:
+                                append(frm | t << 6)
+                            else:
+                                if q * side < 0:
+                                    append(frm | t << 6)
+                                break
+                if gates >> frm & 1:
+                    for m in moves[start:]:
+                        for g in gate_types:  # type: ignore[union-attr]
+                            append(m | g << 12)
+            if self.ep >= 0:
+                self._en_passant_moves(side, ksq, append)
+            if pins or checkers:
+                moves = [
+                    m
+                    for m in moves
+                    if (m >> 16 == EN_PASSANT)
+                    or (
+                        (not pins or (m & 63) not in pins or pins[m & 63] >> (m >> 6 & 63) & 1)
+                        and check_mask >> (m >> 6 & 63) & 1
+                    )
+                ]
+                append = moves.append
+
+        # King moves: the destination must not be attacked once the king has left its square.
+        king = squares[ksq]
+        squares[ksq] = 0
+        start = len(moves)
+        for t in KING_TARGETS[ksq]:
+            if squares[t] * side <= 0 and not self.is_attacked(t, -side):
+                append(ksq | t << 6)
+        squares[ksq] = king
+        if self.castling and not checkers:
+            self._castling_moves(side, ksq, gates, gate_types, append)
+        if gates >> ksq & 1:
+            for m in moves[start:]:
+                if m >> 16 == NORMAL:
+                    for g in gate_types:  # type: ignore[union-attr]
+                        append(m | g << 12)
+        return moves
+
+    def _pawn_moves(self, frm: int, side: int, append) -> None:  # type: ignore[no-untyped-def]
+        squares = self.squares
+        rank = frm >> 3
+        promo_rank = 6 if side == 1 else 1
+        start_rank = 1 if side == 1 else 6
+        one = frm + 8 * side
+        promotions = (QUEEN, ROOK, BISHOP, KNIGHT, HAWK, ELEPHANT) if self.variant == "seirawan" else (
+            QUEEN, ROOK, BISHOP, KNIGHT)
+        targets = []
+        if squares[one] == 0:
+            targets.append(one)
+            if rank == start_rank and squares[one + 8 * side] == 0:
+                append(frm | (one + 8 * side) << 6 | DOUBLE_PUSH << 16)
+        file = frm & 7
+        if file > 0 and squares[one - 1] * side < 0:
+            targets.append(one - 1)
+        if file < 7 and squares[one + 1] * side < 0:
+            targets.append(one + 1)
+        if rank == promo_rank:
+            for t in targets:
+                for promo in promotions:
+                    append(frm | t << 6 | promo << 12 | PROMOTION << 16)
+        else:
+            for t in targets:
+                append(frm | t << 6)
+
+    def _en_passant_moves(self, side: int, ksq: int, append) -> None:  # type: ignore[no-untyped-def]
+        ep = self.ep
+        squares = self.squares
+        victim = ep - 8 * side
+        attackers = PAWN_ATTACKERS_WHITE[ep] if side == 1 else PAWN_ATTACKERS_BLACK[ep]
+        for frm in attackers:
+            if squares[frm] != side:
+                continue
+            squares[frm] = 0
+            squares[victim] = 0
+            squares[ep] = side
+            legal = not self.is_attacked(ksq, -side)
+            squares[frm] = side
+            squares[victim] = -side
+            squares[ep] = 0
+            if legal:
+                append(frm | ep << 6 | EN_PASSANT << 16)
+
+    def _castling_moves(self, side, ksq, gates, gate_types, append) -> None:  # type: ignore[no-untyped-def]
+        squares = self.squares
+        mask = BACK_RANK_MASK[0 if side == 1 else 1]
+        for rook_sq in squares_of(self.castling & mask):
+            king_to, rook_to, path, king_path = self._castle_info[rook_sq]
+            if any(squares[sq] for sq in squares_of(path)):
+                continue
+            king = squares[ksq]
+            rook = squares[rook_sq]
+            squares[ksq] = 0
+            squares[rook_sq] = 0
+            safe = not any(self.is_attacked(sq, -side) for sq in squares_of(king_path))
+            if safe and (king_to != ksq or rook_to != rook_sq):
+                # The final position decides (a rook that shielded the king's square may have moved away).
+                squares[king_to] = king
+                squares[rook_to] = rook
+                safe = not self.is_attacked(king_to, -side)
+                squares[king_to] = 0
+                squares[rook_to] = 0
+            squares[ksq] = king
+            squares[rook_sq] = rook
+            if not safe:
+                continue
+            base = ksq | rook_sq << 6 | CASTLE << 16
+            append(base)
+            if gate_types:
+                if gates >> ksq & 1 and ksq != king_to and ksq != rook_to:
+                    for g in gate_types:
+                        append(base | g << 12)
+                if gates >> rook_sq & 1 and rook_sq != king_to and rook_sq != rook_to:
+                    for g in gate_types:
+                        append(ksq | rook_sq << 6 | g << 12 | CASTLE_ROOK_GATE << 16)
+
+    def has_legal_move(self) -> bool:
+        return bool(self.generate_legal())
