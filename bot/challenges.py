@@ -31,8 +31,9 @@ Decision = Union[Accept, Decline]
 class LobbyState:
     """What the decision needs to know about the bot right now."""
 
-    active_games: int = 0
+    active_games: int = 0  # real-time games running or about to start (correspondence ones are not counted)
     shutting_down: bool = False
+    correspondence_games: int = 0  # correspondence games in progress (parked or being visited)
 
 
 def describe_time_control(challenge: Challenge) -> str:
@@ -84,11 +85,13 @@ def _time_control_decision(challenge: Challenge, settings: ChallengeSettings) ->
     return None
 
 
-def decide_challenge(challenge: Challenge, settings: ChallengeSettings, state: LobbyState) -> Decision:
+def decide_challenge(challenge: Challenge, settings: ChallengeSettings, state: LobbyState, *,
+                     max_correspondence_games: int = 20) -> Decision:
     """Accept, or decline with the reason the server should show the challenger.
 
     Checks, in order: who (block list, allow list, bot/human), variant, time control, rated/casual,
-    then whether we have room (concurrency), so a challenger learns the lasting reason first.
+    then whether we have room (``concurrency`` for real-time games, ``max_correspondence_games`` for games
+    with days per move), so a challenger learns the lasting reason first.
     """
     challenger = challenge.challenger
     names = {challenger.name.lower(), (challenger.id or "").lower()} - {""}
@@ -111,6 +114,11 @@ def decide_challenge(challenge: Challenge, settings: ChallengeSettings, state: L
         return Decline("casual" if challenge.rated else "rated", f"{mode} games are not accepted")
     if state.shutting_down:
         return Decline("later", "the bot is shutting down")
+    if challenge.time_control.kind != "clock":
+        if state.correspondence_games >= max_correspondence_games:
+            return Decline("later", f"already playing {state.correspondence_games} of "
+                                    f"{max_correspondence_games} correspondence games")
+        return Accept()
     if state.active_games >= settings.concurrency:
         return Decline("later", f"already playing {state.active_games} of {settings.concurrency} games")
     return Accept()

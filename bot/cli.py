@@ -91,7 +91,7 @@ def configure_logging(level: str) -> None:
 def default_engine_factory(settings: Settings) -> Callable[[str], Engine]:
     def make(label: str) -> Engine:
         return UciEngine(settings.engine.command_line(), settings.engine.options, label=label,
-                         startup_timeout_s=settings.engine.startup_timeout_s)
+                         startup_timeout_s=settings.engine.startup_timeout_s, ponder=settings.engine.ponder)
 
     return make
 

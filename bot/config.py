@@ -119,6 +119,63 @@ class ShutdownSettings:
 
 
 @dataclass(frozen=True)
+class TakebackSettings:
+    """Lichess takeback requests from the opponent: grant at most ``max_takebacks`` per game (0 = never)."""
+
+    max_takebacks: int = 0
+
+
+@dataclass(frozen=True)
+class ChatSettings:
+    """Game-chat commands (``!help``, ``!name``, ``!eval``, ``!queue``)."""
+
+    commands: bool = True
+    eval_rooms: tuple[str, ...] = ("spectator",)
+    cooldown_s: float = 5.0
+
+
+@dataclass(frozen=True)
+class CorrespondenceSettings:
+    """Games with days per move: played in short visits instead of a worker held open for days."""
+
+    check_interval_s: float = 600.0
+    disconnect_after_s: float = 120.0
+    max_games: int = 20
+
+
+@dataclass(frozen=True)
+class MatchmakingTimeControl:
+    """One time control the bot offers: a clock (``base_s`` + ``increment_s``) or ``days`` per move."""
+
+    base_s: int | None = None
+    increment_s: int = 0
+    days: int | None = None
+
+    def describe(self) -> str:
+        if self.days is not None:
+            return f"{self.days} day" + ("s" if self.days != 1 else "")
+        return f"{(self.base_s or 0) / 60:g}+{self.increment_s}"
+
+
+@dataclass(frozen=True)
+class MatchmakingSettings:
+    """Challenging online bots when idle (Lichess only: pychess.org does not let bots challenge)."""
+
+    enabled: bool = False
+    idle_s: float = 300.0
+    variants: tuple[str, ...] = ("chess",)
+    time_controls: tuple[MatchmakingTimeControl, ...] = (
+        MatchmakingTimeControl(base_s=180, increment_s=2), MatchmakingTimeControl(base_s=300, increment_s=3))
+    rated: bool = False
+    min_rating: int = 0
+    max_rating: int = 4000
+    block_list: tuple[str, ...] = ()
+    challenge_timeout_s: float = 30.0
+    decline_cooldown_s: float = 3600.0
+    daily_limit: int = 100
+
+
+@dataclass(frozen=True)
 class Settings:
     server: ServerSettings = field(default_factory=ServerSettings)
     engine: EngineSettings = field(default_factory=EngineSettings)
@@ -128,6 +185,10 @@ class Settings:
     resign: ResignSettings = field(default_factory=ResignSettings)
     greeting: GreetingSettings = field(default_factory=GreetingSettings)
     shutdown: ShutdownSettings = field(default_factory=ShutdownSettings)
+    takeback: TakebackSettings = field(default_factory=TakebackSettings)
+    chat: ChatSettings = field(default_factory=ChatSettings)
+    correspondence: CorrespondenceSettings = field(default_factory=CorrespondenceSettings)
+    matchmaking: MatchmakingSettings = field(default_factory=MatchmakingSettings)
     pgn_directory: str | None = "games"
     heartbeat_file: str | None = None
     token_file: str | None = None
@@ -316,6 +377,76 @@ def _resign(section: _Section) -> ResignSettings:
     return settings
 
 
+CHAT_ROOMS = ("player", "spectator")
+
+
+def _chat(section: _Section) -> ChatSettings:
+    settings = ChatSettings(
+        commands=section.boolean("commands", True),
+        eval_rooms=section.string_list("eval_rooms", ChatSettings.eval_rooms, CHAT_ROOMS),
+        cooldown_s=section.number("cooldown_s", 5.0),
+    )
+    section.finish()
+    return settings
+
+
+def _correspondence(section: _Section) -> CorrespondenceSettings:
+    settings = CorrespondenceSettings(
+        check_interval_s=section.number("check_interval_s", 600.0, minimum=1.0),
+        disconnect_after_s=section.number("disconnect_after_s", 120.0),
+        max_games=section.integer("max_games", 20, minimum=1, what="a positive integer"),
+    )
+    section.finish()
+    return settings
+
+
+def _time_control_entry(value: Any, path: str) -> MatchmakingTimeControl:
+    entry = _Section(value, path)
+    base = entry.integer("base_s", None, minimum=0, what="a non-negative integer or null", nullable=True)
+    increment = entry.integer("increment_s", 0, minimum=0, what="a non-negative integer")
+    days = entry.integer("days", None, minimum=1, what="a positive integer or null", nullable=True)
+    entry.finish()
+    if (base is None) == (days is None):
+        raise ConfigError(f"config error: {path} must have either base_s (with increment_s) or days, "
+                          f"got {value!r}")
+    if base is not None and base == 0 and increment == 0:
+        raise ConfigError(f"config error: {path} must not be a clock of 0+0")
+    return MatchmakingTimeControl(base_s=base, increment_s=increment if base is not None else 0, days=days)
+
+
+def _matchmaking(section: _Section) -> MatchmakingSettings:
+    raw_controls = section.raw("time_controls", None)
+    if raw_controls is None:
+        controls = MatchmakingSettings.time_controls
+    elif isinstance(raw_controls, list) and raw_controls:
+        controls = tuple(_time_control_entry(item, f"{section.key('time_controls')}[{index}]")
+                         for index, item in enumerate(raw_controls))
+    else:
+        raise section.fail("time_controls", "a non-empty list of {base_s, increment_s} or {days} mappings",
+                           raw_controls)
+    variants = section.string_list("variants", MatchmakingSettings.variants, VARIANT_NAMES)
+    if not variants:
+        raise section.fail("variants", "a non-empty list of " + ", ".join(VARIANT_NAMES), [])
+    settings = MatchmakingSettings(
+        enabled=section.boolean("enabled", False),
+        idle_s=section.number("idle_s", 300.0),
+        variants=variants,
+        time_controls=controls,
+        rated=section.boolean("rated", False),
+        min_rating=section.integer("min_rating", 0, minimum=0, what="a non-negative integer"),
+        max_rating=section.integer("max_rating", 4000, minimum=0, what="a non-negative integer"),
+        block_list=tuple(name.lower() for name in section.string_list("block_list", ())),
+        challenge_timeout_s=section.number("challenge_timeout_s", 30.0, minimum=1.0),
+        decline_cooldown_s=section.number("decline_cooldown_s", 3600.0),
+        daily_limit=section.integer("daily_limit", 100, minimum=1, what="a positive integer"),
+    )
+    if settings.min_rating > settings.max_rating:
+        raise section.fail("min_rating", f"at most {section.key('max_rating')} ({settings.max_rating})",
+                           settings.min_rating)
+    section.finish()
+    return settings
+
+
 def settings_from_dict(data: Any) -> Settings:
     """Validate a parsed YAML document (or a dict built by tests) into :class:`Settings`."""
     root = _Section(data, "")
@@ -343,9 +474,15 @@ def settings_from_dict(data: Any) -> Settings:
     shutdown_section = root.section("shutdown")
     shutdown = ShutdownSettings(on_signal=shutdown_section.choice("on_signal", "finish", SHUTDOWN_MODES))
     shutdown_section.finish()
+    takeback_section = root.section("takeback")
+    takeback = TakebackSettings(max_takebacks=takeback_section.integer(
+        "max_takebacks", 0, minimum=0, what="a non-negative integer"))
+    takeback_section.finish()
     settings = Settings(
         server=server, engine=engine, time=time, challenge=challenge, draw=draw, resign=resign,
-        greeting=greeting, shutdown=shutdown,
+        greeting=greeting, shutdown=shutdown, takeback=takeback, chat=_chat(root.section("chat")),
+        correspondence=_correspondence(root.section("correspondence")),
+        matchmaking=_matchmaking(root.section("matchmaking")),
         pgn_directory=root.string("pgn_directory", "games", nullable=True),
         heartbeat_file=root.string("heartbeat_file", None, nullable=True),
         token_file=root.string("token_file", None, nullable=True),

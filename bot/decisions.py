@@ -1,10 +1,11 @@
-"""In-game decisions as pure functions of the engine's recent scores (centipawns, our point of view)."""
+"""In-game decisions as pure functions: draws and resignation from the engine's recent scores (centipawns, our
+point of view), takebacks from how many were granted."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from bot.config import DrawSettings, ResignSettings
+from bot.config import DrawSettings, ResignSettings, TakebackSettings
 
 
 def _recent(scores: Sequence[int | None], count: int) -> list[int] | None:
@@ -41,3 +42,8 @@ def should_accept_draw(scores: Sequence[int | None], fullmove_number: int, setti
         return True
     last = scores[-1] if scores else None
     return last is not None and last < -max(200, 4 * settings.max_score_cp)
+
+
+def should_accept_takeback(granted_so_far: int, settings: TakebackSettings) -> bool:
+    """Grant the opponent's takeback request while fewer than ``max_takebacks`` were granted this game."""
+    return granted_so_far < settings.max_takebacks

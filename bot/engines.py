@@ -4,6 +4,10 @@ The bot never trusts the engine to be alive or quick: every wait has a deadline,
 restarted on the next call, and a search that overruns its deadline is stopped (``stop``) and, if the engine
 still does not answer, killed. The caller (the game worker) then plays a fallback move; one bad engine costs
 one move's quality, never the game.
+
+Pondering: :meth:`UciEngine.ponder` starts ``go ponder`` on the position after the predicted reply and returns
+at once; when the reply comes, :meth:`UciEngine.ponderhit` turns it into a normal search (whose ``bestmove`` is
+then awaited under the usual deadline), and any other move or event calls :meth:`UciEngine.stop_ponder`.
 """
 
 from __future__ import annotations
@@ -45,6 +49,7 @@ class SearchResult:
     nodes: int | None = None
     elapsed_s: float = 0.0
     pv: list[str] = field(default_factory=list)
+    pondered_s: float | None = None  # thinking done on the opponent's time before a ponderhit
 
     def describe_score(self) -> str:
         """``+0.42``, ``#3``, ``#-2`` or ``?``, from the side to move's view."""
@@ -123,9 +128,10 @@ class UciEngine:
     """One engine process. Not thread-safe: one game worker owns it."""
 
     def __init__(self, command: Sequence[str], options: Mapping[str, str | int | float | bool] | None = None,
-                 *, label: str = "engine", startup_timeout_s: float = 20.0,
+                 *, label: str = "engine", startup_timeout_s: float = 20.0, ponder: bool = False,
                  monotonic: Callable[[], float] = time.monotonic) -> None:
         self.command = list(command)
+        self.ponder_enabled = ponder
         self.options = dict(options or {})
         self.label = label
         self.startup_timeout_s = startup_timeout_s
@@ -138,6 +144,7 @@ class UciEngine:
         self._process: subprocess.Popen[str] | None = None
         self._lines: queue.Queue[str | None] = queue.Queue()
         self._failed = ""  # why the last process was given up (it is restarted on the next call)
+        self._ponder_started: float | None = None  # set while a ``go ponder`` runs
 
     # ---- process management ----
 
@@ -172,11 +179,15 @@ class UciEngine:
                     self.advertised[option.name.lower()] = option
         for name, value in self.options.items():
             self._send(f"setoption name {name} value {format_option_value(value)}")
+        if self.ponder_enabled and "ponder" in self.advertised and "ponder" not in {
+                name.lower() for name in self.options}:
+            self._send("setoption name Ponder value true")  # UCI: tell the engine it may be asked to ponder
         self._apply_variant()
         self._sync(self.startup_timeout_s)
         log.debug("%s: started %s", self.label, self.id_name)
 
     def kill(self) -> None:
+        self._ponder_started = None
         process, self._process = self._process, None
         if process is None:
             return
@@ -195,6 +206,8 @@ class UciEngine:
 
     def close(self) -> None:
         """Ask the engine to quit, then make sure it is gone."""
+        if self.pondering:
+            self.stop_ponder(grace_s=0.5)
         if self.alive and self._process is not None:
             try:
                 self._send("quit")
@@ -229,6 +242,7 @@ class UciEngine:
             self._send(f"setoption name UCI_Chess960 value {format_option_value(self.chess960)}")
 
     def new_game(self) -> None:
+        self.stop_ponder()
         self.ensure_running()
         self._send("ucinewgame")
         self._sync(self.startup_timeout_s)
@@ -243,13 +257,64 @@ class UciEngine:
         After ``limits.deadline_ms`` the engine is told to stop; after a further ``stop_grace_ms`` without
         ``bestmove`` it is killed (and restarted by the next call).
         """
+        self.stop_ponder()
+        started = self._go(fen, moves, limits.go_command(), max(2.0, limits.deadline_ms / 1000))
+        return self._await_bestmove(started, limits, SearchResult(bestmove=None))
+
+    @property
+    def pondering(self) -> bool:
+        return self._ponder_started is not None
+
+    def ponder(self, fen: str, moves: Sequence[str], limits: SearchLimits) -> None:
+        """Start ``go ponder`` on ``fen`` + ``moves`` (the last move is the predicted reply); returns at once.
+
+        Raises :class:`EngineError` when the engine cannot start pondering."""
+        self.stop_ponder()
+        self._ponder_started = self._go(fen, moves, limits.go_command(ponder=True), self.startup_timeout_s)
+
+    def ponderhit(self, limits: SearchLimits) -> SearchResult:
+        """The predicted move was played: ``ponderhit``, then wait for ``bestmove`` within ``limits``.
+
+        ``elapsed_s`` of the result counts from the ponderhit (our clock), ``pondered_s`` the time before it.
+        Raises :class:`EngineError` (also when no ponder search is running)."""
+        started = self._ponder_started
+        if started is None:
+            raise EngineError("ponderhit without a ponder search")
+        self._ponder_started = None
+        hit = self.monotonic()
+        self._send("ponderhit")
+        result = self._await_bestmove(hit, limits, SearchResult(bestmove=None))
+        result.pondered_s = hit - started
+        return result
+
+    def stop_ponder(self, grace_s: float = 2.0) -> None:
+        """End a ponder search (the prediction was wrong, or the game moved on) and discard its answer.
+        An engine that does not answer ``stop`` within ``grace_s`` is killed (restarted on the next call)."""
+        if self._ponder_started is None:
+            return
+        self._ponder_started = None
+        if not self.alive:
+            return
+        try:
+            self._send("stop")
+            self._lines_until_prefix("bestmove", grace_s)
+        except EngineError as error:
+            log.warning("%s: engine did not stop pondering (%s)", self.label, error)
+            self.kill()
+            self._failed = "it did not stop pondering"
+
+    def _go(self, fen: str, moves: Sequence[str], go_command: str, sync_timeout_s: float) -> float:
+        """Send the position and ``go ...``; returns when it was sent (monotonic seconds)."""
         self.ensure_running()
-        self._sync(max(2.0, limits.deadline_ms / 1000))
+        self._sync(sync_timeout_s)
         position = f"position fen {fen}" + (" moves " + " ".join(moves) if moves else "")
         self._send(position)
         started = self.monotonic()
-        self._send(limits.go_command())
-        result = SearchResult(bestmove=None)
+        self._send(go_command)
+        return started
+
+    def _await_bestmove(self, started: float, limits: SearchLimits, result: SearchResult) -> SearchResult:
+        """Read ``info`` lines into ``result`` until ``bestmove``; stop, then kill, at the deadlines."""
         deadline = started + limits.deadline_ms / 1000
         stop_sent = False
         while True:
@@ -333,6 +398,22 @@ class UciEngine:
             if line.strip() == token:
                 return collected
             collected.append(line)
+
+    def _lines_until_prefix(self, prefix: str, timeout_s: float) -> str:
+        """Skip lines until one starts with ``prefix``; return it. Raises on EOF and timeout (no kill)."""
+        deadline = self.monotonic() + timeout_s
+        while True:
+            remaining = deadline - self.monotonic()
+            if remaining <= 0:
+                raise EngineTimeout(f"no '{prefix}' within {timeout_s:g} s")
+            try:
+                line = self._lines.get(timeout=min(remaining, 0.5))
+            except queue.Empty:
+                continue
+            if line is _EOF:
+                raise self._crashed()
+            if line.startswith(prefix):
+                return line
 
     def _sync(self, timeout_s: float) -> None:
         """``isready`` / ``readyok``, discarding anything left over from an earlier search."""

@@ -95,9 +95,13 @@ class ChallengeEvent:
 
 @dataclass(frozen=True)
 class ChallengeGone:
-    """A challenge that was canceled (by the challenger) or declined."""
+    """A challenge that was canceled (by the challenger) or declined (``declined``, with the reason key)."""
 
     challenge_id: str
+    declined: bool = False
+    reason: str | None = None
+    challenger: str | None = None
+    dest: str | None = None
 
 
 @dataclass(frozen=True)
@@ -342,7 +346,14 @@ def normalise_lobby_line(line: str | bytes, dialect: Dialect) -> LobbyEvent:
     if kind == "challenge":
         return ChallengeEvent(parse_challenge(_dict(data, "challenge")))
     if kind in ("challengeCanceled", "challengeDeclined"):
-        return ChallengeGone(_str(_dict(data, "challenge"), "id"))
+        challenge = _dict(data, "challenge")
+        reason = challenge.get("declineReasonKey")
+        return ChallengeGone(
+            _str(challenge, "id"), declined=kind == "challengeDeclined",
+            reason=str(reason) if isinstance(reason, str) and reason else None,
+            challenger=parse_player(challenge.get("challenger")).name if challenge.get("challenger") else None,
+            dest=parse_player(challenge.get("destUser")).name if challenge.get("destUser") else None,
+        )
     if kind in ("gameStart", "gameFinish"):
         game = _dict(data, "game")
         game_id = game.get("gameId") or game.get("id")
@@ -444,6 +455,30 @@ def normalise_game_line(line: str | bytes, dialect: Dialect) -> list[GameEvent]:
     if kind == "opponentGone":
         return [OpponentGone(as_bool(data.get("gone", False)), _optional_int(data.get("claimWinInSeconds")))]
     return [UnknownEvent(str(kind))]
+
+
+@dataclass(frozen=True)
+class OnlineBot:
+    """One bot of Lichess ``GET /api/bot/online``: its ratings per perf (``blitz``, ``chess960``...)."""
+
+    name: str
+    id: str
+    ratings: dict[str, int] = field(default_factory=dict)
+
+
+def parse_online_bot(data: dict[str, Any]) -> OnlineBot:
+    """One line of ``/api/bot/online``. Raises :class:`MalformedLine` without a name."""
+    name = data.get("username") or data.get("id")
+    if not isinstance(name, str) or not name:
+        raise MalformedLine("online bot without a username")
+    ratings: dict[str, int] = {}
+    perfs = data.get("perfs")
+    if isinstance(perfs, dict):
+        for perf, values in perfs.items():
+            rating = _optional_int(values.get("rating")) if isinstance(values, dict) else None
+            if rating is not None:
+                ratings[str(perf)] = rating
+    return OnlineBot(name=name, id=str(data.get("id") or name.lower()), ratings=ratings)
 
 
 @dataclass

@@ -1,5 +1,11 @@
-"""One game: stream it, rebuild the position, ask the engine, check the move, send it; chat, draw, resign,
-abort, PGN. Runs in its own thread; the lobby starts one :class:`GameWorker` per game id.
+"""One game: stream it, rebuild the position, ask the engine, check the move, send it; chat commands, draw
+and takeback answers, resign, abort, pondering, PGN. Runs in its own thread; the lobby starts one
+:class:`GameWorker` per game id.
+
+Correspondence (and unlimited) games are played in visits: the worker plays when it is our turn, waits
+``correspondence.disconnect_after_s`` for a quick reply, then *parks* the game (closes the stream and the
+engine) and reports ``GameRecord(parked=True)``; the lobby visits it again every
+``correspondence.check_interval_s`` (and at once on ``gameStart``/``gameFinish``).
 """
 
 from __future__ import annotations
@@ -11,10 +17,12 @@ from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
+from bot import __version__
+from bot.chat import ChatContext, ChatLimiter, command_reply, parse_command
 from bot.config import Settings
-from bot.decisions import should_accept_draw, should_offer_draw, should_resign
+from bot.decisions import should_accept_draw, should_accept_takeback, should_offer_draw, should_resign
 from bot.engines import EngineCrashed, EngineError, EngineTimeout, SearchResult
 from bot.events import (
     Account,
@@ -29,7 +37,7 @@ from bot.events import (
 from bot.pgn import game_pgn, standard_headers, write_pgn
 from bot.position import Position, ServerMoveError, fallback_move, parse_move
 from bot.server import Server, ServerError, StreamConnected, StreamFailed, StreamLost
-from bot.timecontrol import search_limits
+from bot.timecontrol import SearchLimits, search_limits
 
 log = logging.getLogger(__name__)
 
@@ -48,15 +56,27 @@ class Engine(Protocol):
     def close(self) -> None: ...
 
 
+@runtime_checkable
+class PonderingEngine(Protocol):
+    """An engine that can think on the opponent's time (see :mod:`bot.engines`)."""
+
+    @property
+    def pondering(self) -> bool: ...
+    def ponder(self, fen: str, moves: Sequence[str], limits: Any) -> None: ...
+    def ponderhit(self, limits: Any) -> SearchResult: ...
+    def stop_ponder(self) -> None: ...
+
+
 @dataclass(frozen=True)
 class GameRecord:
-    """What the lobby learns when a game worker is done."""
+    """What the lobby learns when a game worker is done. ``parked``: a correspondence game left for now."""
 
     game_id: str
     result: str
     reason: str
     opponent: str = "?"
     pgn_path: Path | None = None
+    parked: bool = False
 
 
 def game_result(end: GameEnd | None, board: Any, we_are_white: bool | None, we_resigned: bool) -> str:
@@ -80,7 +100,8 @@ class GameWorker:
 
     def __init__(self, game_id: str, server: Server, settings: Settings, account: Account, engine: Engine,
                  *, on_done: Callable[[GameRecord], None] | None = None,
-                 monotonic: Callable[[], float] = time.monotonic) -> None:
+                 monotonic: Callable[[], float] = time.monotonic,
+                 challenges_waiting: Callable[[], int] = lambda: 0, revisit: bool = False) -> None:
         self.game_id = game_id
         self.server = server
         self.settings = settings
@@ -111,6 +132,17 @@ class GameWorker:
         self._finished_by_server_at: float | None = None
         self._stream: Any = None
         self.record: GameRecord | None = None
+        self.challenges_waiting = challenges_waiting
+        self.chat_limiter = ChatLimiter(settings.chat.cooldown_s, monotonic)
+        self.last_result: SearchResult | None = None
+        self.takebacks_granted = 0
+        self.takeback_answered: tuple[str, ...] | None = None
+        self.ponder_line: list[str] | None = None  # engine moves the running ponder search assumed
+        self.ponder_note = ""
+        # correspondence: a revisit (the lobby's periodic check) parks at once when it is not our turn
+        self.revisit = revisit
+        self.park_at: float | None = None
+        self.parked = False
 
     # ---- control from the lobby ----
 
@@ -140,7 +172,10 @@ class GameWorker:
             self._stream = self.server.open_game_stream(self.game_id)
             while not self.over:
                 if self._stop_mode == "abort":
-                    self._abort_or_resign("the bot is shutting down")
+                    if self.correspondence:  # days per move: leave it for the next run, never resign it
+                        self.parked, self.end_reason = True, "parked"
+                    else:
+                        self._abort_or_resign("the bot is shutting down")
                     break
                 item = self.pending.popleft() if self.pending else self._stream.get(timeout=0.5)
                 if item is None:
@@ -165,7 +200,7 @@ class GameWorker:
             self.over = True
             self.end_reason = item.status or "game over"
         elif isinstance(item, ChatLine):
-            log.debug("%s: chat %s/%s: %.200s", self.label, item.room, item.username, item.text)
+            self._on_chat(item)
         elif isinstance(item, OpponentGone):
             if item.gone:
                 log.info("%s: opponent left the game (claim in %s s)", self.label, item.claim_win_in_s)
@@ -187,6 +222,7 @@ class GameWorker:
             self.end_reason = "finished (event stream)"
             return
         self._maybe_abort_unstarted(now)
+        self._maybe_park(now)
         if (self.retry_play_at is not None and now >= self.retry_play_at and self.state is not None
                 and not self.state.is_final and self.answered != self.state.moves and self._our_turn()):
             log.info("%s: retrying our move", self.label)
@@ -206,6 +242,9 @@ class GameWorker:
                       self.account.username, full.white.name, full.black.name)
             self.over, self.end_reason = True, "not our game"
             return
+        if first and self.correspondence:
+            wait = 0.0 if self.revisit else self.settings.correspondence.disconnect_after_s
+            self.park_at = self.monotonic() + wait
         if first or self.position is None:
             try:
                 self.position = Position(full.initial_fen, full.variant)
@@ -217,9 +256,11 @@ class GameWorker:
                 colour = "white" if self.we_are_white else "black"
                 log.info("%s: playing %s as %s vs %s (%s)", self.label, full.variant.config_name, colour,
                          self.opponent_name, _describe_clock(full))
-        self._prepare_engine()
+        if not self.correspondence:  # a correspondence visit starts the engine only when it must move
+            self._prepare_engine()
         self._on_state(full.state)
-        if not self.greeted and not self.over and self.position is not None and self.position.ply < 2:
+        opening = self.position is not None and self.position.ply < 2
+        if opening and not self.revisit and not self.greeted and not self.over:
             self.greeted = True
             self._chat(self.settings.greeting.hello)
 
@@ -254,11 +295,19 @@ class GameWorker:
                 self.answered = None
             if previous is not None and len(state.moves) < before:
                 log.info("%s: takeback, back to ply %d", self.label, len(state.moves))
+            self._check_ponder_prediction()
         if state.is_final:
+            self._stop_pondering()
             return  # the GameEnd that follows ends the loop
         self._answer_draw_offer(state)
+        self._answer_takeback_offer(state)
         if self._our_turn() and self.answered != state.moves:
             self._play()
+
+    @property
+    def correspondence(self) -> bool:
+        """Days per move (or no clock at all): played in visits, never pondered."""
+        return self.full is not None and self.full.clock.kind != "clock"
 
     def _our_turn(self) -> bool:
         assert self.position is not None
@@ -297,8 +346,16 @@ class GameWorker:
             return
         self.retry_play_at = None
         self.answered = state.moves
+        if result is not None:
+            self.last_result = result
+        ponder_note, self.ponder_note = self.ponder_note, ""
+        note = "; ".join(part for part in (ponder_note, note) if part)
         log.info("%s: played %s (%s)%s%s", self.label, san, _describe_search(result),
                  " offering a draw" if offer else "", f" [{note}]" if note else "")
+        if self.correspondence:
+            self.park_at = self.monotonic() + self.settings.correspondence.disconnect_after_s
+        else:
+            self._start_pondering(move, result, state)
 
     def _position_moved_on(self, state: GameState) -> bool:
         """Whether newer lines (a takeback, the game's end) arrived while the engine was thinking."""
@@ -316,11 +373,12 @@ class GameWorker:
         assert self.position is not None and self.state is not None and self.full is not None
         board = self.position.board
         problems: list[str] = []
+        if self.ponder_line is not None:
+            hit = self._ponderhit()
+            if hit is not None:
+                return hit
         for _attempt in range(2):
-            elapsed_ms = int((self.monotonic() - self.state_received_at) * 1000)
-            limits = search_limits(_minus_elapsed(self.state, self.we_are_white is True, elapsed_ms),
-                                   self.we_are_white is True, self.full.clock, self.settings.time,
-                                   self.settings.engine.limits)
+            limits = self._limits_now()
             try:
                 self._prepare_engine()
                 result = self.engine.search(self.position.start_fen, self.position.engine_moves(), limits)
@@ -347,7 +405,155 @@ class GameWorker:
         log.warning("%s: %s", self.label, note)
         return move, None, note
 
-    # ---- draws, resignation, aborts, chat ----
+    def _limits_now(self) -> SearchLimits:
+        """Search limits for our move, with the time since the state arrived taken off our clock."""
+        assert self.state is not None and self.full is not None
+        elapsed_ms = int((self.monotonic() - self.state_received_at) * 1000)
+        return search_limits(_minus_elapsed(self.state, self.we_are_white is True, elapsed_ms),
+                             self.we_are_white is True, self.full.clock, self.settings.time,
+                             self.settings.engine.limits)
+
+    # ---- pondering ----
+
+    def _start_pondering(self, move: Any, result: SearchResult | None, state: GameState) -> None:
+        """After our move: think on the opponent's time about the reply the engine expects."""
+        engine = self.engine
+        if (not self.settings.engine.ponder or not isinstance(engine, PonderingEngine) or result is None
+                or result.ponder is None or self.position is None or self.full is None):
+            return
+        board = self.position.board.copy()
+        board.push(move)
+        predicted = parse_move(board, result.ponder)
+        if predicted is None or board.is_game_over(claim_draw=True):
+            return
+        line = self.position.engine_moves() + [move.uci(), predicted.uci()]
+        # our clock after this move: what the state said, minus our thinking, plus the increment
+        we_are_white = self.we_are_white is True
+        elapsed_ms = int((self.monotonic() - self.state_received_at) * 1000)
+        after = _minus_elapsed(state, we_are_white, elapsed_ms)
+        from dataclasses import replace
+
+        if we_are_white:
+            after = replace(after, wtime_ms=after.wtime_ms + after.winc_ms)
+        else:
+            after = replace(after, btime_ms=after.btime_ms + after.binc_ms)
+        limits = search_limits(after, we_are_white, self.full.clock, self.settings.time,
+                               self.settings.engine.limits)
+        try:
+            engine.ponder(self.position.start_fen, line, limits)
+        except EngineError as error:
+            log.warning("%s: could not start pondering (%s)", self.label, error)
+            self.engine_ready = False
+            return
+        self.ponder_line = line
+        log.debug("%s: pondering on %s", self.label, predicted.uci())
+
+    def _check_ponder_prediction(self) -> None:
+        """The position changed: keep the ponder search only if it is the position it assumed."""
+        if self.ponder_line is None or self.position is None:
+            return
+        current, line = self.position.engine_moves(), self.ponder_line
+        # on track: our own move came back (one short of the line) or the predicted reply was played
+        if len(current) >= len(line) - 1 and line[:len(current)] == current:
+            return
+        self._stop_pondering()
+        self.ponder_note = f"ponder miss: expected {line[-1]}"
+
+    def _stop_pondering(self) -> None:
+        if self.ponder_line is None:
+            return
+        self.ponder_line = None
+        if isinstance(self.engine, PonderingEngine):
+            try:
+                self.engine.stop_ponder()
+            except EngineError as error:
+                log.warning("%s: stopping the ponder search failed (%s)", self.label, error)
+                self.engine_ready = False
+
+    def _ponderhit(self) -> tuple[Any, SearchResult, str] | None:
+        """The opponent played the predicted move: finish the ponder search. None when it cannot be used."""
+        assert self.position is not None
+        line, self.ponder_line = self.ponder_line, None
+        engine = self.engine
+        if (line != self.position.engine_moves() or not isinstance(engine, PonderingEngine)
+                or not engine.pondering):
+            self._stop_pondering()
+            return None
+        try:
+            result = engine.ponderhit(self._limits_now())
+        except EngineError as error:
+            log.warning("%s: ponderhit failed (%s); searching again", self.label, error)
+            self.engine_ready = False
+            return None
+        move = parse_move(self.position.board, result.bestmove) if result.bestmove else None
+        if move is None:
+            log.warning("%s: the ponder search gave %r; searching again", self.label, result.bestmove)
+            return None
+        return move, result, ""
+
+    # ---- draws, takebacks, resignation, aborts, chat ----
+
+    def _answer_takeback_offer(self, state: GameState) -> None:
+        """Lichess: grant or decline the opponent's takeback request (``takeback.max_takebacks``)."""
+        if self.server.dialect != "lichess" or self.position is None:
+            return
+        offered = state.btakeback if self.we_are_white else state.wtakeback
+        # a request we answered, or one our own move has already cancelled, needs no answer
+        if not offered or self.takeback_answered == state.moves or self.answered == state.moves:
+            return
+        self.takeback_answered = state.moves
+        accept = should_accept_takeback(self.takebacks_granted, self.settings.takeback)
+        try:
+            self.server.answer_takeback(self.game_id, accept)
+        except ServerError as error:
+            log.warning("%s: could not answer the takeback request (%s)", self.label, error)
+            return
+        if accept:
+            self.takebacks_granted += 1
+            self._stop_pondering()
+        log.info("%s: %s the takeback request (%d of %d granted)", self.label,
+                 "granted" if accept else "declined", self.takebacks_granted,
+                 self.settings.takeback.max_takebacks)
+
+    def _on_chat(self, line: ChatLine) -> None:
+        """Answer ``!help``/``!name``/``!eval``/``!queue``; everything else in the chat is only logged."""
+        log.debug("%s: chat %s/%s: %.200s", self.label, line.room, line.username, line.text)
+        if not self.settings.chat.commands:
+            return
+        if line.username.lower() in (self.account.username.lower(), self.account.id.lower()):
+            return  # our own lines echoed back
+        command = parse_command(line.text)
+        if command is None:
+            return
+        room = line.room if line.room in ("player", "spectator") else "player"
+        if not self.chat_limiter.allow(room):
+            log.debug("%s: %s from %s not answered (rate limit)", self.label, command, line.username)
+            return
+        last = self.last_result
+        context = ChatContext(
+            engine_name=self.engine.id_name, bot_version=__version__,
+            last_score=last.describe_score() if last is not None else None,
+            last_depth=last.depth if last is not None else None,
+            challenges_waiting=self.challenges_waiting(),
+        )
+        reply = command_reply(command, room, context, self.settings.chat)
+        if reply is None:
+            return
+        try:
+            self.server.chat(self.game_id, reply, room=room, wait=False)
+            log.info("%s: answered %s from %s in the %s chat", self.label, command, line.username, room)
+        except ServerError as error:
+            log.info("%s: chat reply not sent (%s)", self.label, error)
+
+    def _maybe_park(self, now: float) -> None:
+        """Correspondence: leave the game when the opponent is to move and the visit has lasted long enough."""
+        if (not self.correspondence or self.park_at is None or now < self.park_at or self.over
+                or self.position is None or self.pending or self._our_turn()):
+            return
+        self._stop_pondering()
+        self.parked = True
+        self.over = True
+        self.end_reason = "parked"
 
     def _answer_draw_offer(self, state: GameState) -> None:
         if self.server.dialect != "lichess" or self.position is None:
@@ -368,8 +574,8 @@ class GameWorker:
         if self.position is None or self.over or self.we_are_white is None:
             return
         opponent_moved = self.position.ply >= (1 if self.we_are_white is False else 2)
-        if opponent_moved or self._our_turn():
-            return
+        if opponent_moved or self._our_turn() or self.correspondence:
+            return  # Lichess aborts unstarted correspondence games itself, days later
         if now - self.position_changed_at > self.settings.time.abort_unstarted_after_s:
             log.info("%s: the opponent never moved; aborting", self.label)
             self._abort_or_resign("opponent never moved", resign=False)
@@ -412,6 +618,14 @@ class GameWorker:
     # ---- the end ----
 
     def _finish(self) -> None:
+        if self.parked:
+            self._close_engine()
+            log.info("%s: %s to move; parked until the next check (correspondence)", self.label,
+                     self.opponent_name)
+            self.record = GameRecord(self.game_id, "*", "parked", self.opponent_name, parked=True)
+            if self.on_done is not None:
+                self.on_done(self.record)
+            return
         board = self.position.board if self.position is not None else None
         result = game_result(self.end, board, self.we_are_white, self.we_resigned)
         pgn_path = None
@@ -419,16 +633,19 @@ class GameWorker:
             if not (self.end_reason.startswith("aborted") and result == "*"):
                 self._chat(self.settings.greeting.goodbye)
             pgn_path = self._write_pgn(result)
-        try:
-            self.engine.close()
-        except Exception:  # noqa: BLE001 - closing a broken engine must not hide the result
-            log.debug("%s: engine close failed", self.label, exc_info=True)
+        self._close_engine()
         log.info("%s: finished %s (%s) vs %s%s", self.label, result, self.end_reason or "game over",
                  self.opponent_name, f", PGN {pgn_path}" if pgn_path else "")
         self.record = GameRecord(self.game_id, result, self.end_reason or "game over", self.opponent_name,
                                  pgn_path)
         if self.on_done is not None:
             self.on_done(self.record)
+
+    def _close_engine(self) -> None:
+        try:
+            self.engine.close()
+        except Exception:  # noqa: BLE001 - closing a broken engine must not hide the result
+            log.debug("%s: engine close failed", self.label, exc_info=True)
 
     def _write_pgn(self, result: str) -> Path | None:
         directory = self.settings.pgn_directory
@@ -476,4 +693,7 @@ def _describe_search(result: SearchResult | None) -> str:
     if result is None:
         return "fallback move"
     depth = f"depth {result.depth}" if result.depth is not None else "depth ?"
-    return f"eval {result.describe_score()}, {depth}, {result.elapsed_s:.1f} s"
+    text = f"eval {result.describe_score()}, {depth}, {result.elapsed_s:.1f} s"
+    if result.pondered_s is not None:
+        text += f", ponderhit: {result.pondered_s:.1f} s gained"
+    return text

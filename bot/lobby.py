@@ -1,4 +1,5 @@
-"""The event loop: one event stream; challenges -> accept/decline; one game worker per started game."""
+"""The event loop: one event stream; challenges -> accept/decline; one game worker per started game;
+matchmaking when idle; periodic visits to parked correspondence games."""
 
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ from bot.events import (
     UnknownEvent,
 )
 from bot.game import Engine, GameRecord, GameWorker
+from bot.matchmaking import Matchmaker
 from bot.server import Server, ServerError, StreamConnected, StreamFailed, StreamLost, TokenRejected
 
 log = logging.getLogger(__name__)
@@ -44,6 +46,10 @@ class Lobby:
         self.monotonic = monotonic
         self.workers: dict[str, GameWorker] = {}
         self.accepted: dict[str, float] = {}
+        self.accepted_correspondence: set[str] = set()
+        #: correspondence games waiting for the opponent: game id -> when to look again (monotonic)
+        self.parked: dict[str, float] = {}
+        self.matchmaker = Matchmaker(server, settings, account, monotonic=monotonic)
         self.finished: list[GameRecord] = []
         self._done: queue.Queue[GameRecord] = queue.Queue()
         self._stop_mode: str | None = None
@@ -68,6 +74,18 @@ class Lobby:
     def games_finished(self) -> int:
         return len(self.finished)
 
+    def challenges_waiting(self) -> int:
+        """Accepted challenges whose game has not started, plus our own challenge in flight (``!queue``)."""
+        return len(self.accepted) + self.matchmaker.waiting
+
+    def _realtime_workers(self) -> int:
+        return sum(1 for worker in list(self.workers.values()) if not worker.correspondence)
+
+    def _correspondence_games(self) -> int:
+        visiting = sum(1 for game_id, worker in list(self.workers.items())
+                       if worker.correspondence and game_id not in self.parked)
+        return len(self.parked) + visiting + len(self.accepted_correspondence)
+
     def heartbeat(self) -> None:
         if self.heartbeat_path is None:
             return
@@ -88,6 +106,9 @@ class Lobby:
                 self._reap()
                 if self._handle_stop(stream):
                     break
+                self._visit_parked()
+                self.matchmaker.tick(busy=bool(self._realtime_workers() or self.accepted),
+                                     stopping=self._stop_mode is not None)
                 item = stream.get(timeout=0.25) if not stream.closed else None
                 if item is None:
                     self._expire_accepted()
@@ -101,6 +122,7 @@ class Lobby:
                     continue
                 self._handle(item)
         finally:
+            self.matchmaker.cancel_pending()
             stream.close()
             for worker in list(self.workers.values()):
                 worker.thread.join(timeout=5)
@@ -136,8 +158,12 @@ class Lobby:
             worker = self.workers.get(item.game_id)
             if worker is not None:
                 worker.server_finished()
+            elif self.parked.pop(item.game_id, None) is not None:
+                self._start_worker(item.game_id, revisit=True)  # to read the result and write the PGN
         elif isinstance(item, ChallengeGone):
             self.accepted.pop(item.challenge_id, None)
+            self.accepted_correspondence.discard(item.challenge_id)
+            self.matchmaker.on_challenge_gone(item)
         elif isinstance(item, ServerTerminated):
             log.warning("the server announced a shutdown; will reconnect")
         elif isinstance(item, StreamLost):
@@ -148,10 +174,16 @@ class Lobby:
             log.debug("ignored an event of type %r", item.type)
 
     def _on_challenge(self, challenge: Challenge) -> None:
+        if challenge.challenger.is_user(self.account.id, self.account.username):
+            log.debug("challenge %s: our own challenge", challenge.id)  # Lichess echoes outgoing ones
+            return
         self._expire_accepted()
-        state = LobbyState(active_games=len(self.workers) + len(self.accepted),
-                           shutting_down=self._stop_mode is not None)
-        decision = decide_challenge(challenge, self.settings.challenge, state)
+        realtime_accepted = len(set(self.accepted) - self.accepted_correspondence)
+        state = LobbyState(active_games=self._realtime_workers() + realtime_accepted + self.matchmaker.waiting,
+                           shutting_down=self._stop_mode is not None,
+                           correspondence_games=self._correspondence_games())
+        decision = decide_challenge(challenge, self.settings.challenge, state,
+                                    max_correspondence_games=self.settings.correspondence.max_games)
         who = challenge.challenger.name + (f" ({challenge.challenger.rating})" if challenge.challenger.rating
                                            else "")
         summary = (f"{describe_time_control(challenge)} {challenge.variant.config_name} "
@@ -159,6 +191,8 @@ class Lobby:
         try:
             if isinstance(decision, Accept):
                 self.accepted[challenge.id] = self.monotonic()
+                if challenge.time_control.kind != "clock":
+                    self.accepted_correspondence.add(challenge.id)
                 self.server.accept_challenge(challenge.id)
                 log.info("challenge %s: accepted %s", challenge.id, summary)
             else:
@@ -169,19 +203,39 @@ class Lobby:
             raise
         except ServerError as error:
             self.accepted.pop(challenge.id, None)
+            self.accepted_correspondence.discard(challenge.id)
             log.warning("challenge %s: could not answer (%s)", challenge.id, error)
 
     def _on_game_start(self, start: GameStart) -> None:
         self.accepted.pop(start.game_id, None)
+        self.accepted_correspondence.discard(start.game_id)
+        self.matchmaker.on_game_start(start.game_id)
         if start.game_id in self.workers:
             return  # a reconnect re-sends gameStart for running games
-        label = f"game {start.game_id}"
-        worker = GameWorker(start.game_id, self.server, self.settings, self.account,
-                            self.engine_factory(label), on_done=self._done.put, monotonic=self.monotonic)
-        self.workers[start.game_id] = worker
+        # a restart or reconnect re-sends gameStart for unfinished games: parked ones get a visit now
+        revisit = self.parked.pop(start.game_id, None) is not None
+        self._start_worker(start.game_id, revisit=revisit)
+
+    def _start_worker(self, game_id: str, *, revisit: bool) -> None:
+        label = f"game {game_id}"
+        worker = GameWorker(game_id, self.server, self.settings, self.account, self.engine_factory(label),
+                            on_done=self._done.put, monotonic=self.monotonic,
+                            challenges_waiting=self.challenges_waiting, revisit=revisit)
+        self.workers[game_id] = worker
         if self._stop_mode == "abort":
             worker.request_stop("abort")
         worker.start()
+
+    def _visit_parked(self) -> None:
+        """Open parked correspondence games whose check is due (never while stopping)."""
+        if self._stop_mode is not None or not self.parked:
+            return
+        now = self.monotonic()
+        for game_id, due in list(self.parked.items()):
+            if now >= due and game_id not in self.workers:
+                del self.parked[game_id]
+                log.debug("game %s: correspondence check", game_id)
+                self._start_worker(game_id, revisit=True)
 
     def _reap(self) -> None:
         while True:
@@ -192,10 +246,14 @@ class Lobby:
             worker = self.workers.pop(record.game_id, None)
             if worker is not None:
                 worker.thread.join(timeout=5)
-            self.finished.append(record)
+            if record.parked:
+                self.parked[record.game_id] = self.monotonic() + self.settings.correspondence.check_interval_s
+            else:
+                self.finished.append(record)
 
     def _expire_accepted(self) -> None:
         now = self.monotonic()
         for challenge_id, accepted_at in list(self.accepted.items()):
             if now - accepted_at > ACCEPTED_SLOT_S:
                 del self.accepted[challenge_id]
+                self.accepted_correspondence.discard(challenge_id)

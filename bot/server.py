@@ -34,9 +34,11 @@ from bot.events import (
     GameEvent,
     LobbyEvent,
     MalformedLine,
+    OnlineBot,
     normalise_game_line,
     normalise_lobby_line,
     parse_account,
+    parse_online_bot,
 )
 
 log = logging.getLogger(__name__)
@@ -58,6 +60,14 @@ class ServerError(RuntimeError):
 
 class TokenRejected(ServerError):
     pass
+
+
+class RateLimited(ServerError):
+    """HTTP 429 (or the endpoint is still paused after one) for a call that must not wait."""
+
+    def __init__(self, message: str, retry_after_s: float) -> None:
+        super().__init__(message, 429)
+        self.retry_after_s = retry_after_s
 
 
 class ServerStopped(ServerError):
@@ -205,14 +215,19 @@ class Server:
         return self._closed.is_set()
 
     def _call(self, endpoint: str, function: Callable[[], T], *, attempts: int = 4,
-              retry_base_s: float = 1.0) -> T:
-        """Call with the endpoint's 429 pause, retrying connection errors and 5xx with back-off."""
+              retry_base_s: float = 1.0, wait_when_limited: bool = True) -> T:
+        """Call with the endpoint's 429 pause, retrying connection errors and 5xx with back-off.
+
+        ``wait_when_limited=False``: raise :class:`RateLimited` instead of waiting out a 429 pause (for
+        calls that can simply be skipped: chat replies, matchmaking)."""
         failures = 0
         rate_limited = 0
         detail = ""
         while True:
             if self.closed:
                 raise ServerStopped(f"{endpoint}: the bot is stopping")
+            if not wait_when_limited and (paused := self.limits.remaining_s(endpoint)) > 0:
+                raise RateLimited(f"{endpoint}: rate limited for another {paused:.0f} s", paused)
             try:
                 return self.limits.call(endpoint, function)
             except berserk.exceptions.ResponseError as error:
@@ -228,6 +243,8 @@ class Server:
                 pause = retry_after_s(response)
                 log.warning("%s: HTTP 429, pausing this endpoint for %.0f s", endpoint, pause)
                 self.limits.block(endpoint, pause)
+                if not wait_when_limited:
+                    raise RateLimited(f"{endpoint}: HTTP 429, paused for {pause:.0f} s", pause)
                 if rate_limited > 3:
                     raise ServerError(f"{endpoint}: still rate limited after {rate_limited} pauses", 429)
                 continue
@@ -289,6 +306,60 @@ class Server:
         path = f"/api/challenge/{quote(challenge_id, safe='')}/decline"
         self._call("decline", lambda: self._post_form(path, {"reason": reason}))
 
+    def online_bots(self, limit: int = 100) -> list[OnlineBot]:
+        """Lichess ``GET /api/bot/online`` (ndjson). Raises :class:`RateLimited` instead of waiting."""
+
+        def get() -> list[OnlineBot]:
+            response = self.session.get(self.url + "/api/bot/online", params={"nb": str(limit)},
+                                        timeout=self.settings.request_timeout_s)
+            response.raise_for_status()
+            bots = []
+            for line in response.text.splitlines():
+                if not line.strip():
+                    continue
+                try:
+                    data = json.loads(line)
+                    if isinstance(data, dict):
+                        bots.append(parse_online_bot(data))
+                except (ValueError, MalformedLine) as error:
+                    log.debug("online bots: skipped a line (%s)", error)
+            return bots
+
+        return self._call("online", get, attempts=2, wait_when_limited=False)
+
+    def create_challenge(self, username: str, *, variant: str, rated: bool, base_s: int | None = None,
+                         increment_s: int = 0, days: int | None = None, color: str = "random") -> str:
+        """Lichess ``POST /api/challenge/{username}``; returns the challenge id. pychess answers 403.
+        Raises :class:`RateLimited` instead of waiting out a 429 (the daily bot-challenge limit)."""
+        form = {"rated": "true" if rated else "false", "color": color, "variant": variant}
+        if days is not None:
+            form["days"] = str(days)
+        else:
+            form["clock.limit"] = str(base_s or 0)
+            form["clock.increment"] = str(increment_s)
+
+        def post() -> str:
+            response = self.session.post(self.url + f"/api/challenge/{quote(username, safe='')}", data=form,
+                                         timeout=self.settings.request_timeout_s)
+            response.raise_for_status()
+            data = response.json()
+            if isinstance(data, dict) and isinstance(data.get("challenge"), dict):
+                data = data["challenge"]  # some Lichess versions wrap the challenge
+            challenge_id = data.get("id") if isinstance(data, dict) else None
+            if not isinstance(challenge_id, str) or not challenge_id:
+                raise ServerError("challenge: the answer has no challenge id")
+            return challenge_id
+
+        try:
+            return self._call("challenge", post, attempts=2, wait_when_limited=False)
+        except ValueError as error:  # invalid JSON
+            raise ServerError(f"challenge: unreadable answer ({error})") from None
+
+    def cancel_challenge(self, challenge_id: str) -> None:
+        """Withdraw one of our own challenges."""
+        path = f"/api/challenge/{quote(challenge_id, safe='')}/cancel"
+        self._call("cancel", lambda: self._post_form(path), attempts=2, wait_when_limited=False)
+
     # ---- games ----
 
     def make_move(self, game_id: str, uci: str, *, offer_draw: bool = False) -> None:
@@ -301,9 +372,11 @@ class Server:
             return
         self._call("move", lambda: self.client.bots.make_move(game_id, uci), attempts=5, retry_base_s=0.25)
 
-    def chat(self, game_id: str, text: str, room: str = "player") -> None:
+    def chat(self, game_id: str, text: str, room: str = "player", *, wait: bool = True) -> None:
+        """Write in the game chat. ``wait=False``: raise :class:`RateLimited` rather than wait out a 429."""
         path = f"/api/bot/game/{quote(game_id, safe='')}/chat"
-        self._call("chat", lambda: self._post_form(path, {"room": room, "text": text}), attempts=2)
+        self._call("chat", lambda: self._post_form(path, {"room": room, "text": text}), attempts=2,
+                   wait_when_limited=wait)
 
     def abort_game(self, game_id: str) -> None:
         self._call("abort", lambda: self.client.bots.abort_game(game_id), attempts=3)

@@ -1,0 +1,300 @@
+"""Matchmaking: when the bot has been idle for ``matchmaking.idle_s``, challenge an online bot (Lichess only).
+
+The choices are pure functions (:func:`choose_offer`, :func:`is_avoided`, :func:`under_daily_limit`,
+:func:`perf_for`); :class:`Matchmaker` keeps the state (the challenge in flight, who declined and why, what
+was sent in the last 24 hours) and does the I/O through :class:`bot.server.Server`. The lobby calls
+:meth:`Matchmaker.tick` from its loop and forwards the challenge events that concern our own challenges.
+
+A decline is remembered for ``decline_cooldown_s``: a reason about the variant avoids that bot for that
+variant, a reason about the time control avoids it for that time control, any other reason (``later``,
+``generic``, rated/casual, an unanswered challenge) avoids the bot altogether.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import time
+from collections import deque
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from bot.config import MatchmakingSettings, MatchmakingTimeControl, Settings
+from bot.events import Account, ChallengeGone, OnlineBot
+from bot.server import RateLimited, ServerError, TokenRejected
+
+log = logging.getLogger(__name__)
+
+DAY_S = 86400.0
+VARIANT_REASONS = ("variant", "standard")
+TIME_CONTROL_REASONS = ("tooFast", "tooSlow", "timeControl")
+#: Lichess ``variant`` form values for our variant names.
+LICHESS_VARIANT_KEYS = {"chess": "standard", "chess960": "chess960", "seirawan": "seirawan",
+                        "seirawan960": "seirawan960"}
+
+
+class ChallengeServer(Protocol):
+    @property
+    def dialect(self) -> str | None: ...
+
+    def online_bots(self, limit: int = 100) -> list[OnlineBot]: ...
+    def create_challenge(self, username: str, *, variant: str, rated: bool, base_s: int | None = None,
+                         increment_s: int = 0, days: int | None = None, color: str = "random") -> str: ...
+    def cancel_challenge(self, challenge_id: str) -> None: ...
+
+
+@dataclass(frozen=True)
+class Offer:
+    """A challenge we want to send."""
+
+    opponent: str
+    rating: int
+    variant: str  # config name: chess, chess960, seirawan, seirawan960
+    time_control: MatchmakingTimeControl
+
+    def describe(self, rated: bool) -> str:
+        return f"{self.time_control.describe()} {self.variant} {'rated' if rated else 'casual'}"
+
+
+@dataclass(frozen=True)
+class DeclineNote:
+    """Someone declined (or ignored) one of our challenges."""
+
+    opponent: str  # lower case
+    reason: str
+    at: float
+    variant: str
+    time_control: MatchmakingTimeControl
+
+
+def perf_for(variant: str, control: MatchmakingTimeControl) -> str:
+    """The Lichess rating category a game counts for: ``chess960``, ``correspondence``, ``blitz``..."""
+    if variant != "chess":
+        return variant
+    if control.days is not None:
+        return "correspondence"
+    estimate = (control.base_s or 0) + 40 * control.increment_s
+    for limit, name in ((29, "ultraBullet"), (179, "bullet"), (479, "blitz"), (1499, "rapid")):
+        if estimate <= limit:
+            return name
+    return "classical"
+
+
+def is_avoided(notes: Iterable[DeclineNote], opponent: str, variant: str, control: MatchmakingTimeControl,
+               now: float, cooldown_s: float) -> bool:
+    """Whether a recent decline by ``opponent`` rules out this variant and time control."""
+    for note in notes:
+        if note.opponent != opponent.lower() or now - note.at >= cooldown_s:
+            continue
+        if note.reason in VARIANT_REASONS:
+            if note.variant == variant:
+                return True
+        elif note.reason in TIME_CONTROL_REASONS:
+            if note.time_control == control:
+                return True
+        else:
+            return True
+    return False
+
+
+def under_daily_limit(sent_at: Sequence[float], now: float, limit: int) -> bool:
+    """Fewer than ``limit`` challenges in the last 24 hours."""
+    return sum(1 for at in sent_at if now - at < DAY_S) < limit
+
+
+def choose_offer(bots: Sequence[OnlineBot], settings: MatchmakingSettings, notes: Sequence[DeclineNote],
+                 now: float, me: Account, extra_block_list: Sequence[str] = (),
+                 rng: random.Random | None = None) -> Offer | None:
+    """A random (bot, variant, time control) allowed by the rating range, the block lists and the recent
+    declines; None when nobody fits. Bots without a rating for that game's category are skipped."""
+    blocked = set(settings.block_list) | {name.lower() for name in extra_block_list}
+    blocked |= {me.username.lower(), me.id.lower()}
+    candidates: list[Offer] = []
+    for variant in settings.variants:
+        for control in settings.time_controls:
+            perf = perf_for(variant, control)
+            for bot in bots:
+                if bot.name.lower() in blocked or bot.id.lower() in blocked:
+                    continue
+                rating = bot.ratings.get(perf)
+                if rating is None or not settings.min_rating <= rating <= settings.max_rating:
+                    continue
+                if is_avoided(notes, bot.name, variant, control, now, settings.decline_cooldown_s):
+                    continue
+                candidates.append(Offer(bot.name, rating, variant, control))
+    if not candidates:
+        return None
+    return (rng or random.Random()).choice(candidates)
+
+
+@dataclass
+class Pending:
+    challenge_id: str
+    offer: Offer
+    sent_at: float
+
+
+class Matchmaker:
+    """Challenges online bots when idle; one challenge in flight at a time."""
+
+    def __init__(self, server: ChallengeServer, settings: Settings, account: Account, *,
+                 monotonic: Callable[[], float] = time.monotonic, rng: random.Random | None = None) -> None:
+        self.server = server
+        self.settings = settings.matchmaking
+        self.incoming_block_list = settings.challenge.block_list
+        self.account = account
+        self.monotonic = monotonic
+        self.rng = rng or random.Random()
+        self.enabled = self.settings.enabled
+        if self.enabled and server.dialect != "lichess":
+            log.info("matchmaking is off: bots cannot create challenges on a %s server", server.dialect)
+            self.enabled = False
+        self.idle_since = monotonic()
+        self.pending: Pending | None = None
+        self.notes: list[DeclineNote] = []
+        self.sent_at: deque[float] = deque()
+        self.paused_until = 0.0
+        self._limit_logged = False
+
+    @property
+    def waiting(self) -> int:
+        """Challenges of ours that are waiting for an answer (0 or 1)."""
+        return 1 if self.pending is not None else 0
+
+    # ---- the loop ----
+
+    def tick(self, busy: bool, stopping: bool) -> None:
+        """Called often by the lobby. ``busy``: a game is running or about to start."""
+        now = self.monotonic()
+        if self.pending is not None:
+            if now - self.pending.sent_at >= self.settings.challenge_timeout_s:
+                self._cancel_unanswered(now)
+            return
+        if busy:
+            self.idle_since = now
+            return
+        if not self.enabled or stopping or now - self.idle_since < self.settings.idle_s:
+            return
+        if now < self.paused_until:
+            return
+        while self.sent_at and now - self.sent_at[0] >= DAY_S:
+            self.sent_at.popleft()
+        if not under_daily_limit(self.sent_at, now, self.settings.daily_limit):
+            self.paused_until = self.sent_at[0] + DAY_S
+            if not self._limit_logged:
+                log.info("matchmaking: daily limit of %d challenges reached; next one in %.0f min",
+                         self.settings.daily_limit, (self.paused_until - now) / 60)
+                self._limit_logged = True
+            return
+        self._limit_logged = False
+        self._challenge_someone(now)
+
+    def _challenge_someone(self, now: float) -> None:
+        try:
+            bots = self.server.online_bots()
+        except TokenRejected:
+            raise
+        except RateLimited as error:
+            self._pause(now, error.retry_after_s, "online bots are rate limited")
+            return
+        except ServerError as error:
+            self._pause(now, self.settings.idle_s, f"cannot list online bots ({error})")
+            return
+        offer = choose_offer(bots, self.settings, self.notes, now, self.account, self.incoming_block_list,
+                             self.rng)
+        if offer is None:
+            self._pause(now, max(self.settings.idle_s, 60.0),
+                        f"none of {len(bots)} online bots fits the rating range, block lists and declines")
+            return
+        control = offer.time_control
+        try:
+            challenge_id = self.server.create_challenge(
+                offer.opponent, variant=LICHESS_VARIANT_KEYS.get(offer.variant, offer.variant),
+                rated=self.settings.rated, base_s=control.base_s, increment_s=control.increment_s,
+                days=control.days)
+        except TokenRejected:
+            raise
+        except RateLimited as error:
+            self._pause(now, error.retry_after_s, "challenges are rate limited (HTTP 429)")
+            return
+        except ServerError as error:
+            if error.status == 403:
+                log.warning("matchmaking is off: the server refused to let us challenge (%s)", error)
+                self.enabled = False
+                return
+            self._remember(offer, "error", now)
+            log.info("matchmaking: could not challenge %s (%s); avoiding them for %.0f min", offer.opponent,
+                     error, self.settings.decline_cooldown_s / 60)
+            return
+        self.sent_at.append(now)
+        self.pending = Pending(challenge_id, offer, now)
+        log.info("matchmaking: challenged %s (%d) to %s (challenge %s)", offer.opponent, offer.rating,
+                 offer.describe(self.settings.rated), challenge_id)
+
+    def _cancel_unanswered(self, now: float) -> None:
+        assert self.pending is not None
+        pending, self.pending = self.pending, None
+        self.idle_since = now
+        self._remember(pending.offer, "timeout", now)
+        try:
+            self.server.cancel_challenge(pending.challenge_id)
+        except TokenRejected:
+            raise
+        except ServerError as error:
+            log.info("matchmaking: could not cancel challenge %s (%s)", pending.challenge_id, error)
+        log.info("matchmaking: %s did not answer challenge %s within %.0f s; cancelled", pending.offer.opponent,
+                 pending.challenge_id, self.settings.challenge_timeout_s)
+
+    def _pause(self, now: float, seconds: float, why: str) -> None:
+        self.paused_until = now + seconds
+        log.info("matchmaking: %s; next try in %.0f s", why, seconds)
+
+    def _remember(self, offer: Offer, reason: str, now: float) -> None:
+        cooldown = self.settings.decline_cooldown_s
+        self.notes = [note for note in self.notes if now - note.at < cooldown]
+        self.notes.append(DeclineNote(offer.opponent.lower(), reason, now, offer.variant, offer.time_control))
+
+    # ---- events from the lobby ----
+
+    def owns(self, challenge_id: str) -> bool:
+        return self.pending is not None and self.pending.challenge_id == challenge_id
+
+    def on_challenge_gone(self, event: ChallengeGone) -> None:
+        """``challengeDeclined`` / ``challengeCanceled`` for our challenge."""
+        if not self.owns(event.challenge_id):
+            return
+        assert self.pending is not None
+        pending, self.pending = self.pending, None
+        now = self.monotonic()
+        self.idle_since = now
+        if event.declined:
+            reason = event.reason or "generic"
+            self._remember(pending.offer, reason, now)
+            scope = ("for " + pending.offer.variant if reason in VARIANT_REASONS else
+                     "for " + pending.offer.time_control.describe() if reason in TIME_CONTROL_REASONS else
+                     "altogether")
+            log.info("matchmaking: %s declined challenge %s (%s); avoiding them %s for %.0f min",
+                     pending.offer.opponent, pending.challenge_id, reason, scope,
+                     self.settings.decline_cooldown_s / 60)
+        else:
+            log.info("matchmaking: challenge %s to %s was cancelled", pending.challenge_id,
+                     pending.offer.opponent)
+
+    def on_game_start(self, game_id: str) -> None:
+        """Our challenge was accepted: its game has started."""
+        if self.owns(game_id):
+            assert self.pending is not None
+            log.info("matchmaking: %s accepted challenge %s", self.pending.offer.opponent, game_id)
+            self.pending = None
+
+    def cancel_pending(self) -> None:
+        """The bot is stopping: withdraw the challenge in flight."""
+        if self.pending is None:
+            return
+        pending, self.pending = self.pending, None
+        try:
+            self.server.cancel_challenge(pending.challenge_id)
+            log.info("matchmaking: withdrew challenge %s to %s", pending.challenge_id, pending.offer.opponent)
+        except ServerError as error:
+            log.info("matchmaking: could not withdraw challenge %s (%s)", pending.challenge_id, error)
