@@ -33,6 +33,8 @@ from .tables import (
     PAWN,
     PAWN_ATTACKERS_BLACK,
     PAWN_ATTACKERS_WHITE,
+    PAWN_CAPTURES_BLACK,
+    PAWN_CAPTURES_WHITE,
     QUEEN,
     QUEEN_RAYS,
     ROOK,
@@ -47,6 +49,14 @@ _DIAG_ENEMY = (frozenset((-BISHOP, -QUEEN, -HAWK)), frozenset((BISHOP, QUEEN, HA
 _LEAP_ENEMY = (frozenset((-KNIGHT, -HAWK, -ELEPHANT)), frozenset((KNIGHT, HAWK, ELEPHANT)))
 # Squares holding enemy pawns that attack a square: for a white king look for black pawns, and vice versa.
 _PAWN_ATTACK_FROM = (PAWN_ATTACKERS_BLACK, PAWN_ATTACKERS_WHITE)
+# Per piece type: the leaper targets and slider rays it moves with (None where it has none). Pawns and the
+# king are handled apart.
+_LEAPS_BY_TYPE = (None, None, KNIGHT_TARGETS, None, None, None, None, KNIGHT_TARGETS, KNIGHT_TARGETS)
+_RAYS_BY_TYPE = (None, None, None, BISHOP_RAYS, ROOK_RAYS, QUEEN_RAYS, None, BISHOP_RAYS, ROOK_RAYS)
+_PROMOTIONS = {
+    "seirawan": (QUEEN, ROOK, BISHOP, KNIGHT, HAWK, ELEPHANT),
+    "chess": (QUEEN, ROOK, BISHOP, KNIGHT),
+}
 
 
 class MoveGenerator:
@@ -157,33 +167,45 @@ class MoveGenerator:
         gates = self.gates if gate_types else 0
 
         if checkers < 2:
-            for frm in range(64):
-                p = squares[frm] * side
+            up = 8 * side
+            start_rank = 1 if side == 1 else 6
+            promo_rank = 6 if side == 1 else 1  # pawns on this rank promote when they move
+            pawn_captures = PAWN_CAPTURES_WHITE if side == 1 else PAWN_CAPTURES_BLACK
+            promotions = _PROMOTIONS[self.variant]
+            for frm, piece in enumerate(squares):
+                p = piece * side
                 if p <= 0:
                     continue
-                start = len(moves)
-                if p == PAWN:
-                    self._pawn_moves(frm, side, append)
+                if p == PAWN:  # inline: pawns are the most common piece and a call per pawn costs
+                    rank = frm >> 3
+                    one = frm + up
+                    targets = [one] if squares[one] == 0 else []
+                    for t in pawn_captures[frm]:
+                        if squares[t] * side < 0:
+                            targets.append(t)
+                    if rank == promo_rank:
+                        for t in targets:
+                            for promo in promotions:
+                                append(frm | t << 6 | promo << 12 | PROMOTION << 16)
+                    else:
+                        for t in targets:
+                            append(frm | t << 6)
+                        if rank == start_rank and squares[one] == 0 and squares[one + up] == 0:
+                            append(frm | (one + up) << 6 | DOUBLE_PUSH << 16)
                     continue
                 if p == KING:
                     continue
-                if p == KNIGHT:
-                    for t in KNIGHT_TARGETS[frm]:
+                gate_here = gates >> frm & 1
+                if gate_here:
+                    start = len(moves)
+                leaps = _LEAPS_BY_TYPE[p]
+                if leaps is not None:
+                    for t in leaps[frm]:
                         if squares[t] * side <= 0:
                             append(frm | t << 6)
-                else:
-                    if p == BISHOP:
-                        rays = BISHOP_RAYS[frm]
-                    elif p == ROOK:
-                        rays = ROOK_RAYS[frm]
-                    elif p == QUEEN:
-                        rays = QUEEN_RAYS[frm]
-                    else:
-                        rays = BISHOP_RAYS[frm] if p == HAWK else ROOK_RAYS[frm]
-                        for t in KNIGHT_TARGETS[frm]:
-                            if squares[t] * side <= 0:
-                                append(frm | t << 6)
-                    for ray in rays:
+                rays = _RAYS_BY_TYPE[p]
+                if rays is not None:
+                    for ray in rays[frm]:
                         for t in ray:
                             q = squares[t]
                             if q == 0:
@@ -192,7 +214,7 @@ class MoveGenerator:
                                 if q * side < 0:
                                     append(frm | t << 6)
                                 break
-                if gates >> frm & 1:
+                if gate_here:
                     for m in moves[start:]:
                         for g in gate_types:  # type: ignore[union-attr]
                             append(m | g << 12)
@@ -226,32 +248,6 @@ class MoveGenerator:
                     for g in gate_types:  # type: ignore[union-attr]
                         append(m | g << 12)
         return moves
-
-    def _pawn_moves(self, frm: int, side: int, append) -> None:  # type: ignore[no-untyped-def]
-        squares = self.squares
-        rank = frm >> 3
-        promo_rank = 6 if side == 1 else 1
-        start_rank = 1 if side == 1 else 6
-        one = frm + 8 * side
-        promotions = (QUEEN, ROOK, BISHOP, KNIGHT, HAWK, ELEPHANT) if self.variant == "seirawan" else (
-            QUEEN, ROOK, BISHOP, KNIGHT)
-        targets = []
-        if squares[one] == 0:
-            targets.append(one)
-            if rank == start_rank and squares[one + 8 * side] == 0:
-                append(frm | (one + 8 * side) << 6 | DOUBLE_PUSH << 16)
-        file = frm & 7
-        if file > 0 and squares[one - 1] * side < 0:
-            targets.append(one - 1)
-        if file < 7 and squares[one + 1] * side < 0:
-            targets.append(one + 1)
-        if rank == promo_rank:
-            for t in targets:
-                for promo in promotions:
-                    append(frm | t << 6 | promo << 12 | PROMOTION << 16)
-        else:
-            for t in targets:
-                append(frm | t << 6)
 
     def _en_passant_moves(self, side: int, ksq: int, append) -> None:  # type: ignore[no-untyped-def]
         ep = self.ep
