@@ -81,6 +81,17 @@ def perf_for(variant: str, control: MatchmakingTimeControl) -> str:
     return "classical"
 
 
+#: When a bot has no rating for the game's category, the first of these it has stands in for it.
+FALLBACK_PERFS = ("blitz", "rapid", "bullet", "classical")
+
+
+def rating_for(bot: OnlineBot, perf: str) -> int | None:
+    """The bot's rating in ``perf``, else its blitz/rapid/bullet/classical rating, else None."""
+    if perf in bot.ratings:
+        return bot.ratings[perf]
+    return next((bot.ratings[name] for name in FALLBACK_PERFS if name in bot.ratings), None)
+
+
 def is_avoided(notes: Iterable[DeclineNote], opponent: str, variant: str, control: MatchmakingTimeControl,
                now: float, cooldown_s: float) -> bool:
     """Whether a recent decline by ``opponent`` rules out this variant and time control."""
@@ -107,7 +118,7 @@ def choose_offer(bots: Sequence[OnlineBot], settings: MatchmakingSettings, notes
                  now: float, me: Account, extra_block_list: Sequence[str] = (),
                  rng: random.Random | None = None) -> Offer | None:
     """A random (bot, variant, time control) allowed by the rating range, the block lists and the recent
-    declines; None when nobody fits. Bots without a rating for that game's category are skipped."""
+    declines; None when nobody fits. Bots without any rating are skipped (see :func:`rating_for`)."""
     blocked = set(settings.block_list) | {name.lower() for name in extra_block_list}
     blocked |= {me.username.lower(), me.id.lower()}
     candidates: list[Offer] = []
@@ -117,7 +128,7 @@ def choose_offer(bots: Sequence[OnlineBot], settings: MatchmakingSettings, notes
             for bot in bots:
                 if bot.name.lower() in blocked or bot.id.lower() in blocked:
                     continue
-                rating = bot.ratings.get(perf)
+                rating = rating_for(bot, perf)
                 if rating is None or not settings.min_rating <= rating <= settings.max_rating:
                     continue
                 if is_avoided(notes, bot.name, variant, control, now, settings.decline_cooldown_s):
