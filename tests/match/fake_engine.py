@@ -1,16 +1,18 @@
 """A scriptable fake UCI engine for the match runner tests.
 
     python fake_engine.py [--fault illegal|crash|hang|slow|none] [--after N] [--delay S] [--no-start]
+                          [--pid-file FILE]
 
 It plays the first legal move (by pyffish) until it has made ``--after`` moves in the current game, then
 commits its fault on the next ``go``: ``illegal`` answers ``bestmove a1a1``, ``crash`` exits, ``hang`` never
 answers (and ignores ``stop``), ``slow`` sleeps ``--delay`` seconds before answering. ``--no-start`` exits
-before ``uciok``.
+before ``uciok``. ``--pid-file`` appends the process id to FILE (to check that the runner cleans up).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 
@@ -23,7 +25,11 @@ def main() -> None:
     parser.add_argument("--after", type=int, default=0)
     parser.add_argument("--delay", type=float, default=0.0)
     parser.add_argument("--no-start", action="store_true")
+    parser.add_argument("--pid-file", default=None)
     args = parser.parse_args()
+    if args.pid_file:
+        with open(args.pid_file, "a", encoding="utf-8") as handle:
+            handle.write(f"{os.getpid()}\n")
     variant, chess960 = "chess", False
     fen: str = sf.start_fen("seirawan")
     moves: list[str] = []

@@ -23,8 +23,6 @@ def read_games(text: str) -> List[Tuple[Dict[str, str], List[str]]]:
             else:
                 body.append(line)
         movetext = re.sub(r"\{[^}]*\}", " ", "\n".join(body))
-        moves = [
-            token for token in movetext.split() if not _MOVE_NUMBER.match(token) and token not in _RESULTS
-        ]
+        moves = [token for token in movetext.split() if not _MOVE_NUMBER.match(token) and token not in _RESULTS]
         games.append((tags, moves))
     return games

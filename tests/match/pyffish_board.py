@@ -90,9 +90,7 @@ class PyffishBoard:
             if sf.gives_check(self.variant, self.start_fen, moves, self.chess960):
                 return Outcome(Termination.CHECKMATE, not self.turn)
             return Outcome(Termination.STALEMATE, None)
-        white_short, black_short = sf.has_insufficient_material(
-            self.variant, self.start_fen, moves, self.chess960
-        )
+        white_short, black_short = sf.has_insufficient_material(self.variant, self.start_fen, moves, self.chess960)
         if white_short and black_short:
             return Outcome(Termination.INSUFFICIENT_MATERIAL, None)
         if claim_draw:

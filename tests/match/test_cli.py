@@ -4,15 +4,16 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import List
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).parent))
-from pgn_reader import read_games  # noqa: E402
+from tests.match.pgn_reader import read_games
 
 REPO = Path(__file__).resolve().parents[2]
 FAIRY = "/usr/games/fairy-stockfish"
@@ -87,3 +88,39 @@ def test_illegal_moves_show_in_the_table() -> None:
     # Games W D L Score Illegal Time Crash Hang
     assert table_row(completed.stdout, "Cheat") == ["2", "0", "0", "2", "0.0%", "2", "0", "0", "0"]
     assert table_row(completed.stdout, "Honest") == ["2", "2", "0", "0", "100.0%", "0", "0", "0", "0"]
+
+
+def _running(pid: int) -> bool:
+    """True while the process exists and is not a zombie."""
+    try:
+        with open(f"/proc/{pid}/status", encoding="utf-8") as status:
+            return not any(line.startswith("State:") and "Z" in line.split()[1] for line in status)
+    except FileNotFoundError:
+        return False
+
+
+@pytest.mark.skipif(not Path("/proc").exists(), reason="needs /proc")
+def test_ctrl_c_stops_the_match_prints_the_table_and_kills_the_engines(tmp_path: Path) -> None:
+    needs_board()
+    pids = tmp_path / "pids"
+    slow = f"{FAKE} --fault slow --delay 30 --pid-file {pids}"
+    environment = dict(os.environ, PYTHONPATH=str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    process = subprocess.Popen(
+        [sys.executable, "-m", "engine.match", "--engine1", slow, "--engine2", slow, "--depth", "1", "--games", "4"],
+        cwd=REPO,
+        env=environment,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 20
+    # wait until the worker's two engines are up (the two probe engines come first)
+    while time.monotonic() < deadline and len(pids.read_text().split() if pids.exists() else []) < 4:
+        time.sleep(0.05)
+    time.sleep(0.3)
+    process.send_signal(signal.SIGINT)
+    stdout, _ = process.communicate(timeout=20)
+    assert process.returncode == 130
+    assert "Match interrupted after 0 of 4 games." in stdout
+    time.sleep(0.2)
+    assert [pid for pid in map(int, pids.read_text().split()) if _running(pid)] == []

@@ -18,10 +18,8 @@ from engine.match.game import BoardFactory
 from engine.match.runner import MatchResult, run_match
 from engine.match.settings import Adjudication, EngineSpec, MatchSettings, TimeControl
 from engine.match.uci_engine import EngineStartError
-
-sys.path.insert(0, str(Path(__file__).parent))
-from pgn_reader import read_games  # noqa: E402
-from pyffish_board import pyffish_board  # noqa: E402
+from tests.match.pgn_reader import read_games
+from tests.match.pyffish_board import pyffish_board
 
 FAIRY = "/usr/games/fairy-stockfish"
 needs_fairy = pytest.mark.skipif(shutil.which(FAIRY) is None, reason="Fairy-Stockfish not installed")
@@ -125,9 +123,7 @@ def test_slow_engine_loses_on_time_and_is_not_restarted() -> None:
     first, second = result.tallies
     assert first.losses == 2 and first.faults["time forfeit"] == 2 and first.faults["hang"] == 0
     assert second.faults["time forfeit"] == 0
-    assert all(
-        record.termination == "time forfeit" and "loses on time" in record.reason for record in result.records
-    )
+    assert all(record.termination == "time forfeit" and "loses on time" in record.reason for record in result.records)
 
 
 def test_time_margin_forgives_a_small_overrun() -> None:
@@ -147,9 +143,7 @@ def test_time_margin_forgives_a_small_overrun() -> None:
 
 
 def test_engine_that_does_not_start_stops_the_match_with_a_clear_error() -> None:
-    settings = MatchSettings(
-        fake("--no-start"), fake(), TimeControl(depth=1), quiet=True, startup_timeout_s=5
-    )
+    settings = MatchSettings(fake("--no-start"), fake(), TimeControl(depth=1), quiet=True, startup_timeout_s=5)
     with pytest.raises(EngineStartError, match="engine1"):
         run_match(settings, pyffish_board, io.StringIO())
     missing = MatchSettings(EngineSpec(("/nonexistent/engine",)), fake(), TimeControl(depth=1), quiet=True)
@@ -158,9 +152,7 @@ def test_engine_that_does_not_start_stops_the_match_with_a_clear_error() -> None
 
 
 def test_unknown_option_is_rejected_before_any_game() -> None:
-    settings = MatchSettings(
-        EngineSpec(FAKE, (("Skil Level", "3"),)), fake(), TimeControl(depth=1), quiet=True
-    )
+    settings = MatchSettings(EngineSpec(FAKE, (("Skil Level", "3"),)), fake(), TimeControl(depth=1), quiet=True)
     with pytest.raises(EngineStartError, match="no option 'Skil Level'.*UCI_Variant"):
         run_match(settings, pyffish_board, io.StringIO())
 
@@ -271,9 +263,7 @@ def test_seirawan960_reaches_the_engines(tmp_path: Path, arbiter: BoardFactory) 
     result = play(settings, arbiter)
     # Without UCI_Chess960 the engines would castle in the wrong notation and lose at once.
     reasons = [(record.reason, len(record.moves)) for record in result.records]
-    assert all(record.fault is None or _known_fairy_960_bug(record.reason) for record in result.records), (
-        reasons
-    )
+    assert all(record.fault is None or _known_fairy_960_bug(record.reason) for record in result.records), reasons
     games = read_games(pgn.read_text())
     assert {tags["Variant"] for tags, _ in games} == {"Seirawan960"}
     assert all(tags["FEN"].startswith("qbbrnkrn/") for tags, _ in games)

@@ -51,9 +51,7 @@ def test_score_adjudication_is_off_by_default() -> None:
 
 
 def test_go_command_for_each_time_control() -> None:
-    assert (
-        go_command(TimeControl(30000, 300), 29512.7, 30000) == "go wtime 29512 btime 30000 winc 300 binc 300"
-    )
+    assert go_command(TimeControl(30000, 300), 29512.7, 30000) == "go wtime 29512 btime 30000 winc 300 binc 300"
     assert go_command(TimeControl(1000), -5, 10) == "go wtime 0 btime 10 winc 0 binc 0"
     assert go_command(TimeControl(movetime_ms=250), 0, 0) == "go movetime 250"
     assert go_command(TimeControl(depth=3, nodes=5000), 0, 0) == "go depth 3 nodes 5000"
@@ -62,9 +60,7 @@ def test_go_command_for_each_time_control() -> None:
 def test_position_command_uses_startpos_only_for_the_start_position() -> None:
     start = START_FENS["seirawan"].replace("[EHeh]", "[HEhe]")
     assert position_command(start, "seirawan", False, []) == "position startpos"
-    assert (
-        position_command(start, "seirawan", False, ["g1f3h", "g8f6"]) == "position startpos moves g1f3h g8f6"
-    )
+    assert position_command(start, "seirawan", False, ["g1f3h", "g8f6"]) == "position startpos moves g1f3h g8f6"
     assert position_command(start, "seirawan", True, []) == f"position fen {start}"
     other = "r1bqkbnr/pppppppp/2n5/1B6/4P3/8/PPPP1PPP/RNBQK1NR[HEhe] b KQBCDGkqcdfg - 0 1"
     assert position_command(other, "seirawan", False, ["a7a6"]) == f"position fen {other} moves a7a6"
@@ -170,7 +166,4 @@ def test_match_result_counts_points_faults_and_moves_per_engine() -> None:
     assert (first.moves, second.moves) == (2 + 2, 1 + 1)
     assert (result.white_wins, result.black_wins, result.draws) == (2, 0, 0)
     table = format_table(result)
-    assert (
-        "Elo difference (A - B): +0.0 +/- " in table
-        and "A: 4 moves, 0.120 s/move, average depth 5.0" in table
-    )
+    assert "Elo difference (A - B): +0.0 +/- " in table and "A: 4 moves, 0.120 s/move, average depth 5.0" in table

@@ -39,12 +39,8 @@ def test_time_control_needs_a_limit_and_no_conflicts() -> None:
 
 
 def test_start_position_ignores_hand_order() -> None:
-    assert is_start_position(
-        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR[HEhe] w KQBCDFGkqbcdfg - 0 1", "seirawan"
-    )
-    assert not is_start_position(
-        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR[Hhe] w KQBCDFGkqbcdfg - 0 1", "seirawan"
-    )
+    assert is_start_position("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR[HEhe] w KQBCDFGkqbcdfg - 0 1", "seirawan")
+    assert not is_start_position("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR[Hhe] w KQBCDFGkqbcdfg - 0 1", "seirawan")
 
 
 def test_command_line_builds_settings() -> None:

@@ -1,0 +1,1 @@
+"""Tests of the match runner (engine.match)."""
