@@ -404,7 +404,11 @@ class Board(Position):
 
     def parse_san(self, san: str) -> Move:
         """The legal move written in SAN (tolerant of ``+``/``#``/``!``/``?`` suffixes, ``0-0``, a missing
-        ``=`` before the promotion piece and a castling gate without its square when unambiguous)."""
+        ``=`` before the promotion piece and a castling gate without its square when unambiguous).
+
+        Fairy-Stockfish never disambiguates gating moves: when two rooks on their gates can both reach d1
+        and gate, it writes ``Rd1/H`` for either. Such text raises IllegalMoveError ("ambiguous"); the
+        spelling with the origin (``Rad1/H``) is accepted."""
         if not isinstance(san, str):
             raise IllegalMoveError(f"invalid san: {san!r} in {self.fen()}")
         text = san.strip().rstrip("+#!?")
