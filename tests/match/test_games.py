@@ -24,7 +24,8 @@ from tests.match.pyffish_board import pyffish_board
 FAIRY = "/usr/games/fairy-stockfish"
 needs_fairy = pytest.mark.skipif(shutil.which(FAIRY) is None, reason="Fairy-Stockfish not installed")
 FAKE = (sys.executable, str(Path(__file__).parent / "fake_engine.py"))
-SHARED_EPD = Path("/work/shared/data/seirawan.epd")
+# the S-chess book shipped with the engine package (a copy of ../shared/data/seirawan.epd)
+BOOK = Path(__file__).resolve().parents[2] / "engine" / "data" / "seirawan.epd"
 
 
 def _engine_board_or_skip() -> BoardFactory:
@@ -126,6 +127,16 @@ def test_slow_engine_loses_on_time_and_is_not_restarted() -> None:
     assert all(record.termination == "time forfeit" and "loses on time" in record.reason for record in result.records)
 
 
+def test_clock_runs_down_move_by_move() -> None:
+    # 0.2 s per move on a 1.2 s clock without increment: six moves fit, the seventh cannot
+    # (five if the machine stretches the sleeps); a runner that forgot to deduct would never flag it.
+    slow = fake("--fault", "slow", "--delay", "0.2")
+    settings = MatchSettings(slow, fake(), TimeControl(base_ms=1200), games=1, quiet=True, time_margin_ms=50)
+    record = play(settings).records[0]
+    assert record.fault == "time forfeit" and record.faulty_engine == 1
+    assert (len(record.moves) + 1) // 2 in (5, 6), record.reason
+
+
 def test_time_margin_forgives_a_small_overrun() -> None:
     # the fake answers after 0.25 s on a 0.2 s clock: within a 0.4 s margin it plays on
     slow = fake("--fault", "slow", "--delay", "0.25", "--after", "0")
@@ -178,7 +189,7 @@ def test_two_game_fairy_stockfish_match_writes_a_pgn_the_board_reads_back(
         games=2,
         pgn_file=str(pgn),
         quiet=True,
-        openings_file=str(SHARED_EPD) if SHARED_EPD.exists() else None,
+        openings_file=str(BOOK) if BOOK.exists() else None,
         adjudication=Adjudication(max_plies=80),
     )
     result = play(settings, board_factory)
@@ -190,7 +201,7 @@ def test_two_game_fairy_stockfish_match_writes_a_pgn_the_board_reads_back(
         assert tags["Result"] == record.result and tags["Termination"] == record.termination
         assert tags["White"] == record.white and "Skill Level" in tags["White"]
         start = tags.get("FEN", record.start_fen)
-        if SHARED_EPD.exists():
+        if BOOK.exists():
             assert tags["SetUp"] == "1" and tags["FEN"] == record.start_fen
         board: Any = board_factory(start, "seirawan", False)
         for san in sans:

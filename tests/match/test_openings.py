@@ -8,7 +8,8 @@ import pytest
 
 from engine.match.openings import Opening, epd_to_fen, load_openings, schedule
 
-SHARED_EPD = Path("/work/shared/data/seirawan.epd")
+# the S-chess book shipped with the engine package (a copy of ../shared/data/seirawan.epd)
+BOOK = Path(__file__).resolve().parents[2] / "engine" / "data" / "seirawan.epd"
 
 
 def test_epd_line_with_four_fields_gets_move_counters() -> None:
@@ -50,9 +51,9 @@ def test_load_openings_rejects_a_file_without_positions(tmp_path: Path) -> None:
         load_openings(str(epd))
 
 
-@pytest.mark.skipif(not SHARED_EPD.exists(), reason="shared opening file absent")
-def test_shared_seirawan_book_loads_completely() -> None:
-    openings = load_openings(str(SHARED_EPD))
+@pytest.mark.skipif(not BOOK.exists(), reason="opening book absent")
+def test_packaged_seirawan_book_loads_completely() -> None:
+    openings = load_openings(str(BOOK))
     assert len(openings) == 7609
     assert all(opening.fen.endswith(" 0 1") and "[" in opening.fen for opening in openings)
 
