@@ -27,7 +27,7 @@ difference with its 95% error margin. Each opening is played twice with colours 
 example:
   python -m engine.match --engine1 /usr/games/fairy-stockfish --engine1-option "Skill Level=0" \\
       --engine2 "python -m engine" --games 40 --tc 30+0.3 --concurrency 2 \\
-      --openings ../shared/data/seirawan.epd --shuffle --seed 1 --pgn match.pgn
+      --openings engine/data/seirawan.epd --shuffle --seed 1 --pgn match.pgn
 """
 
 
@@ -74,9 +74,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
 
     games = parser.add_argument_group("games and openings")
-    games.add_argument(
-        "--games", type=int, default=2, help="number of games (default 2; even keeps pairs whole)"
-    )
+    games.add_argument("--games", type=int, default=2, help="number of games (default 2; even keeps pairs whole)")
     games.add_argument("--variant", choices=VARIANTS, default="seirawan", help="rules (default seirawan)")
     games.add_argument("--chess960", action="store_true", help="960 castling rules (UCI_Chess960)")
     games.add_argument(
@@ -90,6 +88,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--concurrency",
         type=int,
         default=1,
+        metavar="N",
         help="games played at the same time, each with its own pair of engine processes",
     )
     games.add_argument("--pgn", metavar="FILE", help="write the games to this PGN file (overwritten)")
@@ -112,8 +111,7 @@ def build_parser() -> argparse.ArgumentParser:
         type=float,
         default=60.0,
         metavar="S",
-        help="without a clock: seconds to wait for a bestmove before the engine is declared hung "
-        "(default 60)",
+        help="without a clock: seconds to wait for a bestmove before the engine is declared hung (default 60)",
     )
 
     adjudication = parser.add_argument_group("adjudication (off unless set)")
@@ -153,9 +151,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     output = parser.add_argument_group("output")
     output.add_argument("--quiet", action="store_true", help="print only the final table")
-    output.add_argument(
-        "--debug", action="store_true", help="log all UCI traffic and engine stderr to stderr"
-    )
+    output.add_argument("--debug", action="store_true", help="log all UCI traffic and engine stderr to stderr")
     return parser
 
 
@@ -187,12 +183,8 @@ def settings_from_args(args: argparse.Namespace) -> MatchSettings:
     if args.seed is not None and not args.shuffle:
         raise ValueError("--seed only makes sense with --shuffle")
     return MatchSettings(
-        engine1=_engine_spec(
-            args.engine1, args.engine1_option, args.option, args.engine1_name, args.engine1_dir
-        ),
-        engine2=_engine_spec(
-            args.engine2, args.engine2_option, args.option, args.engine2_name, args.engine2_dir
-        ),
+        engine1=_engine_spec(args.engine1, args.engine1_option, args.option, args.engine1_name, args.engine1_dir),
+        engine2=_engine_spec(args.engine2, args.engine2_option, args.option, args.engine2_name, args.engine2_dir),
         time_control=time_control,
         games=args.games,
         variant=args.variant,

@@ -243,12 +243,11 @@ def play_game(
     uci_moves: List[str] = []
 
     def fail(engine: UciEngine, white_to_move: bool, fault: str, reason: str) -> GameRecord:
+        """Score the game as lost by the side to move, through its engine's own fault."""
         if stop is not None and stop.is_set():
             raise GameAborted(reason)
         record.result = _loss(white_to_move)
-        record.termination = {ILLEGAL_MOVE: "rules infraction", TIME_FORFEIT: "time forfeit"}.get(
-            fault, "abandoned"
-        )
+        record.termination = {ILLEGAL_MOVE: "rules infraction", TIME_FORFEIT: "time forfeit"}.get(fault, "abandoned")
         record.reason = reason
         record.fault = fault
         record.faulty_engine = 1 if engine is engine1 else 2
@@ -292,9 +291,7 @@ def play_game(
             move = _legal_move(board, searched.bestmove, side)
         except _Forfeit as forfeit:
             return fail(engine, side, forfeit.fault, forfeit.reason)
-        record.moves.append(
-            PlayedMove(str(move), board.san(move), searched.elapsed_ms, searched.score, searched.depth)
-        )
+        record.moves.append(PlayedMove(str(move), board.san(move), searched.elapsed_ms, searched.score, searched.depth))
         board.push(move)
         uci_moves.append(str(move))
         scores.append((side, searched.score.as_centipawns() if searched.score is not None else None))
@@ -333,9 +330,7 @@ def _search(
     except EngineTimeout as error:
         if error.late_result is None:
             engine.kill()
-            raise _Forfeit(
-                HANG, f"{colour}'s connection stalls: no bestmove within {deadline_s:.3f} s"
-            ) from None
+            raise _Forfeit(HANG, f"{colour}'s connection stalls: no bestmove within {deadline_s:.3f} s") from None
         searched = error.late_result
     if allowed_ms is not None and searched.elapsed_ms > allowed_ms + margin_ms:
         raise _Forfeit(

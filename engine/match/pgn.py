@@ -89,6 +89,4 @@ def movetext(record: GameRecord, comments: bool = True) -> str:
     if record.reason:
         tokens.append("{" + record.reason.replace("}", ")") + "}")
     tokens.append(record.result)
-    return "\n".join(
-        textwrap.wrap(" ".join(tokens), width=80, break_long_words=False, break_on_hyphens=False)
-    )
+    return "\n".join(textwrap.wrap(" ".join(tokens), width=80, break_long_words=False, break_on_hyphens=False))

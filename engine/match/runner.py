@@ -121,17 +121,11 @@ def format_table(result: MatchResult) -> str:
     los = likelihood_of_superiority(first.wins, first.losses)
     los_text = f"{los * 100:.1f}%" if los == los else "n/a"
     lines.append("")
-    lines.append(
-        f"Elo difference ({result.names[0]} - {result.names[1]}): {estimate.text()} (95%), LOS {los_text}"
-    )
+    lines.append(f"Elo difference ({result.names[0]} - {result.names[1]}): {estimate.text()} (95%), LOS {los_text}")
     for name, tally in zip(result.names, result.tallies):
         if tally.moves:
-            depth = (
-                f", average depth {tally.depth_total / tally.depth_count:.1f}" if tally.depth_count else ""
-            )
-            lines.append(
-                f"{name}: {tally.moves} moves, {tally.thinking_ms / tally.moves / 1000:.3f} s/move{depth}"
-            )
+            depth = f", average depth {tally.depth_total / tally.depth_count:.1f}" if tally.depth_count else ""
+            lines.append(f"{name}: {tally.moves} moves, {tally.thinking_ms / tally.moves / 1000:.3f} s/move{depth}")
     games = first.games
     if games:
         white_score = (result.white_wins + 0.5 * result.draws) / games
@@ -198,9 +192,7 @@ def _worker(
 
 
 def _engine(settings: MatchSettings, spec: EngineSpec, label: str) -> UciEngine:
-    return UciEngine(
-        spec, label, settings.startup_timeout_s, settings.debug, settings.variant, settings.chess960
-    )
+    return UciEngine(spec, label, settings.startup_timeout_s, settings.debug, settings.variant, settings.chess960)
 
 
 def _probe_names(settings: MatchSettings) -> Tuple[str, str]:
@@ -221,10 +213,7 @@ def match_openings(settings: MatchSettings, board_factory: BoardFactory) -> List
     if settings.openings_file is None:
         return [Opening(START_FENS[settings.variant], "start")]
     openings = load_openings(settings.openings_file)
-    used = {
-        job.opening_index
-        for job in schedule(settings.games, openings, settings.shuffle_openings, settings.seed)
-    }
+    used = {job.opening_index for job in schedule(settings.games, openings, settings.shuffle_openings, settings.seed)}
     for index in sorted(used):
         try:
             board_factory(openings[index].fen, settings.variant, settings.chess960)
@@ -290,11 +279,7 @@ def run_match(
                 result.add(payload)
                 _say(out, settings, progress_line(payload, settings.games, result))
                 if pgn is not None:
-                    pgn.write(
-                        game_to_pgn(
-                            payload, event=settings.event, time_control=settings.time_control.pgn_tag()
-                        )
-                    )
+                    pgn.write(game_to_pgn(payload, event=settings.event, time_control=settings.time_control.pgn_tag()))
                     pgn.flush()
     except KeyboardInterrupt:
         result.interrupted = True
@@ -312,9 +297,7 @@ def run_match(
     if result.interrupted:
         print(f"Match interrupted after {len(result.records)} of {settings.games} games.", file=out)
     if result.error:
-        print(
-            f"Match stopped after {len(result.records)} of {settings.games} games: {result.error}", file=out
-        )
+        print(f"Match stopped after {len(result.records)} of {settings.games} games: {result.error}", file=out)
     if settings.pgn_file:
         print(f"PGN: {settings.pgn_file}", file=out)
     out.flush()

@@ -175,9 +175,7 @@ class UciEngine:
                 start_new_session=True,
             )
         except OSError as error:
-            raise EngineStartError(
-                f"{self.label}: cannot start {' '.join(self.spec.command)!r}: {error}"
-            ) from error
+            raise EngineStartError(f"{self.label}: cannot start {' '.join(self.spec.command)!r}: {error}") from error
         self._lines = queue.Queue()
         assert self._process.stdout is not None
         self._reader = threading.Thread(
@@ -198,9 +196,7 @@ class UciEngine:
             self.kill()
             if isinstance(error, EngineStartError):
                 raise
-            raise EngineStartError(
-                f"{self.label}: {' '.join(self.spec.command)!r} failed to start: {error}"
-            ) from error
+            raise EngineStartError(f"{self.label}: {' '.join(self.spec.command)!r} failed to start: {error}") from error
 
     def _handshake(self) -> None:
         self.options = {}
@@ -276,9 +272,7 @@ class UciEngine:
             raise EngineTimeout(f"{self.label} sent no {waiting_for}") from None
         if line is None:
             self._lines.put((arrival, _EOF))  # stays at the end of the stream for any later reader
-            raise EngineCrashed(
-                f"{self.label} exited ({self._exit_status()}) while we waited for {waiting_for}"
-            )
+            raise EngineCrashed(f"{self.label} exited ({self._exit_status()}) while we waited for {waiting_for}")
         if self.debug:
             print(f"{self.label} > {line}", file=sys.stderr, flush=True)
         return arrival, line
@@ -350,18 +344,14 @@ class UciEngine:
                 arrival, line = self._read_line(deadline, "bestmove")
             except EngineTimeout:
                 late = self._stop_and_wait(started, stop_grace_s, score, depth)
-                raise EngineTimeout(
-                    f"{self.label} sent no bestmove within {deadline_s:.3f} s", late
-                ) from None
+                raise EngineTimeout(f"{self.label} sent no bestmove within {deadline_s:.3f} s", late) from None
             if line.startswith("info "):
                 new_score, new_depth = parse_info_line(line)
                 score = new_score or score
                 depth = new_depth or depth
             elif line.startswith("bestmove"):
                 words = line.split()
-                return SearchResult(
-                    words[1] if len(words) > 1 else "", (arrival - started) * 1000, score, depth
-                )
+                return SearchResult(words[1] if len(words) > 1 else "", (arrival - started) * 1000, score, depth)
 
     def _stop_and_wait(
         self, started: float, grace_s: float, score: Optional[Score], depth: Optional[int]
@@ -373,9 +363,7 @@ class UciEngine:
                 arrival, line = self._read_line(deadline, "bestmove after stop")
                 if line.startswith("bestmove"):
                     words = line.split()
-                    return SearchResult(
-                        words[1] if len(words) > 1 else "", (arrival - started) * 1000, score, depth
-                    )
+                    return SearchResult(words[1] if len(words) > 1 else "", (arrival - started) * 1000, score, depth)
         except EngineError:
             return None
 
