@@ -74,7 +74,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
 
     games = parser.add_argument_group("games and openings")
-    games.add_argument("--games", type=int, default=2, help="number of games (default 2; even keeps pairs whole)")
+    games.add_argument(
+        "--games", type=int, default=2, metavar="N", help="number of games (default 2; even keeps pairs whole)"
+    )
     games.add_argument("--variant", choices=VARIANTS, default="seirawan", help="rules (default seirawan)")
     games.add_argument("--chess960", action="store_true", help="960 castling rules (UCI_Chess960)")
     games.add_argument(
