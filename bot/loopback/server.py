@@ -17,7 +17,7 @@ from typing import Any, Callable, Optional, TypeVar
 
 from bot.loopback import wire
 from bot.loopback.faults import Faults, StreamSelector
-from bot.loopback.games import Game
+from bot.loopback.games import Game, default_board_factory
 from bot.loopback.http import LoopbackHTTPServer
 from bot.loopback.model import (
     Challenge,
@@ -171,6 +171,12 @@ class LoopbackServer(Referee):
             )
             if chess960 and initial_fen is None:
                 initial_fen = start_fen(variant, True, self._rng)
+            if variant not in ("seirawan", "chess"):
+                raise ValueError(f"unknown variant {variant!r}: use 'seirawan' or 'chess'")
+            if initial_fen is not None:
+                # fail here, in the test, rather than later in the server thread that accepts the challenge
+                factory = self.board_factory or default_board_factory()
+                factory(initial_fen, variant=variant, chess960=chess960)
             challenge = Challenge(
                 id=self._new_id(),
                 challenger=Player(challenger, rating, title),

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, Optional
 from bot.loopback.model import Challenge, Dialect, Player, color_name
 
 if TYPE_CHECKING:
-    from bot.loopback.referee import Game
+    from bot.loopback.games import Game
 
 PYCHESS_PING = '{"type":"ping"}'
 PYCHESS_TERMINATED = '{"type":"terminated"}'

@@ -87,3 +87,10 @@ def test_960_start_positions_are_accepted_by_the_board(variant: str) -> None:
         fen = start_fen(variant, True, rng)
         board = Board(fen, variant=variant, chess960=True)
         assert len(list(board.legal_moves)) >= 18
+
+
+def test_a_bad_start_position_is_refused_when_the_challenge_is_made(pychess: LoopbackServer) -> None:
+    with pytest.raises(ValueError, match="in check"):
+        pychess.challenge(initial_fen="qr4k1/8/8/8/8/8/8/7K[] b - - 0 30")
+    with pytest.raises(ValueError, match="unknown variant"):
+        pychess.challenge(variant="crazyhouse")
