@@ -63,7 +63,7 @@ def _white_tables() -> tuple[list[list[int]], list[list[int]]]:
         eg[HAWK][sq] = int(5 * c) - 15
         mg[ELEPHANT][sq] = int(4 * c) - 12 - (6 if r == 0 else 0)
         eg[ELEPHANT][sq] = int(5 * c) - 15
-        mg[KING][sq] = king_mg_back[f] if r == 0 else (-10 if r == 1 else -30 - 10 * r)
+        mg[KING][sq] = king_mg_back[f] if r == 0 else (-15 - (10 if 2 <= f <= 5 else 0) if r == 1 else -40 - 10 * r)
         eg[KING][sq] = int(8 * c) - 24
     return mg, eg
 
@@ -194,9 +194,55 @@ def hand_score(hand: list[int], gates: int) -> int:
     return score
 
 
+# King safety, middlegame only. Tropism: a piece near the enemy king is worth more the closer it stands
+# (S-chess pieces with knight jumps make a crowd around the king deadly). Indexed [signed piece][distance].
+TROPISM_WEIGHT = (0, 0, 3, 2, 2, 5, 0, 5, 5)
+_TROPISM = [[0] * 8 for _ in range(17)]
+for _t in range(1, 9):
+    for _d in range(8):
+        _TROPISM[_t][_d] = TROPISM_WEIGHT[_t] * max(0, 5 - _d) * 2
+        _TROPISM[-_t][_d] = -_TROPISM[_t][_d]
+DISTANCE = [[max(abs((a & 7) - (b & 7)), abs((a >> 3) - (b >> 3))) for b in range(64)] for a in range(64)]
+SHIELD_NEAR = 14  # own pawn straight or diagonally in front of the king
+SHIELD_FAR = 7  # two ranks in front
+OPEN_KING_FILE = 18  # no own pawn on the king's file (or a file next to it) in front of the king
+CENTRAL_KING = 25  # a king still in the centre (d/e files): the shield does not count there
+
+
+def _shield(squares: list[int], king: int, sign: int) -> int:
+    """Pawn shield of a king in the middlegame: bonus for own pawns in front, penalty for open files."""
+    f = king & 7
+    if 2 < f < 5:
+        return -CENTRAL_KING
+    r = king >> 3
+    score = 0
+    for df in (-1, 0, 1):
+        ff = f + df
+        if ff < 0 or ff > 7:
+            continue
+        near = r + sign
+        far = r + 2 * sign
+        if 0 <= near <= 7 and squares[near * 8 + ff] == sign:
+            score += SHIELD_NEAR
+        elif 0 <= far <= 7 and squares[far * 8 + ff] == sign:
+            score += SHIELD_FAR
+        else:
+            score -= OPEN_KING_FILE
+    return score
+
+
+def king_safety(pos: Position) -> int:
+    """Middlegame king safety from white's view: tropism of the attackers and the pawn shields."""
+    squares = pos.squares
+    white_king, black_king = pos.king_sq
+    return _shield(squares, white_king, 1) - _shield(squares, black_king, -1)
+
+
 def evaluate(pos: Position, mg: int, eg: int, phase: int) -> int:
     """The static score in centipawns from the side to move's point of view."""
     p = phase if phase < PHASE_MAX else PHASE_MAX
+    if p > 6:
+        mg += king_safety(pos)
     score = (mg * p + eg * (PHASE_MAX - p)) // PHASE_MAX
     if pos.gates:
         score += hand_score(pos.hand, pos.gates)
