@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import re
 import socket
 import time
@@ -17,6 +18,7 @@ from bot.loopback.streams import Stream
 if TYPE_CHECKING:
     from bot.loopback.server import LoopbackServer
 
+log = logging.getLogger(__name__)
 _ID = r"(?P<id>[^/?]+)"
 ROUTES: list[tuple[str, re.Pattern[str], str]] = [
     (method, re.compile(pattern), endpoint)
@@ -104,7 +106,11 @@ class LoopbackHandler(BaseHTTPRequestHandler):
         form, json_body, is_json = self._read_body()
         if loopback.faults.delay_s > 0:
             time.sleep(loopback.faults.delay_s)
-        reply = self._reply_for(endpoint, path_params, params, form, json_body, is_json)
+        try:
+            reply = self._reply_for(endpoint, path_params, params, form, json_body, is_json)
+        except Exception:  # noqa: BLE001 - a bug in the test server must show up as a 500, not a dead socket
+            log.exception("loopback server: %s %s failed", method, path)
+            reply = Reply(500, "500 Internal Server Error (loopback server bug, see the log)\n")
         status = reply.status if isinstance(reply, Reply) else 200
         headers = {}
         if endpoint == "stream_event" and self.headers.get(CAPABILITIES_HEADER) is not None:
