@@ -8,14 +8,31 @@ stops it through ``Searcher.stop_now``.
 
 from __future__ import annotations
 
+import math
 import random
 import time
-from typing import Callable, Optional
+from typing import Any, Callable, Dict, Optional
 
-from .evaluate import ORDER_VALUE, PHASE_OF, evaluate, initial_scores, move_delta
+from .evaluate import ORDER_VALUE, evaluate, initial_scores, move_delta
 from .position import CASTLE, CASTLE_ROOK_GATE, EN_PASSANT, PROMOTION, Position
-from .tables import KING, PAWN, QUEEN, ROOK, BISHOP, KNIGHT, HAWK, ELEPHANT, QUEEN_RAYS, KNIGHT_TARGETS
-from .tables import BISHOP_RAYS, ROOK_RAYS, PAWN_ATTACKERS_BLACK, PAWN_ATTACKERS_WHITE, KING_TARGETS, TAGGED_RAYS
+from .tables import (
+    BISHOP,
+    BISHOP_RAYS,
+    ELEPHANT,
+    HAWK,
+    KING,
+    KING_TARGETS,
+    KNIGHT,
+    KNIGHT_TARGETS,
+    PAWN,
+    PAWN_ATTACKERS_BLACK,
+    PAWN_ATTACKERS_WHITE,
+    QUEEN,
+    QUEEN_RAYS,
+    ROOK,
+    ROOK_RAYS,
+    TAGGED_RAYS,
+)
 from .tt import EXACT, LOWER, UPPER, TranspositionTable, tt_key
 
 INFINITE = 32000
@@ -42,8 +59,6 @@ for _t, _rank in ((PAWN, 0), (KNIGHT, 1), (BISHOP, 2), (HAWK, 3), (ROOK, 4), (EL
 _LMR = [[0] * 64 for _ in range(64)]
 for _d in range(1, 64):
     for _m in range(1, 64):
-        import math
-
         _LMR[_d][_m] = int(0.6 + math.log(_d) * math.log(_m) / 2.2)
 
 FUTILITY_MARGIN = (0, 150, 300, 450)
@@ -143,7 +158,7 @@ class SearchResult:
         self.pv = pv
 
 
-InfoCallback = Callable[[dict], None]
+InfoCallback = Callable[[Dict[str, Any]], None]
 
 
 def _popcount(x: int) -> int:
@@ -220,7 +235,7 @@ class Searcher:
         side = pos.side
         history = self.history
         killer1, killer2 = self.killers[ply]
-        keyed = []
+        keyed: list[tuple[int, int]] = []
         append = keyed.append
         for m in moves:
             if m == hash_move:
@@ -409,7 +424,7 @@ class Searcher:
         best = stand
         squares = pos.squares
         side = pos.side
-        for key, m in self._captures(pos):
+        for _key, m in self._captures(pos):
             to = m >> 6 & 63
             victim = squares[to]
             if m >> 16 == PROMOTION:
@@ -556,7 +571,8 @@ class Searcher:
                 gives_check = pos.in_check()
             new_depth = depth - 1 + (1 if gives_check else 0)
             if searched == 0:
-                score = -self._search(new_depth, -beta, -alpha, ply + 1, mg + dmg, eg + deg, phase + dph, True, gives_check)
+                score = -self._search(new_depth, -beta, -alpha, ply + 1, mg + dmg, eg + deg, phase + dph, True,
+                                      gives_check)
             else:
                 reduction = 0
                 if depth >= 3 and quiet and not in_check and not gives_check:
@@ -663,15 +679,14 @@ class Searcher:
                 score = -self._search(new_depth, -beta, -alpha, 1, mg + dmg, eg + deg, phase + dph, True, gives_check)
             else:
                 reduction = 0
-                squares = pos.squares
                 if (depth >= 3 and index >= 4 and not in_check and not gives_check
                         and pos.stack[-1][1] == 0 and m >> 16 != PROMOTION):
                     reduction = 1
                 score = -self._search(new_depth - reduction, -alpha - 1, -alpha, 1, mg + dmg, eg + deg,
                                       phase + dph, True, gives_check)
                 if score > alpha:
-                    score = -self._search(new_depth, -beta, -alpha, 1, mg + dmg, eg + deg, phase + dph, True, gives_check)
-                del squares
+                    score = -self._search(new_depth, -beta, -alpha, 1, mg + dmg, eg + deg, phase + dph, True,
+                                          gives_check)
             pos.unmake()
             if score > best:
                 best = score
@@ -815,7 +830,7 @@ class Searcher:
         scored.sort(reverse=True)
         return scored[0][1]
 
-    def _info(self, depth: int, score: int, pv: list[int]) -> dict:
+    def _info(self, depth: int, score: int, pv: list[int]) -> Dict[str, Any]:
         elapsed = time.perf_counter() - self.start_time
         return {
             "depth": depth,

@@ -10,11 +10,11 @@ from __future__ import annotations
 import sys
 import threading
 import time
-from typing import Callable, Optional, TextIO
+from typing import Any, Callable, Dict, Optional, TextIO
 
 from .board import Board
 from .perft import perft_divide
-from .search import MATE_BOUND, SearchLimits, Searcher
+from .search import MATE_BOUND, Searcher, SearchLimits
 from .timeman import plan_time
 
 ENGINE_NAME = "S-chess Python engine 0.1"
@@ -318,7 +318,7 @@ class UciEngine:
             text += f" ponder {board.move_of(ponder).uci()}"
         self.send(text)
 
-    def _send_info(self, info: dict) -> None:
+    def _send_info(self, info: Dict[str, Any]) -> None:
         mate = info["mate"]
         score = f"mate {mate}" if mate is not None else f"cp {info['score']}"
         pv = " ".join(self.board.move_of(m).uci() for m in info["pv"])
