@@ -7,13 +7,14 @@ the runner itself is.
 
 from __future__ import annotations
 
+import collections
 import queue
 import subprocess
 import sys
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import IO, Dict, List, Optional, Tuple
+from typing import IO, Deque, Dict, List, Optional, Tuple
 
 from engine.match.settings import EngineSpec
 
@@ -117,6 +118,8 @@ def parse_info_line(line: str) -> Tuple[Optional[Score], Optional[int]]:
     return score, depth
 
 
+STDERR_LINES_KEPT = 20
+
 _EOF = None  # what the reader thread queues when the engine closes its output
 
 
@@ -149,6 +152,7 @@ class UciEngine:
         self._process: Optional[subprocess.Popen[str]] = None
         self._lines: queue.Queue[Tuple[float, Optional[str]]] = queue.Queue()
         self._reader: Optional[threading.Thread] = None
+        self._stderr_tail: Deque[str] = collections.deque(maxlen=STDERR_LINES_KEPT)
 
     # -- process ------------------------------------------------------------------------------------
     @property
@@ -166,7 +170,7 @@ class UciEngine:
                 list(self.spec.command),
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
-                stderr=None if self.debug else subprocess.DEVNULL,
+                stderr=subprocess.PIPE,
                 cwd=self.spec.working_directory,
                 text=True,
                 bufsize=1,
@@ -185,6 +189,14 @@ class UciEngine:
             daemon=True,
         )
         self._reader.start()
+        self._stderr_tail = collections.deque(maxlen=STDERR_LINES_KEPT)
+        assert self._process.stderr is not None
+        threading.Thread(
+            target=_keep_stderr,
+            args=(self._process.stderr, self._stderr_tail, self.label if self.debug else None),
+            name=f"{self.label}-stderr",
+            daemon=True,
+        ).start()
         try:
             self._handshake()
             if self.variant is not None:
@@ -229,7 +241,7 @@ class UciEngine:
             process.wait(timeout=5)
         except subprocess.TimeoutExpired:
             pass
-        for stream in (process.stdin, process.stdout):
+        for stream in (process.stdin, process.stdout, process.stderr):
             try:
                 if stream is not None:
                     stream.close()
@@ -272,7 +284,8 @@ class UciEngine:
             raise EngineTimeout(f"{self.label} sent no {waiting_for}") from None
         if line is None:
             self._lines.put((arrival, _EOF))  # stays at the end of the stream for any later reader
-            raise EngineCrashed(f"{self.label} exited ({self._exit_status()}) while we waited for {waiting_for}")
+            status = self._exit_status()
+            raise EngineCrashed(f"{self.label} exited ({status}) while we waited for {waiting_for}{self._last_words()}")
         if self.debug:
             print(f"{self.label} > {line}", file=sys.stderr, flush=True)
         return arrival, line
@@ -285,6 +298,12 @@ class UciEngine:
             return f"exit code {self._process.wait(timeout=0.5)}"
         except subprocess.TimeoutExpired:
             return "output closed, process still running"
+
+    def _last_words(self) -> str:
+        """The engine's last stderr line (a traceback's last line says what went wrong), or nothing."""
+        time.sleep(0.05)  # let the stderr thread read what the dying process wrote
+        lines = [line for line in list(self._stderr_tail) if line.strip()]
+        return f"; its last stderr line: {lines[-1].strip()}" if lines else ""
 
     def supports(self, option_name: str) -> bool:
         """True when the engine advertised the option (names compare without case, as UCI says)."""
@@ -377,6 +396,18 @@ class UciEngine:
             if line is None:
                 self._lines.put((time.monotonic(), _EOF))
                 return
+
+
+def _keep_stderr(stream: IO[str], tail: Deque[str], echo_label: Optional[str]) -> None:
+    """Stderr thread: keep the last lines (for crash reports) and echo them when debugging."""
+    try:
+        for raw in stream:
+            line = raw.rstrip("\r\n")
+            tail.append(line)
+            if echo_label is not None:
+                print(f"{echo_label} stderr: {line}", file=sys.stderr, flush=True)
+    except (OSError, ValueError):
+        pass
 
 
 def _read_lines(stream: IO[str], lines: queue.Queue[Tuple[float, Optional[str]]]) -> None:

@@ -77,6 +77,7 @@ def main() -> None:
                     say("bestmove a1a1")
                     continue
                 if args.fault == "crash":
+                    sys.stderr.write("Traceback (most recent call last):\nRuntimeError: fake crash\n")
                     sys.exit(1)
                 if args.fault == "hang":
                     while True:

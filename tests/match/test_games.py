@@ -94,6 +94,10 @@ def test_crashing_engine_loses_and_is_restarted_for_the_next_game() -> None:
     first = result.tallies[0]
     assert first.losses == 2 and first.faults["crash"] == 2
     assert all("disconnects" in record.reason for record in result.records)
+    # the engine's last words are in the reason, so a crash can be debugged from the PGN
+    assert all(
+        "exit code 1" in record.reason and "RuntimeError: fake crash" in record.reason for record in result.records
+    )
     # the second game was played by a fresh process: engine 1 made its one move again (as white: 2 plies)
     assert sorted(len(record.moves) for record in result.records) == [2, 3]
 
