@@ -151,7 +151,8 @@ class UciEngine(_Base):
     """Any UCI engine (Fairy-Stockfish, or the bundled one with ``python -m engine``) as the opponent.
 
     One process per opponent instance, started lazily; ``UCI_Variant`` and ``UCI_Chess960`` are set for each
-    game. Limits: ``movetime_ms``, ``depth`` or ``nodes`` (the first one given is used).
+    game. Limits: ``movetime_ms``, ``depth`` or ``nodes`` (the first one given is used). If the engine dies or
+    answers an illegal move, a random legal move is played instead and ``fallbacks`` counts it.
     """
 
     def __init__(
@@ -172,6 +173,7 @@ class UciEngine(_Base):
         self._process: Optional[subprocess.Popen[str]] = None
         self._lock = threading.Lock()
         self._fallback = RandomMoves()
+        self.fallbacks = 0
 
     def _send(self, line: str) -> None:
         assert self._process is not None and self._process.stdin is not None
@@ -224,10 +226,12 @@ class UciEngine(_Base):
                 best = self._read_until("bestmove").split()
             except (OSError, EOFError, ValueError):
                 self.close()
+                self.fallbacks += 1
                 return self._fallback.choose(position)
         move = best[1] if len(best) > 1 else "(none)"
         if move in position.legal_ucis():
             return move
+        self.fallbacks += 1
         return self._fallback.choose(position)
 
     def close(self) -> None:

@@ -74,6 +74,7 @@ def test_uci_engine_opponent_plays_legal_s_chess_moves(
     game_id, _ = start_game(pychess, pychess_client, color="white", opponent=engine)
     game = pychess.wait_for_plies(game_id, 1, 10)
     assert len(game.moves) == 1 and game.move_log[0].by == "opponent"
+    assert engine.fallbacks == 0
 
 
 @pytest.mark.parametrize("variant", ["seirawan", "chess"])
@@ -94,3 +95,15 @@ def test_a_bad_start_position_is_refused_when_the_challenge_is_made(pychess: Loo
         pychess.challenge(initial_fen="qr4k1/8/8/8/8/8/8/7K[] b - - 0 30")
     with pytest.raises(ValueError, match="unknown variant"):
         pychess.challenge(variant="crazyhouse")
+
+
+def test_the_bundled_engine_can_be_the_opponent(pychess: LoopbackServer, pychess_client: Client) -> None:
+    import importlib.util
+
+    if importlib.util.find_spec("engine.__main__") is None:
+        pytest.skip("the bundled engine has no UCI front end yet")
+    opponent = UciEngine(depth=1, movetime_ms=None)
+    game_id, _ = start_game(pychess, pychess_client, color="white", opponent=opponent)
+    game = pychess.wait_for_plies(game_id, 1, 20)
+    assert len(game.moves) == 1 and game.move_log[0].by == "opponent"
+    assert opponent.fallbacks == 0, "the move came from the engine, not the random fallback"
