@@ -280,6 +280,8 @@ class UciEngine:
             return
         white = self.board.side == 1
         time_left = params.get("wtime" if white else "btime")
+        if time_left is None:  # a clock was sent for the other side only: better that than no limit at all
+            time_left = params.get("btime" if white else "wtime")
         increment = params.get("winc" if white else "binc", 0)
         soft, hard = plan_time(time_left, increment, params.get("movestogo"), params.get("movetime"),
                                self.options.move_overhead, len(self.board.move_stack))

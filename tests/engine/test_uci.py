@@ -275,3 +275,10 @@ def test_time_plan_with_moves_to_go_and_movetime() -> None:
     assert hard is not None and hard <= 9.95
     assert plan_time(None, 0, None, 300, 50) == (0.25, 0.25)
     assert plan_time(None) == (None, None)
+
+
+def test_clock_of_the_wrong_side_only_still_limits_the_search() -> None:
+    start = time.monotonic()
+    out = run_commands("position startpos moves e2e4", "go wtime 500")
+    assert time.monotonic() - start < 2.0
+    assert out[-1].startswith("bestmove ")
