@@ -18,6 +18,8 @@ from typing import Any, Literal, Union
 Dialect = Literal["lichess", "pychess"]
 
 SUPPORTED_VARIANTS = ("seirawan", "chess")
+#: Clocks this large (2^31 - 1 ms, about 25 days) are what the servers send for games without a clock.
+NO_CLOCK_MS = 2_147_483_647
 FINAL_STATUSES_NOT = ("created", "started")
 
 # Lichess variant keys that are plain chess for our purposes (fromPosition comes with an initialFen).
@@ -398,6 +400,8 @@ def _game_clock(data: dict[str, Any], state: GameState) -> TimeControl:
         )
     if data.get("daysPerTurn") is not None:
         return TimeControl("correspondence", days=_optional_int(data.get("daysPerTurn")) or 1)
+    if min(state.wtime_ms, state.btime_ms) >= NO_CLOCK_MS:  # pychess correspondence: no clock, no days
+        return TimeControl("correspondence")
     if state.wtime_ms > 0 or state.btime_ms > 0:  # pychess sends no clock: infer it from the first state
         return TimeControl("clock", max(state.wtime_ms, state.btime_ms), state.winc_ms)
     return TimeControl("unlimited")

@@ -143,6 +143,7 @@ class GameWorker:
         self.revisit = revisit
         self.park_at: float | None = None
         self.parked = False
+        self.moved_this_visit = False
 
     # ---- control from the lobby ----
 
@@ -352,6 +353,7 @@ class GameWorker:
         note = "; ".join(part for part in (ponder_note, note) if part)
         log.info("%s: played %s (%s)%s%s", self.label, san, _describe_search(result),
                  " offering a draw" if offer else "", f" [{note}]" if note else "")
+        self.moved_this_visit = True
         if self.correspondence:
             self.park_at = self.monotonic() + self.settings.correspondence.disconnect_after_s
         else:
@@ -620,8 +622,10 @@ class GameWorker:
     def _finish(self) -> None:
         if self.parked:
             self._close_engine()
-            log.info("%s: %s to move; parked until the next check (correspondence)", self.label,
-                     self.opponent_name)
+            # a check that found nothing to do is not worth an INFO line (there is one per game and interval)
+            level = logging.INFO if self.moved_this_visit or not self.revisit else logging.DEBUG
+            log.log(level, "%s: %s to move; parked until the next check (correspondence)", self.label,
+                    self.opponent_name)
             self.record = GameRecord(self.game_id, "*", "parked", self.opponent_name, parked=True)
             if self.on_done is not None:
                 self.on_done(self.record)
@@ -685,7 +689,7 @@ def _describe_clock(full: GameFull) -> str:
     if clock.kind == "clock":
         return f"{clock.limit_ms / 60000:g}+{clock.increment_ms / 1000:g}"
     if clock.kind == "correspondence":
-        return f"{clock.days} days per move"
+        return f"{clock.days} days per move" if clock.days else "correspondence"
     return "unlimited"
 
 

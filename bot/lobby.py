@@ -46,7 +46,8 @@ class Lobby:
         self.monotonic = monotonic
         self.workers: dict[str, GameWorker] = {}
         self.accepted: dict[str, float] = {}
-        self.accepted_correspondence: set[str] = set()
+        #: ids of accepted challenges and running games known to have days per move
+        self.correspondence_ids: set[str] = set()
         #: correspondence games waiting for the opponent: game id -> when to look again (monotonic)
         self.parked: dict[str, float] = {}
         self.matchmaker = Matchmaker(server, settings, account, monotonic=monotonic)
@@ -78,13 +79,17 @@ class Lobby:
         """Accepted challenges whose game has not started, plus our own challenge in flight (``!queue``)."""
         return len(self.accepted) + self.matchmaker.waiting
 
+    def _is_correspondence(self, game_id: str, worker: GameWorker) -> bool:
+        return game_id in self.correspondence_ids or worker.correspondence
+
     def _realtime_workers(self) -> int:
-        return sum(1 for worker in list(self.workers.values()) if not worker.correspondence)
+        return sum(1 for game_id, worker in list(self.workers.items())
+                   if not self._is_correspondence(game_id, worker))
 
     def _correspondence_games(self) -> int:
-        visiting = sum(1 for game_id, worker in list(self.workers.items())
-                       if worker.correspondence and game_id not in self.parked)
-        return len(self.parked) + visiting + len(self.accepted_correspondence)
+        visiting = {game_id for game_id, worker in list(self.workers.items())
+                    if self._is_correspondence(game_id, worker)}
+        return len(visiting | set(self.parked) | self.correspondence_ids)
 
     def heartbeat(self) -> None:
         if self.heartbeat_path is None:
@@ -162,7 +167,7 @@ class Lobby:
                 self._start_worker(item.game_id, revisit=True)  # to read the result and write the PGN
         elif isinstance(item, ChallengeGone):
             self.accepted.pop(item.challenge_id, None)
-            self.accepted_correspondence.discard(item.challenge_id)
+            self.correspondence_ids.discard(item.challenge_id)
             self.matchmaker.on_challenge_gone(item)
         elif isinstance(item, ServerTerminated):
             log.warning("the server announced a shutdown; will reconnect")
@@ -178,7 +183,7 @@ class Lobby:
             log.debug("challenge %s: our own challenge", challenge.id)  # Lichess echoes outgoing ones
             return
         self._expire_accepted()
-        realtime_accepted = len(set(self.accepted) - self.accepted_correspondence)
+        realtime_accepted = len(set(self.accepted) - self.correspondence_ids)
         state = LobbyState(active_games=self._realtime_workers() + realtime_accepted + self.matchmaker.waiting,
                            shutting_down=self._stop_mode is not None,
                            correspondence_games=self._correspondence_games())
@@ -192,7 +197,7 @@ class Lobby:
             if isinstance(decision, Accept):
                 self.accepted[challenge.id] = self.monotonic()
                 if challenge.time_control.kind != "clock":
-                    self.accepted_correspondence.add(challenge.id)
+                    self.correspondence_ids.add(challenge.id)
                 self.server.accept_challenge(challenge.id)
                 log.info("challenge %s: accepted %s", challenge.id, summary)
             else:
@@ -203,12 +208,11 @@ class Lobby:
             raise
         except ServerError as error:
             self.accepted.pop(challenge.id, None)
-            self.accepted_correspondence.discard(challenge.id)
+            self.correspondence_ids.discard(challenge.id)
             log.warning("challenge %s: could not answer (%s)", challenge.id, error)
 
     def _on_game_start(self, start: GameStart) -> None:
         self.accepted.pop(start.game_id, None)
-        self.accepted_correspondence.discard(start.game_id)
         self.matchmaker.on_game_start(start.game_id)
         if start.game_id in self.workers:
             return  # a reconnect re-sends gameStart for running games
@@ -249,6 +253,7 @@ class Lobby:
             if record.parked:
                 self.parked[record.game_id] = self.monotonic() + self.settings.correspondence.check_interval_s
             else:
+                self.correspondence_ids.discard(record.game_id)
                 self.finished.append(record)
 
     def _expire_accepted(self) -> None:
@@ -256,4 +261,4 @@ class Lobby:
         for challenge_id, accepted_at in list(self.accepted.items()):
             if now - accepted_at > ACCEPTED_SLOT_S:
                 del self.accepted[challenge_id]
-                self.accepted_correspondence.discard(challenge_id)
+                self.correspondence_ids.discard(challenge_id)
