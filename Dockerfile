@@ -16,7 +16,7 @@ ENV PYTHONUNBUFFERED=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1
 
 WORKDIR /opt/schess-bot
-COPY pyproject.toml README.md ./
+COPY pyproject.toml README.md LICENSE ./
 COPY engine ./engine
 COPY bot ./bot
 # Runtime dependencies only (berserk, requests, pyyaml); no test or dev tools in the image.
