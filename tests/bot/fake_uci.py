@@ -2,7 +2,10 @@
 
 Modes: ``move`` answers MOVE (default e2e4) with a score; ``crash`` exits on ``go``; ``hang`` never answers
 ``go`` nor ``stop``; ``stoppable`` answers only after ``stop``; ``none`` answers ``bestmove (none)``;
-``crash_once`` crashes on the first ``go`` of its life if the file named by FAKE_UCI_MARK does not exist yet.
+``crash_once`` crashes on the first ``go`` of its life if the file named by FAKE_UCI_MARK does not exist yet;
+``script`` plays a whole game from FAKE_UCI_SCRIPT (UCI moves of both sides, space-separated): at ply N it answers
+``bestmove script[N] ponder script[N+1]``, and a ``go ponder`` answers only after ``ponderhit`` or ``stop``.
+Every command received is appended to the file named by FAKE_UCI_LOG, if set.
 """
 
 import os
@@ -11,12 +14,42 @@ import sys
 mode = sys.argv[1] if len(sys.argv) > 1 else "move"
 answer = sys.argv[2] if len(sys.argv) > 2 else "e2e4"
 searching = False
+script = os.environ.get("FAKE_UCI_SCRIPT", "").split()
+ply = 0
+pondering = False
+log_path = os.environ.get("FAKE_UCI_LOG")
+
+
+def scripted_answer() -> None:
+    best = script[ply] if ply < len(script) else "(none)"
+    ponder = f" ponder {script[ply + 1]}" if ply + 1 < len(script) else ""
+    print(f"info depth 5 score cp {10 + ply} nodes 100 pv {best}")
+    print(f"bestmove {best}{ponder}", flush=True)
+
+
 for line in sys.stdin:
     command = line.strip()
+    if log_path:
+        with open(log_path, "a") as log:
+            log.write(command + "\n")
+    if mode == "script":
+        if command.startswith("position"):
+            ply = len(command.split(" moves ")[1].split()) if " moves " in command else 0
+        elif command.startswith("go"):
+            pondering = " ponder" in command
+            if not pondering:
+                scripted_answer()
+            continue
+        elif command in ("ponderhit", "stop"):
+            if pondering:
+                pondering = False
+                scripted_answer()
+            continue
     if command == "uci":
         print("id name FakeUCI " + mode)
         print("option name UCI_Variant type combo default chess var chess var seirawan")
         print("option name Hash type spin default 16 min 1 max 1024")
+        print("option name Ponder type check default false")
         print("uciok", flush=True)
     elif command == "isready":
         print("readyok", flush=True)
