@@ -81,6 +81,7 @@ class Game:
         self.version = 0
         self.streams: list[Stream] = []
         self.stream_connections = 0
+        self.stream_refusals = 0
         self.backlog: list[str] = []
         self.opponent_gone = False
 

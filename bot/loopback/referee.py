@@ -337,6 +337,7 @@ class Referee:
                 and self.second_game_stream_breaks
                 and any(s.alive() for s in game.streams)
             ):
+                game.stream_refusals += 1
                 return Reply(200, "Error: this game is already streamed to you (one stream per game)\n")
             pychess = self.dialect == "pychess"
             keepalive = wire.PYCHESS_PING if pychess else wire.LICHESS_KEEPALIVE

@@ -198,6 +198,7 @@ def assert_clean_game(game: Game) -> None:
     illegal = [r.uci for r in game.move_log if not r.legal]
     assert not illegal, f"the bot sent illegal moves {illegal} in {game.id}"
     assert not [r for r in game.rejected if r[1] == "illegal"], game.rejected
+    assert game.stream_refusals == 0, "the bot opened a second stream for a game it was already streaming"
 
 
 def replay_pgn(path: Path, variant: str = "seirawan") -> list[str]:

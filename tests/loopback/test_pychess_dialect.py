@@ -180,6 +180,7 @@ def test_a_second_stream_for_one_game_breaks(pychess: LoopbackServer, pychess_cl
     game_id, _ = start_game(pychess, pychess_client, opponent=Manual())
     second = pychess_client.get(f"/api/bot/game/stream/{game_id}")
     assert second.status_code == 200 and second.text.startswith("Error")
+    assert pychess.game(game_id).stream_refusals == 1
 
 
 def test_event_stream_reconnect_resends_unfinished_games_and_shutdown_says_terminated() -> None:
