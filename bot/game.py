@@ -500,8 +500,11 @@ class GameWorker:
         if self.server.dialect != "lichess" or self.position is None:
             return
         offered = state.btakeback if self.we_are_white else state.wtakeback
+        if not offered:
+            self.takeback_answered = None  # the request is gone: a later one gets its own answer
+            return
         # a request we answered, or one our own move has already cancelled, needs no answer
-        if not offered or self.takeback_answered == state.moves or self.answered == state.moves:
+        if self.takeback_answered == state.moves or self.answered == state.moves:
             return
         self.takeback_answered = state.moves
         accept = should_accept_takeback(self.takebacks_granted, self.settings.takeback)

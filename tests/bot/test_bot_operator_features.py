@@ -1,0 +1,235 @@
+"""Takebacks, chat commands and correspondence visits in one game worker (fake server, scripted engine), plus
+the pure pieces they use: takeback and challenge decisions, config keys, clockless games."""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from typing import Any
+
+import pytest
+
+from bot.challenges import Accept, Decline, LobbyState, decide_challenge
+from bot.config import ConfigError, Settings, TakebackSettings, settings_from_dict
+from bot.decisions import should_accept_takeback
+from bot.events import Challenge, Player, TimeControl, Variant, normalise_game_line
+from bot.game import GameRecord, GameWorker
+from tests.bot.conftest import needs_board
+from tests.bot.test_bot_game import FakeServer, ScriptedEngine
+
+LICHESS_ME_ID = "schessbot"
+
+
+class LichessServer(FakeServer):
+    url = "https://lichess.org"
+
+    def __init__(self) -> None:
+        super().__init__("lichess")
+
+    def chat(self, game_id: str, text: str, room: str = "player", **options: Any) -> None:
+        self.calls.append(("chat", text, room, str(options.get("wait", True))))
+
+    def answer_takeback(self, game_id: str, accept: bool) -> bool:
+        self.calls.append(("takeback", "yes" if accept else "no"))
+        return True
+
+
+def lichess_full(moves: str = "", days: int | None = None, **state: Any) -> str:
+    data: dict[str, Any] = {
+        "type": "gameFull", "id": "g1", "rated": False, "variant": {"key": "standard", "name": "Standard"},
+        "speed": "blitz", "createdAt": 1700000000000, "initialFen": "startpos",
+        "white": {"id": LICHESS_ME_ID, "name": "SchessBot", "title": "BOT", "rating": 2000},
+        "black": {"id": "alice", "name": "Alice", "title": None, "rating": 1500},
+        "state": lichess_state(moves, days=days, **state),
+    }
+    if days is None:
+        data["clock"] = {"initial": 180000, "increment": 2000}
+    else:
+        data["daysPerTurn"] = days
+    return json.dumps(data)
+
+
+def lichess_state(moves: str, days: int | None = None, **extra: Any) -> dict[str, Any]:
+    clock = 2147483647 if days is not None else 180000
+    state = {"type": "gameState", "moves": moves, "wtime": clock, "btime": clock, "winc": 0, "binc": 0,
+             "status": "started"}
+    state.update(extra)
+    return state
+
+
+def push_state(server: FakeServer, moves: str, **extra: Any) -> None:
+    server.push(json.dumps(lichess_state(moves, **extra)))
+
+
+def run(server: FakeServer, engine: ScriptedEngine, settings: Settings, *, revisit: bool = False,
+        queue: int = 0) -> tuple[GameRecord, GameWorker]:
+    from bot.events import Account
+
+    me = Account(id=LICHESS_ME_ID, username="SchessBot", title="BOT")
+    records: list[GameRecord] = []
+    worker = GameWorker("g1", server, settings, me, engine, on_done=records.append,  # type: ignore[arg-type]
+                        challenges_waiting=lambda: queue, revisit=revisit)
+    worker.start()
+    worker.thread.join(10)
+    assert not worker.thread.is_alive() and records
+    return records[0], worker
+
+
+def quiet(**overrides: Any) -> Settings:
+    return settings_from_dict({"greeting": {"hello": "", "goodbye": ""}, "pgn_directory": None, **overrides})
+
+
+@needs_board
+def test_takebacks_are_granted_up_to_max_takebacks_then_declined() -> None:
+    server = LichessServer()
+    replies = iter([
+        lambda: (push_state(server, "e2e4 e7e5 g1f3"), push_state(server, "e2e4 e7e5 g1f3", btakeback=True),
+                 push_state(server, "e2e4 e7e5")),
+        lambda: (push_state(server, "e2e4 e7e5 g1f3"), push_state(server, "e2e4 e7e5 g1f3", btakeback=True),
+                 push_state(server, "e2e4 e7e5 g1f3", status="resign", winner="white")),
+    ])
+    server.on_move = lambda uci: next(replies)()
+    server.push(lichess_full("e2e4 e7e5"))
+    run(server, ScriptedEngine("g1f3"), quiet(takeback={"max_takebacks": 1}))
+    assert [call for call in server.calls if call[0] in ("move", "takeback")] == [
+        ("move", "g1f3", ""), ("takeback", "yes"), ("move", "g1f3", ""), ("takeback", "no")]
+
+
+class PushingEngine(ScriptedEngine):
+    """Pushes lines into the game stream while 'thinking' (they arrive during the search)."""
+
+    def __init__(self, server: FakeServer, lines: list[str], *answers: Any) -> None:
+        super().__init__(*answers)
+        self.server, self.lines = server, lines
+
+    def search(self, fen: str, moves: Any, limits: Any) -> Any:
+        if self.lines:
+            self.server.push(self.lines.pop(0))
+        return super().search(fen, moves, limits)
+
+
+@needs_board
+def test_a_takeback_request_overtaken_by_our_move_is_not_answered() -> None:
+    server = LichessServer()
+    stale = json.dumps(lichess_state("e2e4 e7e5", btakeback=True))
+    server.on_move = lambda uci: push_state(server, "e2e4 e7e5 g1f3", status="resign", winner="white")
+    server.push(lichess_full("e2e4 e7e5"))
+    run(server, PushingEngine(server, [stale], "g1f3"), quiet(takeback={"max_takebacks": 5}))
+    assert ("takeback", "yes") not in server.calls and ("takeback", "no") not in server.calls
+
+
+@needs_board
+def test_chat_commands_are_answered_in_their_room_without_waiting_and_our_own_lines_ignored() -> None:
+    server = LichessServer()
+    lines = [json.dumps({"type": "chatLine", "room": room, "username": user, "text": text})
+             for room, user, text in (("player", "SchessBot", "!help"), ("spectator", "carol", "!eval"),
+                                      ("player", "Alice", "!queue"), ("player", "Alice", "gg !name"))]
+
+    def reply(uci: str) -> None:
+        server.push(*lines)
+        push_state(server, "e2e4 e7e5 g1f3", status="resign", winner="white")
+
+    server.on_move = reply
+    server.push(lichess_full("e2e4 e7e5"))
+    run(server, ScriptedEngine("g1f3"), quiet(chat={"cooldown_s": 0}), queue=3)
+    chats = [call[1:] for call in server.calls if call[0] == "chat"]
+    assert chats == [("Evaluation +0.42 at depth 7 (my point of view).", "spectator", "False"),
+                     ("3 challenges waiting.", "player", "False")]
+
+
+@needs_board
+def test_a_correspondence_game_is_parked_after_our_move(caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.INFO)
+    server = LichessServer()
+    server.on_move = lambda uci: push_state(server, "e2e4 e7e5 g1f3", days=3)
+    server.push(lichess_full("e2e4 e7e5", days=3))
+    engine = ScriptedEngine("g1f3")
+    record, worker = run(server, engine, quiet(correspondence={"disconnect_after_s": 0.2},
+                                               time={"correspondence_move_s": 5}))
+    assert record.parked and record.result == "*"
+    assert server.moves() == ["g1f3"] and engine.closed
+    assert not [call for call in server.calls if call[0] in ("chat", "abort", "resign")]
+    assert "playing chess as white vs Alice (3 days per move)" in caplog.text
+    assert "game g1: Alice to move; parked until the next check (correspondence)" in caplog.text
+
+
+@needs_board
+def test_a_check_visit_with_the_opponent_to_move_parks_at_once_without_an_engine() -> None:
+    server = LichessServer()
+    server.push(lichess_full("e2e4", days=3))
+    engine = ScriptedEngine("g1f3")
+    record, _ = run(server, engine, quiet(), revisit=True)
+    assert record.parked and server.calls == [] and engine.searches == []
+    assert not hasattr(engine, "variant"), "the engine is not even set up for a visit with nothing to do"
+
+
+@needs_board
+def test_stopping_with_abort_parks_a_correspondence_game_instead_of_resigning_it() -> None:
+    server = LichessServer()
+    server.push(lichess_full("e2e4", days=3))
+    from bot.events import Account
+
+    records: list[GameRecord] = []
+    worker = GameWorker("g1", server, quiet(), Account(id=LICHESS_ME_ID, username="SchessBot"),  # type: ignore[arg-type]
+                        ScriptedEngine("g1f3"), on_done=records.append)
+    worker.start()
+    time.sleep(0.3)  # the game is known to be correspondence
+    assert worker.correspondence and worker.thread.is_alive()
+    worker.request_stop("abort")
+    worker.thread.join(10)
+    assert records and records[0].parked
+    assert not [call for call in server.calls if call[0] in ("abort", "resign")]
+
+
+def test_clockless_pychess_games_count_as_correspondence() -> None:
+    line = json.dumps({"type": "gameFull", "id": "x", "variant": {"name": "seirawan"}, "white": {"name": "A"},
+                       "black": {"name": "B"}, "initialFen": "", "createdAt": 1795962595,
+                       "state": {"type": "gameState", "moves": "", "wtime": 2147483647, "btime": 2147483647,
+                                 "winc": 0, "binc": 0, "status": "started"}})
+    [full] = normalise_game_line(line, "pychess")
+    assert full.clock == TimeControl("correspondence")  # type: ignore[union-attr]
+
+
+def test_should_accept_takeback() -> None:
+    assert not should_accept_takeback(0, TakebackSettings())
+    assert should_accept_takeback(1, TakebackSettings(max_takebacks=2))
+    assert not should_accept_takeback(2, TakebackSettings(max_takebacks=2))
+
+
+def challenge(control: TimeControl, speed: str) -> Challenge:
+    return Challenge("c", Player("Alice", rating=1500), Variant("chess"), control, False, speed)
+
+
+def test_correspondence_challenges_have_their_own_limit() -> None:
+    settings = settings_from_dict({"challenge": {"variants": ["chess"], "concurrency": 1}}).challenge
+    days = challenge(TimeControl("correspondence", days=3), "correspondence")
+    blitz = challenge(TimeControl("clock", 180000, 2000), "blitz")
+    busy = LobbyState(active_games=1, correspondence_games=4)
+    assert decide_challenge(days, settings, busy, max_correspondence_games=5) == Accept()
+    assert decide_challenge(days, settings, busy, max_correspondence_games=4) == Decline(
+        "later", "already playing 4 of 4 correspondence games")
+    assert decide_challenge(blitz, settings, busy).reason == "later"  # type: ignore[union-attr]
+    assert decide_challenge(blitz, settings, LobbyState(correspondence_games=99)) == Accept()
+
+
+@pytest.mark.parametrize("data, message", [
+    ({"takeback": {"max_takebacks": "2"}}, "takeback.max_takebacks must be a non-negative integer, got '2'"),
+    ({"chat": {"eval_rooms": ["lobby"]}}, "chat.eval_rooms must be a list of player, spectator, got 'lobby'"),
+    ({"chat": {"cooldown_s": -1}}, "chat.cooldown_s must be a number >= 0, got -1"),
+    ({"chat": {"commandz": True}}, "unknown key chat.commandz"),
+    ({"correspondence": {"check_interval_s": 0}}, "correspondence.check_interval_s must be a number >= 1"),
+    ({"correspondence": {"max_games": 0}}, "correspondence.max_games must be a positive integer, got 0"),
+])
+def test_new_config_keys_are_validated_with_the_key_in_the_message(data: dict[str, Any], message: str) -> None:
+    with pytest.raises(ConfigError) as error:
+        settings_from_dict(data)
+    assert message in str(error.value)
+
+
+def test_the_shipped_config_file_matches_the_defaults() -> None:
+    from pathlib import Path
+
+    from bot.config import load_settings
+
+    assert load_settings(Path(__file__).resolve().parents[2] / "config.yml") == Settings()
