@@ -2,8 +2,9 @@
 
 Modules: ``config`` (YAML -> settings), ``events`` (server lines -> typed events), ``server`` (HTTP),
 ``lobby`` (event loop), ``challenges`` (accept/decline), ``game`` (one game), ``position`` (moves -> board),
-``engines`` (UCI process), ``timecontrol`` (clock -> search limits), ``decisions`` (draw/resign),
-``pgn`` (game records), ``cli`` (the ``schess-bot`` command).
+``engines`` (UCI process, pondering), ``timecontrol`` (clock -> search limits), ``decisions``
+(draw/resign/takeback), ``chat`` (chat commands), ``matchmaking`` (challenging online bots), ``pgn`` (game
+records), ``cli`` (the ``schess-bot`` command).
 """
 
 __all__ = ["__version__"]
