@@ -201,14 +201,14 @@ def assert_clean_game(game: Game) -> None:
     assert game.stream_refusals == 0, "the bot opened a second stream for a game it was already streaming"
 
 
-def replay_pgn(path: Path, variant: str = "seirawan") -> list[str]:
+def replay_pgn(path: Path, variant: str = "seirawan", chess960: bool = False) -> list[str]:
     """Read a PGN the bot saved and replay its SAN moves with engine.Board; returns the moves (UCI)."""
     from engine import Board
 
     text = path.read_text()
     headers = dict(line[1:-1].split(" ", 1) for line in text.splitlines() if line.startswith("["))
     fen = headers.get("FEN", "").strip('"') or None
-    board = Board(fen, variant=variant)
+    board = Board(fen, variant=variant, chess960=chess960)
     body = " ".join(line for line in text.splitlines() if line and not line.startswith("["))
     moves = []
     for token in body.split():
