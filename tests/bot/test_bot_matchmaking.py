@@ -67,8 +67,9 @@ def test_the_opponent_fits_the_rating_range_and_block_lists() -> None:
     bots = [online("Weak", blitz=1200), online("Strong", blitz=2500), online("Blocked", blitz=1800),
             online("SchessBot", blitz=1800), online("Unrated"), online("NotIncoming", blitz=1700),
             online("Fine", blitz=1800)]
-    picks = {choose_offer(bots, settings, [], 0.0, ME, ("notincoming",), random.Random(seed)).opponent  # type: ignore[union-attr]
-             for seed in range(20)}
+    offers = [choose_offer(bots, settings, [], 0.0, ME, ("notincoming",), random.Random(seed))
+              for seed in range(20)]
+    picks = {offer.opponent if offer is not None else None for offer in offers}
     assert picks == {"Fine"}
     assert choose_offer(bots[:4], settings, [], 0.0, ME) is None
 
@@ -158,7 +159,8 @@ def test_declines_are_remembered_from_the_event_stream_line() -> None:
         "at the moment.", "declineReasonKey": "later"}})
     event = normalise_lobby_line(line, "lichess")
     assert event == ChallengeGone("c1", declined=True, reason="later", challenger="SchessBot", dest="Partner")
-    maker.on_challenge_gone(event)  # type: ignore[arg-type]
+    assert isinstance(event, ChallengeGone)
+    maker.on_challenge_gone(event)
     assert maker.pending is None
     now[0] += 50
     maker.tick(busy=False, stopping=False)

@@ -84,12 +84,21 @@ def quiet(**overrides: Any) -> Settings:
 def test_takebacks_are_granted_up_to_max_takebacks_then_declined() -> None:
     server = LichessServer()
     replies = iter([
-        lambda: (push_state(server, "e2e4 e7e5 g1f3"), push_state(server, "e2e4 e7e5 g1f3", btakeback=True),
-                 push_state(server, "e2e4 e7e5")),
-        lambda: (push_state(server, "e2e4 e7e5 g1f3"), push_state(server, "e2e4 e7e5 g1f3", btakeback=True),
-                 push_state(server, "e2e4 e7e5 g1f3", status="resign", winner="white")),
+        ["e2e4 e7e5 g1f3", "e2e4 e7e5 g1f3 takeback", "e2e4 e7e5"],
+        ["e2e4 e7e5 g1f3", "e2e4 e7e5 g1f3 takeback", "e2e4 e7e5 g1f3 resign"],
     ])
-    server.on_move = lambda uci: next(replies)()
+
+    def reply(uci: str) -> None:
+        for line in next(replies):
+            moves = line.replace(" takeback", "").replace(" resign", "")
+            if line.endswith("takeback"):
+                push_state(server, moves, btakeback=True)
+            elif line.endswith("resign"):
+                push_state(server, moves, status="resign", winner="white")
+            else:
+                push_state(server, moves)
+
+    server.on_move = reply
     server.push(lichess_full("e2e4 e7e5"))
     run(server, ScriptedEngine("g1f3"), quiet(takeback={"max_takebacks": 1}))
     assert [call for call in server.calls if call[0] in ("move", "takeback")] == [

@@ -29,7 +29,8 @@ def test_takebacks_are_granted_up_to_the_limit(
     lichess_server.offer_takeback(game_id)  # the opponent's d7d6 and the bot's reply go back
     lichess_server.wait_for_request("takeback", game_id, timeout=10)
     game = lichess_server.wait_for(
-        lambda: len(lichess_server.game(game_id).moves) == 3 and lichess_server.game(game_id), 10, "the takeback")
+        lambda: lichess_server.game(game_id) if len(lichess_server.game(game_id).moves) == 3 else None, 10,
+        "the takeback")
     assert answers(lichess_server, "takeback", game_id) == ["yes"]
     assert game.moves[1] == "e7e5"
     lichess_server.play_opponent_move(game_id, "g8f6")  # the bot plays on from the old position
