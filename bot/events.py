@@ -110,6 +110,7 @@ class ChallengeGone:
 class GameStart:
     game_id: str
     color: str | None = None  # lichess tells it here; pychess only in gameFull (by name)
+    chess960: bool = False  # pychess says it only here: its gameFull has no chess960 flag
 
 
 @dataclass(frozen=True)
@@ -364,7 +365,8 @@ def normalise_lobby_line(line: str | bytes, dialect: Dialect) -> LobbyEvent:
         if kind == "gameFinish":
             return GameFinish(game_id)
         color = game.get("color")
-        return GameStart(game_id, color if color in ("white", "black") else None)
+        return GameStart(game_id, color if color in ("white", "black") else None,
+                         chess960=as_bool(game.get("chess960", False)))
     return UnknownEvent(str(kind))
 
 

@@ -15,7 +15,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
@@ -33,6 +33,7 @@ from bot.events import (
     KeepAlive,
     OpponentGone,
     UnknownEvent,
+    Variant,
 )
 from bot.pgn import game_pgn, standard_headers, write_pgn
 from bot.position import Position, ServerMoveError, fallback_move, parse_move
@@ -101,7 +102,8 @@ class GameWorker:
     def __init__(self, game_id: str, server: Server, settings: Settings, account: Account, engine: Engine,
                  *, on_done: Callable[[GameRecord], None] | None = None,
                  monotonic: Callable[[], float] = time.monotonic,
-                 challenges_waiting: Callable[[], int] = lambda: 0, revisit: bool = False) -> None:
+                 challenges_waiting: Callable[[], int] = lambda: 0, revisit: bool = False,
+                 chess960: bool = False) -> None:
         self.game_id = game_id
         self.server = server
         self.settings = settings
@@ -144,6 +146,8 @@ class GameWorker:
         self.park_at: float | None = None
         self.parked = False
         self.moved_this_visit = False
+        self.chess960_hint = chess960  # from gameStart: pychess's gameFull has no chess960 flag
+        self.sent: tuple[tuple[str, ...], str] | None = None  # (moves before, our move) last sent
 
     # ---- control from the lobby ----
 
@@ -200,6 +204,7 @@ class GameWorker:
             self.end = item
             self.over = True
             self.end_reason = item.status or "game over"
+            self._apply_withheld_final_move()
         elif isinstance(item, ChatLine):
             self._on_chat(item)
         elif isinstance(item, OpponentGone):
@@ -232,6 +237,8 @@ class GameWorker:
     # ---- game setup ----
 
     def _on_game_full(self, full: GameFull) -> None:
+        if self.chess960_hint and full.variant.supported and not full.variant.chess960:
+            full = replace(full, variant=Variant(full.variant.name, True))
         first = self.full is None
         self.full = full
         if full.white.is_user(self.account.id, self.account.username):
@@ -347,6 +354,7 @@ class GameWorker:
             return
         self.retry_play_at = None
         self.answered = state.moves
+        self.sent = (state.moves, move.uci())
         if result is not None:
             self.last_result = result
         ponder_note, self.ponder_note = self.ponder_note, ""
@@ -358,6 +366,27 @@ class GameWorker:
             self.park_at = self.monotonic() + self.settings.correspondence.disconnect_after_s
         else:
             self._start_pondering(move, result, state)
+
+    def _apply_withheld_final_move(self) -> None:
+        """pychess may end a game without sending the move that ended it: when the game ends right after our
+        move and that move ends the game on our board (mate, stalemate, a draw by rule), it was the last one."""
+        if self.position is None or self.sent is None or self.state is None:
+            return
+        before, uci = self.sent
+        if tuple(self.position.server_moves) != before or self.state.moves != before:
+            return
+        board = self.position.board.copy()
+        move = parse_move(board, uci)
+        if move is None:
+            return
+        board.push(move)
+        if not board.is_game_over(claim_draw=True):
+            return
+        try:
+            self.position.update(list(before) + [uci])
+        except ServerMoveError:
+            return
+        log.info("%s: the server ended the game without our last move %s; it ended the game", self.label, uci)
 
     def _position_moved_on(self, state: GameState) -> bool:
         """Whether newer lines (a takeback, the game's end) arrived while the engine was thinking."""
@@ -433,8 +462,6 @@ class GameWorker:
         we_are_white = self.we_are_white is True
         elapsed_ms = int((self.monotonic() - self.state_received_at) * 1000)
         after = _minus_elapsed(state, we_are_white, elapsed_ms)
-        from dataclasses import replace
-
         if we_are_white:
             after = replace(after, wtime_ms=after.wtime_ms + after.winc_ms)
         else:
@@ -680,8 +707,6 @@ def _minus_elapsed(state: GameState, we_are_white: bool, elapsed_ms: int) -> Gam
     """The state with our clock reduced by the time since it arrived (a retry thinks with what is left)."""
     if elapsed_ms <= 0:
         return state
-    from dataclasses import replace
-
     if we_are_white:
         return replace(state, wtime_ms=max(0, state.wtime_ms - elapsed_ms))
     return replace(state, btime_ms=max(0, state.btime_ms - elapsed_ms))

@@ -50,6 +50,8 @@ class Lobby:
         self.correspondence_ids: set[str] = set()
         #: correspondence games waiting for the opponent: game id -> when to look again (monotonic)
         self.parked: dict[str, float] = {}
+        #: games whose gameStart said chess960 (pychess's gameFull does not say it)
+        self.chess960_games: set[str] = set()
         self.matchmaker = Matchmaker(server, settings, account, monotonic=monotonic)
         self.finished: list[GameRecord] = []
         self._done: queue.Queue[GameRecord] = queue.Queue()
@@ -218,13 +220,16 @@ class Lobby:
             return  # a reconnect re-sends gameStart for running games
         # a restart or reconnect re-sends gameStart for unfinished games: parked ones get a visit now
         revisit = self.parked.pop(start.game_id, None) is not None
+        if start.chess960:
+            self.chess960_games.add(start.game_id)
         self._start_worker(start.game_id, revisit=revisit)
 
     def _start_worker(self, game_id: str, *, revisit: bool) -> None:
         label = f"game {game_id}"
         worker = GameWorker(game_id, self.server, self.settings, self.account, self.engine_factory(label),
                             on_done=self._done.put, monotonic=self.monotonic,
-                            challenges_waiting=self.challenges_waiting, revisit=revisit)
+                            challenges_waiting=self.challenges_waiting, revisit=revisit,
+                            chess960=game_id in self.chess960_games)
         self.workers[game_id] = worker
         if self._stop_mode == "abort":
             worker.request_stop("abort")
@@ -254,6 +259,7 @@ class Lobby:
                 self.parked[record.game_id] = self.monotonic() + self.settings.correspondence.check_interval_s
             else:
                 self.correspondence_ids.discard(record.game_id)
+                self.chess960_games.discard(record.game_id)
                 self.finished.append(record)
 
     def _expire_accepted(self) -> None:

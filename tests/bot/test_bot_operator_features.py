@@ -242,3 +242,54 @@ def test_the_shipped_config_file_matches_the_defaults() -> None:
     from bot.config import load_settings
 
     assert load_settings(Path(__file__).resolve().parents[2] / "config.yml") == Settings()
+
+
+MATE_IN_ONE = "6k1/5ppp/8/8/8/8/5PPP/R5K1[] w - - 0 1"
+
+
+def pychess_full(initial_fen: str, moves: str = "") -> str:
+    return json.dumps({"type": "gameFull", "id": "g1", "variant": {"name": "seirawan"},
+                       "white": {"name": "SchessBot"}, "black": {"name": "Alice"}, "initialFen": initial_fen,
+                       "createdAt": 1795962595,
+                       "state": {"type": "gameState", "moves": moves, "wtime": 60000, "btime": 60000,
+                                 "winc": 1, "binc": 1, "status": "started"}})
+
+
+@needs_board
+def test_a_final_move_pychess_never_sends_is_taken_from_what_we_sent(tmp_path: Any) -> None:
+    server = FakeServer("pychess")
+    server.on_move = lambda uci: server.push('{"type": "gameEnd", "game": {"id": "g1"}}')
+    server.push(pychess_full(MATE_IN_ONE))
+    settings = settings_from_dict({"pgn_directory": str(tmp_path)})
+    record, _ = run(server, ScriptedEngine("a1a8"), settings)
+    assert record.result == "1-0" and record.pgn_path is not None
+    assert "1. Ra8#" in record.pgn_path.read_text()
+
+
+@needs_board
+def test_a_game_ended_by_the_opponent_after_our_quiet_move_does_not_get_that_move(tmp_path: Any) -> None:
+    server = FakeServer("pychess")
+    server.on_move = lambda uci: server.push('{"type": "gameEnd", "game": {"id": "g1"}}')
+    server.push(pychess_full(MATE_IN_ONE))
+    record, _ = run(server, ScriptedEngine("a1b1"), settings_from_dict({"pgn_directory": str(tmp_path)}))
+    assert record.result == "*" and record.pgn_path is None, "a move that does not end the game is not assumed"
+
+
+@needs_board
+def test_the_chess960_flag_of_a_pychess_game_start_reaches_the_board() -> None:
+    from bot.events import GameStart, normalise_lobby_line
+
+    line = '{"type": "gameStart", "game": {"id": "g1", "skill_level": "6", "chess960": "True"}}'
+    assert normalise_lobby_line(line, "pychess") == GameStart("g1", None, chess960=True)
+    fen = "bqnrkrnb/pppppppp/8/8/8/8/PPPPPPPP/BQNRKRNB[EHeh] w KQBCDFGkqbcdfg - 0 1"
+    server = FakeServer("pychess")
+    server.push(pychess_full(fen), '{"type": "gameEnd", "game": {"id": "g1"}}')
+    from bot.events import Account
+
+    records: list[GameRecord] = []
+    worker = GameWorker("g1", server, quiet(), Account(id="SchessBot", username="SchessBot"),  # type: ignore[arg-type]
+                        ScriptedEngine("e2e4"), on_done=records.append, chess960=True)
+    worker.start()
+    worker.thread.join(10)
+    assert worker.full is not None and worker.full.variant == Variant("seirawan", True)
+    assert worker.position is not None and worker.position.board.chess960
