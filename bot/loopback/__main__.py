@@ -1,0 +1,86 @@
+"""``python -m bot.loopback``: run the loopback server on its own, e.g. to point any BOT API client at it.
+
+    python -m bot.loopback --dialect pychess --port 8765 --token secret --challenges 3
+
+It prints the URL, challenges the bot again each time a game ends (``--challenges`` games in all; a challenge
+declined with ``later`` is offered again), prints each game's PGN, and serves until Ctrl-C.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import sys
+import time
+from collections.abc import Sequence
+from typing import Optional
+
+from bot.loopback import Game, LoopbackServer, RandomMoves
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """Command-line options."""
+    parser = argparse.ArgumentParser(prog="python -m bot.loopback", description=__doc__.splitlines()[0])
+    parser.add_argument("--dialect", choices=["pychess", "lichess"], default="pychess")
+    parser.add_argument("--port", type=int, default=0, help="port on 127.0.0.1 (default: any free port)")
+    parser.add_argument("--token", default="loopback-token", help="the Bearer token clients must send")
+    parser.add_argument("--bot-name", default=None, help="the account name the server reports")
+    parser.add_argument("--challenges", type=int, default=1, help="games to offer one after the other (0: none)")
+    parser.add_argument("--variant", choices=["seirawan", "chess"], default="seirawan")
+    parser.add_argument("--chess960", action="store_true")
+    parser.add_argument("--clock", default="3+2", help="minutes+seconds, e.g. 3+2 (default: %(default)s)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the random opponent")
+    return parser
+
+
+def parse_clock(text: str) -> tuple[int, int]:
+    """``"3+2"`` -> ``(180, 2)``; ValueError otherwise."""
+    minutes, _, increment = text.partition("+")
+    return int(float(minutes) * 60), int(increment or 0)
+
+
+def settled(server: LoopbackServer, game_id: str) -> bool:
+    """The challenge was declined or cancelled, or its game has ended."""
+    status = server.challenges[game_id].status
+    return status != "created" and (status != "accepted" or server.games[game_id].over)
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    """Run the server until Ctrl-C or until all offered games have ended."""
+    args = build_parser().parse_args(argv)
+    try:
+        clock = parse_clock(args.clock)
+    except ValueError:
+        print(f"error: --clock {args.clock!r} is not minutes+seconds", file=sys.stderr)
+        return 2
+
+    def finished(game: Game) -> None:
+        print(f"game over: {game.describe()}\n{game.pgn()}", flush=True)
+
+    with LoopbackServer(
+        dialect=args.dialect, token=args.token, bot_name=args.bot_name, port=args.port, on_game_end=finished
+    ) as server:
+        print(f"loopback {args.dialect} server on {server.url} as {server.bot.name}, token {args.token!r}", flush=True)
+        try:
+            offered = 0
+            while offered < args.challenges:
+                game_id = server.challenge(
+                    variant=args.variant, chess960=args.chess960, clock=clock, opponent=RandomMoves(args.seed + offered)
+                )
+                print(f"challenge {game_id} offered ({offered + 1} of {args.challenges})", flush=True)
+                server.wait_for(functools.partial(settled, server, game_id), 10**9, f"game {game_id}")
+                answer = server.answer(game_id)
+                if answer is not None and answer.reason == "later":
+                    time.sleep(1.0)  # the bot is still busy with the last game: offer this one again
+                    continue
+                offered += 1
+            print("all challenges answered; serving until Ctrl-C", flush=True)
+            while True:
+                time.sleep(3600)
+        except KeyboardInterrupt:
+            print("stopped", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
