@@ -63,17 +63,10 @@ def test_a_game_with_server_quirks(
     assert game.status in ("mate", "draw", "stalemate"), game.describe()
 
 
-PYCHESS_960_BUG = pytest.mark.xfail(
-    strict=True,
-    reason="bot bug: on pychess the game worker ignores gameStart's chess960 flag (gameFull has none), plays "
-    "S-chess960 on a non-960 board and loses by sending standard castling (e1c1)",
-)
-
-
 @pytest.mark.parametrize(
     ("dialect", "variant", "chess960"),
     [
-        pytest.param("pychess", "seirawan", True, marks=PYCHESS_960_BUG),
+        ("pychess", "seirawan", True),
         ("lichess", "seirawan", True),
         ("lichess", "chess", False),
         ("lichess", "chess", True),

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
 from bot.loopback import LoopbackServer, Manual, RandomMoves, Scripted
 from tests.e2e.conftest import BotThread, assert_clean_game, bot_config, replay_pgn
 
@@ -107,11 +105,6 @@ def test_no_draw_offers_are_sent_to_pychess(
     assert not [r for r in pychess_server.requests_to("move") if "offeringDraw" in r.path]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bot bug: when pychess withholds the final move the bot ends the game as '*' "
-    "and saves no PGN, instead of applying the mating move it sent itself",
-)
 def test_the_final_move_never_arrives_on_pychess(
     pychess_server: LoopbackServer, tmp_path: Path, bots: list[BotThread]
 ) -> None:
