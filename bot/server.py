@@ -8,6 +8,8 @@
   without a line (a stream can stall without closing).
 - pychess quirks: the capabilities header on the event stream, form bodies for chat and decline, no draw or
   takeback routes (those calls become no-ops).
+- Calls that can simply be skipped (chat replies, matchmaking: online bots, creating and cancelling our own
+  challenges) raise :class:`RateLimited` instead of waiting out a 429 pause.
 """
 
 from __future__ import annotations
