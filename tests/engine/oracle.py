@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import random
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import pyffish as sf
 
@@ -149,7 +150,7 @@ def main() -> None:
     args = parser.parse_args()
     rng = random.Random(args.seed)
     report = Report()
-    epd = [line.split()[:4] for line in open("../shared/data/seirawan.epd")]
+    epd = [line.split()[:4] for line in open(Path(__file__).resolve().parents[2] / "engine" / "data" / "seirawan.epd")]
     while report.plies < args.plies:
         kind = rng.randrange(4)
         if kind == 0:

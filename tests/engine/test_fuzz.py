@@ -18,8 +18,9 @@ fen_like = st.one_of(
     st.text(alphabet=FEN_ALPHABET, max_size=90),
     st.text(max_size=60),
     # Mutations of a valid FEN: a character replaced, dropped or added.
-    st.tuples(st.integers(0, len(START) - 1), st.sampled_from(FEN_ALPHABET), st.sampled_from(["replace", "drop", "add"]))
-    .map(lambda t: START[: t[0]] + ("" if t[2] == "drop" else t[1]) + START[t[0] + (0 if t[2] == "add" else 1):]),
+    st.tuples(
+        st.integers(0, len(START) - 1), st.sampled_from(FEN_ALPHABET), st.sampled_from(["replace", "drop", "add"])
+    ).map(lambda t: START[: t[0]] + ("" if t[2] == "drop" else t[1]) + START[t[0] + (0 if t[2] == "add" else 1):]),
 )
 
 
@@ -39,11 +40,12 @@ def test_any_fen_parses_or_raises_value_error(fen: str, variant: str, chess960: 
         board.pop()
 
 
+SQUARES = [f + r for f in "abcdefgh" for r in "12345678"]
 uci_like = st.one_of(
     st.text(alphabet="abcdefgh12345678qrbnkhepQRBNKHEP0- ", max_size=7),
     st.text(max_size=8),
-    st.builds(lambda a, b, c: a + b + c, st.sampled_from([f + r for f in "abcdefgh" for r in "12345678"]),
-              st.sampled_from([f + r for f in "abcdefgh" for r in "12345678"]), st.sampled_from(["", "h", "e", "q", "H", "x"])),
+    st.builds(lambda a, b, c: a + b + c, st.sampled_from(SQUARES), st.sampled_from(SQUARES),
+              st.sampled_from(["", "h", "e", "q", "H", "x"])),
 )
 
 

@@ -24,13 +24,7 @@ from engine import Board
 
 from .oracle import Report, random_960_fen, random_game
 
-EPD = Path(__file__).resolve().parents[3] / "shared" / "data" / "seirawan.epd"
-BOOK_SAMPLE = [
-    # A few lines of ../shared/data/seirawan.epd, kept here so the test runs without the shared folder.
-    "r1bqkbnr/pppppppp/2n5/1B6/4P3/8/PPPP1PPP/RNBQK1NR[HEhe] b KQBCDGkqcdfg -",
-    "r1bqkbnr/pppppppp/2n5/1B6/4P3/8/PPPP1PPP/RNBQKENR[Hhe] b KQBCDGkqcdfg -",
-    "r1bqkbnr/pppppppp/2n5/1B6/8/4P3/PPPP1PPP/RNBQK1NR[HEhe] b KQBCDGkqcdfg -",
-]
+EPD = Path(__file__).resolve().parents[2] / "engine" / "data" / "seirawan.epd"
 
 
 def _seed(offset: int) -> int:
@@ -39,9 +33,7 @@ def _seed(offset: int) -> int:
 
 
 def _book_positions() -> list[str]:
-    if EPD.exists():
-        return [" ".join(line.split()[:4]) for line in EPD.read_text().splitlines() if line.strip()]
-    return BOOK_SAMPLE
+    return [" ".join(line.split()[:4]) for line in EPD.read_text().splitlines() if line.strip()]
 
 
 def _run(kind: str, seed: int, plies: int) -> Report:
