@@ -381,6 +381,7 @@ class UciEngine:
         depth = int(args[0]) if args else BENCH_DEPTH
         total_nodes = 0
         start = time.perf_counter()
+        cpu_start = time.process_time()
         bench_searcher = Searcher(16)
         for variant, fen in BENCH_POSITIONS:
             board = Board(fen, variant=variant)
@@ -390,8 +391,12 @@ class UciEngine:
             self.send(f"info string bench {variant} depth {depth} nodes {result.nodes} "
                       f"bestmove {board.move_of(result.best).uci() if result.best else '(none)'}")
         elapsed = time.perf_counter() - start
+        cpu = time.process_time() - cpu_start
         self.send("")
         self.send(f"Total time (ms) : {int(elapsed * 1000)}")
+        # CPU time tells the engine's speed even when other processes share the cores.
+        self.send(f"CPU time (ms)   : {int(cpu * 1000)}")
+        self.send(f"Nodes/CPU second: {int(total_nodes / cpu) if cpu > 0 else 0}")
         self.send(f"Nodes searched  : {total_nodes}")
         self.send(f"Nodes/second    : {int(total_nodes / elapsed) if elapsed > 0 else 0}")
 
