@@ -8,7 +8,7 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, Optional
 
-from bot.loopback.referee import Reply
+from bot.loopback.answers import Reply
 
 if TYPE_CHECKING:
     from bot.loopback.server import LoopbackServer
@@ -128,9 +128,7 @@ class Faults:
             self.delay_s = 0.0
 
     # --- streams ---
-    def drop_streams(
-        self, kind: StreamSelector = "any", game_id: Optional[str] = None, clean: bool = False
-    ) -> int:
+    def drop_streams(self, kind: StreamSelector = "any", game_id: Optional[str] = None, clean: bool = False) -> int:
         """Cut the open streams (``clean``: end the response properly instead); returns how many."""
         count = 0
         for stream in self._server.open_streams(kind, game_id):

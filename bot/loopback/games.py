@@ -135,8 +135,7 @@ class Game:
             "White": self.white.name,
             "Black": self.black.name,
             "Result": self.result(),
-            "Variant": ("S-chess" if self.variant == "seirawan" else "Standard")
-            + ("960" if self.chess960 else ""),
+            "Variant": ("S-chess" if self.variant == "seirawan" else "Standard") + ("960" if self.chess960 else ""),
             "TimeControl": self._pgn_time_control(),
             "Termination": self.termination or "unterminated",
         }

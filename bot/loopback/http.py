@@ -11,8 +11,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import TYPE_CHECKING, Any, Optional
 from urllib.parse import parse_qs, unquote
 
+from bot.loopback.answers import Reply
 from bot.loopback.model import RequestRecord
-from bot.loopback.referee import CAPABILITIES_HEADER, Reply
+from bot.loopback.referee import CAPABILITIES_HEADER
 from bot.loopback.streams import Stream
 
 if TYPE_CHECKING:
@@ -202,11 +203,7 @@ class LoopbackHandler(BaseHTTPRequestHandler):
             self.send_header("Content-Length", str(len(data)))
             for name, value in reply.headers.items():
                 self.send_header(name, value)
-            if (
-                reply.status == 200
-                and isinstance(reply.body, str)
-                and self.path.startswith("/api/bot/game/stream")
-            ):
+            if reply.status == 200 and isinstance(reply.body, str) and self.path.startswith("/api/bot/game/stream"):
                 self.send_header("Connection", "close")
                 self.close_connection = True
             self.end_headers()

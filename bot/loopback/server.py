@@ -16,6 +16,7 @@ from types import TracebackType
 from typing import Any, Callable, Optional, TypeVar
 
 from bot.loopback import wire
+from bot.loopback.answers import OnlineBot, OpponentFactory
 from bot.loopback.faults import Faults, StreamSelector
 from bot.loopback.games import Game, default_board_factory
 from bot.loopback.http import LoopbackHTTPServer
@@ -31,7 +32,7 @@ from bot.loopback.model import (
 )
 from bot.loopback.opponents import Opponent
 from bot.loopback.positions import start_fen
-from bot.loopback.referee import OnlineBot, OpponentFactory, Referee
+from bot.loopback.referee import Referee
 from bot.loopback.streams import Stream
 
 T = TypeVar("T")
@@ -163,11 +164,7 @@ class LoopbackServer(Referee):
         with self._cond:
             time_control = TimeControl(clock[0], clock[1]) if clock else TimeControl(days=days)
             final: ColorName = (
-                "white"
-                if color == "white"
-                else "black"
-                if color == "black"
-                else self._rng.choice(("white", "black"))
+                "white" if color == "white" else "black" if color == "black" else self._rng.choice(("white", "black"))
             )
             if chess960 and initial_fen is None:
                 initial_fen = start_fen(variant, True, self._rng)
@@ -210,9 +207,7 @@ class LoopbackServer(Referee):
             if challenge.status == "created":
                 challenge.status = "canceled"
                 if self.dialect == "lichess":
-                    self._emit_event(
-                        wire.challenge_event(challenge, self.dialect, self.base_url, "challengeCanceled")
-                    )
+                    self._emit_event(wire.challenge_event(challenge, self.dialect, self.base_url, "challengeCanceled"))
             self._cond.notify_all()
 
     def add_online_bot(
@@ -336,9 +331,7 @@ class LoopbackServer(Referee):
     def requests_to(self, endpoint: str, target: Optional[str] = None) -> list[RequestRecord]:
         """The recorded requests to ``endpoint`` (for one game or challenge id, if given)."""
         with self._cond:
-            return [
-                r for r in self.requests if r.endpoint == endpoint and (target is None or r.target == target)
-            ]
+            return [r for r in self.requests if r.endpoint == endpoint and (target is None or r.target == target)]
 
     def answer(self, challenge_id: str) -> Optional[ChallengeAnswer]:
         """How the bot (or an online bot) answered the challenge, if it has."""
@@ -392,11 +385,7 @@ class LoopbackServer(Referee):
         """Wait until the bot has made ``count`` requests to ``endpoint``."""
         return self.wait_for(
             lambda: (lambda found: found if len(found) >= count else None)(
-                [
-                    r
-                    for r in self.requests
-                    if r.endpoint == endpoint and (target is None or r.target == target)
-                ]
+                [r for r in self.requests if r.endpoint == endpoint and (target is None or r.target == target)]
             ),
             timeout,
             f"{count} request(s) to {endpoint}",

@@ -34,9 +34,7 @@ def peer_closed(connection: socket.socket) -> bool:
 class Stream:
     """One open streaming response."""
 
-    def __init__(
-        self, kind: StreamKind, game_id: Optional[str], keepalive_line: str, keepalive_s: float
-    ) -> None:
+    def __init__(self, kind: StreamKind, game_id: Optional[str], keepalive_line: str, keepalive_s: float) -> None:
         self.kind = kind
         self.game_id = game_id
         self.keepalive_line = keepalive_line

@@ -116,9 +116,7 @@ def challenge_json(challenge: Challenge, dialect: Dialect, base_url: str) -> dic
         "finalColor": challenge.final_color,
         "perf": {
             "icon": "",
-            "name": variant["name"]
-            if variant["key"] != "standard"
-            else challenge.time_control.speed.capitalize(),
+            "name": variant["name"] if variant["key"] != "standard" else challenge.time_control.speed.capitalize(),
         },
         "direction": challenge.direction,
     }
@@ -138,9 +136,7 @@ def challenge_event(challenge: Challenge, dialect: Dialect, base_url: str, kind:
 def game_start_event(game: Game, dialect: Dialect, kind: str = "gameStart") -> str:
     """``gameStart`` (or Lichess ``gameFinish``) for the event stream."""
     if dialect == "pychess":
-        return spaced(
-            {"type": kind, "game": {"id": game.id, "skill_level": "6", "chess960": str(game.chess960)}}
-        )
+        return spaced({"type": kind, "game": {"id": game.id, "skill_level": "6", "chess960": str(game.chess960)}})
     opponent = game.opponent_player
     tc = game.challenge.time_control
     if game.clock is not None:
@@ -177,9 +173,7 @@ def _clock_value(ms: float, dialect: Dialect, floats: bool) -> Any:
     return int(ms)
 
 
-def game_state(
-    game: Game, dialect: Dialect, moves: Optional[list[str]] = None, floats: bool = False
-) -> dict[str, Any]:
+def game_state(game: Game, dialect: Dialect, moves: Optional[list[str]] = None, floats: bool = False) -> dict[str, Any]:
     """The ``gameState`` object (``moves`` overrides the move list, e.g. to withhold a final move)."""
     if game.clock is not None:
         wtime = _clock_value(game.clock.remaining_ms(True), dialect, floats)
@@ -218,9 +212,7 @@ def game_state(
     return state
 
 
-def game_state_line(
-    game: Game, dialect: Dialect, moves: Optional[list[str]] = None, floats: bool = False
-) -> str:
+def game_state_line(game: Game, dialect: Dialect, moves: Optional[list[str]] = None, floats: bool = False) -> str:
     """A ``gameState`` line in the dialect's spacing."""
     state = game_state(game, dialect, moves, floats)
     return spaced(state) if dialect == "pychess" else compact(state)
