@@ -146,6 +146,7 @@ class GameWorker:
         self.park_at: float | None = None
         self.parked = False
         self.moved_this_visit = False
+        self.park_soon = False  # the bot is stopping: no waiting for a quick reply
         self.chess960_hint = chess960  # from gameStart: pychess's gameFull has no chess960 flag
         self.sent: tuple[tuple[str, ...], str] | None = None  # (moves before, our move) last sent
 
@@ -155,9 +156,11 @@ class GameWorker:
         self.thread.start()
 
     def request_stop(self, mode: str) -> None:
-        """``abort``: abort the game (resign when it can no longer be aborted). ``finish``: play on."""
+        """``abort``: abort the game (resign when it can no longer be aborted). ``finish``: play on.
+        Either way a correspondence game is parked as soon as the opponent is to move."""
         if mode == "abort":
             self._stop_mode = "abort"
+        self.park_soon = True
 
     def server_finished(self) -> None:
         """The event stream said gameFinish; end soon even if the game stream stays silent."""
@@ -579,7 +582,8 @@ class GameWorker:
 
     def _maybe_park(self, now: float) -> None:
         """Correspondence: leave the game when the opponent is to move and the visit has lasted long enough."""
-        if (not self.correspondence or self.park_at is None or now < self.park_at or self.over
+        due = self.park_at is not None and (now >= self.park_at or self.park_soon)
+        if (not self.correspondence or not due or self.over
                 or self.position is None or self.pending or self._our_turn()):
             return
         self._stop_pondering()

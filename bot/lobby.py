@@ -151,9 +151,8 @@ class Lobby:
             self._stopping = True
             log.info("stopping: no new challenges; %s %d running game%s", "finishing" if mode == "finish"
                      else "aborting", len(self.workers), "" if len(self.workers) == 1 else "s")
-        if mode == "abort":
-            for worker in self.workers.values():
-                worker.request_stop("abort")
+        for worker in self.workers.values():
+            worker.request_stop(mode)
         return not self.workers
 
     def _handle(self, item: object) -> None:

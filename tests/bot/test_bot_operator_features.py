@@ -293,3 +293,20 @@ def test_the_chess960_flag_of_a_pychess_game_start_reaches_the_board() -> None:
     worker.thread.join(10)
     assert worker.full is not None and worker.full.variant == Variant("seirawan", True)
     assert worker.position is not None and worker.position.board.chess960
+
+
+@needs_board
+def test_stopping_with_finish_parks_a_waiting_correspondence_game_at_once() -> None:
+    from bot.events import Account
+
+    server = LichessServer()
+    server.push(lichess_full("e2e4", days=3))
+    records: list[GameRecord] = []
+    worker = GameWorker("g1", server, quiet(), Account(id=LICHESS_ME_ID, username="SchessBot"),  # type: ignore[arg-type]
+                        ScriptedEngine("g1f3"), on_done=records.append)  # waits 120 s for a reply by default
+    worker.start()
+    time.sleep(0.3)
+    assert worker.thread.is_alive()
+    worker.request_stop("finish")
+    worker.thread.join(3)
+    assert records and records[0].parked
