@@ -105,13 +105,19 @@ class LoopbackHandler(BaseHTTPRequestHandler):
         endpoint, path_params = classify(method, path)
         target = path_params.get("id")
         form, json_body, is_json = self._read_body()
-        if loopback.faults.delay_s > 0:
-            time.sleep(loopback.faults.delay_s)
+        started_at = time.time()
+        counted = not endpoint.startswith("stream_")
+        in_flight = loopback.request_started(endpoint) if counted else 1
         try:
+            if loopback.faults.delay_s > 0:
+                time.sleep(loopback.faults.delay_s)
             reply = self._reply_for(endpoint, path_params, params, form, json_body, is_json)
         except Exception:  # noqa: BLE001 - a bug in the test server must show up as a 500, not a dead socket
             log.exception("loopback server: %s %s failed", method, path)
             reply = Reply(500, "500 Internal Server Error (loopback server bug, see the log)\n")
+        finally:
+            if counted:
+                loopback.request_finished(endpoint)
         status = reply.status if isinstance(reply, Reply) else 200
         headers = {}
         if endpoint == "stream_event" and self.headers.get(CAPABILITIES_HEADER) is not None:
@@ -127,6 +133,8 @@ class LoopbackHandler(BaseHTTPRequestHandler):
                 json_body=json_body,
                 status=status,
                 headers=headers,
+                started_at=started_at,
+                in_flight=in_flight,
             )
         )
         if isinstance(reply, Stream):

@@ -133,7 +133,10 @@ class ChatRecord:
 
 @dataclass
 class RequestRecord:
-    """One HTTP request the bot made and the status the server answered with."""
+    """One HTTP request the bot made and the status the server answered with.
+
+    ``started_at`` is when it arrived, ``at`` when it was answered; ``in_flight`` counts the requests to the same
+    endpoint being served at that moment, this one included (streams are not counted)."""
 
     at: float
     method: str
@@ -144,6 +147,8 @@ class RequestRecord:
     json_body: Any
     status: int
     headers: dict[str, str] = field(default_factory=dict)
+    started_at: float = 0.0
+    in_flight: int = 1
 
 
 class Clock:

@@ -101,6 +101,7 @@ class Referee(ChallengeDesk):
         self.capabilities: Optional[dict[str, Any]] = None
         self._challenge_opponents: dict[str, Opponent] = {}
         self._threads: list[threading.Thread] = []
+        self._in_flight: dict[str, int] = {}
 
     # --- helpers ---
     def _new_id(self) -> str:
@@ -246,6 +247,17 @@ class Referee(ChallengeDesk):
                     self._finish(game, "aborted", None, "bot never moved")
 
     # --- what the bot can ask (HTTP layer) -----------------------------------------------------------------
+    def request_started(self, endpoint: str) -> int:
+        """Count a request being served; returns how many to ``endpoint`` are in flight now."""
+        with self._cond:
+            self._in_flight[endpoint] = self._in_flight.get(endpoint, 0) + 1
+            return self._in_flight[endpoint]
+
+    def request_finished(self, endpoint: str) -> None:
+        """The request to ``endpoint`` has its answer."""
+        with self._cond:
+            self._in_flight[endpoint] -= 1
+
     def record(self, entry: RequestRecord) -> None:
         """Keep a request for the tests' assertions."""
         with self._cond:

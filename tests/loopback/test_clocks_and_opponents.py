@@ -26,9 +26,7 @@ def test_clock_starts_after_both_sides_moved_and_adds_increments() -> None:
 
 
 def test_the_bot_loses_on_time(pychess: LoopbackServer, pychess_client: Client) -> None:
-    game_id, _ = start_game(
-        pychess, pychess_client, color="black", clock=(60, 0), opponent=Scripted(["e7e5"])
-    )
+    game_id, _ = start_game(pychess, pychess_client, color="black", clock=(60, 0), opponent=Scripted(["e7e5"]))
     pychess_client.move(game_id, "e2e4")
     pychess.wait_for_plies(game_id, 2, 5)
     pychess.set_clock(game_id, True, 200)
@@ -40,9 +38,7 @@ def test_opponent_resign_and_abort(lichess: LoopbackServer, lichess_client: Clie
     game_id, game = start_game(lichess, lichess_client, opponent=Manual())
     lichess.opponent_resign(game_id)
     final = game.next_json()
-    assert final["status"] == "resign" and final["winner"] == (
-        "white" if lichess.game(game_id).bot_color else "black"
-    )
+    assert final["status"] == "resign" and final["winner"] == ("white" if lichess.game(game_id).bot_color else "black")
     other, _ = start_game(lichess, lichess_client, opponent=Scripted(["abort"]), color="white")
     assert lichess.wait_for_game_end(other, 3).status == "aborted"
 
@@ -67,9 +63,7 @@ def test_scripted_opponent_falls_back_when_its_move_is_illegal() -> None:
 
 
 @pytest.mark.skipif(not shutil.which(FAIRY_STOCKFISH), reason="Fairy-Stockfish not installed")
-def test_uci_engine_opponent_plays_legal_s_chess_moves(
-    pychess: LoopbackServer, pychess_client: Client
-) -> None:
+def test_uci_engine_opponent_plays_legal_s_chess_moves(pychess: LoopbackServer, pychess_client: Client) -> None:
     engine = UciEngine([FAIRY_STOCKFISH], movetime_ms=20)
     game_id, _ = start_game(pychess, pychess_client, color="white", opponent=engine)
     game = pychess.wait_for_plies(game_id, 1, 10)

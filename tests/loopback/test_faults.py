@@ -11,9 +11,7 @@ from bot.loopback import LoopbackServer, Manual
 from tests.loopback.conftest import Client, start_game
 
 
-def test_http_errors_hit_only_the_chosen_endpoint_and_run_out(
-    pychess: LoopbackServer, pychess_client: Client
-) -> None:
+def test_http_errors_hit_only_the_chosen_endpoint_and_run_out(pychess: LoopbackServer, pychess_client: Client) -> None:
     game_id, _ = start_game(pychess, pychess_client, color="black", opponent=Manual())
     pychess.faults.fail("move", 429, times=1, retry_after_s=7)
     pychess.faults.fail("chat", 503, times=2)
@@ -64,9 +62,7 @@ def test_clean_close_ends_the_response(lichess: LoopbackServer, lichess_client: 
     assert events.ended.wait(3) and events.error is None
 
 
-def test_silent_stream_sends_nothing_and_a_new_stream_works(
-    pychess: LoopbackServer, pychess_client: Client
-) -> None:
+def test_silent_stream_sends_nothing_and_a_new_stream_works(pychess: LoopbackServer, pychess_client: Client) -> None:
     game_id, game = start_game(pychess, pychess_client, opponent=Manual())
     game.next_line(skip_keepalives=False)
     assert pychess.faults.silence_streams("game", game_id) == 1
@@ -80,9 +76,7 @@ def test_silent_stream_sends_nothing_and_a_new_stream_works(
     assert again.next_json()["type"] == "gameFull"
 
 
-def test_refused_connections_then_back_on_the_same_port(
-    lichess: LoopbackServer, lichess_client: Client
-) -> None:
+def test_refused_connections_then_back_on_the_same_port(lichess: LoopbackServer, lichess_client: Client) -> None:
     port = lichess.port
     events = lichess_client.events()
     lichess.wait_for(lambda: lichess.open_streams("event"), 3, "the event stream")
@@ -117,3 +111,17 @@ def test_raw_lines_can_be_injected_into_streams(pychess: LoopbackServer, pychess
     pychess.inject_game_line(game_id, '{"type": "gameState", "moves": "e2e5"}')
     assert events.next_line() == '{"type": "surprise"'
     assert game.next_line() == '{"type": "gameState", "moves": "e2e5"}'
+
+
+def test_requests_in_flight_are_counted_per_endpoint(lichess: LoopbackServer, lichess_client: Client) -> None:
+    import threading
+
+    lichess.faults.delay_s = 0.3
+    threads = [threading.Thread(target=lichess_client.get, args=("/api/account",)) for _ in range(3)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    records = lichess.requests_to("account")
+    assert sorted(r.in_flight for r in records) == [1, 2, 3]
+    assert all(r.at - r.started_at >= 0.3 for r in records)

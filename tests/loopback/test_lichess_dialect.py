@@ -44,9 +44,7 @@ def test_illegal_move_is_400_and_the_game_goes_on(lichess: LoopbackServer, liche
     assert lichess_client.move(game_id, "d2d4").status_code == 400, "not our turn"
 
 
-def test_mate_ends_with_a_final_state_and_the_stream_closes(
-    lichess: LoopbackServer, lichess_client: Client
-) -> None:
+def test_mate_ends_with_a_final_state_and_the_stream_closes(lichess: LoopbackServer, lichess_client: Client) -> None:
     game_id, game = start_game(lichess, lichess_client, color="black", opponent=Scripted(["e7e5", "d8h4"]))
     events = lichess_client.events()
     for uci in ("f2f3", "g2g4"):
@@ -87,9 +85,7 @@ def test_takeback_requests_from_the_opponent(lichess: LoopbackServer, lichess_cl
     assert game.next_json()["moves"] == "e2e4", "the opponent's last move and ours are taken back"
 
 
-def test_king_takes_rook_castling_is_accepted_and_can_be_sent(
-    lichess: LoopbackServer, lichess_client: Client
-) -> None:
+def test_king_takes_rook_castling_is_accepted_and_can_be_sent(lichess: LoopbackServer, lichess_client: Client) -> None:
     lichess.king_takes_rook = True
     fen = "r3k2r/pppppppp/8/8/8/8/PPPPPPPP/R3K2R w KQkq - 0 1"
     game_id, game = start_game(

@@ -23,14 +23,8 @@ def test_event_stream_without_capabilities_header_is_refused(pychess_client: Cli
     response = pychess_client.get("/api/stream/event")
     assert response.status_code == 400
     oversized = json.dumps({"version": 1, "variants": ["seirawan"] * 1000})
-    assert (
-        pychess_client.get("/api/stream/event", headers={"X-PyChess-Bot-Capabilities": oversized}).status_code
-        == 400
-    )
-    assert (
-        pychess_client.get("/api/stream/event", headers={"X-PyChess-Bot-Capabilities": "{nope"}).status_code
-        == 400
-    )
+    assert pychess_client.get("/api/stream/event", headers={"X-PyChess-Bot-Capabilities": oversized}).status_code == 400
+    assert pychess_client.get("/api/stream/event", headers={"X-PyChess-Bot-Capabilities": "{nope"}).status_code == 400
 
 
 def test_wrong_token_is_401(pychess: LoopbackServer) -> None:
@@ -69,9 +63,7 @@ def test_challenges_for_variants_missing_from_the_capabilities_are_never_offered
     assert not pychess.challenges[hidden].offered
 
 
-def test_illegal_move_is_answered_ok_and_loses_the_game(
-    pychess: LoopbackServer, pychess_client: Client
-) -> None:
+def test_illegal_move_is_answered_ok_and_loses_the_game(pychess: LoopbackServer, pychess_client: Client) -> None:
     game_id, game = start_game(pychess, pychess_client, color="black", opponent=Manual())
     response = pychess_client.move(game_id, "e2e5")
     assert response.status_code == 200 and response.json() == {"ok": True}
@@ -81,9 +73,7 @@ def test_illegal_move_is_answered_ok_and_loses_the_game(
     assert game.next_line(skip_keepalives=False) == '{"type":"ping"}', "the stream stays open after gameEnd"
 
 
-def test_same_move_twice_and_moves_out_of_turn_are_ignored(
-    pychess: LoopbackServer, pychess_client: Client
-) -> None:
+def test_same_move_twice_and_moves_out_of_turn_are_ignored(pychess: LoopbackServer, pychess_client: Client) -> None:
     game_id, _ = start_game(pychess, pychess_client, color="black", opponent=Manual())
     assert pychess_client.move(game_id, "e2e4").status_code == 200
     assert pychess_client.move(game_id, "e2e4").status_code == 200
@@ -95,34 +85,20 @@ def test_same_move_twice_and_moves_out_of_turn_are_ignored(
 def test_chat_and_decline_take_form_bodies_only(pychess: LoopbackServer, pychess_client: Client) -> None:
     game_id, _ = start_game(pychess, pychess_client, opponent=Manual())
     assert (
-        pychess_client.post(
-            f"/api/bot/game/{game_id}/chat", json={"room": "player", "text": "hi"}
-        ).status_code
-        == 500
+        pychess_client.post(f"/api/bot/game/{game_id}/chat", json={"room": "player", "text": "hi"}).status_code == 500
     )
     assert (
-        pychess_client.post(
-            f"/api/bot/game/{game_id}/chat", data={"room": "player", "text": "hi"}
-        ).status_code
-        == 200
+        pychess_client.post(f"/api/bot/game/{game_id}/chat", data={"room": "player", "text": "hi"}).status_code == 200
     )
     assert [(c.room, c.text) for c in pychess.game(game_id).chat] == [("player", "hi")]
     challenge_id = pychess.challenge()
-    assert (
-        pychess_client.post(f"/api/challenge/{challenge_id}/decline", json={"reason": "later"}).status_code
-        == 500
-    )
-    assert (
-        pychess_client.post(f"/api/challenge/{challenge_id}/decline", data={"reason": "tooFast"}).status_code
-        == 200
-    )
+    assert pychess_client.post(f"/api/challenge/{challenge_id}/decline", json={"reason": "later"}).status_code == 500
+    assert pychess_client.post(f"/api/challenge/{challenge_id}/decline", data={"reason": "tooFast"}).status_code == 200
     answer = pychess.answer(challenge_id)
     assert answer is not None and not answer.accepted and answer.reason == "tooFast"
 
 
-def test_no_draw_takeback_online_routes_and_no_bot_challenges(
-    pychess: LoopbackServer, pychess_client: Client
-) -> None:
+def test_no_draw_takeback_online_routes_and_no_bot_challenges(pychess: LoopbackServer, pychess_client: Client) -> None:
     game_id, _ = start_game(pychess, pychess_client, opponent=Manual())
     assert pychess_client.post(f"/api/bot/game/{game_id}/draw/yes").status_code == 404
     assert pychess_client.post(f"/api/bot/game/{game_id}/takeback/yes").status_code == 404
