@@ -375,3 +375,18 @@ def test_turn_and_counters() -> None:
     assert board.turn is BLACK and board.fullmove_number == 1
     board.push_uci("e7e5")
     assert board.fullmove_number == 2 and board.halfmove_clock == 0
+
+
+def test_san_has_no_check_mark_when_the_gated_piece_blocks_a_discovered_check() -> None:
+    """The one documented difference from Fairy-Stockfish: it writes Nc3/H+ here, but the Hawk gated on b1
+    shuts the a1 rook's line again, so the black king is not in check (pyffish's gives_check agrees)."""
+    import pyffish
+
+    fen = "7K/8/8/8/8/8/8/RN4k1[H] w B - 0 1"
+    board = Board(fen)
+    assert board.san(board.parse_uci("b1c3")) == "Nc3+"
+    assert board.san(board.parse_uci("b1c3h")) == "Nc3/H"
+    assert pyffish.get_san("seirawan", fen, "b1c3h") == "Nc3/H+"  # Fairy-Stockfish's quirk
+    assert not pyffish.gives_check("seirawan", fen, ["b1c3h"])
+    board.push_uci("b1c3h")
+    assert not board.is_check()
