@@ -13,12 +13,14 @@ then awaited under the usual deadline), and any other move or event calls :meth:
 from __future__ import annotations
 
 import logging
+import os
 import queue
 import subprocess
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from bot.timecontrol import SearchLimits
 
@@ -124,6 +126,20 @@ def format_option_value(value: str | int | float | bool) -> str:
     return str(value)
 
 
+def engine_environment(command: Sequence[str]) -> dict[str, str] | None:
+    """The environment for an engine process: for the bundled engine (``<interpreter> -m engine``) the
+    folder holding the ``engine`` package goes first on PYTHONPATH, so another interpreter such as pypy3,
+    which does not see this installation's site-packages, still finds it. None (inherit) otherwise."""
+    if len(command) < 3 or list(command[-2:]) != ["-m", "engine"]:
+        return None
+    import engine
+
+    root = str(Path(engine.__file__).resolve().parent.parent)
+    env = dict(os.environ)
+    env["PYTHONPATH"] = root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    return env
+
+
 class UciEngine:
     """One engine process. Not thread-safe: one game worker owns it."""
 
@@ -159,7 +175,7 @@ class UciEngine:
         try:
             self._process = subprocess.Popen(
                 self.command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                text=True, bufsize=1,
+                text=True, bufsize=1, env=engine_environment(self.command),
             )
         except OSError as error:
             raise EngineError(f"cannot start engine {self.command[0]!r}: {error.strerror or error}") from None

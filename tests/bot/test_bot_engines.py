@@ -11,6 +11,7 @@ import pytest
 
 from bot.engines import EngineCrashed, EngineTimeout, SearchResult, UciEngine, parse_info, parse_option
 from bot.timecontrol import SearchLimits
+from engine import Board
 
 FAKE = str(Path(__file__).with_name("fake_uci.py"))
 START = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR[HEhe] w KQBCDFGkqbcdfg - 0 1"
@@ -113,5 +114,26 @@ def test_fairy_stockfish_plays_a_gating_move_in_seirawan():
         engine.new_game()
         result = engine.search(START, ["g1f3h"], SearchLimits(movetime_ms=100, deadline_ms=3000))
         assert result.bestmove is not None and result.depth is not None
+    finally:
+        engine.close()
+
+
+PYPY = shutil.which("pypy3")
+
+
+@pytest.mark.skipif(PYPY is None, reason="pypy3 is not installed (.ci/run installs it from Debian)")
+def test_builtin_engine_runs_under_pypy_from_the_interpreter_setting(monkeypatch):
+    """engine.interpreter: pypy3 must work although pypy3 does not see this installation's site-packages."""
+    assert PYPY is not None
+    monkeypatch.delenv("PYTHONPATH", raising=False)
+    engine = UciEngine([PYPY, "-m", "engine"], {"Hash": 16}, label="pypy", startup_timeout_s=30)
+    try:
+        engine.set_variant("seirawan", False)
+        engine.new_game()
+        result = engine.search(START, ["g1f3h"], SearchLimits(depth=2, deadline_ms=20000))
+        assert result.bestmove is not None
+        board = Board(START)
+        board.push_uci("g1f3h")
+        assert board.parse_uci(result.bestmove) in board.legal_moves
     finally:
         engine.close()
