@@ -160,7 +160,8 @@ class Faults:
             self.drop_streams("any")
 
         def reopen() -> None:
-            self._server.open_listener()
+            if not self._server.stopping.is_set():  # a stopped server stays closed
+                self._server.open_listener()
             self.refusing = False
 
         timer = threading.Timer(seconds, reopen)
