@@ -243,9 +243,11 @@ class LoopbackServer(Referee):
         """Hand the rest of the game to another opponent (asked at once if it is the opponent's turn)."""
         with self._cond:
             game = self.games[game_id]
-            game.opponent = opponent
+            previous, game.opponent = game.opponent, opponent
             game.version += 1
             self._cond.notify_all()
+        if previous is not opponent:
+            previous.close()  # e.g. quit the engine process of a UciEngine
 
     def opponent_resign(self, game_id: str) -> None:
         """The opponent resigns."""
