@@ -21,6 +21,9 @@ SUPPORTED_VARIANTS = ("seirawan", "chess")
 #: Clocks this large (2^31 - 1 ms, about 25 days) are what the servers send for games without a clock.
 NO_CLOCK_MS = 2_147_483_647
 FINAL_STATUSES_NOT = ("created", "started")
+#: Numbers beyond this (about 31 years in ms) are nonsense from a broken server; they would overflow when
+#: converted to milliseconds, so the line is malformed.
+MAX_NUMBER = 1e12
 
 # Lichess variant keys that are plain chess for our purposes (fromPosition comes with an initialFen).
 _CHESS_KEYS = {"standard": False, "chess": False, "fromposition": False, "chess960": True}
@@ -207,6 +210,8 @@ def _loads(line: str | bytes) -> dict[str, Any] | None:
         data = json.loads(line)
     except json.JSONDecodeError as error:
         raise MalformedLine(f"not JSON: {error.msg}") from None
+    except (ValueError, RecursionError) as error:  # an integer too long to convert; nesting too deep
+        raise MalformedLine(f"not usable JSON: {type(error).__name__}") from None
     if not isinstance(data, dict):
         raise MalformedLine("not a JSON object")
     return data
@@ -220,14 +225,15 @@ def as_bool(value: Any) -> bool:
 
 
 def _number(value: Any, what: str) -> float:
+    """A JSON number (or a numeric string) within +-MAX_NUMBER; raises :class:`MalformedLine` otherwise."""
     if isinstance(value, bool) or value is None:
-        raise MalformedLine(f"{what} is not a number: {value!r}")
+        raise MalformedLine(f"{what} is not a number: {value!r:.40}")
     try:
         number = float(value)
-    except (TypeError, ValueError):
-        raise MalformedLine(f"{what} is not a number: {value!r}") from None
-    if number != number or number in (float("inf"), float("-inf")):
-        raise MalformedLine(f"{what} is not a finite number: {value!r}")
+    except (TypeError, ValueError, OverflowError):
+        raise MalformedLine(f"{what} is not a number: {value!r:.40}") from None
+    if number != number or abs(number) > MAX_NUMBER:
+        raise MalformedLine(f"{what} is not a finite number in range: {value!r:.40}")
     return number
 
 
@@ -246,10 +252,14 @@ def _str(data: dict[str, Any], key: str) -> str:
 
 
 def _optional_int(value: Any) -> int | None:
+    """An integer for optional fields (ratings, days, createdAt); None when absent or unusable."""
     try:
-        return None if value is None or isinstance(value, bool) else int(float(value))
-    except (TypeError, ValueError):
+        number = None if value is None or isinstance(value, bool) else float(value)
+    except (TypeError, ValueError, OverflowError):
         return None
+    if number is None or number != number or abs(number) > MAX_NUMBER:
+        return None
+    return int(number)
 
 
 def parse_variant(key: Any, chess960_flag: Any = False) -> Variant:

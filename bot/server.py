@@ -580,6 +580,9 @@ class Stream(Generic[T]):
                 except MalformedLine as error:
                     log.warning("%s: skipped a malformed line (%s): %.200s", self.label, error, line)
                     continue
+                except Exception:  # noqa: BLE001 - a normaliser bug must cost one line, not the connection
+                    log.exception("%s: skipped a line the normaliser failed on: %.200s", self.label, line)
+                    continue
                 for event in events:
                     self.items.put(event)
                     if self.final(event):
