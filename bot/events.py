@@ -21,9 +21,9 @@ SUPPORTED_VARIANTS = ("seirawan", "chess")
 #: Clocks this large (2^31 - 1 ms, about 25 days) are what the servers send for games without a clock.
 NO_CLOCK_MS = 2_147_483_647
 FINAL_STATUSES_NOT = ("created", "started")
-#: Numbers beyond this (about 31 years in ms) are nonsense from a broken server; they would overflow when
-#: converted to milliseconds, so the line is malformed.
-MAX_NUMBER = 1e12
+#: Numbers beyond this (timestamps in ms are about 1.7e12) are nonsense from a broken server; they could
+#: overflow when converted to milliseconds, so the line is malformed.
+MAX_NUMBER = 1e15
 
 # Lichess variant keys that are plain chess for our purposes (fromPosition comes with an initialFen).
 _CHESS_KEYS = {"standard": False, "chess": False, "fromposition": False, "chess960": True}
