@@ -16,6 +16,7 @@ from collections.abc import Callable, Sequence
 from types import FrameType
 from typing import Any
 
+from bot import server as server_module
 from bot.config import ConfigError, Settings, TokenError, load_settings, resolve_token
 from bot.engines import UciEngine
 from bot.game import Engine
@@ -102,7 +103,7 @@ def run_bot(settings: Settings, token: str, *, max_games: int | None = None, upg
     """Log in and play. For tests: ``on_lobby`` receives the lobby (to call ``request_stop``)."""
     server = Server(settings.server, token, variants=settings.challenge.variants)
     try:
-        account = server.fetch_account()
+        account = server.fetch_account(retry_for_s=server_module.STARTUP_RETRY_S)
     except TokenRejected:
         print("error: the server rejected the token (HTTP 401); check SCHESS_BOT_TOKEN", file=sys.stderr)
         return 2

@@ -22,6 +22,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from bot.config import TOKEN_ENV
 from bot.timecontrol import SearchLimits
 
 log = logging.getLogger(__name__)
@@ -126,16 +127,17 @@ def format_option_value(value: str | int | float | bool) -> str:
     return str(value)
 
 
-def engine_environment(command: Sequence[str]) -> dict[str, str] | None:
-    """The environment for an engine process: for the bundled engine (``<interpreter> -m engine``) the
-    folder holding the ``engine`` package goes first on PYTHONPATH, so another interpreter such as pypy3,
-    which does not see this installation's site-packages, still finds it. None (inherit) otherwise."""
+def engine_environment(command: Sequence[str]) -> dict[str, str]:
+    """The environment for an engine process: ours without the API token (an engine never needs it, and a
+    third-party engine should not see it). For the bundled engine (``<interpreter> -m engine``) the folder
+    holding the ``engine`` package goes first on PYTHONPATH, so another interpreter such as pypy3, which does
+    not see this installation's site-packages, still finds it."""
+    env = {name: value for name, value in os.environ.items() if name != TOKEN_ENV}
     if len(command) < 3 or list(command[-2:]) != ["-m", "engine"]:
-        return None
+        return env
     import engine
 
     root = str(Path(engine.__file__).resolve().parent.parent)
-    env = dict(os.environ)
     env["PYTHONPATH"] = root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
     return env
 

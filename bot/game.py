@@ -647,7 +647,8 @@ class GameWorker:
             return
         text = template.replace("{me}", self.account.username).replace("{opponent}", self.opponent_name)
         try:
-            self.server.chat(self.game_id, text)
+            # never wait out a 429 pause for a greeting: the game thread would stop playing meanwhile
+            self.server.chat(self.game_id, text, wait=False)
         except ServerError as error:
             log.info("%s: chat failed (%s)", self.label, error)
 

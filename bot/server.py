@@ -47,6 +47,13 @@ log = logging.getLogger(__name__)
 
 RATE_LIMIT_PAUSE_S = 60.0
 MAX_BACKOFF_S = 60.0
+#: first retry delay of a failed request (doubled per attempt) and of a stream reconnection
+RETRY_BASE_S = 1.0
+RECONNECT_BASE_S = 1.0
+#: at start-up, how long ``fetch_account`` keeps retrying an unreachable server (refused connections, 5xx)
+STARTUP_RETRY_S = 300.0
+#: the longest pause between two start-up attempts
+STARTUP_MAX_DELAY_S = 15.0
 CAPABILITIES_HEADER = "X-PyChess-Bot-Capabilities"
 
 T = TypeVar("T")
@@ -217,7 +224,7 @@ class Server:
         return self._closed.is_set()
 
     def _call(self, endpoint: str, function: Callable[[], T], *, attempts: int = 4,
-              retry_base_s: float = 1.0, wait_when_limited: bool = True) -> T:
+              retry_base_s: float | None = None, wait_when_limited: bool = True) -> T:
         """Call with the endpoint's 429 pause, retrying connection errors and 5xx with back-off.
 
         ``wait_when_limited=False``: raise :class:`RateLimited` instead of waiting out a 429 pause (for
@@ -259,7 +266,7 @@ class Server:
             reason = f"HTTP {status}" if status else f"connection error ({detail})"
             if failures >= attempts:
                 raise ServerError(f"{endpoint}: {reason}, gave up after {failures} attempts", status or None)
-            delay = backoff_s(failures - 1, retry_base_s)
+            delay = backoff_s(failures - 1, RETRY_BASE_S if retry_base_s is None else retry_base_s)
             log.warning("%s: %s; retrying in %.1f s", endpoint, reason, delay)
             if self.wait(delay):
                 raise ServerStopped(f"{endpoint}: the bot is stopping")
@@ -273,8 +280,30 @@ class Server:
 
     # ---- account ----
 
-    def fetch_account(self) -> Account:
-        """``GET /api/account``; settles the dialect when it is ``auto``. Raises :class:`TokenRejected`."""
+    def fetch_account(self, retry_for_s: float = 0.0) -> Account:
+        """``GET /api/account``; settles the dialect when it is ``auto``. Raises :class:`TokenRejected`.
+
+        ``retry_for_s``: keep retrying a server that cannot be reached (refused connections, timeouts, 5xx)
+        for this long (a bot started before its server, or during an outage); other errors fail at once."""
+        started = self.monotonic()
+        attempt = 0
+        while True:
+            try:
+                return self._fetch_account_once()
+            except ServerStopped:
+                raise
+            except ServerError as error:
+                unreachable = error.status is None or error.status >= 500
+                if not unreachable or self.monotonic() - started >= retry_for_s:
+                    raise
+                delay = min(STARTUP_MAX_DELAY_S, backoff_s(attempt, RETRY_BASE_S))
+                attempt += 1
+                log.warning("cannot reach %s yet (%s); trying again in %.0f s", self.url, error, delay)
+                if self.wait(delay):
+                    raise ServerStopped("account: stopped while waiting for the server") from None
+
+    def _fetch_account_once(self) -> Account:
+        """One ``GET /api/account`` (with the usual retries of :meth:`_call`)."""
 
         def get() -> dict[str, Any]:
             response = self.session.get(self.url + "/api/account", timeout=self.settings.request_timeout_s)
@@ -370,9 +399,10 @@ class Server:
         if offer_draw and self.dialect == "lichess":
             path = f"/api/bot/game/{quote(game_id, safe='')}/move/{quote(uci, safe='')}"
             self._call("move", lambda: self._post_form(path, params={"offeringDraw": "true"}),
-                       attempts=5, retry_base_s=0.25)
+                       attempts=5, retry_base_s=RETRY_BASE_S / 4)
             return
-        self._call("move", lambda: self.client.bots.make_move(game_id, uci), attempts=5, retry_base_s=0.25)
+        self._call("move", lambda: self.client.bots.make_move(game_id, uci), attempts=5,
+                   retry_base_s=RETRY_BASE_S / 4)
 
     def chat(self, game_id: str, text: str, room: str = "player", *, wait: bool = True) -> None:
         """Write in the game chat. ``wait=False``: raise :class:`RateLimited` rather than wait out a 429."""
@@ -525,7 +555,7 @@ class Stream(Generic[T]):
                 self.items.put(failure)
                 return
             attempt = 0 if delivered else attempt + 1
-            delay = backoff_s(attempt)
+            delay = backoff_s(attempt, RECONNECT_BASE_S)
             log.warning("%s: %s; reconnecting in %.0f s", self.label, failure.reason if failure else "closed",
                         delay)
             self.items.put(failure or StreamLost("closed by the server"))

@@ -64,7 +64,7 @@ class FakeServer:
         if self.on_move is not None:
             self.on_move(uci)
 
-    def chat(self, game_id: str, text: str, room: str = "player") -> None:
+    def chat(self, game_id: str, text: str, room: str = "player", wait: bool = True) -> None:
         self.calls.append(("chat", text))
 
     def abort_game(self, game_id: str) -> None:
