@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, Optional
 
 from bot.loopback.answers import Reply
+from bot.loopback.wire import PYCHESS_TERMINATED
 
 if TYPE_CHECKING:
     from bot.loopback.server import LoopbackServer
@@ -150,6 +151,19 @@ class Faults:
         return count
 
     # --- the whole server ---
+    def restart_server(self, down_s: float = 1.0) -> None:
+        """A server restart: pychess says ``{"type":"terminated"}`` on the event streams, every stream ends,
+        connections are refused for ``down_s``, and afterwards pychess's ``gameFull`` of the games that were
+        running shows ``initialFen: "None"``. Games, clocks and challenges survive. Returns at once."""
+        server = self._server
+        with server._cond:
+            for stream in server.open_streams("event"):
+                if server.dialect == "pychess":
+                    stream.send(PYCHESS_TERMINATED)
+            server.restarted_at = time.time()
+        self.drop_streams("any", clean=True)
+        self.refuse_connections(down_s, drop_streams=False)
+
     def refuse_connections(self, seconds: float, drop_streams: bool = True) -> None:
         """Close the listening socket for ``seconds`` (connection refused), then listen on the same port.
 

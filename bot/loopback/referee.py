@@ -102,6 +102,7 @@ class Referee(ChallengeDesk):
         self._challenge_opponents: dict[str, Opponent] = {}
         self._threads: list[threading.Thread] = []
         self._in_flight: dict[str, int] = {}
+        self.restarted_at = 0.0
 
     # --- helpers ---
     def _new_id(self) -> str:
@@ -327,7 +328,8 @@ class Referee(ChallengeDesk):
             for line in game.backlog:
                 stream.send(line)
             game.backlog = []
-            stream.send(wire.game_full_line(game, self.dialect, self.float_clocks))
+            restarted = game.created_at < self.restarted_at
+            stream.send(wire.game_full_line(game, self.dialect, self.float_clocks, restarted))
             if pychess:
                 stream.send(wire.PYCHESS_PING)
             if game.over:

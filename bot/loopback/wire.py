@@ -218,11 +218,12 @@ def game_state_line(game: Game, dialect: Dialect, moves: Optional[list[str]] = N
     return spaced(state) if dialect == "pychess" else compact(state)
 
 
-def game_full_line(game: Game, dialect: Dialect, floats: bool = False) -> str:
-    """The ``gameFull`` line that opens every game stream."""
+def game_full_line(game: Game, dialect: Dialect, floats: bool = False, restarted: bool = False) -> str:
+    """The ``gameFull`` line that opens every game stream (pychess writes ``"None"`` for the standard start
+    position of a game that was running when the server restarted)."""
     state = game_state(game, dialect, floats=floats)
     if dialect == "pychess":
-        fen = "" if game.initial_fen_is_standard else game.initial_fen
+        fen = ("None" if restarted else "") if game.initial_fen_is_standard else game.initial_fen
         return spaced(
             {
                 "type": "gameFull",

@@ -98,3 +98,15 @@ def test_the_bot_resumes_its_game_after_a_restart(server: LoopbackServer, tmp_pa
     finally:
         bot.stop()
     assert "e2e-token-do-not-log" not in bot.logs(), "the token never appears in the logs"
+
+
+def test_the_bot_plays_on_after_a_server_restart(server: LoopbackServer, tmp_path: Path, bots: list[BotThread]) -> None:
+    game_id = start_paused_game(server)
+    bots.append(BotThread(bot_config(server, tmp_path), max_games=1).start())
+    server.wait_for_plies(game_id, 4, 20)
+    server.faults.restart_server(down_s=2)  # pychess: "terminated", then gameFull says initialFen "None"
+    server.set_opponent(game_id, RandomMoves(seed=13))
+    game = server.wait_for_game_end(game_id, 90)
+    assert_clean_game(game)
+    assert game.stream_connections >= 2 and server.event_stream_connections >= 2
+    assert bots[0].join(20) == 0

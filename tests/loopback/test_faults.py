@@ -125,3 +125,20 @@ def test_requests_in_flight_are_counted_per_endpoint(lichess: LoopbackServer, li
     records = lichess.requests_to("account")
     assert sorted(r.in_flight for r in records) == [1, 2, 3]
     assert all(r.at - r.started_at >= 0.3 for r in records)
+
+
+def test_server_restart_ends_streams_and_pychess_then_reports_initial_fen_none(
+    pychess: LoopbackServer, pychess_client: Client
+) -> None:
+    game_id, game = start_game(pychess, pychess_client, color="black", opponent=Manual())
+    events = pychess_client.events()
+    assert events.next_json()["type"] == "gameStart"
+    pychess.faults.restart_server(down_s=0.5)
+    assert events.next_json() == {"type": "terminated"}
+    assert events.ended.wait(3) and game.ended.wait(3)
+    with pytest.raises(requests.ConnectionError):
+        pychess_client.get("/api/account")
+    time.sleep(0.8)
+    full = pychess_client.game(game_id).next_json()
+    assert full["type"] == "gameFull" and full["initialFen"] == "None"
+    assert pychess_client.move(game_id, "e2e4").status_code == 200, "the game survived the restart"
