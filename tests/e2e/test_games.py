@@ -117,3 +117,14 @@ def test_the_final_move_never_arrives_on_pychess(
     saved = tmp_path / f"{game_id}.pgn"
     assert saved.exists(), "a PGN is saved for every finished game"
     assert "1-0" in saved.read_text()
+
+
+def test_a_game_the_opponent_never_starts_is_aborted(
+    server: LoopbackServer, tmp_path: Path, bots: list[BotThread]
+) -> None:
+    game_id = server.challenge(color="white", opponent=Manual())  # white never makes a first move
+    bots.append(BotThread(bot_config(server, tmp_path, time={"abort_unstarted_after_s": 1}), max_games=1).start())
+    game = server.wait_for_game_end(game_id, 20)
+    assert (game.status, game.moves, game.termination) == ("aborted", [], "bot aborted")
+    assert server.requests_to("abort", game_id)
+    assert bots[0].join(20) == 0
