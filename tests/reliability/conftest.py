@@ -1,0 +1,102 @@
+"""Fixtures for the fault-injection suite: the e2e harness (the real bot against the loopback server) with the
+bot's waits shortened (429 pause, retry and reconnect back-off, start-up retry window), an opponent that
+resigns after a few moves so games stay short, and a check that no game ever has two workers at once."""
+
+from __future__ import annotations
+
+import sys
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, Optional
+
+import pytest
+
+from bot.loopback import LoopbackServer, RandomMoves
+from bot.loopback.opponents import Position
+from tests.e2e.conftest import (  # noqa: F401 - fixtures re-exported for this folder
+    ENGINE,
+    KEEPALIVE_S,
+    TOKEN,
+    BotProcess,
+    BotThread,
+    assert_clean_game,
+    bot_config,
+    bots,
+    dialect,
+    lichess_server,
+    pychess_server,
+    server,
+)
+
+HERE = Path(__file__).resolve().parent
+#: the 429 pause the bot uses in these tests (60 s in production; Retry-After still wins when longer)
+PAUSE_S = 0.5
+
+pytestmark = pytest.mark.skipif(ENGINE is None, reason="no engine for the bot")
+
+
+@pytest.fixture(autouse=True)
+def short_waits(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The bot's production waits (60 s pauses, 1 s back-off doubling) scaled down for an in-process bot."""
+    monkeypatch.setattr("bot.server.RATE_LIMIT_PAUSE_S", PAUSE_S)
+    monkeypatch.setattr("bot.server.RETRY_BASE_S", 0.1)
+    monkeypatch.setattr("bot.server.RECONNECT_BASE_S", 0.1)
+    monkeypatch.setattr("bot.server.STARTUP_RETRY_S", 30.0)
+    monkeypatch.setattr("bot.server.STARTUP_MAX_DELAY_S", 0.5)
+
+
+class ResignAfter(RandomMoves):
+    """Random legal moves (seeded), then resigns at its ``moves``-th move: games end in seconds."""
+
+    def __init__(self, moves: int, seed: int = 0) -> None:
+        super().__init__(seed)
+        self.moves = moves
+
+    def choose(self, position: Position) -> Optional[str]:
+        if position.own_moves >= self.moves:
+            return "resign"
+        return super().choose(position)
+
+
+class WorkerWatch:
+    """Wraps ``bot.lobby.GameWorker``: records every worker started and any overlap for one game id."""
+
+    def __init__(self) -> None:
+        self.started: list[str] = []
+        self.duplicates: list[str] = []
+        self.live: dict[str, list[Any]] = {}
+        self.lock = threading.Lock()
+
+
+@pytest.fixture
+def workers(monkeypatch: pytest.MonkeyPatch) -> Iterator[WorkerWatch]:
+    import bot.lobby
+    from bot.game import GameWorker
+
+    watch = WorkerWatch()
+
+    class WatchedWorker(GameWorker):
+        def start(self) -> None:
+            with watch.lock:
+                alive = [w for w in watch.live.get(self.game_id, []) if w.thread.is_alive()]
+                if alive:
+                    watch.duplicates.append(self.game_id)
+                watch.live[self.game_id] = [*alive, self]
+                watch.started.append(self.game_id)
+            super().start()
+
+    monkeypatch.setattr(bot.lobby, "GameWorker", WatchedWorker)
+    yield watch
+    assert not watch.duplicates, f"two game workers at once for {watch.duplicates}"
+
+
+def faulty_engine(tmp_path: Path, **faults: Any) -> str:
+    """The command line of ``faulty_uci.py`` with its faults (see that file) set through arguments."""
+    args = " ".join(f"--{name.replace('_', '-')}={value}" for name, value in faults.items())
+    return f"{sys.executable} {HERE / 'faulty_uci.py'} {args}".strip()
+
+
+def in_window(server: LoopbackServer, endpoint: str, start: float, end: float) -> list[Any]:
+    """Requests to ``endpoint`` that arrived in [start, end) (wall-clock seconds)."""
+    return [r for r in server.requests_to(endpoint) if start <= r.started_at < end]
