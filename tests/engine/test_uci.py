@@ -282,3 +282,24 @@ def test_clock_of_the_wrong_side_only_still_limits_the_search() -> None:
     out = run_commands("position startpos moves e2e4", "go wtime 500")
     assert time.monotonic() - start < 2.0
     assert out[-1].startswith("bestmove ")
+
+
+def test_chess960_and_standard_chess_positions_give_legal_moves() -> None:
+    fen = "qbbrnkrn/pppppppp/8/8/8/8/PPPPPPPP/QBBRNKRN[HEhe] w ABCDEFGHabcdefgh - 0 1"
+    out = run_commands("setoption name UCI_Chess960 value true", f"position fen {fen} moves g2g3 g7g6",
+                       "go depth 3")
+    board = Board(fen, chess960=True)
+    board.push_uci("g2g3")
+    board.push_uci("g7g6")
+    board.parse_uci(out[-1].split()[1])
+    out = run_commands("setoption name UCI_Variant value chess", "position startpos moves e2e4", "go nodes 500")
+    board = Board(variant="chess")
+    board.push_uci("e2e4")
+    board.parse_uci(out[-1].split()[1])
+
+
+def test_main_runs_a_command_from_the_arguments(capsys: pytest.CaptureFixture[str]) -> None:
+    from engine.uci import main
+
+    assert main(["bench", "1"]) == 0
+    assert "Nodes searched" in capsys.readouterr().out
