@@ -1,0 +1,173 @@
+"""Fault 2: HTTP 429 on accept, move and chat; 500/502/503 on every endpoint the bot calls; connection refused
+at start-up and mid-game -> the bot waits as the server asks (Retry-After), retries, and never has more than one
+request to an endpoint in flight while it is limited. Both dialects."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+import requests
+
+from bot.config import ServerSettings
+from bot.loopback import LoopbackServer, Scripted
+from bot.server import Server, ServerError
+from tests.reliability.conftest import (
+    PAUSE_S,
+    BotThread,
+    ResignAfter,
+    WorkerWatch,
+    assert_clean_game,
+    bot_config,
+    in_window,
+)
+
+RETRY_AFTER_S = 2
+
+
+#: a request another thread sent before the bot had read the 429 answer may still arrive just after it
+IN_TRANSIT_S = 0.3
+
+
+def assert_waited_out(server: LoopbackServer, endpoint: str) -> None:
+    """After each 429 to ``endpoint``: nothing reached it for Retry-After seconds, then exactly one request
+    (the probe) was in flight, and it was answered."""
+    records = server.requests_to(endpoint)
+    limited = [r for r in records if r.status == 429]
+    assert limited, f"no 429 was injected on {endpoint}"
+    for record in limited:
+        during = in_window(server, endpoint, record.at + IN_TRANSIT_S, record.at + RETRY_AFTER_S - 0.1)
+        assert not during, f"{endpoint}: {len(during)} request(s) during the Retry-After pause"
+        after = [r for r in records if r.started_at >= record.at + RETRY_AFTER_S - 0.1]
+        assert after, f"{endpoint}: never retried after the pause"
+        assert after[0].in_flight == 1, f"{endpoint}: the probe after a pause was not alone"
+
+
+def test_429_on_accept_move_and_chat_is_waited_out_with_one_request_in_flight(
+    server: LoopbackServer, tmp_path: Path, bots: list[BotThread]
+) -> None:
+    # two games at once, so two game threads compete for the move endpoint while it is paused
+    ids = [server.challenge(challenger=name, color="white", clock=(120, 1),
+                            opponent=Scripted(["e2e4", "g1f3", "d2d4", "b1c3"], then="resign"))
+           for name in ("Alice", "Bob")]
+    server.faults.fail("accept", 429, times=1, retry_after_s=RETRY_AFTER_S)
+    server.faults.fail("chat", 429, times=1, retry_after_s=RETRY_AFTER_S)
+    config = bot_config(server, tmp_path, challenge={"concurrency": 2},
+                        greeting={"hello": "Hello {opponent}", "goodbye": "Thanks"})
+    bots.append(BotThread(config, max_games=2).start())
+    server.wait_for_plies(ids[0], 2, 30)
+    server.wait_for_plies(ids[1], 2, 30)
+    server.faults.fail("move", 429, times=1, retry_after_s=RETRY_AFTER_S)
+    games = [server.wait_for_game_end(game_id, 60) for game_id in ids]
+    for game in games:
+        assert_clean_game(game)
+        assert game.status == "resign", "no one lost on time while the move endpoint was paused"
+    for endpoint in ("accept", "move"):
+        assert_waited_out(server, endpoint)
+    # chat replies are skipped rather than waited for (the game must not stop playing for a greeting)
+    chat_429 = [r for r in server.requests_to("chat") if r.status == 429][0]
+    assert not in_window(server, "chat", chat_429.at + IN_TRANSIT_S, chat_429.at + RETRY_AFTER_S - 0.1)
+    assert all(r.in_flight == 1 for r in server.requests_to("chat"))
+    assert bots[0].join(20) == 0
+
+
+# per endpoint, the failures injected in a row: each retried call sees them, then the real answer
+FIVE_XX: dict[str, list[int]] = {
+    "account": [500, 502, 503],
+    "stream_event": [500, 502, 503],
+    "accept": [500, 502, 503],
+    "decline": [503, 502, 500],
+    "stream_game": [500, 502, 503],
+    "move": [502, 503, 500],
+    "chat": [500, 502, 503],  # one per call (hello, !help reply, goodbye; chat tries twice): injected later
+    "abort": [503, 500],  # then the server's own 400 (too late to abort): the bot resigns
+    "resign": [502, 503],
+}
+
+
+def test_500_502_503_on_every_endpoint_are_retried_until_the_game_is_played(
+    server: LoopbackServer, tmp_path: Path, bots: list[BotThread], workers: WorkerWatch
+) -> None:
+    faults: list[Any] = []
+    for endpoint, statuses in FIVE_XX.items():
+        for status in statuses[:1] if endpoint == "chat" else statuses:
+            faults.append(server.faults.fail(endpoint, status, times=1))
+    game_id = server.challenge(color="white", clock=(120, 1), opponent=Scripted(["e2e4", "g1f3", "wait"]))
+    config = bot_config(server, tmp_path, greeting={"hello": "hi", "goodbye": "bye"})
+    bots.append(BotThread(config).start())
+    server.wait_for_plies(game_id, 4, 30)
+    faults.append(server.faults.fail("chat", 502, times=1))
+    server.send_chat(game_id, "!help")
+    server.wait_for(lambda: [c for c in server.game(game_id).chat if c.by == "bot" and "!eval" in c.text] or None,
+                    10, "the !help reply")
+    faults.append(server.faults.fail("chat", 503, times=1))  # for the goodbye
+    declined = server.challenge(challenger="Late", clock=(60, 0))  # busy: declined 'later'
+    assert server.wait_for_answer(declined, 15).reason == "later"
+    assert bots[0].stop(30) == 0  # abort: too late for it (400 after the 5xx), so the bot resigns
+    game = server.game(game_id)
+    assert game.over and game.status == "resign" and game.winner is not game.bot_color
+    for fault in faults:
+        assert fault.hits == 1, f"{fault.endpoint} {fault.status} was never hit"
+    for endpoint, statuses in FIVE_XX.items():
+        answered = [r.status for r in server.requests_to(endpoint)]
+        position = 0
+        for status in statuses:  # the injected errors came in order, each followed by a retry
+            position = answered.index(status, position) + 1
+        final = 400 if endpoint == "abort" else 200  # the server's real answer after the injected errors
+        assert final in answered[position:], f"{endpoint}: no retry got the real answer: {answered}"
+    assert (tmp_path / f"{game_id}.pgn").exists()
+
+
+def test_connection_refused_at_start_up_and_mid_game(
+    server: LoopbackServer, tmp_path: Path, bots: list[BotThread], workers: WorkerWatch
+) -> None:
+    server.faults.refuse_connections(3)
+    started = time.monotonic()
+    bots.append(BotThread(bot_config(server, tmp_path), max_games=1).start())
+    server.wait_for(lambda: server.event_stream_connections or None, 20, "the bot to connect")
+    assert time.monotonic() - started >= 2.5, "the bot got through while the server refused connections"
+    game_id = server.challenge(color="white", clock=(120, 1), opponent=Scripted(["e2e4", "g1f3", "wait"]))
+    server.wait_for_plies(game_id, 4, 30)
+    connections = server.game(game_id).stream_connections
+    server.faults.refuse_connections(3)  # as a restarting server: streams cut, new connections refused
+    server.set_opponent(game_id, ResignAfter(8, seed=3))
+    game = server.wait_for_game_end(game_id, 60)
+    assert_clean_game(game)
+    assert game.status == "resign" and game.stream_connections > connections
+    assert bots[0].join(20) == 0
+
+
+def test_thirty_seconds_of_refused_connections_at_start_up_are_waited_out_with_default_settings() -> None:
+    """Injected time: the production settings (back-off 1 s doubling to 15 s, 300 s window) ride out a 30 s
+    outage; a token the server rejects still fails at once."""
+    now = [0.0]
+
+    class Refusing(requests.Session):
+        def request(self, method: Any, url: Any, *args: Any, **kwargs: Any) -> requests.Response:
+            if now[0] < 30.0:
+                raise requests.ConnectionError("connection refused")
+            response = requests.Response()
+            response.status_code = 200
+            response._content = b'{"id": "bot", "username": "Bot", "title": "BOT"}'
+            return response
+
+    def wait(seconds: float) -> bool:
+        now[0] += seconds
+        return False
+
+    import bot.server
+
+    server = Server(ServerSettings(url="http://127.0.0.1:9", dialect="pychess"), "t", session=Refusing(),
+                    monotonic=lambda: now[0], wait=wait)
+    # the suite's autouse fixture shortened the module constants; use the production values here
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(bot.server, "RETRY_BASE_S", 1.0)
+        patch.setattr(bot.server, "STARTUP_MAX_DELAY_S", 15.0)
+        account = server.fetch_account(retry_for_s=300.0)
+    assert account.username == "Bot" and 30.0 <= now[0] <= 50.0
+    now[0] = 0.0
+    with pytest.raises(ServerError):
+        server.fetch_account(retry_for_s=10.0)  # shorter than the outage: gives up, exit code 1
+    assert 10.0 <= now[0] < 30.0
