@@ -194,15 +194,7 @@ def hand_score(hand: list[int], gates: int) -> int:
     return score
 
 
-# King safety, middlegame only. Tropism: a piece near the enemy king is worth more the closer it stands
-# (S-chess pieces with knight jumps make a crowd around the king deadly). Indexed [signed piece][distance].
-TROPISM_WEIGHT = (0, 0, 3, 2, 2, 5, 0, 5, 5)
-_TROPISM = [[0] * 8 for _ in range(17)]
-for _t in range(1, 9):
-    for _d in range(8):
-        _TROPISM[_t][_d] = TROPISM_WEIGHT[_t] * max(0, 5 - _d) * 2
-        _TROPISM[-_t][_d] = -_TROPISM[_t][_d]
-DISTANCE = [[max(abs((a & 7) - (b & 7)), abs((a >> 3) - (b >> 3))) for b in range(64)] for a in range(64)]
+# King safety, middlegame only: the pawn shield of a castled king (a king-tropism term was tried and lost).
 SHIELD_NEAR = 14  # own pawn straight or diagonally in front of the king
 SHIELD_FAR = 7  # two ranks in front
 OPEN_KING_FILE = 18  # no own pawn on the king's file (or a file next to it) in front of the king
@@ -232,7 +224,7 @@ def _shield(squares: list[int], king: int, sign: int) -> int:
 
 
 def king_safety(pos: Position) -> int:
-    """Middlegame king safety from white's view: tropism of the attackers and the pawn shields."""
+    """Middlegame king safety from white's view: the two pawn shields."""
     squares = pos.squares
     white_king, black_king = pos.king_sq
     return _shield(squares, white_king, 1) - _shield(squares, black_king, -1)

@@ -64,7 +64,6 @@ for _d in range(1, 64):
 FUTILITY_MARGIN = (0, 150, 300, 450)
 REVERSE_FUTILITY_MARGIN = 110
 LATE_MOVE_COUNT = (0, 6, 10, 16)  # quiet moves searched at depth 1..3 before the rest are skipped
-NON_PAWN = frozenset((KNIGHT, BISHOP, ROOK, QUEEN, HAWK, ELEPHANT))
 
 # Squares from which a piece could be pinned to a king on a square (the king's queen rays).
 _ALIGNED = [0] * 64
@@ -159,10 +158,6 @@ class SearchResult:
 
 
 InfoCallback = Callable[[Dict[str, Any]], None]
-
-
-def _popcount(x: int) -> int:
-    return bin(x).count("1")
 
 
 class Searcher:

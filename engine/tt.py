@@ -37,8 +37,5 @@ class TranspositionTable:
         if len(self.table) >= self.capacity:
             self.table.clear()
 
-    def full(self) -> bool:
-        return len(self.table) >= self.capacity
-
     def permille(self) -> int:
         return min(1000, len(self.table) * 1000 // self.capacity)
