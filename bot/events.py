@@ -382,9 +382,9 @@ def normalise_lobby_line(line: str | bytes, dialect: Dialect) -> LobbyEvent:
 
 def parse_game_state(data: dict[str, Any], dialect: Dialect) -> GameState:
     """A ``gameState`` object. Clocks in ms in both dialects; increments in seconds on pychess."""
-    moves = data.get("moves", "")
-    if not isinstance(moves, str):
-        raise MalformedLine("gameState.moves is not a string")
+    moves = data.get("moves")
+    if not isinstance(moves, str):  # a missing list must not read as "no moves" (a takeback to the start)
+        raise MalformedLine("gameState.moves is missing or not a string")
     increment_scale = 1000 if dialect == "pychess" else 1
     winner = data.get("winner")
     return GameState(
