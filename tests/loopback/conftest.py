@@ -48,7 +48,8 @@ class LineReader:
 
     def next_json(self, timeout: float = 5.0) -> dict[str, Any]:
         """The next non-keep-alive line, parsed."""
-        return json.loads(self.next_line(timeout))
+        data: dict[str, Any] = json.loads(self.next_line(timeout))
+        return data
 
     def close(self) -> None:
         """Close the connection from the client side (shut the socket first: the reader thread is blocked)."""
