@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .movecodes import BACK_RANK_MASK, GATE_TYPES
+from .movecodes import BACK_RANK_MASK, GATE_TYPES, PositionState
 from .tables import (
     BETWEEN,
     ELEPHANT,
@@ -40,25 +40,8 @@ def fen_error(fen: str, reason: str) -> ValueError:
     return ValueError(f"invalid FEN {fen!r}: {reason}")
 
 
-class FenCodec:
+class FenCodec(PositionState):
     """Loads and prints FENs for a Position."""
-
-    variant: str
-    chess960: bool
-    squares: list[int]
-    side: int
-    king_sq: list[int]
-    hand: list[int]
-    gates: int
-    castling: int
-    ep: int
-    halfmove: int
-    start_ply: int
-    ply: int
-    hash: int
-    stack: list[tuple[int, int, int, int, int, int, int]]
-    _castle_info: dict[int, tuple[int, int, int, int]]
-    _castle_clear: list[int]
 
     if TYPE_CHECKING:
 

@@ -30,3 +30,27 @@ GATE_TYPES = (HAWK, ELEPHANT)
 def encode(frm: int, to: int, piece: int = 0, flag: int = NORMAL) -> int:
     """Pack a move into its int code."""
     return frm | to << 6 | piece << 12 | flag << 16
+
+
+class PositionState:
+    """The fields of a position, declared once for the mixins that make up :class:`engine.position.Position`
+    (FEN codec, move generator): ``squares`` 64 signed piece codes, ``side`` 1 white / -1 black, ``king_sq``
+    [white, black], ``hand`` 17 slots indexed by signed piece code, ``gates`` and ``castling`` square
+    bitmasks, ``ep`` en passant square or -1, ``stack`` undo records (entry 6: the hash before the move)."""
+
+    variant: str
+    chess960: bool
+    squares: list[int]
+    side: int
+    king_sq: list[int]
+    hand: list[int]
+    gates: int
+    castling: int
+    ep: int
+    halfmove: int
+    start_ply: int
+    ply: int
+    hash: int
+    stack: list[tuple[int, int, int, int, int, int, int]]
+    _castle_info: dict[int, tuple[int, int, int, int]]
+    _castle_clear: list[int]

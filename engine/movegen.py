@@ -19,6 +19,7 @@ from .movecodes import (
     GATE_TYPES,
     NORMAL,
     PROMOTION,
+    PositionState,
 )
 from .tables import (
     BETWEEN,
@@ -59,26 +60,8 @@ _PROMOTIONS = {
 }
 
 
-class MoveGenerator:
+class MoveGenerator(PositionState):
     """Attack tests and legal move generation over the state of a Position."""
-
-    # State kept by engine.position.Position (declared here for the type checker).
-    variant: str
-    chess960: bool
-    squares: list[int]
-    side: int
-    king_sq: list[int]
-    hand: list[int]
-    gates: int
-    castling: int
-    ep: int
-    halfmove: int
-    start_ply: int
-    ply: int
-    hash: int
-    stack: list[tuple[int, int, int, int, int, int, int]]
-    _castle_info: dict[int, tuple[int, int, int, int]]
-    _castle_clear: list[int]
 
     def is_attacked(self, sq: int, by_side: int) -> bool:
         """True if a piece of ``by_side`` (1 white, -1 black) attacks ``sq`` on the current board."""
