@@ -378,7 +378,13 @@ class UciEngine:
         return EngineCrashed(message)
 
     def _death_message(self) -> str:
-        code = self._process.poll() if self._process is not None else None
+        process = self._process
+        code = None
+        if process is not None:
+            try:  # its output ended: give the OS a moment to report how it died (``-9`` = killed)
+                code = process.wait(timeout=1.0)
+            except subprocess.TimeoutExpired:
+                code = process.poll()
         return f"engine process exited (code {code})"
 
     def _send(self, command: str) -> None:

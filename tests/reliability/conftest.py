@@ -97,6 +97,6 @@ def faulty_engine(tmp_path: Path, **faults: Any) -> str:
     return f"{sys.executable} {HERE / 'faulty_uci.py'} {args}".strip()
 
 
-def in_window(server: LoopbackServer, endpoint: str, start: float, end: float) -> list[Any]:
+def in_window(loopback: LoopbackServer, endpoint: str, start: float, end: float) -> list[Any]:
     """Requests to ``endpoint`` that arrived in [start, end) (wall-clock seconds)."""
-    return [r for r in server.requests_to(endpoint) if start <= r.started_at < end]
+    return [r for r in loopback.requests_to(endpoint) if start <= r.started_at < end]

@@ -15,7 +15,6 @@ from bot.config import ServerSettings
 from bot.loopback import LoopbackServer, Scripted
 from bot.server import Server, ServerError
 from tests.reliability.conftest import (
-    PAUSE_S,
     BotThread,
     ResignAfter,
     WorkerWatch,
