@@ -1,0 +1,103 @@
+"""Faults 5-7: SIGTERM during games (finish or abort per config, PGNs written, exit 0); clock pressure (1 s + 0
+and 0.3 s + 0.1 s left, with network delay) never loses on time; a flood of 200 challenges is decided in order,
+never beyond the concurrency, and every declined challenge is answered. Both dialects."""
+
+from __future__ import annotations
+
+import signal
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bot.loopback import LoopbackServer, Scripted
+from tests.reliability.conftest import (
+    BotProcess,
+    BotThread,
+    ResignAfter,
+    WorkerWatch,
+    assert_clean_game,
+    bot_config,
+)
+
+
+@pytest.mark.parametrize("mode", ["finish", "abort"])
+def test_sigterm_during_games_finishes_or_aborts_them_writes_the_pgns_and_exits_0(
+    server: LoopbackServer, tmp_path: Path, mode: str
+) -> None:
+    ids = [server.challenge(challenger=name, color="white", clock=(120, 1),
+                            opponent=Scripted(["e2e4", "g1f3", "wait"])) for name in ("Alice", "Bob")]
+    config = bot_config(server, tmp_path, challenge={"concurrency": 2}, shutdown={"on_signal": mode})
+    bot = BotProcess(config, tmp_path).start()
+    try:
+        for game_id in ids:
+            server.wait_for_plies(game_id, 4, 30)
+        assert bot.process is not None
+        bot.process.send_signal(signal.SIGTERM)
+        late = server.challenge(challenger="Late", clock=(60, 0))
+        assert server.wait_for_answer(late, 15).reason == "later", "no new games once stopping"
+        if mode == "finish":
+            for game_id in ids:
+                server.set_opponent(game_id, ResignAfter(6, seed=6))
+        assert bot.wait(60) == 0, bot.logs()
+    finally:
+        bot.stop()
+    for game_id in ids:
+        game = server.game(game_id)
+        assert game.over
+        if mode == "finish":
+            assert_clean_game(game)
+            assert game.status == "resign" and game.winner is game.bot_color, "played to the end and won"
+        else:
+            assert game.status == "resign" and game.winner is not game.bot_color, "too late to abort: resigned"
+        pgn = (tmp_path / f"{game_id}.pgn").read_text()
+        # the bot is black; pychess's gameEnd does not say who won a resigned game, so the bot writes '*'
+        expected = ['[Result "0-1"]'] if mode == "finish" else ['[Result "1-0"]']
+        if mode == "finish" and server.dialect == "pychess":
+            expected.append('[Result "*"]')
+        assert any(result in pgn for result in expected), pgn
+    assert "received SIGTERM" in bot.logs()
+
+
+@pytest.mark.parametrize(("clock", "left_ms"), [((60, 0), 1000), ((60, 0.1), 300)], ids=["1+0", "0.3+0.1"])
+def test_the_bot_never_loses_on_time_under_clock_pressure_with_network_delay(
+    server: LoopbackServer, tmp_path: Path, bots: list[BotThread], clock: Any, left_ms: int
+) -> None:
+    server.faults.delay_s = 0.02  # before every answer and every streamed line
+    game_id = server.challenge(color="white", clock=clock, opponent=Scripted(["e2e4", "g1f3", "wait"]))
+    # the shipped time settings (300 ms move overhead) and an engine with no depth limit: time management only
+    config = bot_config(server, tmp_path, engine={"limits": {"depth": None}}, time={"move_overhead_ms": 300})
+    bots.append(BotThread(config, max_games=1).start())
+    game = server.wait_for_plies(game_id, 4, 30)
+    server.set_clock(game_id, game.bot_color, left_ms)
+    server.set_opponent(game_id, ResignAfter(12, seed=7))
+    game = server.wait_for_game_end(game_id, 60)
+    assert_clean_game(game)
+    assert game.status != "outoftime", game.termination
+    assert game.status in ("resign", "mate", "stalemate", "draw"), f"{game.status}: {game.termination}"
+    assert len(game.bot_moves()) >= 5, "several moves played on the short clock"
+    flagged = [r for r in game.move_log if r.by == "bot" and r.remaining_ms is not None and r.remaining_ms <= 0]
+    assert not flagged
+    assert bots[0].join(20) == 0
+
+
+def test_a_flood_of_200_challenges_is_decided_in_order_within_the_concurrency(
+    server: LoopbackServer, tmp_path: Path, bots: list[BotThread], workers: WorkerWatch
+) -> None:
+    config = bot_config(server, tmp_path, challenge={"concurrency": 2})
+    bots.append(BotThread(config).start())
+    server.wait_for(lambda: server.event_stream_connections or None, 10, "the bot to connect")
+    server.faults.fail("decline", 429, times=1, retry_after_s=1)  # a rate limit in the middle of it
+    ids = server.flood_challenges(200, clock=(60, 1), opponent=ResignAfter(3, seed=8))
+    answers = [server.wait_for_answer(challenge_id, 60) for challenge_id in ids]
+    accepted = [challenge_id for challenge_id, answer in zip(ids, answers) if answer.accepted]
+    assert accepted == ids[:2], "the first two are accepted, the rest find no room"
+    assert all(answer.reason == "later" for answer in answers[2:]), "every declined one got its answer"
+    times = [answer.at for answer in answers]
+    assert times == sorted(times), "decided in the order they came"
+    assert all(r.in_flight == 1 for r in server.requests_to("decline")), "one decline in flight at a time"
+    assert len([r for r in server.requests_to("decline") if r.status == 429]) == 1
+    for game_id in accepted:
+        assert_clean_game(server.wait_for_game_end(game_id, 60))
+    assert sorted(set(workers.started)) == sorted(accepted), "no game beyond the concurrency"
+    assert bots[0].stop(20) == 0
