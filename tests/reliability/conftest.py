@@ -29,6 +29,10 @@ from tests.e2e.conftest import (  # noqa: F401 - fixtures re-exported for this f
     server,
 )
 
+__all__ = ["ENGINE", "KEEPALIVE_S", "TOKEN", "BotProcess", "BotThread", "assert_clean_game", "bot_config", "bots",
+           "dialect", "lichess_server", "pychess_server", "server", "PAUSE_S", "ResignAfter", "WorkerWatch",
+           "faulty_engine", "in_window"]
+
 HERE = Path(__file__).resolve().parent
 #: the 429 pause the bot uses in these tests (60 s in production; Retry-After still wins when longer)
 PAUSE_S = 0.5
