@@ -187,8 +187,9 @@ def test_pieces_in_hand_are_worthless_without_gates() -> None:
     assert evaluate_position(with_gate) - evaluate_position(without_gate) > 600
 
 
-def test_incremental_scores_match_a_fresh_count() -> None:
-    rng = random.Random(5)
+@pytest.mark.parametrize("seed", range(5))
+def test_incremental_scores_match_a_fresh_count(seed: int) -> None:
+    rng = random.Random(seed)
     for variant in ("seirawan", "chess"):
         board = Board(variant=variant)
         mg, eg, phase = initial_scores(board)
