@@ -109,7 +109,9 @@ _rng = random.Random(0x5C4E55)
 
 
 def _key() -> int:
-    return _rng.getrandbits(64)
+    # 63 bits, not 64: XORs of these stay below 2**63, where PyPy keeps ints unboxed (a 64-bit key would
+    # make every hash update a heap-allocated big integer under PyPy).
+    return _rng.getrandbits(63)
 
 
 ZOBRIST_PIECE = [[0] * 64 for _ in range(17)]

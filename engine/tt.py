@@ -11,12 +11,12 @@ EXACT, LOWER, UPPER = 0, 1, 2
 # Rough memory of one entry in CPython: dict slot + int key + 4-tuple + small ints.
 BYTES_PER_ENTRY = 200
 GATE_MIX = 0x9E3779B97F4A7C15
-MASK64 = 0xFFFFFFFFFFFFFFFF
+MASK63 = (1 << 63) - 1  # keys stay below 2**63 so PyPy keeps them unboxed (see engine.tables)
 
 
 def tt_key(position_hash: int, gates: int) -> int:
     """The table key: the position's Zobrist hash (which leaves gates out) with the gates mixed in."""
-    return position_hash ^ (gates * GATE_MIX & MASK64)
+    return position_hash ^ (gates * GATE_MIX & MASK63)
 
 
 class TranspositionTable:
