@@ -92,7 +92,7 @@ for _t in range(1, 9):
 
 # King tropism (middlegame part of the accumulated score): a piece near the enemy king is worth a little more,
 # up to 4 cp per weight unit next to it, nothing from distance 4 on. Kept incrementally with the tables.
-TROPISM_WEIGHT = (0, 0, 2, 1, 2, 4, 0, 4, 4)
+TROPISM_WEIGHT = (0, 0, 3, 2, 3, 6, 0, 6, 6)
 DISTANCE = [[max(abs((a & 7) - (b & 7)), abs((a >> 3) - (b >> 3))) for b in range(64)] for a in range(64)]
 TROPISM = [[0] * 8 for _ in range(17)]  # [signed piece][distance], white's view
 for _t in range(1, 9):
