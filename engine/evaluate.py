@@ -90,34 +90,6 @@ for _t in range(1, 9):
     PHASE_OF[_t] = PHASE_OF[-_t] = PHASE_WEIGHT[_t]
 
 
-# King tropism (middlegame part of the accumulated score): a piece near the enemy king is worth a little more,
-# up to 4 cp per weight unit next to it, nothing from distance 4 on. Kept incrementally with the tables.
-TROPISM_WEIGHT = (0, 0, 3, 2, 3, 6, 0, 6, 6)
-DISTANCE = [[max(abs((a & 7) - (b & 7)), abs((a >> 3) - (b >> 3))) for b in range(64)] for a in range(64)]
-TROPISM = [[0] * 8 for _ in range(17)]  # [signed piece][distance], white's view
-for _t in range(1, 9):
-    for _d in range(8):
-        TROPISM[_t][_d] = TROPISM_WEIGHT[_t] * max(0, 4 - _d)
-        TROPISM[-_t][_d] = -TROPISM[_t][_d]
-
-
-def _tropism_towards(squares: list[int], king: int, sign: int, skip: int) -> int:
-    """Tropism of the pieces of colour ``sign`` toward ``king`` (white's view), leaving out square ``skip``."""
-    distance = DISTANCE[king]
-    total = 0
-    for sq in range(64):
-        p = squares[sq]
-        if p * sign > 0 and sq != skip:
-            total += TROPISM[p][distance[sq]]
-    return total
-
-
-def tropism_total(pos: Position) -> int:
-    white_king, black_king = pos.king_sq
-    return (_tropism_towards(pos.squares, black_king, 1, -1)
-            + _tropism_towards(pos.squares, white_king, -1, -1))
-
-
 def initial_scores(pos: Position) -> tuple[int, int, int]:
     """(mg, eg, phase) of a position from scratch; the search then updates them with ``move_delta``."""
     mg = eg = phase = 0
@@ -128,7 +100,7 @@ def initial_scores(pos: Position) -> tuple[int, int, int]:
             phase += PHASE_OF[p]
     for code in (HAWK, ELEPHANT, -HAWK, -ELEPHANT):
         phase += PHASE_OF[code] * pos.hand[code]
-    return mg + tropism_total(pos), eg, phase
+    return mg, eg, phase
 
 
 def move_delta(pos: Position, code: int) -> tuple[int, int, int]:
@@ -140,13 +112,6 @@ def move_delta(pos: Position, code: int) -> tuple[int, int, int]:
     piece = squares[frm]
     pmg = PST_MG[piece]
     peg = PST_EG[piece]
-    if piece > 0:
-        sign = 1
-        own_king, enemy_king = pos.king_sq
-    else:
-        sign = -1
-        enemy_king, own_king = pos.king_sq
-    near_enemy = DISTANCE[enemy_king]
     if flag < EN_PASSANT:  # normal or double push
         captured = squares[to]
         dmg = pmg[to] - pmg[frm]
@@ -156,32 +121,24 @@ def move_delta(pos: Position, code: int) -> tuple[int, int, int]:
             dmg -= PST_MG[captured][to]
             deg -= PST_EG[captured][to]
             dphase = -PHASE_OF[captured]
-        if piece == KING or piece == -KING:
-            # The enemy pieces' distances to this king all change (a captured one drops out).
-            dmg += _tropism_towards(squares, to, -sign, to) - _tropism_towards(squares, frm, -sign, -1)
-        else:
-            trop = TROPISM[piece]
-            dmg += trop[near_enemy[to]] - trop[near_enemy[frm]]
-            if captured:
-                dmg -= TROPISM[captured][DISTANCE[own_king][to]]
         gate = code >> 12 & 15
         if gate:
-            gated = gate * sign
-            dmg += PST_MG[gated][frm] + TROPISM[gated][near_enemy[frm]]
+            gated = gate if piece > 0 else -gate
+            dmg += PST_MG[gated][frm]
             deg += PST_EG[gated][frm]
         return dmg, deg, dphase
     if flag == PROMOTION:
         captured = squares[to]
-        new = (code >> 12 & 15) * sign
-        dmg = PST_MG[new][to] - pmg[frm] + TROPISM[new][near_enemy[to]]
+        new = (code >> 12 & 15) * (1 if piece > 0 else -1)
+        dmg = PST_MG[new][to] - pmg[frm]
         deg = PST_EG[new][to] - peg[frm]
         dphase = PHASE_OF[new]
         if captured:
-            dmg -= PST_MG[captured][to] + TROPISM[captured][DISTANCE[own_king][to]]
+            dmg -= PST_MG[captured][to]
             deg -= PST_EG[captured][to]
             dphase -= PHASE_OF[captured]
         return dmg, deg, dphase
-    if flag == EN_PASSANT:  # pawns have no tropism
+    if flag == EN_PASSANT:
         victim = to - 8 if piece > 0 else to + 8
         return (pmg[to] - pmg[frm] - PST_MG[-piece][victim], peg[to] - peg[frm] - PST_EG[-piece][victim],
                 0)
@@ -190,13 +147,11 @@ def move_delta(pos: Position, code: int) -> tuple[int, int, int]:
     rook = squares[to]
     dmg = pmg[king_to] - pmg[frm] + PST_MG[rook][rook_to] - PST_MG[rook][to]
     deg = peg[king_to] - peg[frm] + PST_EG[rook][rook_to] - PST_EG[rook][to]
-    dmg += _tropism_towards(squares, king_to, -sign, -1) - _tropism_towards(squares, frm, -sign, -1)
-    dmg += TROPISM[rook][near_enemy[rook_to]] - TROPISM[rook][near_enemy[to]]
     gate = code >> 12 & 15
     if gate:
-        gated = gate * sign
+        gated = gate if piece > 0 else -gate
         gate_sq = to if flag == CASTLE_ROOK_GATE else frm
-        dmg += PST_MG[gated][gate_sq] + TROPISM[gated][near_enemy[gate_sq]]
+        dmg += PST_MG[gated][gate_sq]
         deg += PST_EG[gated][gate_sq]
     assert flag in (CASTLE, CASTLE_ROOK_GATE)
     return dmg, deg, 0
