@@ -25,12 +25,15 @@ from .tables import (
     BETWEEN,
     BISHOP,
     BISHOP_RAYS,
+    DIAGONAL_SLIDERS,
     ELEPHANT,
     HAWK,
     KING,
     KING_TARGETS,
     KNIGHT,
     KNIGHT_TARGETS,
+    LEAPERS,
+    ORTHOGONAL_SLIDERS,
     PAWN,
     PAWN_ATTACKERS_BLACK,
     PAWN_ATTACKERS_WHITE,
@@ -44,10 +47,15 @@ from .tables import (
     squares_of,
 )
 
+
 # Signed codes of the attackers of a white (index 0) or black (index 1) king, by kind of attack.
-_ORTHO_ENEMY = (frozenset((-ROOK, -QUEEN, -ELEPHANT)), frozenset((ROOK, QUEEN, ELEPHANT)))
-_DIAG_ENEMY = (frozenset((-BISHOP, -QUEEN, -HAWK)), frozenset((BISHOP, QUEEN, HAWK)))
-_LEAP_ENEMY = (frozenset((-KNIGHT, -HAWK, -ELEPHANT)), frozenset((KNIGHT, HAWK, ELEPHANT)))
+def _by_defender(types: tuple[int, ...]) -> tuple[frozenset[int], frozenset[int]]:
+    return frozenset(-t for t in types), frozenset(types)
+
+
+_ORTHO_ENEMY = _by_defender(ORTHOGONAL_SLIDERS)
+_DIAG_ENEMY = _by_defender(DIAGONAL_SLIDERS)
+_LEAP_ENEMY = _by_defender(LEAPERS)
 # Squares holding enemy pawns that attack a square: for a white king look for black pawns, and vice versa.
 _PAWN_ATTACK_FROM = (PAWN_ATTACKERS_BLACK, PAWN_ATTACKERS_WHITE)
 # Per piece type: the leaper targets and slider rays it moves with (None where it has none). Pawns and the
@@ -283,5 +291,3 @@ class MoveGenerator(PositionState):
                     for g in gate_types:
                         append(ksq | rook_sq << 6 | g << 12 | CASTLE_ROOK_GATE << 16)
 
-    def has_legal_move(self) -> bool:
-        return bool(self.generate_legal())

@@ -18,12 +18,15 @@ from .position import CASTLE, CASTLE_ROOK_GATE, EN_PASSANT, PROMOTION, Position
 from .tables import (
     BISHOP,
     BISHOP_RAYS,
+    DIAGONAL_SLIDERS,
     ELEPHANT,
     HAWK,
     KING,
     KING_TARGETS,
     KNIGHT,
     KNIGHT_TARGETS,
+    LEAPERS,
+    ORTHOGONAL_SLIDERS,
     PAWN,
     PAWN_ATTACKERS_BLACK,
     PAWN_ATTACKERS_WHITE,
@@ -82,11 +85,11 @@ for _sq in range(64):
 _ORTHO_SLIDER = [False] * 17
 _DIAG_SLIDER = [False] * 17
 _LEAPER = [False] * 17
-for _t in (ROOK, QUEEN, ELEPHANT):
+for _t in ORTHOGONAL_SLIDERS:
     _ORTHO_SLIDER[_t] = _ORTHO_SLIDER[-_t] = True
-for _t in (BISHOP, QUEEN, HAWK):
+for _t in DIAGONAL_SLIDERS:
     _DIAG_SLIDER[_t] = _DIAG_SLIDER[-_t] = True
-for _t in (KNIGHT, HAWK, ELEPHANT):
+for _t in LEAPERS:
     _LEAPER[_t] = _LEAPER[-_t] = True
 
 

@@ -124,7 +124,6 @@ ZOBRIST_EP = [_key() for _ in range(64)]
 ZOBRIST_HAND = [[0] * 16 for _ in range(17)]
 for _code in (HAWK, ELEPHANT, -HAWK, -ELEPHANT):
     ZOBRIST_HAND[_code] = [0] + [_key() for _ in range(15)]
-ZOBRIST_GATE = [_key() for _ in range(64)]
 
 
 def mask_hash(mask: int, keys: list[int]) -> int:
