@@ -72,6 +72,7 @@ class TimeSettings:
     move_overhead_ms: int = 300
     correspondence_move_s: int = 60
     abort_unstarted_after_s: int = 60
+    give_up_after_s: int = 300
 
 
 @dataclass(frozen=True)
@@ -460,6 +461,7 @@ def settings_from_dict(data: Any) -> Settings:
                                                    what="a positive integer"),
         abort_unstarted_after_s=time_section.integer("abort_unstarted_after_s", 60, minimum=1,
                                                      what="a positive integer"),
+        give_up_after_s=time_section.integer("give_up_after_s", 300, minimum=1, what="a positive integer"),
     )
     time_section.finish()
     challenge = _challenge(root.section("challenge"))

@@ -35,8 +35,11 @@ from bot.events import (
     UnknownEvent,
     Variant,
 )
+from bot.gamepage import GamePage
 from bot.pgn import game_pgn, standard_headers, write_pgn
 from bot.position import Position, ServerMoveError, fallback_move, parse_move
+from bot.results import ABANDONED, Outcome, board_outcome, lichess_outcome, resignation, unknown
+from bot.results import UNKNOWN as UNKNOWN_TERMINATION
 from bot.server import Server, ServerError, StreamConnected, StreamFailed, StreamLost
 from bot.timecontrol import SearchLimits, search_limits
 
@@ -44,8 +47,13 @@ log = logging.getLogger(__name__)
 
 #: After the lobby hears gameFinish, how long to wait for the game stream's own end signal.
 FINISH_GRACE_S = 10.0
-#: lichess statuses that end a game without a result.
-NO_RESULT_STATUSES = ("aborted", "noStart", "unknownFinish")
+#: How often a stalled game (stream failing, opponent's clock long gone) is looked up on the game page.
+PAGE_CHECK_INTERVAL_S = 20.0
+#: pychess: while the opponent is to move and the stream brings nothing but pings, look at the game page
+#: this often (a BOT's resignation may never reach us as an event).
+QUIET_PAGE_CHECK_S = 60.0
+#: An opponent whose clock ran out this long ago, with no news, means the stream has stopped telling us.
+FLAG_GRACE_S = 10.0
 
 
 class Engine(Protocol):
@@ -78,22 +86,28 @@ class GameRecord:
     opponent: str = "?"
     pgn_path: Path | None = None
     parked: bool = False
+    termination: str = ""
+    gave_up: bool = False  # the worker stopped waiting for a game the server no longer told it about
 
 
-def game_result(end: GameEnd | None, board: Any, we_are_white: bool | None, we_resigned: bool) -> str:
-    """``1-0``, ``0-1``, ``1/2-1/2`` or ``*`` from the server's word, the final board and our resignation."""
-    if end is not None and end.winner is not None:
-        return "1-0" if end.winner == "white" else "0-1"
+def final_outcome(known: Outcome | None, end: GameEnd | None, board: Any, we_are_white: bool | None,
+                  we_resigned: bool) -> Outcome:
+    """How the game ended, from what we know for sure, in this order: an outcome already settled (the game
+    page, or our own resignation), the server's final word (Lichess ``status``/``winner``), the final
+    position itself (mate, stalemate, a draw by rule). Anything else is ``*``: never a guess."""
+    if known is not None:
+        return known
+    if end is not None and end.status:
+        return lichess_outcome(end.status, end.winner)
     if we_resigned and we_are_white is not None:
-        return "0-1" if we_are_white else "1-0"
+        return resignation(we_are_white)
     if board is not None:
-        outcome = board.outcome(claim_draw=True)
-        if outcome is not None:
-            return str(outcome.result())
-    if end is not None and end.status and end.status not in NO_RESULT_STATUSES and end.status != "started":
-        return "1/2-1/2" if end.status in ("draw", "stalemate", "outoftime", "timeout", "repetition",
-                                             "insufficient", "variantEnd") else "*"
-    return "*"
+        on_board = board_outcome(board)
+        if on_board is not None:
+            return on_board
+    if end is not None and end.winner is not None:
+        return Outcome("1-0" if end.winner == "white" else "0-1", UNKNOWN_TERMINATION, "game over")
+    return unknown("the server did not say how the game ended")
 
 
 class GameWorker:
@@ -122,6 +136,15 @@ class GameWorker:
         self.scores: list[int | None] = []
         self.end: GameEnd | None = None
         self.end_reason = ""
+        self.outcome: Outcome | None = None  # how the game ended, once known for sure
+        # bounded waits: a failing game stream, an opponent whose clock ran out with no news
+        self.stream_trouble_since: float | None = None
+        self.stream_trouble = ""
+        self.stalled_since: float | None = None
+        self.next_page_check_at = 0.0
+        self.last_news_at = monotonic()
+        self.quiet_page_check_at = monotonic()
+        self.gave_up = False
         self.over = False
         self.we_resigned = False
         self.greeted = False
@@ -199,6 +222,9 @@ class GameWorker:
             self._finish()
 
     def _handle(self, item: Any) -> None:
+        if isinstance(item, (GameFull, GameState)):
+            self.stream_trouble_since = None
+            self.last_news_at = self.monotonic()
         if isinstance(item, GameFull):
             self._on_game_full(item)
         elif isinstance(item, GameState):
@@ -206,8 +232,11 @@ class GameWorker:
         elif isinstance(item, GameEnd):
             self.end = item
             self.over = True
-            self.end_reason = item.status or "game over"
-            self._apply_withheld_final_move()
+            self.end_reason = item.status or ""
+            if not item.status and self.server.dialect == "pychess":
+                # pychess's bare gameEnd: the result (and maybe the last move) is only on the game page
+                if not self._settle_from_page():
+                    self._apply_withheld_final_move()
         elif isinstance(item, ChatLine):
             self._on_chat(item)
         elif isinstance(item, OpponentGone):
@@ -215,8 +244,12 @@ class GameWorker:
                 log.info("%s: opponent left the game (claim in %s s)", self.label, item.claim_win_in_s)
         elif isinstance(item, StreamLost):
             log.info("%s: game stream lost (%s); resuming", self.label, item.reason)
+            if self.stream_trouble_since is None:
+                self.stream_trouble_since = self.monotonic()
+            self.stream_trouble = item.reason
         elif isinstance(item, StreamFailed):
             log.warning("%s: game stream unavailable (%s); leaving the game", self.label, item.reason)
+            self._settle_from_page()
             self.over = True
             self.end_reason = f"stream unavailable ({item.reason})"
         elif isinstance(item, UnknownEvent):
@@ -232,10 +265,128 @@ class GameWorker:
             return
         self._maybe_abort_unstarted(now)
         self._maybe_park(now)
+        if not self.over:
+            self._watch_for_stall(now)
+        if not self.over:
+            self._peek_while_quiet(now)
+        if self.over:
+            return
         if (self.retry_play_at is not None and now >= self.retry_play_at and self.state is not None
                 and not self.state.is_final and self.answered != self.state.moves and self._our_turn()):
             log.info("%s: retrying our move", self.label)
             self._play()
+
+    # ---- bounded waits: when the server stops telling us about the game ----
+
+    def _stall_reason(self, now: float) -> str | None:
+        """Why the game looks stuck (None when it does not): the game stream has been failing for longer
+        than ``stream_timeout_s``, the opponent's clock ran out a while ago and nothing came, or the position
+        is final and the server has not ended the game."""
+        if (self.stream_trouble_since is not None
+                and now - self.stream_trouble_since >= self.settings.server.stream_timeout_s):
+            return f"the game stream is failing ({self.stream_trouble})"
+        if self.position is None or self.state is None or self.full is None or self.correspondence:
+            return None
+        quiet_s = now - self.state_received_at
+        if self.position.board.is_game_over(claim_draw=True) and quiet_s > FLAG_GRACE_S:
+            return "the position is final but the game has not ended"
+        if self.full.clock.kind != "clock" or self.position.ply < 2 or self._our_turn():
+            return None  # before both first moves, the clocks do not run (see _maybe_abort_unstarted)
+        their_ms = self.state.btime_ms if self.we_are_white else self.state.wtime_ms
+        overdue_s = quiet_s - their_ms / 1000
+        if overdue_s > FLAG_GRACE_S:
+            return f"{self.opponent_name}'s clock ran out {overdue_s:.0f} s ago and no news came"
+        return None
+
+    def _watch_for_stall(self, now: float) -> None:
+        """A stuck game is looked up on the game page (pychess) every ``PAGE_CHECK_INTERVAL_S`` and ended
+        when the page says it ended; after ``time.give_up_after_s`` the worker gives up on it."""
+        reason = self._stall_reason(now)
+        if reason is None:
+            if self.stalled_since is not None:
+                log.info("%s: the game is moving again", self.label)
+            self.stalled_since = None
+            return
+        if self.stalled_since is None:
+            self.stalled_since = now
+            self.next_page_check_at = now
+            log.info("%s: %s; %s", self.label, reason,
+                     "checking the game page" if self.server.dialect == "pychess" else "waiting for news")
+        if self.server.dialect == "pychess" and now >= self.next_page_check_at:
+            self.next_page_check_at = now + PAGE_CHECK_INTERVAL_S
+            if self._settle_from_page():
+                self.over = True
+                self.end_reason = f"over on the server ({reason})"
+                return
+        limit = self.settings.time.give_up_after_s
+        if now - self.stalled_since >= limit:
+            log.warning("%s: giving up on the game after %.0f s (%s); it gets no more moves, resignation or "
+                        "abort from us", self.label, limit, reason)
+            self.gave_up = True
+            self.over = True
+            self.end_reason = f"gave up: {reason}"
+
+    def _peek_while_quiet(self, now: float) -> None:
+        """pychess: while the opponent is to move and only pings arrive, look at the game page once in a
+        while, since a BOT's resignation may end the game without any event reaching us."""
+        if (self.server.dialect != "pychess" or self.position is None or self.state is None
+                or self.correspondence or self._our_turn() or self.stalled_since is not None):
+            return
+        if now - self.last_news_at < QUIET_PAGE_CHECK_S or now - self.quiet_page_check_at < QUIET_PAGE_CHECK_S:
+            return
+        self.quiet_page_check_at = now
+        if self._settle_from_page():
+            self.over = True
+            self.end_reason = "over on the server"
+
+    def _settle_from_page(self) -> bool | None:
+        """pychess: read the game page. True when it says the game is over (the outcome and any plies we
+        missed are then taken from it), False when the game is still running, None when it cannot be read."""
+        if self.server.dialect != "pychess":
+            return None
+        try:
+            page = self.server.fetch_game_page(self.game_id)
+        except ServerError as error:
+            log.warning("%s: could not read the game page (%s)", self.label, error)
+            return None
+        if not page.finished:
+            return False
+        self._take_page_moves(page)
+        self.outcome = page.outcome
+        log.info("%s: the game page says %s (%s)", self.label, page.outcome.result, page.outcome.reason)
+        return True
+
+    def _take_page_moves(self, page: GamePage) -> None:
+        """The page lists every ply: add the ones the stream never brought (the move that ended the game)."""
+        if self.position is None or tuple(self.position.server_moves) == page.moves:
+            return
+        missing = len(page.moves) - len(self.position.server_moves)
+        try:
+            self.position.update(list(page.moves))
+        except ServerMoveError as error:
+            log.warning("%s: the game page's moves do not replay (%s); keeping the stream's", self.label, error)
+            return
+        if missing > 0:
+            log.info("%s: the game page has %d more pl%s (last %s)", self.label, missing,
+                     "y" if missing == 1 else "ies", page.moves[-1])
+
+    def _already_over_on_server(self) -> bool:
+        """pychess, before a resignation or an abort: is the game already over there? A BOT's resignation
+        or a server restart can end a game without telling us, and a late resignation would change its
+        result. When the page cannot be read and the stream is failing too, nothing is sent."""
+        settled = self._settle_from_page()
+        if settled:
+            log.info("%s: the game is already over on the server; sending nothing", self.label)
+            self.over = True
+            self.end_reason = "over on the server"
+            return True
+        if settled is None and self.server.dialect == "pychess" and self.stream_trouble_since is not None:
+            log.warning("%s: the game page cannot be read and the stream is failing; sending nothing",
+                        self.label)
+            self.over = True
+            self.end_reason = "left: the game's state is unknown"
+            return True
+        return False
 
     # ---- game setup ----
 
@@ -617,10 +768,13 @@ class GameWorker:
             self._abort_or_resign("opponent never moved", resign=False)
 
     def _abort_or_resign(self, reason: str, *, resign: bool = True) -> None:
+        if self._already_over_on_server():
+            return
         try:
             self.server.abort_game(self.game_id)
             log.info("%s: aborted (%s)", self.label, reason)
             self.end_reason = f"aborted: {reason}"
+            self.outcome = Outcome("*", ABANDONED, "aborted")
         except ServerError as error:
             if not resign:
                 log.warning("%s: could not abort (%s)", self.label, error)
@@ -632,6 +786,8 @@ class GameWorker:
         self.over = True
 
     def _resign(self) -> None:
+        if self.over or self._already_over_on_server():
+            return
         try:
             self.server.resign_game(self.game_id)
             self.we_resigned = True
@@ -666,17 +822,22 @@ class GameWorker:
                 self.on_done(self.record)
             return
         board = self.position.board if self.position is not None else None
-        result = game_result(self.end, board, self.we_are_white, self.we_resigned)
+        if self.gave_up and self.outcome is None:
+            self.outcome = unknown(self.end_reason)
+        outcome = final_outcome(self.outcome, self.end, board, self.we_are_white, self.we_resigned)
+        result = outcome.result
+        plies = self.position.ply if self.position is not None else 0
         pgn_path = None
-        if self.full is not None and self.position is not None and self.position.ply > 0:
-            if not (self.end_reason.startswith("aborted") and result == "*"):
+        if self.full is not None and self.position is not None and plies > 0:
+            if outcome.termination != ABANDONED and not self.gave_up:
                 self._chat(self.settings.greeting.goodbye)
-            pgn_path = self._write_pgn(result)
+            pgn_path = self._write_pgn(outcome)
         self._close_engine()
-        log.info("%s: finished %s (%s) vs %s%s", self.label, result, self.end_reason or "game over",
-                 self.opponent_name, f", PGN {pgn_path}" if pgn_path else "")
-        self.record = GameRecord(self.game_id, result, self.end_reason or "game over", self.opponent_name,
-                                 pgn_path)
+        reason = self.end_reason or outcome.reason
+        log.info("%s: finished %s (%s; %s, %d plies) vs %s%s", self.label, result, outcome.reason,
+                 outcome.termination, plies, self.opponent_name, f", PGN {pgn_path}" if pgn_path else "")
+        self.record = GameRecord(self.game_id, result, reason, self.opponent_name, pgn_path,
+                                 termination=outcome.termination, gave_up=self.gave_up)
         if self.on_done is not None:
             self.on_done(self.record)
 
@@ -686,7 +847,7 @@ class GameWorker:
         except Exception:  # noqa: BLE001 - closing a broken engine must not hide the result
             log.debug("%s: engine close failed", self.label, exc_info=True)
 
-    def _write_pgn(self, result: str) -> Path | None:
+    def _write_pgn(self, outcome: Outcome) -> Path | None:
         directory = self.settings.pgn_directory
         if not directory or self.full is None or self.position is None:
             return None
@@ -698,8 +859,9 @@ class GameWorker:
                 variant=full.variant, clock=full.clock,
                 started_at=full.created_at_ms / 1000 if full.created_at_ms else None,
             )
+            headers["Termination"] = outcome.termination
             start = self.position.start
-            text = game_pgn(headers, self.position.san_moves(), result,
+            text = game_pgn(headers, self.position.san_moves(), outcome.result,
                             start_fen=self.position.start_fen if full.initial_fen is not None else None,
                             white_to_move_first=bool(start.turn), first_move_number=start.fullmove_number)
             return write_pgn(directory, self.game_id, text)

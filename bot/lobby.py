@@ -45,6 +45,7 @@ class Lobby:
         self.max_games = max_games
         self.monotonic = monotonic
         self.workers: dict[str, GameWorker] = {}
+        self.ended: set[str] = set()  # games that ended (or were given up) in this run: never restarted
         self.accepted: dict[str, float] = {}
         #: ids of accepted challenges and running games known to have days per move
         self.correspondence_ids: set[str] = set()
@@ -217,6 +218,11 @@ class Lobby:
         self.matchmaker.on_game_start(start.game_id)
         if start.game_id in self.workers:
             return  # a reconnect re-sends gameStart for running games
+        if start.game_id in self.ended:
+            # pychess re-sends gameStart for games it still stores as running (a BOT's resignation that
+            # never reached the store, a game we gave up on after a restart): they are over for us
+            log.debug("game %s: gameStart for a game that already ended here; ignored", start.game_id)
+            return
         # a restart or reconnect re-sends gameStart for unfinished games: parked ones get a visit now
         revisit = self.parked.pop(start.game_id, None) is not None
         if start.chess960:
@@ -260,6 +266,8 @@ class Lobby:
                 self.correspondence_ids.discard(record.game_id)
                 self.chess960_games.discard(record.game_id)
                 self.finished.append(record)
+                if record.gave_up or record.result != "*" or record.termination not in ("", "Unknown"):
+                    self.ended.add(record.game_id)
 
     def _expire_accepted(self) -> None:
         now = self.monotonic()

@@ -42,6 +42,7 @@ from bot.events import (
     parse_account,
     parse_online_bot,
 )
+from bot.gamepage import GamePage, GamePageError, parse_game_page
 
 log = logging.getLogger(__name__)
 
@@ -55,6 +56,9 @@ STARTUP_RETRY_S = 300.0
 #: the longest pause between two start-up attempts
 STARTUP_MAX_DELAY_S = 15.0
 CAPABILITIES_HEADER = "X-PyChess-Bot-Capabilities"
+#: stream answers worth another try besides 5xx and 429: pychess answers 409 "Duplicate BOT game_stream"
+#: after a restart, sometimes for good (the game worker's bounded wait decides when to give up)
+RETRYABLE_STREAM_STATUSES = (409,)
 
 T = TypeVar("T")
 
@@ -68,7 +72,7 @@ class ServerError(RuntimeError):
 
 
 class TokenRejected(ServerError):
-    pass
+    """The server refused the token: HTTP 401 (Lichess) or 403 (pychess) on ``/api/account``."""
 
 
 class RateLimited(ServerError):
@@ -108,12 +112,14 @@ StreamNotice = Union[StreamConnected, StreamLost, StreamFailed]
 
 
 def pychess_variant_names(config_variants: tuple[str, ...]) -> list[str]:
-    """``challenge.variants`` -> the names pychess knows (the 960 flag is separate there)."""
+    """``challenge.variants`` -> the capability names pychess checks before it offers a challenge.
+
+    pychess offers a challenge only when the header lists ``variant + "960"`` for a 960 game and the base
+    name otherwise (``seirawan``, ``seirawan960``, ``chess``, ``chess960``): the config names, exactly."""
     names: list[str] = []
     for name in config_variants:
-        base = name[:-3] if name.endswith("960") else name
-        if base not in names:
-            names.append(base)
+        if name not in names:
+            names.append(name)
     return names
 
 
@@ -257,8 +263,9 @@ class Server:
                 if rate_limited > 3:
                     raise ServerError(f"{endpoint}: still rate limited after {rate_limited} pauses", 429)
                 continue
-            if status == 401:
-                raise TokenRejected(f"{endpoint}: the server rejected the token (HTTP 401)", 401)
+            if status == 401 or (status == 403 and endpoint == "account"):
+                # Lichess answers 401 for a bad token, pychess 403; elsewhere a 403 is that call's problem
+                raise TokenRejected(f"{endpoint}: the server rejected the token (HTTP {status})", status)
             if status and status < 500:
                 body = _short_body(response)
                 raise ServerError(f"{endpoint}: HTTP {status}{': ' + body if body else ''}", status)
@@ -415,6 +422,21 @@ class Server:
 
     def resign_game(self, game_id: str) -> None:
         self._call("resign", lambda: self.client.bots.resign_game(game_id), attempts=3)
+
+    def fetch_game_page(self, game_id: str) -> GamePage:
+        """pychess: the game's public page ``GET /{gameId}`` (result, status, every ply). Two attempts with
+        the request timeout; raises :class:`ServerError` when the page cannot be had or read."""
+
+        def get() -> GamePage:
+            response = self.session.get(f"{self.url}/{quote(game_id, safe='')}",
+                                        timeout=self.settings.request_timeout_s)
+            response.raise_for_status()
+            try:
+                return parse_game_page(response.text)
+            except GamePageError as error:
+                raise ServerError(f"game page {game_id}: {error}") from None
+
+        return self._call("game page", get, attempts=2, wait_when_limited=False)
 
     def answer_draw(self, game_id: str, accept: bool) -> bool:
         """Accept/decline a draw offer (lichess). pychess has no such route: returns False, sends nothing."""
@@ -580,7 +602,7 @@ class Stream(Generic[T]):
             server.limits.block(endpoint, retry_after_s(response))
             response.close()
             return False, StreamLost("HTTP 429")
-        if response.status_code >= 500:
+        if response.status_code >= 500 or response.status_code in RETRYABLE_STREAM_STATUSES:
             response.close()
             return False, StreamLost(f"HTTP {response.status_code}")
         if response.status_code >= 400:

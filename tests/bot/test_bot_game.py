@@ -13,6 +13,7 @@ from bot.config import DrawSettings, ResignSettings, Settings, TimeSettings
 from bot.engines import EngineCrashed, SearchResult
 from bot.events import Account, GameEnd, GameFull, GameState, normalise_game_line
 from bot.game import GameRecord, GameWorker
+from bot.gamepage import GamePage
 from bot.server import ServerError
 from tests.bot.conftest import PYCHESS_GAME_END, PYCHESS_GAME_FULL, needs_board
 
@@ -47,6 +48,14 @@ class FakeServer:
         self.calls: list[tuple[str, ...]] = []
         self.on_move: Any = None
         self.fail_moves = 0
+        # the pychess game page: running unless a test says otherwise; None = cannot be read
+        self.page: GamePage | None = GamePage("g1", -1, "*", ())
+
+    def fetch_game_page(self, game_id: str) -> GamePage:
+        self.calls.append(("page",))
+        if self.page is None:
+            raise ServerError("game page: HTTP 502, gave up after 2 attempts", 502)
+        return self.page
 
     def open_game_stream(self, game_id: str) -> FakeStream:
         return self.stream

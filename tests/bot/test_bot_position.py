@@ -7,7 +7,7 @@ import json
 import pytest
 
 from bot.events import GameEnd, Variant
-from bot.game import game_result
+from bot.game import final_outcome
 from bot.pgn import game_pgn, movetext, safe_file_id, standard_headers, write_pgn
 from bot.position import Position, ServerMoveError, fallback_move, parse_move
 from tests.bot.conftest import board_available, needs_board, recorded
@@ -100,8 +100,9 @@ def test_pgn_uses_gating_san_and_reads_back_with_board(tmp_path):
     position.update(MATE_GAME)
     sans = position.san_moves()
     assert sans[3] == "Qxd5/E" and sans[-1] == "Qxd8/E#"
-    result = game_result(None, position.board, True, False)
-    assert result == "1-0"
+    outcome = final_outcome(None, None, position.board, True, False)
+    result = outcome.result
+    assert (result, outcome.termination, outcome.reason) == ("1-0", "Normal", "mate")
     from bot.events import TimeControl
 
     headers = standard_headers(event="Casual seirawan game", site="https://www.pychess.org/abc",
@@ -133,11 +134,14 @@ def test_file_ids_are_sanitised():
 
 
 @pytest.mark.parametrize(("end", "resigned", "expected"), [
-    (GameEnd("mate", "black"), False, "0-1"),
-    (GameEnd("draw", None), False, "1/2-1/2"),
-    (GameEnd("aborted", None), False, "*"),
-    (GameEnd(None, None), True, "0-1"),
-    (GameEnd(None, None), False, "*"),
+    (GameEnd("mate", "black"), False, ("0-1", "Normal")),
+    (GameEnd("draw", None), False, ("1/2-1/2", "Normal")),
+    (GameEnd("outoftime", "white"), False, ("1-0", "Time forfeit")),
+    (GameEnd("insufficientMaterialClaim", None), False, ("1/2-1/2", "Normal")),
+    (GameEnd("aborted", None), False, ("*", "Abandoned")),
+    (GameEnd(None, None), True, ("0-1", "Normal")),
+    (GameEnd(None, None), False, ("*", "Unknown")),
 ])
-def test_game_result_from_server_word_and_resignation(end, resigned, expected):
-    assert game_result(end, engine.Board(), True, resigned) == expected
+def test_final_outcome_from_server_word_and_resignation(end, resigned, expected):
+    outcome = final_outcome(None, end, engine.Board(), True, resigned)
+    assert (outcome.result, outcome.termination) == expected

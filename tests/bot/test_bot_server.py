@@ -68,8 +68,10 @@ def drain(stream, count: int, timeout: float = 5.0) -> list[object]:
     return items
 
 
-def test_capabilities_list_base_variant_names_once():
-    assert pychess_variant_names(("seirawan", "seirawan960", "chess")) == ["seirawan", "chess"]
+def test_capabilities_list_960_names_as_pychess_checks_them():
+    # the real server offers an S-chess960 challenge only to a bot that lists "seirawan960"
+    assert pychess_variant_names(("seirawan", "seirawan960", "chess")) == ["seirawan", "seirawan960", "chess"]
+    assert pychess_variant_names(("seirawan960", "chess960", "seirawan960")) == ["seirawan960", "chess960"]
 
 
 def test_dialect_detection_by_host_and_account_shape():

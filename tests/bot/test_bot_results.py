@@ -1,0 +1,91 @@
+"""How a game ended: Lichess statuses, pychess game-page statuses, and the real game pages recorded from a
+pychess-variants server (tests/data/pychess-game-pages.html)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import engine
+from bot.gamepage import GamePageError, parse_game_page
+from bot.results import (
+    LICHESS_STATUSES,
+    PYCHESS_STATUSES,
+    lichess_outcome,
+    pychess_outcome,
+)
+
+PAGES = Path(__file__).resolve().parents[1] / "data" / "pychess-game-pages.html"
+
+
+def recorded_pages() -> dict[str, str]:
+    """The four recorded <body> tags, one per game id, as single HTML snippets."""
+    text = PAGES.read_text()
+    chunks = text.split('<body id="pychess-variants"\n')[1:]
+    return {chunk.split('data-gameid="')[1].split('"')[0]: '<body id="pychess-variants"\n' + chunk
+            for chunk in chunks}
+
+
+@pytest.mark.parametrize(("game_id", "result", "termination", "reason", "plies"), [
+    ("81FH6d4t", "0-1", "Normal", "mate", 114),
+    ("FjC1JPiO", "1-0", "Time forfeit", "flag", 153),
+    ("7BbuR1UI", "0-1", "Normal", "resignation", 74),
+    ("T6L7TOC4", "1/2-1/2", "Normal", "draw", 301),
+])
+def test_recorded_game_pages_give_result_termination_and_every_ply(game_id, result, termination, reason, plies):
+    page = parse_game_page(recorded_pages()[game_id])
+    assert page.game_id == game_id and page.finished
+    assert (page.outcome.result, page.outcome.termination, page.outcome.reason) == (result, termination, reason)
+    assert len(page.moves) == plies
+
+
+def test_the_mating_move_the_loser_never_saw_is_on_the_page_and_replays():
+    page = parse_game_page(recorded_pages()["81FH6d4t"])
+    assert page.chess960 and page.variant == "seirawan" and page.moves[-1] == "c4c1"
+    board = engine.Board("nbbqrnkr/pppppppp/8/8/8/8/PPPPPPPP/NBBQRNKR[HEhe] w KQBCDAFkqbcdaf - 0 1",
+                         variant="seirawan", chess960=True)
+    for uci in page.moves:
+        board.push_uci(uci)
+    assert board.is_checkmate()
+
+
+def test_a_page_without_game_data_is_an_error():
+    with pytest.raises(GamePageError, match="no game data"):
+        parse_game_page("<html><body><h1>404</h1></body></html>")
+    with pytest.raises(GamePageError, match="not a number"):
+        parse_game_page('<body data-status="x" data-result="*">')
+    with pytest.raises(GamePageError, match="not JSON"):
+        parse_game_page('<body data-status="1" data-result="1-0" data-board="{oops">')
+
+
+def test_a_running_game_on_the_page_is_unterminated():
+    page = parse_game_page('<body data-status="-1" data-result="*" data-board="{}">')
+    assert not page.finished and page.outcome.result == "*" and page.outcome.termination == "Unterminated"
+
+
+def test_every_lichess_status_maps_to_a_pgn_termination():
+    expected = {"mate": "Normal", "resign": "Normal", "stalemate": "Normal", "draw": "Normal",
+                "outoftime": "Time forfeit", "timeout": "Time forfeit", "aborted": "Abandoned",
+                "noStart": "Abandoned", "cheat": "Rules infraction", "variantEnd": "Normal",
+                "insufficientMaterialClaim": "Normal", "unknownFinish": "Unknown", "started": "Unterminated",
+                "created": "Unterminated"}
+    assert {status: lichess_outcome(status, None).termination for status in LICHESS_STATUSES} == expected
+
+
+@pytest.mark.parametrize(("status", "winner", "result"), [
+    ("mate", "white", "1-0"), ("resign", "black", "0-1"), ("outoftime", None, "1/2-1/2"),
+    ("insufficientMaterialClaim", None, "1/2-1/2"), ("stalemate", None, "1/2-1/2"), ("aborted", None, "*"),
+    ("noStart", None, "*"), ("cheat", "white", "1-0"), ("started", None, "*"), ("somethingNew", None, "*"),
+])
+def test_lichess_results(status, winner, result):
+    assert lichess_outcome(status, winner).result == result
+
+
+def test_pychess_statuses_cover_the_servers_numbers():
+    assert set(PYCHESS_STATUSES) == set(range(-2, 14))
+    assert pychess_outcome(6, "1-0").termination == "Time forfeit"
+    assert pychess_outcome(7, "0-1").termination == "Abandoned"
+    assert pychess_outcome(10, "1-0").termination == "Rules infraction"
+    assert pychess_outcome(0, "*").termination == "Abandoned"
+    assert pychess_outcome(1, "garbage").result == "*"
