@@ -828,7 +828,8 @@ class GameWorker:
         result = outcome.result
         plies = self.position.ply if self.position is not None else 0
         pgn_path = None
-        if self.full is not None and self.position is not None and plies > 0:
+        # a game that ended before its first move (a resignation, a flag) is still a game with a result
+        if self.full is not None and self.position is not None and (plies > 0 or result != "*"):
             if outcome.termination != ABANDONED and not self.gave_up:
                 self._chat(self.settings.greeting.goodbye)
             pgn_path = self._write_pgn(outcome)

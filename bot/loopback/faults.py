@@ -21,6 +21,7 @@ ENDPOINTS = (
     "upgrade",
     "stream_event",
     "stream_game",
+    "game_page",
     "move",
     "chat",
     "abort",

@@ -41,9 +41,11 @@ ROUTES: list[tuple[str, re.Pattern[str], str]] = [
         ("POST", rf"^/api/challenge/{_ID}/cancel$", "challenge_cancel"),
         ("GET", r"^/api/bot/online$", "online"),
         ("POST", rf"^/api/challenge/{_ID}$", "challenge_create"),
+        ("GET", r"^/(?P<id>[A-Za-z0-9]{8})$", "game_page"),
     )
 ]
 LICHESS_ONLY = {"draw", "takeback", "claim_victory", "claim_draw", "online"}
+PYCHESS_ONLY = {"game_page"}
 FORM_ONLY_ON_PYCHESS = {"chat", "decline"}
 
 
@@ -157,10 +159,14 @@ class LoopbackHandler(BaseHTTPRequestHandler):
         fault = loopback.faults.take(endpoint, path_params.get("id"))
         if fault is not None:
             return fault
-        if self.headers.get("Authorization") != f"Bearer {loopback.token}":
-            return Reply(401, {"error": "No such token"})
         pychess = loopback.dialect == "pychess"
-        if endpoint == "unknown" or (pychess and endpoint in LICHESS_ONLY):
+        if endpoint == "game_page" and pychess:  # public: no token needed
+            return loopback.api_game_page(path_params["id"])
+        if self.headers.get("Authorization") != f"Bearer {loopback.token}":
+            # pychess answers a bad token with 403 Forbidden, Lichess with 401
+            return Reply(403, "403: Forbidden") if pychess else Reply(401, {"error": "No such token"})
+        other_dialect = LICHESS_ONLY if pychess else PYCHESS_ONLY
+        if endpoint == "unknown" or endpoint in other_dialect:
             return Reply(404, {"error": "Not found"})
         if pychess and is_json and endpoint in FORM_ONLY_ON_PYCHESS:
             return Reply(500, "500 Internal Server Error\n\nServer got itself in trouble")

@@ -85,7 +85,6 @@ class Referee(ChallengeDesk):
         self.clock_starts_at_ply = clock_starts_at_ply
         self.abort_unplayed_after_s = abort_unplayed_after_s
         self.second_game_stream_breaks = second_game_stream_breaks
-        self.omit_final_move = False
         self.on_move = on_move
         self.on_game_end = on_game_end
         self.base_url = "http://127.0.0.1"
@@ -138,9 +137,9 @@ class Referee(ChallengeDesk):
     def _offered_to_bot(self, challenge: Challenge) -> bool:
         if self.dialect != "pychess":
             return True
+        # as the real server checks it: S-chess960 needs "seirawan960" in the header, "seirawan" is not enough
         variants = (self.capabilities or {}).get("variants") or []
-        key = challenge.variant + ("960" if challenge.chess960 else "")
-        return challenge.variant in variants or key in variants
+        return challenge.variant + ("960" if challenge.chess960 else "") in variants
 
     # --- games ---
     def _start_game(self, challenge: Challenge, opponent_player: Player, opponent: Opponent) -> Game:
@@ -157,8 +156,9 @@ class Referee(ChallengeDesk):
         game.push(uci, by, now, self.king_takes_rook and self.dialect == "lichess")
         record = game.move_log[-1]
         ending = game.outcome_status()
-        # lichess: the final state (with status) comes from _finish; pychess may withhold the final move
-        if ending is None or (self.dialect == "pychess" and not self.omit_final_move):
+        # lichess: the final state (with status) comes from _finish; pychess never sends the state of the
+        # move that ended the game, only a bare gameEnd (docs/server-api.md)
+        if ending is None:
             self._emit_game(game, self._state_line(game))
         if self.on_move is not None:
             self.on_move(game, record)
@@ -214,10 +214,11 @@ class Referee(ChallengeDesk):
         finally:
             game.opponent.close()
 
-    def _opponent_action(self, game: Game, action: str) -> None:
+    def _opponent_action(self, game: Game, action: str, announce: bool = True) -> None:
         color = not game.bot_color
         if action == "resign":
-            self._finish(game, "resign", game.bot_color, f"{game.opponent_player.name} resigned")
+            self._finish(game, "resign", game.bot_color, f"{game.opponent_player.name} resigned",
+                         end_event=announce)
         elif action == "abort":
             self._finish(game, "aborted", None, f"{game.opponent_player.name} aborted")
         elif action == "offer-draw":
@@ -466,6 +467,16 @@ class Referee(ChallengeDesk):
                 self._finish(game, "draw", None, "draw claimed")
                 return OK
             return Reply(400, {"error": "Nothing to claim"})
+
+    def api_game_page(self, game_id: str) -> Reply:
+        """pychess ``GET /{gameId}``: the public HTML page whose ``<body>`` attributes carry the result, the
+        status number and every ply (see ``wire.game_page_html``)."""
+        with self._cond:
+            game = self.games.get(game_id)
+            if game is None:
+                return Reply(404, "<html><body><h1>404: Not Found</h1></body></html>")
+            factory = self.board_factory or default_board_factory()
+            return Reply(200, wire.game_page_html(game, factory))
 
     def api_chat(self, game_id: str, room: str, text: str) -> Reply:
         """``/chat``: recorded; Lichess echoes it on the game stream."""

@@ -249,10 +249,11 @@ class LoopbackServer(Referee):
         if previous is not opponent:
             previous.close()  # e.g. quit the engine process of a UciEngine
 
-    def opponent_resign(self, game_id: str) -> None:
-        """The opponent resigns."""
+    def opponent_resign(self, game_id: str, announce: bool = True) -> None:
+        """The opponent resigns. ``announce=False`` (pychess): as a BOT's resignation on the real server, no
+        ``gameEnd`` reaches the bot; only the game page tells."""
         with self._cond:
-            self._opponent_action(self.games[game_id], "resign")
+            self._opponent_action(self.games[game_id], "resign", announce)
 
     def abort_game(self, game_id: str) -> None:
         """The opponent (or the server) aborts the game."""

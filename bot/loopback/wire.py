@@ -6,6 +6,7 @@ Lichess writes compact JSON; pychess writes Python's default ``json.dumps`` spac
 
 from __future__ import annotations
 
+import html
 import json
 from typing import TYPE_CHECKING, Any, Optional
 
@@ -308,3 +309,48 @@ def online_bot_json(player: Player) -> dict[str, Any]:
             "rapid": {"rating": player.rating, "games": 100, "prog": 0},
         },
     }
+
+
+#: pychess's game status numbers (``data-status`` of the game page) for the loopback's status names.
+PYCHESS_STATUS_NUMBERS = {
+    "created": -2,
+    "started": -1,
+    "aborted": 0,
+    "mate": 1,
+    "resign": 2,
+    "stalemate": 3,
+    "timeout": 4,
+    "draw": 5,
+    "outoftime": 6,
+}
+
+
+def game_page_html(game: Game, board_factory: Any) -> str:
+    """pychess's public game page ``GET /{gameId}``, reduced to what the real one carries for a bot: the
+    ``<body>`` attributes ``data-gameid``, ``data-result``, ``data-status`` (a number), ``data-board`` (JSON
+    with ``result``, ``status`` and one ``steps`` entry per ply: ``fen``, ``move``, ``san``), players and variant,
+    HTML-escaped as the real server writes them."""
+    board = board_factory(game.initial_fen, variant=game.variant, chess960=game.chess960)
+    steps: list[dict[str, Any]] = [{"fen": board.fen(), "san": None, "turnColor": color_name(board.turn)}]
+    for uci, wire_uci, san in zip(game.moves, game.wire_moves, game.sans):
+        board.push_uci(uci)
+        steps.append({"fen": board.fen(), "move": wire_uci, "san": san, "turnColor": color_name(board.turn),
+                      "check": board.is_check()})
+    status = PYCHESS_STATUS_NUMBERS.get(game.status, 11)
+    data_board = {"type": "board", "gameId": game.id, "variant": game.variant, "status": status,
+                  "result": game.result(), "fen": board.fen(), "lastMove": game.wire_moves[-1] if game.moves else "",
+                  "steps": steps, "ply": len(game.moves)}
+    attributes = {
+        "data-gameid": game.id,
+        "data-initialfen": "None" if game.initial_fen_is_standard else game.initial_fen,
+        "data-board": compact(data_board),
+        "data-result": game.result(),
+        "data-status": str(status),
+        "data-variant": game.variant,
+        "data-chess960": str(game.chess960),
+        "data-wplayer": game.white.name,
+        "data-bplayer": game.black.name,
+    }
+    body = "\n      ".join(f'{name}="{html.escape(value, quote=True)}"' for name, value in attributes.items())
+    head = f"<!DOCTYPE html>\n<html><head><title>{game.id}</title></head>\n"
+    return f'{head}<body id="pychess-variants"\n      {body}>\n</body></html>\n'

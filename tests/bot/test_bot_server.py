@@ -179,7 +179,7 @@ def test_event_stream_sends_capabilities_and_touches_the_heartbeat_per_line():
         assert isinstance(items[0], StreamConnected)
         assert isinstance(items[1], ChallengeEvent) and isinstance(items[2], KeepAlive)
         header = json.loads(http.requests[0].headers[CAPABILITIES_HEADER])
-        assert header == {"version": 1, "variants": ["seirawan", "chess"]}
+        assert header == {"version": 1, "variants": ["seirawan", "seirawan960", "chess"]}
         assert len(beats) == 2
 
 

@@ -108,7 +108,6 @@ def test_no_draw_offers_are_sent_to_pychess(
 def test_the_final_move_never_arrives_on_pychess(
     pychess_server: LoopbackServer, tmp_path: Path, bots: list[BotThread]
 ) -> None:
-    pychess_server.omit_final_move = True  # only gameEnd follows the bot's mating move
     game_id = pychess_server.challenge(initial_fen=MATE_IN_ONE, color="black", opponent=Manual())
     bots.append(BotThread(bot_config(pychess_server, tmp_path), max_games=1).start())
     game = pychess_server.wait_for_game_end(game_id, 30)

@@ -6,6 +6,7 @@ import json
 import re
 from pathlib import Path
 
+from bot.gamepage import parse_game_page
 from bot.loopback import LoopbackServer, Manual, Scripted
 from tests.loopback.conftest import Client, start_game
 
@@ -27,8 +28,9 @@ def test_event_stream_without_capabilities_header_is_refused(pychess_client: Cli
     assert pychess_client.get("/api/stream/event", headers={"X-PyChess-Bot-Capabilities": "{nope"}).status_code == 400
 
 
-def test_wrong_token_is_401(pychess: LoopbackServer) -> None:
-    assert Client(pychess, token="wrong").get("/api/account").status_code == 401
+def test_wrong_token_is_403_as_on_the_real_server(pychess: LoopbackServer) -> None:
+    answer = Client(pychess, token="wrong").get("/api/account")
+    assert (answer.status_code, answer.text) == (403, "403: Forbidden")
 
 
 def test_account_challenge_and_game_lines_match_the_recorded_server(
@@ -125,14 +127,24 @@ def test_resign_sends_no_end_event(pychess: LoopbackServer, pychess_client: Clie
     assert game.next_line(timeout=1.0, skip_keepalives=False) == '{"type":"ping"}'
 
 
-def test_mate_sends_the_final_state_then_game_end(pychess: LoopbackServer, pychess_client: Client) -> None:
+def test_mate_sends_only_a_bare_game_end_and_the_page_has_the_result(
+    pychess: LoopbackServer, pychess_client: Client
+) -> None:
     game_id, game = start_game(pychess, pychess_client, color="black", opponent=Scripted(["e7e5", "d8h4"]))
     for uci in ("f2f3", "g2g4"):
         pychess_client.move(game_id, uci)
-    lines = [game.next_json() for _ in range(5)]
-    assert lines[3]["moves"] == "f2f3 e7e5 g2g4 d8h4" and lines[3]["status"] == "started"
-    assert lines[4] == {"type": "gameEnd", "game": {"id": game_id}}
+    lines = [game.next_json() for _ in range(4)]
+    # the state of the mating move never comes: the mated side only learns that the game ended
+    assert lines[2]["moves"] == "f2f3 e7e5 g2g4" and lines[2]["status"] == "started"
+    assert lines[3] == {"type": "gameEnd", "game": {"id": game_id}}
     assert pychess.game(game_id).status == "mate" and pychess.game(game_id).winner is False
+    page = parse_game_page(Client(pychess, token="no token needed").get(f"/{game_id}").text)
+    assert (page.status, page.result, page.moves) == (1, "0-1", ("f2f3", "e7e5", "g2g4", "d8h4"))
+
+
+def test_the_game_page_is_not_a_lichess_route(lichess: LoopbackServer) -> None:
+    game_id = lichess.challenge(opponent=Manual())
+    assert Client(lichess).get(f"/{game_id}").status_code == 404
 
 
 def test_reconnecting_game_stream_gets_missed_lines_before_game_full(

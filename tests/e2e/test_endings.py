@@ -1,0 +1,266 @@
+"""Every way a game ends, as the real pychess server ends it (a bare ``gameEnd``, no final state, the result
+only on the game page; docs/server-api.md) and as Lichess does (a final ``gameState``): the bot's PGN must
+carry the server's result, the PGN Termination tag and every ply the server recorded, and its log line says
+so. Also: S-chess960 challenges from people, a rejected token, and game streams that fail for good."""
+
+from __future__ import annotations
+
+import logging
+import re
+import sys
+from pathlib import Path
+from typing import Any, Iterator
+
+import pytest
+
+import bot.game
+from bot.loopback import Game, LoopbackServer, Manual, Scripted
+from tests.e2e.conftest import KEEPALIVE_S, TOKEN, BotProcess, BotThread, bot_config
+
+FAKE_UCI = str(Path(__file__).resolve().parents[1] / "bot" / "fake_uci.py")
+MATE_IN_ONE = "6k1/5ppp/8/8/8/8/5PPP/R5K1[] w - - 0 1"
+HOPELESS = "qr4k1/8/8/8/8/8/8/7K[] w - - 0 1"
+FIFTY_MOVES_NEAR = "8/8/4k3/8/8/8/4K3/7R[] w - - 99 80"
+#: what Lichess's PGN exports write for each final status (docs/bot.md)
+TERMINATION = {"mate": "Normal", "resign": "Normal", "stalemate": "Normal", "draw": "Normal",
+               "outoftime": "Time forfeit", "aborted": "Abandoned"}
+
+
+@pytest.fixture(autouse=True)
+def quick_checks(monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+    """The bot's waits for a silent server, shortened from minutes to about a second; INFO logs kept."""
+    caplog.set_level(logging.INFO)
+    monkeypatch.setattr(bot.game, "QUIET_PAGE_CHECK_S", 1.0)
+    monkeypatch.setattr(bot.game, "PAGE_CHECK_INTERVAL_S", 0.5)
+    monkeypatch.setattr(bot.game, "FLAG_GRACE_S", 1.0)
+
+
+@pytest.fixture
+def running_clock_server(dialect: str) -> Iterator[LoopbackServer]:
+    """Clocks that run from the first move on, so that a flag can happen at ply 1."""
+    with LoopbackServer(dialect=dialect, token=TOKEN, keepalive_s=KEEPALIVE_S,  # type: ignore[arg-type]
+                        clock_starts_at_ply=1) as srv:
+        yield srv
+
+
+def scripted_engine(monkeypatch: pytest.MonkeyPatch, moves: str) -> str:
+    """An engine command that plays ``moves`` (both sides' moves, in order) whatever the position."""
+    monkeypatch.setenv("FAKE_UCI_SCRIPT", moves)
+    return f"{sys.executable} {FAKE_UCI} script"
+
+
+def pgn_of(path: Path) -> tuple[dict[str, str], list[str]]:
+    """The saved PGN's tags and its SAN moves."""
+    text = path.read_text()
+    tags = dict(re.findall(r'^\[(\w+) "(.*)"\]$', text, re.M))
+    body = text.split("\n\n", 1)[1]
+    sans = [t for t in body.split() if not re.match(r"^(\d+\.+|1-0|0-1|1/2-1/2|\*)$", t)]
+    return tags, sans
+
+
+def assert_pgn_matches_server(game: Game, pgn_directory: Path, termination: str | None = None) -> dict[str, str]:
+    """The bot's PGN has the server's result, the Termination for its status, and exactly its plies."""
+    path = pgn_directory / f"{game.id}.pgn"
+    assert path.exists(), f"no PGN for {game.describe()}"
+    tags, sans = pgn_of(path)
+    assert tags["Result"] == game.result(), (tags, game.describe())
+    assert tags["Termination"] == (termination or TERMINATION[game.status]), (tags, game.describe())
+    assert sans == game.sans, f"PGN plies {sans} != server's {game.sans}"
+    return tags
+
+
+def finished_line(caplog: pytest.LogCaptureFixture, game_id: str) -> str:
+    lines = [r.getMessage() for r in caplog.records if r.getMessage().startswith(f"game {game_id}: finished")]
+    assert len(lines) == 1, lines
+    return lines[0]
+
+
+def test_we_mate(server: LoopbackServer, tmp_path: Path, bots: list[BotThread],
+                 caplog: pytest.LogCaptureFixture) -> None:
+    game_id = server.challenge(initial_fen=MATE_IN_ONE, color="black", opponent=Manual())
+    bots.append(BotThread(bot_config(server, tmp_path), max_games=1).start())
+    game = server.wait_for_game_end(game_id, 30)
+    assert bots[0].join(20) == 0
+    assert (game.status, game.moves) == ("mate", ["a1a8"])
+    assert_pgn_matches_server(game, tmp_path)
+    assert "finished 1-0 (mate; Normal, 1 plies)" in finished_line(caplog, game_id)
+
+
+def test_we_are_mated_and_never_see_the_mating_move_on_pychess(
+    server: LoopbackServer, tmp_path: Path, bots: list[BotThread], monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    engine = scripted_engine(monkeypatch, "f2f3 e7e5 g2g4 d8h4")
+    game_id = server.challenge(color="black", opponent=Scripted(["e7e5", "d8h4"]))
+    bots.append(BotThread(bot_config(server, tmp_path, engine={"command": engine}), max_games=1).start())
+    game = server.wait_for_game_end(game_id, 30)
+    assert bots[0].join(20) == 0
+    assert (game.status, game.winner, len(game.moves)) == ("mate", False, 4)
+    assert_pgn_matches_server(game, tmp_path)
+    line = finished_line(caplog, game_id)
+    assert "finished 0-1 (mate; Normal, 4 plies)" in line
+    if server.dialect == "pychess":
+        assert server.requests_to("game_page", game_id), "the result comes from the game page"
+
+
+def test_we_resign(server: LoopbackServer, tmp_path: Path, bots: list[BotThread]) -> None:
+    game_id = server.challenge(initial_fen=HOPELESS, color="black", opponent=Manual())
+    config = bot_config(server, tmp_path, resign={"enabled": True, "score_cp": -500, "moves": 1})
+    bots.append(BotThread(config, max_games=1).start())
+    game = server.wait_for_game_end(game_id, 30)
+    assert bots[0].join(20) == 0
+    assert (game.status, game.winner) == ("resign", False)
+    assert_pgn_matches_server(game, tmp_path)
+
+
+def test_they_resign(server: LoopbackServer, tmp_path: Path, bots: list[BotThread]) -> None:
+    game_id = server.challenge(color="black", opponent=Scripted(["e7e5", "g8f6", "resign"]))
+    bots.append(BotThread(bot_config(server, tmp_path), max_games=1).start())
+    game = server.wait_for_game_end(game_id, 30)
+    assert bots[0].join(20) == 0
+    assert (game.status, game.winner, len(game.moves)) == ("resign", True, 5)
+    assert_pgn_matches_server(game, tmp_path)
+
+
+def test_a_bot_resignation_that_never_reaches_us_is_read_from_the_game_page(
+    pychess_server: LoopbackServer, tmp_path: Path, bots: list[BotThread], caplog: pytest.LogCaptureFixture
+) -> None:
+    game_id = pychess_server.challenge(color="black", clock=(600, 0), opponent=Scripted(["e7e5"], then="wait"))
+    bots.append(BotThread(bot_config(pychess_server, tmp_path), max_games=1).start())
+    pychess_server.wait_for_plies(game_id, 3, 30)
+    pychess_server.opponent_resign(game_id, announce=False)  # as a BOT's resignation on the real server
+    assert bots[0].join(30) == 0, "the bot must not wait for a gameEnd that never comes"
+    game = pychess_server.game(game_id)
+    assert (game.status, game.winner, len(game.moves)) == ("resign", True, 3)
+    assert_pgn_matches_server(game, tmp_path)
+    assert "finished 1-0 (resignation; Normal, 3 plies)" in finished_line(caplog, game_id)
+
+
+def test_we_flag(running_clock_server: LoopbackServer, tmp_path: Path, bots: list[BotThread],
+                 monkeypatch: pytest.MonkeyPatch) -> None:
+    server = running_clock_server
+    monkeypatch.setenv("FAKE_UCI_SCRIPT", "")
+    engine = f"{sys.executable} {FAKE_UCI} hang"  # never answers: the bot's clock runs out meanwhile
+    game_id = server.challenge(color="white", clock=(60, 0), opponent=Scripted(["e2e4"]))
+    bots.append(BotThread(bot_config(server, tmp_path, engine={"command": engine}), max_games=1).start())
+    server.wait_for_plies(game_id, 1, 30)
+    server.set_clock(game_id, False, 1)
+    game = server.wait_for_game_end(game_id, 30)
+    assert bots[0].join(30) == 0
+    assert (game.status, game.winner, len(game.moves)) == ("outoftime", True, 1)
+    assert_pgn_matches_server(game, tmp_path)
+
+
+def test_they_flag(running_clock_server: LoopbackServer, tmp_path: Path, bots: list[BotThread]) -> None:
+    server = running_clock_server
+    game_id = server.challenge(color="black", clock=(60, 0), opponent=Manual())
+    bots.append(BotThread(bot_config(server, tmp_path), max_games=1).start())
+    server.wait_for_plies(game_id, 1, 30)
+    server.set_clock(game_id, False, 1)
+    game = server.wait_for_game_end(game_id, 30)
+    assert bots[0].join(30) == 0
+    assert (game.status, game.winner, len(game.moves)) == ("outoftime", True, 1)
+    assert_pgn_matches_server(game, tmp_path)
+
+
+def test_draw_by_the_fifty_move_rule(server: LoopbackServer, tmp_path: Path, bots: list[BotThread]) -> None:
+    game_id = server.challenge(initial_fen=FIFTY_MOVES_NEAR, color="black", opponent=Manual())
+    bots.append(BotThread(bot_config(server, tmp_path), max_games=1).start())
+    game = server.wait_for_game_end(game_id, 30)
+    assert bots[0].join(20) == 0
+    assert (game.status, game.winner, len(game.moves)) == ("draw", None, 1)
+    assert_pgn_matches_server(game, tmp_path)
+
+
+def test_abort_when_the_opponent_never_moves(server: LoopbackServer, tmp_path: Path, bots: list[BotThread]) -> None:
+    game_id = server.challenge(color="black", opponent=Manual())  # the bot is white and moves first
+    bots.append(BotThread(bot_config(server, tmp_path, time={"abort_unstarted_after_s": 1}), max_games=1).start())
+    game = server.wait_for_game_end(game_id, 30)
+    assert bots[0].join(20) == 0
+    assert (game.status, len(game.moves)) == ("aborted", 1)
+    tags = assert_pgn_matches_server(game, tmp_path)
+    assert tags["Result"] == "*"
+
+
+def test_an_s_chess960_challenge_from_a_person(
+    pychess_server: LoopbackServer, tmp_path: Path, bots: list[BotThread]
+) -> None:
+    config = bot_config(pychess_server, tmp_path, challenge={"variants": ["seirawan960"]})
+    bots.append(BotThread(config, max_games=1).start())
+    pychess_server.wait_for(lambda: pychess_server.capabilities, 15, "the capability header")
+    assert pychess_server.capabilities == {"version": 1, "variants": ["seirawan960"]}
+    plain = pychess_server.challenge(challenger="Bob", chess960=False)
+    game_id = pychess_server.challenge(challenger="Alice", chess960=True, opponent=Scripted(["wait"]))
+    game = pychess_server.wait_for_game_start(game_id, 15)
+    assert not pychess_server.challenges[plain].offered, "S-chess was not advertised, so it is not offered"
+    pychess_server.wait_for_plies(game_id, 1 if game.bot_color else 0, 15)
+    pychess_server.opponent_resign(game_id)
+    assert bots[0].join(30) == 0
+    tags = assert_pgn_matches_server(game, tmp_path)
+    from engine import Board
+
+    assert tags["Variant"] == "Seirawan960"
+    def normal(fen: str) -> str:
+        return str(Board(fen, variant="seirawan", chess960=True).fen())
+
+    assert normal(tags["FEN"]) == normal(game.initial_fen), (tags["FEN"], game.initial_fen)
+
+
+def test_an_s_chess960_challenge_is_not_offered_without_the_960_name(
+    pychess_server: LoopbackServer, tmp_path: Path, bots: list[BotThread]
+) -> None:
+    bots.append(BotThread(bot_config(pychess_server, tmp_path, challenge={"variants": ["seirawan"]})).start())
+    pychess_server.wait_for(lambda: pychess_server.capabilities, 15, "the capability header")
+    challenge_id = pychess_server.challenge(challenger="Alice", chess960=True)
+    assert not pychess_server.challenges[challenge_id].offered
+
+
+@pytest.mark.parametrize("dialect", ["pychess", "lichess"])
+def test_a_wrong_token_exits_2_and_says_token(dialect: str, tmp_path: Path) -> None:
+    with LoopbackServer(dialect=dialect, token="the-right-token") as server:  # type: ignore[arg-type]
+        process = BotProcess(bot_config(server, tmp_path / "games"), tmp_path).start()
+        assert process.wait(60) == 2
+    output = process.logs()
+    assert "rejected the token" in output and f"{dialect} dialect" in output, output
+    assert ("HTTP 403" if dialect == "pychess" else "HTTP 401") in output
+    assert TOKEN not in output
+
+
+def _game_sends(server: LoopbackServer, game_id: str, after: float) -> list[Any]:
+    return [r for endpoint in ("move", "resign", "abort")
+            for r in server.requests_to(endpoint, game_id) if r.started_at > after]
+
+
+def test_a_stream_failing_with_409_ends_the_game_from_the_game_page(
+    pychess_server: LoopbackServer, tmp_path: Path, bots: list[BotThread]
+) -> None:
+    game_id = pychess_server.challenge(color="black", clock=(600, 0), opponent=Scripted(["e7e5"], then="wait"))
+    bots.append(BotThread(bot_config(pychess_server, tmp_path), max_games=1).start())
+    pychess_server.wait_for_plies(game_id, 3, 30)
+    pychess_server.faults.fail("stream_game", 409, times=None, target=game_id)  # "Duplicate BOT game_stream"
+    pychess_server.faults.drop_streams("game", game_id)
+    pychess_server.opponent_resign(game_id, announce=False)
+    assert bots[0].join(40) == 0
+    game = pychess_server.game(game_id)
+    assert_pgn_matches_server(game, tmp_path)
+
+
+def test_a_stream_failing_with_409_forever_is_given_up_and_left_alone(
+    pychess_server: LoopbackServer, tmp_path: Path, bots: list[BotThread], caplog: pytest.LogCaptureFixture
+) -> None:
+    import time
+
+    game_id = pychess_server.challenge(color="black", clock=(600, 0), opponent=Scripted(["e7e5"], then="wait"))
+    config = bot_config(pychess_server, tmp_path, time={"give_up_after_s": 2})
+    bots.append(BotThread(config, max_games=1).start())
+    pychess_server.wait_for_plies(game_id, 3, 30)
+    pychess_server.faults.fail("stream_game", 409, times=None, target=game_id)
+    pychess_server.faults.drop_streams("game", game_id)
+    failing_since = time.time()
+    assert bots[0].join(40) == 0, "the given-up game frees the bot (--games 1 counts it)"
+    game = pychess_server.game(game_id)
+    assert not game.over, "the server still has the game running"
+    assert not _game_sends(pychess_server, game_id, failing_since), "nothing is sent to a given-up game"
+    tags, sans = pgn_of(tmp_path / f"{game_id}.pgn")
+    assert (tags["Result"], tags["Termination"], sans) == ("*", "Unknown", game.sans)
+    assert any("giving up on the game" in r.getMessage() for r in caplog.records)
