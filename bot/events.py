@@ -2,7 +2,7 @@
 
 Everything after this module sees one clean model: dataclasses, times in milliseconds, variants as
 (``"seirawan"`` | ``"chess"`` | the server's own name for anything else, ``chess960`` flag), the start
-position as ``None``. Every dialect quirk documented in ``shared/docs/server-api.md`` is handled here, in pure
+position as ``None``. Every dialect quirk documented in ``docs/server-api.md`` is handled here, in pure
 functions that tests feed with real server lines; :mod:`bot.server` only moves bytes.
 
 A line that cannot be understood raises :class:`MalformedLine` (a ``ValueError``) with the reason; the caller

@@ -143,3 +143,55 @@ def _restore_root_logging():
     yield
     root.handlers[:] = handlers
     root.setLevel(level)
+
+
+def test_a_pgn_directory_that_cannot_be_written_stops_the_bot_before_it_plays(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("SCHESS_BOT_TOKEN", TOKEN)
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    path = write_config(tmp_path, "http://127.0.0.1:9", pgn_directory=str(blocker / "games"))
+    assert main(["--config", str(path)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("error: pgn_directory") and "not writable" in err and "\n" not in err
+
+
+def test_sigterm_during_start_up_retries_exits_0_at_once(tmp_path):
+    import os
+    import signal
+    import socket
+    import subprocess
+    import time
+
+    with socket.socket() as probe:  # a port nobody listens on: the bot retries its start-up for minutes
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    path = write_config(tmp_path, f"http://127.0.0.1:{port}")
+    env = dict(os.environ, SCHESS_BOT_TOKEN=TOKEN,
+               PYTHONPATH=str(Path(__file__).resolve().parents[2]))
+    process = subprocess.Popen([sys.executable, "-m", "bot", "--config", str(path)], env=env,
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        deadline = time.monotonic() + 30
+        output = ""
+        assert process.stdout is not None
+        while "cannot reach" not in output and time.monotonic() < deadline:
+            output += process.stdout.readline()
+        assert "cannot reach" in output, output
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(10) == 0  # the start-up retries would otherwise go on for 5 minutes
+        rest = process.stdout.read()
+        assert "stopped before the bot started playing" in rest and "Traceback" not in rest
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+
+
+def test_a_403_on_the_account_is_a_rejected_token_with_pychess_advice(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("SCHESS_BOT_TOKEN", TOKEN)
+    with ScriptedServer() as http:
+        http.route("GET", "/api/account", Reply(403, "403: Forbidden"))
+        path = write_config(tmp_path, http.url)
+        assert main(["--config", str(path)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "rejected the token (HTTP 403, pychess dialect)" in err and "/account/bot" in err

@@ -264,3 +264,16 @@ def test_a_stream_failing_with_409_forever_is_given_up_and_left_alone(
     tags, sans = pgn_of(tmp_path / f"{game_id}.pgn")
     assert (tags["Result"], tags["Termination"], sans) == ("*", "Unknown", game.sans)
     assert any("giving up on the game" in r.getMessage() for r in caplog.records)
+
+
+@pytest.mark.parametrize("dialect", ["pychess", "lichess"])
+def test_upgrade_makes_the_account_a_bot_account(dialect: str, tmp_path: Path) -> None:
+    with LoopbackServer(dialect=dialect, token=TOKEN, bot_title=None) as server:  # type: ignore[arg-type]
+        process = BotProcess(bot_config(server, tmp_path / "games"), tmp_path, "--upgrade").start()
+        try:
+            server.wait_for(lambda: server.requests_to("upgrade"), 30, "the upgrade request")
+            server.wait_for(lambda: server.event_stream_connections, 30, "the event stream")
+            assert server.bot_title == "BOT"
+        finally:
+            process.stop()
+    assert "upgraded" in process.logs()
