@@ -97,7 +97,7 @@ def test_bestmove_none_means_no_move():
 
 def test_a_missing_engine_binary_is_an_engine_error():
     engine = UciEngine(["/nonexistent/engine"], label="test")
-    with pytest.raises(Exception, match="cannot start engine"):
+    with pytest.raises(Exception, match="cannot start ./nonexistent/engine.: No such file"):
         engine.start()
 
 

@@ -1,0 +1,17 @@
+"""Engines the bot plays with, each in its own process: the UCI client (the bundled engine, Fairy-Stockfish,
+any UCI engine) and the XBoard client, on one process layer (:mod:`bot.engines.process`)."""
+
+from bot.engines.process import (
+    EngineCrashed,
+    EngineError,
+    EngineProcess,
+    EngineStartError,
+    EngineTimeout,
+    engine_environment,
+)
+from bot.engines.result import SearchResult, parse_info
+from bot.engines.uci import UciEngine, UciOption, format_option_value, parse_option, position_command
+
+__all__ = ["EngineCrashed", "EngineError", "EngineProcess", "EngineStartError", "EngineTimeout", "SearchResult",
+           "UciEngine", "UciOption", "engine_environment", "format_option_value", "parse_info", "parse_option",
+           "position_command"]
