@@ -7,5 +7,6 @@ Modules: ``config`` (YAML -> settings), ``events`` (server lines -> typed events
 records), ``cli`` (the ``schess-bot`` command).
 """
 
+from engine import __version__  # one version for the whole project
+
 __all__ = ["__version__"]
-__version__ = "0.1.0"

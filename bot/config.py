@@ -18,10 +18,12 @@ from typing import Any
 
 import yaml
 
+from engine import variants as engine_variants
+
 log = logging.getLogger(__name__)
 
 TOKEN_ENV = "SCHESS_BOT_TOKEN"
-VARIANT_NAMES = ("seirawan", "seirawan960", "chess", "chess960")
+VARIANT_NAMES = engine_variants.VARIANT_NAMES
 SPEED_NAMES = ("ultraBullet", "bullet", "blitz", "rapid", "classical", "correspondence")
 MODE_NAMES = ("casual", "rated")
 DIALECTS = ("auto", "lichess", "pychess")

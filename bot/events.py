@@ -15,9 +15,11 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Literal, Union
 
+from engine.variants import VARIANTS, from_server_key, variant_name
+
 Dialect = Literal["lichess", "pychess"]
 
-SUPPORTED_VARIANTS = ("seirawan", "chess")
+SUPPORTED_VARIANTS = VARIANTS
 #: Clocks this large (2^31 - 1 ms, about 25 days) are what the servers send for games without a clock.
 NO_CLOCK_MS = 2_147_483_647
 FINAL_STATUSES_NOT = ("created", "started")
@@ -25,9 +27,6 @@ FINAL_STATUSES_NOT = ("created", "started")
 #: overflow when converted to milliseconds, so the line is malformed.
 MAX_NUMBER = 1e15
 
-# Lichess variant keys that are plain chess for our purposes (fromPosition comes with an initialFen).
-_CHESS_KEYS = {"standard": False, "chess": False, "fromposition": False, "chess960": True}
-_SEIRAWAN_KEYS = {"seirawan": False, "seirawan960": True, "schess": False, "s-chess": False}
 
 
 class MalformedLine(ValueError):
@@ -48,7 +47,7 @@ class Variant:
     @property
     def config_name(self) -> str:
         """The name in ``challenge.variants``: seirawan, seirawan960, chess, chess960 (or the raw name)."""
-        return self.name + ("960" if self.chess960 and self.supported else "")
+        return variant_name(self.name, self.chess960) if self.supported else self.name
 
 
 @dataclass(frozen=True)
@@ -265,11 +264,9 @@ def _optional_int(value: Any) -> int | None:
 def parse_variant(key: Any, chess960_flag: Any = False) -> Variant:
     """Map any server's variant name plus chess960 flag to a :class:`Variant`."""
     raw = str(key or "standard").strip()
-    lowered = raw.lower()
-    if lowered in _CHESS_KEYS:
-        return Variant("chess", _CHESS_KEYS[lowered] or as_bool(chess960_flag))
-    if lowered in _SEIRAWAN_KEYS:
-        return Variant("seirawan", _SEIRAWAN_KEYS[lowered] or as_bool(chess960_flag))
+    known = from_server_key(raw, as_bool(chess960_flag))
+    if known is not None:  # fromPosition is plain chess: its start comes as an initialFen
+        return Variant(*known)
     return Variant(raw, as_bool(chess960_flag))
 
 

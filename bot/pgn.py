@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from bot.events import TimeControl, Variant
+from engine.variants import pgn_variant_tag
 
 _SAFE_ID = re.compile(r"[^A-Za-z0-9_-]+")
 
@@ -20,11 +21,9 @@ def safe_file_id(game_id: str) -> str:
 
 def pgn_variant_name(variant: Variant) -> str | None:
     """The ``[Variant]`` tag (as pychess writes it); None for standard chess."""
-    if variant.name == "seirawan":
-        return "Seirawan960" if variant.chess960 else "Seirawan"
-    if variant.name == "chess" and variant.chess960:
-        return "Chess960"
-    return None if variant.name == "chess" else variant.name
+    if not variant.supported:
+        return variant.name
+    return pgn_variant_tag(variant.name, variant.chess960)
 
 
 def pgn_time_control(clock: TimeControl) -> str:

@@ -12,14 +12,11 @@ A move is an int (cheap to create, compare and store in tables):
 from __future__ import annotations
 
 from .tables import ELEPHANT, HAWK
+from .variants import START_FENS, VARIANTS
 
 NORMAL, DOUBLE_PUSH, EN_PASSANT, CASTLE, CASTLE_ROOK_GATE, PROMOTION = 0, 1, 2, 3, 4, 5
 
-VARIANTS = ("seirawan", "chess")
-START_FENS = {
-    "seirawan": "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR[HEhe] w KQBCDFGkqbcdfg - 0 1",
-    "chess": "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
-}
+__all__ = ["START_FENS", "VARIANTS"]  # re-exported for the rules modules
 
 RANK_1_MASK = 0xFF
 RANK_8_MASK = 0xFF << 56

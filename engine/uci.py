@@ -12,12 +12,13 @@ import threading
 import time
 from typing import Any, Callable, Dict, Optional, TextIO
 
+from . import __version__
 from .board import Board
 from .perft import perft_divide
 from .search import MATE_BOUND, Searcher, SearchLimits
 from .timeman import plan_time
 
-ENGINE_NAME = "S-chess Python engine 0.1"
+ENGINE_NAME = f"S-chess Python engine {__version__}"
 ENGINE_AUTHOR = "the schess-bot authors"
 
 BENCH_POSITIONS = (

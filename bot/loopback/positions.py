@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import random
 
-S_CHESS_START_FEN = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR[HEhe] w KQBCDFGkqbcdfg - 0 1"
-CHESS_START_FEN = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
+from engine.variants import START_FENS
+
+S_CHESS_START_FEN = START_FENS["seirawan"]
+CHESS_START_FEN = START_FENS["chess"]
 FILES = "abcdefgh"
 
 
@@ -37,5 +39,6 @@ def start_fen(variant: str, chess960: bool, rng: random.Random | None = None) ->
     if variant == "seirawan":
         castling += "".join(FILES[i] for i, p in enumerate(back) if p != "R").upper()
         rights = castling + castling.lower()
+        # pychess writes the hand of its S-chess960 start positions as [HEhe] (a recorded game page)
         return f"{back.lower()}/pppppppp/8/8/8/8/PPPPPPPP/{back}[HEhe] w {rights} - 0 1"
     return f"{back.lower()}/pppppppp/8/8/8/8/PPPPPPPP/{back} w {castling}{castling.lower()} - 0 1"

@@ -11,6 +11,7 @@ import json
 from typing import TYPE_CHECKING, Any, Optional
 
 from bot.loopback.model import Challenge, Dialect, Player, color_name
+from engine.variants import LICHESS_KEYS
 
 if TYPE_CHECKING:
     from bot.loopback.games import Game
@@ -20,11 +21,16 @@ PYCHESS_TERMINATED = '{"type":"terminated"}'
 LICHESS_KEEPALIVE = ""
 CORRESPONDENCE_CLOCK_MS = 2147483647
 
+#: Lichess ``variant`` objects: the key from the one variant table, the display names Lichess shows.
+_LICHESS_DISPLAY = {
+    ("chess", False): ("Standard", "Std"),
+    ("chess", True): ("Chess960", "960"),
+    ("seirawan", False): ("S-chess", "S"),
+    ("seirawan", True): ("S-chess960", "S960"),
+}
 _LICHESS_VARIANTS = {
-    ("chess", False): {"key": "standard", "name": "Standard", "short": "Std"},
-    ("chess", True): {"key": "chess960", "name": "Chess960", "short": "960"},
-    ("seirawan", False): {"key": "seirawan", "name": "S-chess", "short": "S"},
-    ("seirawan", True): {"key": "seirawan960", "name": "S-chess960", "short": "S960"},
+    combination: {"key": LICHESS_KEYS[combination], "name": name, "short": short}
+    for combination, (name, short) in _LICHESS_DISPLAY.items()
 }
 _LICHESS_STATUS_IDS = {
     "created": 10,
