@@ -1,4 +1,5 @@
-"""PGN for finished games: SAN moves (``Nf3/H``), the result, the variant and start FEN; safe file names."""
+"""The project's one PGN writer (the bot's game records, the match runner's games, the sandbox): SAN moves
+(``Nf3/H``), optional per-move comments, the result, the variant tag and start FEN; safe file names."""
 
 from __future__ import annotations
 
@@ -38,9 +39,15 @@ def _escape(value: str) -> str:
     return value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", " ")
 
 
+def _comment(text: str) -> str:
+    return "{" + text.replace("}", ")") + "}"
+
+
 def movetext(sans: Sequence[str], result: str, *, white_to_move_first: bool = True,
-             first_move_number: int = 1, width: int = 80) -> str:
-    """``1. Nf3/H d5 2. ...`` wrapped at ``width``, ending in the result."""
+             first_move_number: int = 1, width: int = 80, comments: Sequence[str | None] | None = None,
+             final_comment: str | None = None) -> str:
+    """``1. Nf3/H {+0.35/7 0.120s} d5 2. ...`` wrapped at ``width``, ending in the result. ``comments``: one
+    per move (None for none); ``final_comment``: before the result (why the game ended)."""
     tokens: list[str] = []
     number = first_move_number
     white = white_to_move_first
@@ -50,9 +57,13 @@ def movetext(sans: Sequence[str], result: str, *, white_to_move_first: bool = Tr
         elif index == 0:
             tokens.append(f"{number}...")
         tokens.append(san)
+        if comments is not None and index < len(comments) and comments[index]:
+            tokens.append(_comment(str(comments[index])))
         if not white:
             number += 1
         white = not white
+    if final_comment:
+        tokens.append(_comment(final_comment))
     tokens.append(result)
     lines: list[str] = []
     line = ""
@@ -67,17 +78,31 @@ def movetext(sans: Sequence[str], result: str, *, white_to_move_first: bool = Tr
 
 
 def game_pgn(headers: Mapping[str, str], sans: Sequence[str], result: str, *, start_fen: str | None = None,
-             white_to_move_first: bool = True, first_move_number: int = 1) -> str:
-    """A complete PGN game. ``headers`` come first in the given order; Result/FEN/SetUp are added."""
+             white_to_move_first: bool | None = None, first_move_number: int | None = None,
+             comments: Sequence[str | None] | None = None, final_comment: str | None = None) -> str:
+    """A complete PGN game. ``headers`` come first in the given order; Result/FEN/SetUp are set here. The side
+    to move first and the first move number come from ``start_fen`` unless given."""
     tags = dict(headers)
     tags["Result"] = result
     if start_fen is not None:
         tags["FEN"] = start_fen
         tags["SetUp"] = "1"
+    fields = (start_fen or "").split()
+    if white_to_move_first is None:
+        white_to_move_first = len(fields) < 2 or fields[1] == "w"
+    if first_move_number is None:
+        first_move_number = int(fields[5]) if len(fields) > 5 and fields[5].isdigit() else 1
     header_text = "\n".join(f'[{name} "{_escape(str(value))}"]' for name, value in tags.items())
     body = movetext(sans, result, white_to_move_first=white_to_move_first,
-                    first_move_number=first_move_number)
+                    first_move_number=first_move_number, comments=comments, final_comment=final_comment)
     return f"{header_text}\n\n{body}\n"
+
+
+def move_comment(seconds: float, score_text: str | None, depth: int | None) -> str:
+    """The per-move comment in cutechess style: ``+0.35/7 0.120s`` (score from the mover's side)."""
+    if score_text is None:
+        return f"{seconds:.3f}s"
+    return f"{score_text}/{depth or 0} {seconds:.3f}s"
 
 
 def standard_headers(*, event: str, site: str, white: str, black: str, variant: Variant, clock: TimeControl,
