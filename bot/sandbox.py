@@ -20,7 +20,7 @@ from typing import Any, Optional, TextIO
 
 import yaml
 
-from bot.loopback import Game, LoopbackServer, MoveRecord, Opponent, RandomMoves, UciEngine
+from bot.loopback import EngineOpponent, Game, LoopbackServer, MoveRecord, Opponent, RandomMoves
 
 FAIRY_STOCKFISH_PATHS = ("fairy-stockfish", "/usr/games/fairy-stockfish")
 SANDBOX_CLOCK = (60, 1)
@@ -87,12 +87,12 @@ def sandbox_config(config_path: Optional[str], url: str, pgn_directory: str) -> 
 def sandbox_opponent() -> tuple[Opponent, str]:
     """The weakest quick engine available for the other side (so the game is short), else random moves."""
     if builtin_engine_available():
-        return UciEngine(
+        return EngineOpponent(
             [sys.executable, "-m", "engine"], movetime_ms=None, depth=1
         ), "bundled engine, depth 1"
     fairy = find_fairy_stockfish()
     if fairy is not None:
-        return UciEngine([fairy], movetime_ms=None, depth=1), "Fairy-Stockfish, depth 1"
+        return EngineOpponent([fairy], movetime_ms=None, depth=1), "Fairy-Stockfish, depth 1"
     return RandomMoves(secrets.randbelow(10**6)), "random legal moves"
 
 

@@ -13,7 +13,7 @@ from bot.loopback.model import (
     RequestRecord,
     TimeControl,
 )
-from bot.loopback.opponents import Manual, Opponent, Position, RandomMoves, Scripted, UciEngine
+from bot.loopback.opponents import EngineOpponent, Manual, Opponent, Position, RandomMoves, Scripted
 from bot.loopback.positions import CHESS_START_FEN, S_CHESS_START_FEN, start_fen
 from bot.loopback.server import LoopbackServer
 
@@ -37,6 +37,6 @@ __all__ = [
     "RequestRecord",
     "Scripted",
     "TimeControl",
-    "UciEngine",
+    "EngineOpponent",
     "start_fen",
 ]

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import textwrap
 import time
 from typing import Any, Callable, Optional
 
@@ -11,6 +10,9 @@ from bot.loopback.opponents import Opponent, Position
 from bot.loopback.positions import CHESS_START_FEN, S_CHESS_START_FEN
 from bot.loopback.streams import Stream
 from bot.loopback.wire import lichess_variant
+from bot.pgn import game_pgn
+from bot.results import lichess_outcome
+from engine.variants import pgn_variant_tag
 
 BoardFactory = Callable[..., Any]
 
@@ -127,37 +129,24 @@ class Game:
         )
 
     def pgn(self) -> str:
-        """The game as PGN with S-chess SAN (``Nf3/H``)."""
+        """The game as PGN with S-chess SAN (``Nf3/H``), written by the bot's PGN writer; the server's own
+        account of the ending goes into a final comment."""
         headers = {
             "Event": "Loopback game",
             "Site": self.id,
             "Date": time.strftime("%Y.%m.%d", time.gmtime(self.created_at)),
             "White": self.white.name,
             "Black": self.black.name,
-            "Result": self.result(),
-            "Variant": ("S-chess" if self.variant == "seirawan" else "Standard") + ("960" if self.chess960 else ""),
-            "TimeControl": self._pgn_time_control(),
-            "Termination": self.termination or "unterminated",
         }
-        if not self.initial_fen_is_standard or self.chess960:
-            headers["FEN"] = self.initial_fen
-            headers["SetUp"] = "1"
-        lines = [f'[{key} "{value}"]' for key, value in headers.items()]
-        words: list[str] = []
-        number = 1
-        white_first = self.first_to_move
-        for index, san in enumerate(self.sans):
-            white_moves = (index % 2 == 0) == white_first
-            if white_moves:
-                words.append(f"{number}. {san}")
-            elif index == 0:
-                words.append(f"{number}... {san}")
-            else:
-                words.append(san)
-            if not white_moves:
-                number += 1
-        words.append(self.result())
-        return "\n".join(lines) + "\n\n" + textwrap.fill(" ".join(words), width=80) + "\n"
+        tag = pgn_variant_tag(self.variant, self.chess960)
+        if tag is not None:
+            headers["Variant"] = tag
+        headers["TimeControl"] = self._pgn_time_control()
+        headers["Termination"] = lichess_outcome(self.status, color_name(self.winner) if self.winner is not None
+                                                 else None).termination
+        set_up = not self.initial_fen_is_standard or self.chess960
+        return game_pgn(headers, self.sans, self.result(), start_fen=self.initial_fen if set_up else None,
+                        white_to_move_first=self.first_to_move, final_comment=self.termination or None)
 
     def _pgn_time_control(self) -> str:
         tc = self.challenge.time_control

@@ -8,11 +8,12 @@ An opponent is asked for an action whenever it is its turn. An action is a UCI m
 from __future__ import annotations
 
 import random
-import subprocess
 import sys
 import threading
 from dataclasses import dataclass
 from typing import Any, Optional, Protocol, Sequence
+
+from bot.engines import EngineError, UciEngine, position_command
 
 SPECIAL_ACTIONS = ("resign", "offer-draw", "abort")
 
@@ -147,8 +148,9 @@ class Scripted(_Base):
         return "resign" if self.then == "resign" else None
 
 
-class UciEngine(_Base):
-    """Any UCI engine (Fairy-Stockfish, or the bundled one with ``python -m engine``) as the opponent.
+class EngineOpponent(_Base):
+    """Any UCI engine (Fairy-Stockfish, or the bundled one with ``python -m engine``) as the opponent, driven
+    by the bot's own UCI client (:class:`bot.engines.UciEngine`).
 
     One process per opponent instance, started lazily; ``UCI_Variant`` and ``UCI_Chess960`` are set for each
     game. Limits: ``movetime_ms``, ``depth`` or ``nodes`` (the first one given is used). If the engine dies or
@@ -165,85 +167,38 @@ class UciEngine(_Base):
         accept_draws: bool = False,
     ) -> None:
         self.command = list(command) if command else [sys.executable, "-m", "engine"]
-        self.movetime_ms = movetime_ms
-        self.depth = depth
-        self.nodes = nodes
-        self.options = dict(options or {})
+        if movetime_ms is not None:
+            self.go = f"go movetime {movetime_ms}"
+        elif depth is not None:
+            self.go = f"go depth {depth}"
+        else:
+            self.go = f"go nodes {nodes or 1000}"
         self.draws = accept_draws
-        self._process: Optional[subprocess.Popen[str]] = None
+        self.engine = UciEngine(self.command, options, label="loopback opponent")
         self._lock = threading.Lock()
         self._fallback = RandomMoves()
         self.fallbacks = 0
-
-    def _send(self, line: str) -> None:
-        assert self._process is not None and self._process.stdin is not None
-        self._process.stdin.write(line + "\n")
-        self._process.stdin.flush()
-
-    def _read_until(self, prefix: str) -> str:
-        assert self._process is not None and self._process.stdout is not None
-        while True:
-            line = self._process.stdout.readline()
-            if not line:
-                raise EOFError(f"UCI engine {self.command[0]} exited")
-            if line.startswith(prefix):
-                return line.strip()
-
-    def _start(self) -> None:
-        if self._process is not None and self._process.poll() is None:
-            return
-        self._process = subprocess.Popen(
-            self.command,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            text=True,
-            bufsize=1,
-        )
-        self._send("uci")
-        self._read_until("uciok")
-        for name, value in self.options.items():
-            self._send(f"setoption name {name} value {value}")
 
     def choose(self, position: Position) -> Optional[str]:
         """Ask the engine; fall back to a random legal move if it dies or answers nonsense."""
         with self._lock:
             try:
-                self._start()
-                variant = position.variant
-                self._send(f"setoption name UCI_Variant value {variant}")
-                self._send(f"setoption name UCI_Chess960 value {'true' if position.chess960 else 'false'}")
-                self._send("isready")
-                self._read_until("readyok")
-                moves = " ".join(position.moves)
-                self._send(f"position fen {position.initial_fen}" + (f" moves {moves}" if moves else ""))
-                if self.movetime_ms is not None:
-                    self._send(f"go movetime {self.movetime_ms}")
-                elif self.depth is not None:
-                    self._send(f"go depth {self.depth}")
-                else:
-                    self._send(f"go nodes {self.nodes or 1000}")
-                best = self._read_until("bestmove").split()
-            except (OSError, EOFError, ValueError):
-                self.close()
+                if (self.engine.variant, self.engine.chess960) != (position.variant, position.chess960):
+                    self.engine.set_variant(position.variant, position.chess960)
+                self.engine.ensure_running()
+                self.engine.ping(self.engine.startup_timeout_s)
+                result = self.engine.go(position_command(position.initial_fen, position.moves), self.go,
+                                        deadline_s=30.0, stop_grace_s=2.0)
+            except EngineError:
+                self.engine.kill()
                 self.fallbacks += 1
                 return self._fallback.choose(position)
-        move = best[1] if len(best) > 1 else "(none)"
-        if move in position.legal_ucis():
-            return move
+        if result.bestmove in position.legal_ucis():
+            return result.bestmove
         self.fallbacks += 1
         return self._fallback.choose(position)
 
     def close(self) -> None:
         """Quit the engine process."""
-        process, self._process = self._process, None
-        if process is None:
-            return
-        try:
-            if process.stdin is not None:
-                process.stdin.write("quit\n")
-                process.stdin.flush()
-            process.wait(timeout=2)
-        except (OSError, subprocess.TimeoutExpired, ValueError):
-            process.kill()
-            process.wait()
+        with self._lock:
+            self.engine.close()

@@ -247,7 +247,7 @@ class LoopbackServer(Referee):
             game.version += 1
             self._cond.notify_all()
         if previous is not opponent:
-            previous.close()  # e.g. quit the engine process of a UciEngine
+            previous.close()  # e.g. quit the engine process of an EngineOpponent
 
     def opponent_resign(self, game_id: str, announce: bool = True) -> None:
         """The opponent resigns. ``announce=False`` (pychess): as a BOT's resignation on the real server, no

@@ -28,7 +28,7 @@ def test_sandbox_plays_one_game_and_prints_moves_and_pgn(tmp_path: Path) -> None
     out = result.stdout
     assert "127.0.0.1" in out and "S-chess 1+1" in out
     assert "  1.    " in out and "  1...  " in out, "moves are printed as they happen"
-    assert '[Variant "S-chess"]' in out and '[Result "' in out
+    assert '[Variant "Seirawan"]' in out and '[Result "' in out
     result_tag = out.split('[Result "', 1)[1].split('"', 1)[0]
     assert result_tag in ("1-0", "0-1", "1/2-1/2")
     assert out.rstrip().endswith(result_tag), "the PGN movetext ends with the result"

@@ -6,7 +6,7 @@ import shutil
 
 import pytest
 
-from bot.loopback import Clock, LoopbackServer, Manual, RandomMoves, Scripted, UciEngine, start_fen
+from bot.loopback import Clock, EngineOpponent, LoopbackServer, Manual, RandomMoves, Scripted, start_fen
 from bot.loopback.opponents import Position
 from tests.loopback.conftest import Client, start_game
 
@@ -64,7 +64,7 @@ def test_scripted_opponent_falls_back_when_its_move_is_illegal() -> None:
 
 @pytest.mark.skipif(not shutil.which(FAIRY_STOCKFISH), reason="Fairy-Stockfish not installed")
 def test_uci_engine_opponent_plays_legal_s_chess_moves(pychess: LoopbackServer, pychess_client: Client) -> None:
-    engine = UciEngine([FAIRY_STOCKFISH], movetime_ms=20)
+    engine = EngineOpponent([FAIRY_STOCKFISH], movetime_ms=20)
     game_id, _ = start_game(pychess, pychess_client, color="white", opponent=engine)
     game = pychess.wait_for_plies(game_id, 1, 10)
     assert len(game.moves) == 1 and game.move_log[0].by == "opponent"
@@ -96,7 +96,7 @@ def test_the_bundled_engine_can_be_the_opponent(pychess: LoopbackServer, pychess
 
     if importlib.util.find_spec("engine.__main__") is None:
         pytest.skip("the bundled engine has no UCI front end yet")
-    opponent = UciEngine(depth=1, movetime_ms=None)
+    opponent = EngineOpponent(depth=1, movetime_ms=None)
     game_id, _ = start_game(pychess, pychess_client, color="white", opponent=opponent)
     game = pychess.wait_for_plies(game_id, 1, 20)
     assert len(game.moves) == 1 and game.move_log[0].by == "opponent"
