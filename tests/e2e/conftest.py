@@ -19,6 +19,7 @@ import pytest
 import yaml
 
 from bot.loopback import Game, LoopbackServer
+from tests.match.pyffish_board import pyffish_board
 
 REPO = Path(__file__).resolve().parents[2]
 TOKEN = "e2e-token-do-not-log"
@@ -160,6 +161,14 @@ class BotProcess:
         return "\n".join(p.read_text(errors="replace") for p in sorted(self.workdir.glob("bot-*.log")))
 
 
+def refereed_server(dialect: str, **options: Any) -> LoopbackServer:
+    """A loopback server whose referee is pyffish (Fairy-Stockfish's rules, as on pychess.org), not the
+    ``engine.Board`` the bot itself uses: a rules bug the two share cannot pass unnoticed."""
+    options.setdefault("board_factory", pyffish_board)
+    options.setdefault("token", TOKEN)
+    return LoopbackServer(dialect=dialect, **options)  # type: ignore[arg-type]
+
+
 @pytest.fixture(params=["pychess", "lichess"])
 def dialect(request: pytest.FixtureRequest) -> str:
     return str(request.param)
@@ -167,19 +176,19 @@ def dialect(request: pytest.FixtureRequest) -> str:
 
 @pytest.fixture
 def server(dialect: str) -> Iterator[LoopbackServer]:
-    with LoopbackServer(dialect=dialect, token=TOKEN, keepalive_s=KEEPALIVE_S) as srv:  # type: ignore[arg-type]
+    with refereed_server(dialect, keepalive_s=KEEPALIVE_S) as srv:
         yield srv
 
 
 @pytest.fixture
 def pychess_server() -> Iterator[LoopbackServer]:
-    with LoopbackServer(dialect="pychess", token=TOKEN, keepalive_s=KEEPALIVE_S) as srv:
+    with refereed_server("pychess", keepalive_s=KEEPALIVE_S) as srv:
         yield srv
 
 
 @pytest.fixture
 def lichess_server() -> Iterator[LoopbackServer]:
-    with LoopbackServer(dialect="lichess", token=TOKEN, keepalive_s=KEEPALIVE_S) as srv:
+    with refereed_server("lichess", keepalive_s=KEEPALIVE_S) as srv:
         yield srv
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from bot.loopback import LoopbackServer, RandomMoves, Scripted
-from tests.e2e.conftest import KEEPALIVE_S, TOKEN, BotThread, assert_clean_game, bot_config, replay_pgn
+from tests.e2e.conftest import KEEPALIVE_S, BotThread, assert_clean_game, bot_config, refereed_server, replay_pgn
 
 CASTLING_READY = "r3k2r/pppppppp/8/8/8/8/PPPPPPPP/R3K2R w KQkq - 0 1"
 
@@ -24,7 +24,7 @@ def make_server() -> Iterator[list[LoopbackServer]]:
 
 
 def start(servers: list[LoopbackServer], dialect: str, **options: object) -> LoopbackServer:
-    server = LoopbackServer(dialect=dialect, token=TOKEN, keepalive_s=KEEPALIVE_S, **options)  # type: ignore[arg-type]
+    server = refereed_server(dialect, keepalive_s=KEEPALIVE_S, **options)
     servers.append(server.start())
     return server
 

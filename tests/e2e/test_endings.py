@@ -15,7 +15,7 @@ import pytest
 
 import bot.game
 from bot.loopback import Game, LoopbackServer, Manual, Scripted
-from tests.e2e.conftest import KEEPALIVE_S, TOKEN, BotProcess, BotThread, bot_config
+from tests.e2e.conftest import KEEPALIVE_S, TOKEN, BotProcess, BotThread, bot_config, refereed_server
 
 FAKE_UCI = str(Path(__file__).resolve().parents[1] / "bot" / "fake_uci.py")
 MATE_IN_ONE = "6k1/5ppp/8/8/8/8/5PPP/R5K1[] w - - 0 1"
@@ -38,7 +38,7 @@ def quick_checks(monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixtu
 @pytest.fixture
 def running_clock_server(dialect: str) -> Iterator[LoopbackServer]:
     """Clocks that run from the first move on, so that a flag can happen at ply 1."""
-    with LoopbackServer(dialect=dialect, token=TOKEN, keepalive_s=KEEPALIVE_S,  # type: ignore[arg-type]
+    with refereed_server(dialect, keepalive_s=KEEPALIVE_S,
                         clock_starts_at_ply=1) as srv:
         yield srv
 
@@ -217,7 +217,7 @@ def test_an_s_chess960_challenge_is_not_offered_without_the_960_name(
 
 @pytest.mark.parametrize("dialect", ["pychess", "lichess"])
 def test_a_wrong_token_exits_2_and_says_token(dialect: str, tmp_path: Path) -> None:
-    with LoopbackServer(dialect=dialect, token="the-right-token") as server:  # type: ignore[arg-type]
+    with refereed_server(dialect, token="the-right-token") as server:
         process = BotProcess(bot_config(server, tmp_path / "games"), tmp_path).start()
         assert process.wait(60) == 2
     output = process.logs()
@@ -268,7 +268,7 @@ def test_a_stream_failing_with_409_forever_is_given_up_and_left_alone(
 
 @pytest.mark.parametrize("dialect", ["pychess", "lichess"])
 def test_upgrade_makes_the_account_a_bot_account(dialect: str, tmp_path: Path) -> None:
-    with LoopbackServer(dialect=dialect, token=TOKEN, bot_title=None) as server:  # type: ignore[arg-type]
+    with refereed_server(dialect, bot_title=None) as server:
         process = BotProcess(bot_config(server, tmp_path / "games"), tmp_path, "--upgrade").start()
         try:
             server.wait_for(lambda: server.requests_to("upgrade"), 30, "the upgrade request")

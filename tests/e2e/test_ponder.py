@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from bot.loopback import LoopbackServer, RandomMoves, Scripted
-from tests.e2e.conftest import KEEPALIVE_S, TOKEN, BotThread, assert_clean_game, bot_config
+from tests.e2e.conftest import KEEPALIVE_S, BotThread, assert_clean_game, bot_config, refereed_server
 
 FAKE = Path(__file__).resolve().parents[1] / "bot" / "fake_uci.py"
 # the whole game as the fake engine predicts it; the opponent follows it for two moves, then deviates
@@ -29,7 +29,7 @@ FAIRY = shutil.which("fairy-stockfish") or shutil.which("/usr/games/fairy-stockf
 @pytest.fixture(params=["pychess", "lichess"])
 def slow_server(request: pytest.FixtureRequest) -> Iterator[LoopbackServer]:
     """The opponent takes 0.4 s per move: time for the bot to ponder."""
-    with LoopbackServer(dialect=request.param, token=TOKEN, keepalive_s=KEEPALIVE_S,
+    with refereed_server(request.param, keepalive_s=KEEPALIVE_S,
                         opponent_delay_s=0.4) as srv:
         yield srv
 

@@ -1,7 +1,6 @@
-"""A stand-in arbiter for the match runner tests, built on pyffish (Fairy-Stockfish's own rules).
-
-It implements only what the runner uses (``engine.match.game.ArbiterBoard``); moves are UCI strings.
-The tests run the runner with both this board and ``engine.Board``, so each checks the other.
+"""The independent referee of the tests, built on pyffish (Fairy-Stockfish's own rules, which pychess.org
+judges moves with): the match runner's arbiter in its tests, and the loopback server's board in the
+end-to-end tests, so that a rules bug shared by the bot and ``engine.Board`` cannot hide. Moves are UCI strings.
 """
 
 from __future__ import annotations
@@ -79,7 +78,27 @@ class PyffishBoard:
 
     def push(self, move: str) -> None:
         self.move_stack.append(move)
-        self._fen = sf.get_fen(self.variant, self._fen, [move], self.chess960)
+        self._fen = sf.get_fen(self.variant, self.start_fen, self.move_stack, self.chess960)
+
+    def push_uci(self, uci: str) -> str:
+        move = self.parse_uci(uci)
+        self.push(move)
+        return move
+
+    def pop(self) -> str:
+        move = self.move_stack.pop()
+        self._fen = sf.get_fen(self.variant, self.start_fen, self.move_stack, self.chess960)
+        return move
+
+    def copy(self) -> PyffishBoard:
+        board = PyffishBoard.__new__(PyffishBoard)
+        board.variant, board.chess960, board.start_fen = self.variant, self.chess960, self.start_fen
+        board.move_stack = list(self.move_stack)
+        board._fen = self._fen
+        return board
+
+    def is_check(self) -> bool:
+        return bool(sf.gives_check(self.variant, self.start_fen, self.move_stack, self.chess960))
 
     def fen(self) -> str:
         return self._fen

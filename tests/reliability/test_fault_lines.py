@@ -13,7 +13,8 @@ import pytest
 
 from bot.loopback import LoopbackServer, Scripted
 from bot.loopback.games import default_board_factory
-from tests.reliability.conftest import KEEPALIVE_S, TOKEN, BotThread, ResignAfter, assert_clean_game, bot_config
+from tests.e2e.conftest import refereed_server
+from tests.reliability.conftest import KEEPALIVE_S, BotThread, ResignAfter, assert_clean_game, bot_config
 
 BAD_FEN = "not-a-fen"
 
@@ -51,7 +52,7 @@ def board_factory() -> Any:
 
 @pytest.fixture
 def odd_server(dialect: str) -> Any:
-    with LoopbackServer(dialect=dialect, token=TOKEN, keepalive_s=KEEPALIVE_S,  # type: ignore[arg-type]
+    with refereed_server(dialect, keepalive_s=KEEPALIVE_S,
                         board_factory=board_factory(), float_clocks=True) as srv:
         yield srv
 
