@@ -1,40 +1,70 @@
 # schess-bot in a container: the bot and its bundled pure-Python S-chess engine.
 #
 #   docker build -t schess-bot .
-#   docker build -t schess-bot:pypy --build-arg BASE_IMAGE=pypy:3.10-slim .   # faster engine (PyPy)
+#   docker build -t schess-bot:pypy --build-arg WITH_PYPY=1 .   # the engine under Debian's pypy3
 #   docker run -d --name schess-bot -e SCHESS_BOT_TOKEN=... \
-#       -v "$PWD/config.yml:/config/config.yml:ro" -v "$PWD/games:/games" schess-bot
+#       -v "$PWD/config.yml:/config/config.yml:ro" -v schess-games:/games schess-bot
 #
 # The token comes only from the environment (never baked into the image); the config is a mounted file
-# (the image ships the documented default at /config/config.yml); PGNs go to the /games volume.
-ARG BASE_IMAGE=python:3.11-slim
+# (the image ships the documented default at /config/config.yml); PGNs go to the /games volume. What was
+# verified with a real Docker daemon, and how to build without a registry: docs/docker.md.
+#
+# BASE_IMAGE: any Debian-based image with python3 >= 3.10 and pip (the default; or the stand-in that
+# docs/docker.md builds with debootstrap when no registry is reachable).
+ARG BASE_IMAGE=python:3.11-slim-bookworm
 FROM ${BASE_IMAGE}
+
+# WITH_PYPY=1: apt-get install Debian's pypy3 and set engine.interpreter: pypy3 in the built-in config, so the
+# bundled engine runs under PyPy (the bot itself stays on CPython). Needs the Debian mirror at build time.
+ARG WITH_PYPY=0
 
 ENV PYTHONUNBUFFERED=1 \
     PYTHONDONTWRITEBYTECODE=1 \
     PIP_NO_CACHE_DIR=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1
 
-WORKDIR /opt/schess-bot
-COPY pyproject.toml README.md LICENSE ./
-COPY engine ./engine
-COPY bot ./bot
-# Runtime dependencies only (berserk, requests, pyyaml); no test or dev tools in the image.
-RUN python -m pip install . \
-    && useradd --create-home --uid 10001 --shell /usr/sbin/nologin schess \
+# tini is PID 1 and passes docker stop's SIGTERM on to the bot, which handles it itself (graceful stop). Without
+# it the bot would be PID 1, and the kernel drops a SIGTERM sent to PID 1 before the bot has installed its
+# handler (about a second of imports at start-up): docker stop then waits its whole timeout (docs/docker.md).
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends tini $(if [ "$WITH_PYPY" = 1 ]; then echo pypy3; fi) \
+    && apt-get clean && rm -rf /var/lib/apt/lists/*
+
+# Build from a throw-away copy and delete it in the same layer: no source tree, build/ or *.egg-info stays
+# in the image, only the installed package. Runtime dependencies only (berserk, requests, pyyaml).
+COPY pyproject.toml README.md LICENSE /tmp/schess-src/
+COPY engine /tmp/schess-src/engine
+COPY bot /tmp/schess-src/bot
+RUN python3 -m pip install /tmp/schess-src \
+    && rm -rf /tmp/schess-src \
+    && useradd --create-home --uid 10001 --user-group --shell /usr/sbin/nologin schess \
     && mkdir -p /config /games \
-    && chown schess:schess /games
+    && chown 10001:10001 /games
 COPY config.yml /config/config.yml
 
-USER schess
+# PyPy: the built-in config runs the engine under pypy3, and the build fails unless pypy3 -m engine answers a
+# search (the bot puts the installed package's folder on PYTHONPATH for the engine process, as here).
+RUN if [ "$WITH_PYPY" = 1 ]; then \
+        sed -i 's/^  interpreter: null/  interpreter: pypy3/' /config/config.yml \
+        && grep -q '^  interpreter: pypy3' /config/config.yml \
+        && cd / \
+        && printf 'uci\nisready\nposition startpos moves g1f3h\ngo depth 2\nquit\n' \
+           | PYTHONPATH="$(python3 -c 'import engine, os; print(os.path.dirname(os.path.dirname(engine.__file__)))')" \
+             pypy3 -m engine | grep -q '^bestmove '; \
+    fi
+
+# Numeric, so that "runAsNonRoot"-style checks can verify it; /games belongs to this uid.
+USER 10001:10001
+WORKDIR /home/schess
 VOLUME ["/games"]
 
 # Healthy while the event stream delivers lines (keep-alives arrive every 6-7 s).
 HEALTHCHECK --interval=30s --timeout=10s --start-period=60s --retries=3 \
-    CMD ["python", "-m", "bot.health", "/tmp/schess-bot.heartbeat", "60"]
+    CMD ["python3", "-m", "bot.health", "/tmp/schess-bot.heartbeat", "60"]
 
-# docker stop sends SIGTERM: the bot declines new challenges, finishes or aborts its games as
-# shutdown.on_signal says, writes their PGNs and exits 0. Give it time: docker stop -t 600.
+# docker stop's SIGTERM reaches the bot through tini (exec form, no shell in between). The bot declines
+# new challenges, finishes or aborts its games as shutdown.on_signal says, writes their PGNs and exits 0.
+# Give it time: docker stop -t 600.
 STOPSIGNAL SIGTERM
-ENTRYPOINT ["schess-bot", "--config", "/config/config.yml", "--heartbeat-file", "/tmp/schess-bot.heartbeat", "--pgn-directory", "/games"]
+ENTRYPOINT ["tini", "--", "schess-bot", "--config", "/config/config.yml", "--heartbeat-file", "/tmp/schess-bot.heartbeat", "--pgn-directory", "/games"]
 CMD []
