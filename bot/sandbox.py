@@ -112,17 +112,19 @@ class MovePrinter:
 
 def run_sandbox(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
     """Play one sandbox game and print it; the exit code is 0 when the game was played to its end."""
-    from bot.cli import run_bot
+    from bot.app import run_bot
     from bot.config import ConfigError, settings_from_dict
 
     if getattr(args, "log_level", "INFO") != "DEBUG":
         logging.getLogger("bot").setLevel(logging.WARNING)
     token = secrets.token_urlsafe(24)
     opponent, opponent_text = sandbox_opponent()
+    kept_directory = getattr(args, "pgn_directory", None)  # --pgn-directory: keep the bot's PGN there
     with (
-        tempfile.TemporaryDirectory(prefix="schess-sandbox-") as pgn_directory,
+        tempfile.TemporaryDirectory(prefix="schess-sandbox-") as temporary_directory,
         LoopbackServer(dialect="pychess", token=token, on_move=MovePrinter(out), keepalive_s=1.0) as server,
     ):
+        pgn_directory = kept_directory or temporary_directory
         try:
             data, engine_text = sandbox_config(getattr(args, "config", None), server.url, pgn_directory)
             settings = settings_from_dict(data)
@@ -161,6 +163,8 @@ def run_sandbox(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
         print(f"sandbox: {game.result()} ({game.termination})", file=out)
         print("", file=out)
         print(game.pgn(), file=out, flush=True)
+        if kept_directory:
+            print(f"sandbox: the bot's PGN is in {Path(kept_directory) / (game.id + '.pgn')}", file=out)
         if exit_codes and exit_codes[0] != 0:
             print(f"sandbox: the bot exited with code {exit_codes[0]}", file=sys.stderr)
             return exit_codes[0]

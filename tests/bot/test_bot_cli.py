@@ -114,7 +114,7 @@ def test_a_challenge_outside_the_config_is_declined_with_its_reason(tmp_path, mo
         http.route("GET", "/api/account", Reply(body=PYCHESS_ACCOUNT))
         http.route("GET", "/api/stream/event", Reply(lines=[PYCHESS_CHALLENGE], stall_s=10))
         http.route("POST", "/api/challenge/RpxjQkJ5/decline", Reply())
-        from bot.cli import run_bot
+        from bot.app import run_bot
         from bot.config import load_settings
 
         settings = load_settings(write_config(tmp_path, http.url, challenge={"min_base_s": 600}))

@@ -1,0 +1,162 @@
+"""The bot assembled: log in, then run the lobby until it stops. Used by the command line (:mod:`bot.cli`)
+and the sandbox (:mod:`bot.sandbox`), which both import it (neither imports the other).
+
+Exit codes of :func:`run_bot`: 0 after a normal stop (signal, ``max_games``), 1 when the server refuses the
+bot for good, 2 for a token or PGN-folder problem (one line on stderr, never a traceback).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import os
+import signal
+import sys
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from types import FrameType
+
+from bot import server as server_module
+from bot.config import Settings
+from bot.engines import UciEngine
+from bot.game import Engine
+from bot.lobby import Lobby
+from bot.server import Server, ServerError, ServerStopped, TokenRejected
+
+log = logging.getLogger("bot")
+
+
+def default_engine_factory(settings: Settings) -> Callable[[str], Engine]:
+    def make(label: str) -> Engine:
+        return UciEngine(settings.engine.command_line(), settings.engine.options, label=label,
+                         startup_timeout_s=settings.engine.startup_timeout_s, ponder=settings.engine.ponder)
+
+    return make
+
+
+class StopSignal:
+    """SIGTERM/SIGINT from the first instant of the process (in a container the bot is PID 1, and a PID 1
+    without a handler ignores SIGTERM, so ``docker stop`` would wait its whole timeout).
+
+    Before the lobby runs, a signal ends the start-up at once (logging in, start-up retries); afterwards it
+    asks the lobby for a graceful stop (a second one aborts the games)."""
+
+    def __init__(self) -> None:
+        self.requested = threading.Event()
+        self._lock = threading.Lock()
+        self._action: Callable[[], None] | None = None
+        self._starting = True
+
+    def handle(self, signum: int, frame: FrameType | None) -> None:
+        log.info("received %s", signal.Signals(signum).name)
+        self.requested.set()
+        with self._lock:
+            action, starting = self._action, self._starting
+        if action is not None:
+            action()
+        if starting and threading.current_thread() is threading.main_thread():
+            raise StopDuringStartup()
+
+    def started(self, action: Callable[[], None]) -> None:
+        """The lobby runs: from now on a signal calls ``action`` (a graceful stop); call it at once if a
+        signal already came."""
+        with self._lock:
+            self._action, self._starting = action, False
+        if self.requested.is_set():
+            action()
+
+    def during_startup(self, action: Callable[[], None]) -> None:
+        """What a signal during start-up does besides ending it (closing the server wakes its waits)."""
+        with self._lock:
+            self._action = action
+
+    def install(self) -> Callable[[], None]:
+        """Install the handlers (main thread only; elsewhere nothing happens). Returns the undo."""
+        if threading.current_thread() is not threading.main_thread():
+            return lambda: None
+        previous = {signum: signal.signal(signum, self.handle) for signum in (signal.SIGTERM, signal.SIGINT)}
+
+        def restore() -> None:
+            for signum, handler in previous.items():
+                signal.signal(signum, handler)
+
+        return restore
+
+
+class StopDuringStartup(BaseException):
+    """Raised by the signal handler to leave a blocking start-up call (no game is running yet)."""
+
+
+def check_pgn_directory(directory: str | None) -> str | None:
+    """None when PGNs can be written to ``directory`` (created if missing), else the reason they cannot.
+    Checked before logging in: a bot that cannot keep its games must not play them."""
+    if not directory:
+        return None
+    folder = Path(directory)
+    probe = folder / f".schess-bot-write-test-{os.getpid()}"
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        probe.write_text("ok", encoding="utf-8")
+        probe.unlink()
+    except OSError as error:
+        return f"{error.strerror or error} ({error.filename or directory})"
+    return None
+
+
+def token_hint(url: str, dialect: str) -> str:
+    """Where an operator gets a token the server accepts."""
+    if dialect == "pychess":
+        return (f"pychess.org issues its own BOT tokens: sign in with the bot's account and create one at "
+                f"{url.rstrip('/')}/account/bot (a Lichess token is not accepted)")
+    return "create a personal token with the scope bot:play at https://lichess.org/account/oauth/token"
+
+
+def run_bot(settings: Settings, token: str, *, max_games: int | None = None, upgrade: bool = False,
+            engine_factory: Callable[[str], Engine] | None = None,
+            on_lobby: Callable[[Lobby], None] | None = None, stop: StopSignal | None = None) -> int:
+    """Log in and play. ``stop``: the process's signal handling (``main`` installs it first thing).
+    For tests: ``on_lobby`` receives the lobby (to call ``request_stop``)."""
+    stop = stop or StopSignal()
+    problem = check_pgn_directory(settings.pgn_directory)
+    if problem is not None:
+        print(f"error: pgn_directory {settings.pgn_directory!r} is not writable: {problem}; every game's "
+              "PGN would be lost (in Docker, use a named volume or a folder owned by uid 10001)", file=sys.stderr)
+        return 2
+    server = Server(settings.server, token, variants=settings.challenge.variants)
+    stop.during_startup(server.close)
+    try:
+        account = server.fetch_account(retry_for_s=server_module.STARTUP_RETRY_S)
+        if upgrade and not account.is_bot:
+            server.upgrade_to_bot()
+            log.info("upgraded %s to a BOT account", account.username)
+            account = dataclasses.replace(account, title="BOT")
+    except (StopDuringStartup, ServerStopped):
+        print("stopped before the bot started playing", file=sys.stderr)
+        server.close()
+        return 0
+    except TokenRejected as error:
+        dialect = server.dialect or ("pychess" if error.status == 403 else "lichess")
+        print(f"error: the server rejected the token (HTTP {error.status}, {dialect} dialect); "
+              f"{token_hint(settings.server.url, dialect)}; then set SCHESS_BOT_TOKEN", file=sys.stderr)
+        return 2
+    except ServerError as error:
+        action = "upgrade the account" if server.account is not None else f"reach {settings.server.url}"
+        print(f"error: could not {action}: {error}", file=sys.stderr)
+        return 1
+    log.info("logged in to %s as %s (%s dialect)", settings.server.url, account.username, server.dialect)
+    if not account.is_bot:
+        log.warning("%s is not a BOT account (title %r); run with --upgrade to make it one",
+                    account.username, account.title)
+    lobby = Lobby(server, settings, account, engine_factory or default_engine_factory(settings),
+                  max_games=max_games)
+    if on_lobby is not None:
+        on_lobby(lobby)
+    stop.started(lobby.request_stop)
+    try:
+        return lobby.run()
+    except TokenRejected as error:
+        print(f"error: the server rejected the token (HTTP {error.status}): {error}", file=sys.stderr)
+        return 2
+    finally:
+        server.close()
