@@ -6,15 +6,30 @@ from __future__ import annotations
 import threading
 import time
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal, Optional
+from typing import Literal, Optional, Protocol
 
 from bot.loopback.answers import Reply
+from bot.loopback.model import Dialect
+from bot.loopback.streams import Stream
 from bot.loopback.wire import PYCHESS_TERMINATED
 
-if TYPE_CHECKING:
-    from bot.loopback.server import LoopbackServer
-
 StreamSelector = Literal["event", "game", "any"]
+
+
+class FaultTarget(Protocol):
+    """What the fault switches need of the server (``LoopbackServer`` has it); a protocol, so that this module
+    does not import the server that imports it."""
+
+    dialect: Dialect
+    restarted_at: float
+    stopping: threading.Event
+
+    @property
+    def lock(self) -> threading.Condition: ...
+    def open_streams(self, kind: StreamSelector = "any", game_id: Optional[str] = None) -> list[Stream]: ...
+    def open_listener(self) -> None: ...
+    def close_listener(self) -> None: ...
+
 
 ENDPOINTS = (
     "account",
@@ -72,7 +87,7 @@ class HttpFault:
 class Faults:
     """The fault switches of one ``LoopbackServer`` (``server.faults``)."""
 
-    def __init__(self, server: LoopbackServer) -> None:
+    def __init__(self, server: FaultTarget) -> None:
         self._server = server
         self._lock = threading.Lock()
         self._http: list[HttpFault] = []
@@ -157,7 +172,7 @@ class Faults:
         connections are refused for ``down_s``, and afterwards pychess's ``gameFull`` of the games that were
         running shows ``initialFen: "None"``. Games, clocks and challenges survive. Returns at once."""
         server = self._server
-        with server._cond:
+        with server.lock:
             for stream in server.open_streams("event"):
                 if server.dialect == "pychess":
                     stream.send(PYCHESS_TERMINATED)

@@ -9,7 +9,6 @@ from bot.loopback.model import Challenge, ChatRecord, Clock, MoveRecord, Player,
 from bot.loopback.opponents import Opponent, Position
 from bot.loopback.positions import CHESS_START_FEN, S_CHESS_START_FEN
 from bot.loopback.streams import Stream
-from bot.loopback.wire import lichess_variant
 from bot.pgn import game_pgn
 from bot.results import lichess_outcome
 from engine.variants import pgn_variant_tag
@@ -96,10 +95,6 @@ class Game:
     def is_bot_turn(self) -> bool:
         """True when the side to move is the bot's."""
         return bool(self.board.turn == self.bot_color)
-
-    def lichess_variant(self) -> dict[str, str]:
-        """The Lichess ``variant`` object of this game."""
-        return lichess_variant(self.variant, self.chess960, not self.initial_fen_is_standard)
 
     def bot_moves(self) -> list[str]:
         """Every legal move the bot made, in order (taken-back ones included)."""

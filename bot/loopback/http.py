@@ -8,16 +8,13 @@ import re
 import socket
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import TYPE_CHECKING, Any, Optional
+from typing import Any, Optional
 from urllib.parse import parse_qs, unquote
 
 from bot.loopback.answers import Reply
 from bot.loopback.model import RequestRecord
-from bot.loopback.referee import CAPABILITIES_HEADER
+from bot.loopback.referee import CAPABILITIES_HEADER, Referee
 from bot.loopback.streams import Stream
-
-if TYPE_CHECKING:
-    from bot.loopback.server import LoopbackServer
 
 log = logging.getLogger(__name__)
 _ID = r"(?P<id>[^/?]+)"
@@ -59,12 +56,12 @@ def classify(method: str, path: str) -> tuple[str, dict[str, str]]:
 
 
 class LoopbackHTTPServer(ThreadingHTTPServer):
-    """``ThreadingHTTPServer`` that knows its ``LoopbackServer``."""
+    """``ThreadingHTTPServer`` that knows its ``Referee``."""
 
     daemon_threads = True
     allow_reuse_address = True
 
-    def __init__(self, address: tuple[str, int], loopback: LoopbackServer) -> None:
+    def __init__(self, address: tuple[str, int], loopback: Referee) -> None:
         self.loopback = loopback
         super().__init__(address, LoopbackHandler)
 

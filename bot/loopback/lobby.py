@@ -8,7 +8,7 @@ import threading
 import time
 from typing import TYPE_CHECKING, Any, Optional, Union
 
-from bot.loopback import wire
+import bot.loopback.wire as wire
 from bot.loopback.answers import OK, OnlineBot, OpponentFactory, Reply
 from bot.loopback.model import Challenge, ChallengeAnswer, ColorName, Dialect, Player, TimeControl
 from bot.loopback.opponents import Opponent

@@ -14,8 +14,9 @@ import threading
 import time
 from typing import Any, Callable, Optional, Union
 
-from bot.loopback import wire
+import bot.loopback.wire as wire
 from bot.loopback.answers import OK, OnlineBot, OpponentFactory, Reply
+from bot.loopback.faults import Faults
 from bot.loopback.games import BoardFactory, Game, default_board_factory
 from bot.loopback.lobby import ChallengeDesk
 from bot.loopback.model import (
@@ -102,6 +103,13 @@ class Referee(ChallengeDesk):
         self._threads: list[threading.Thread] = []
         self._in_flight: dict[str, int] = {}
         self.restarted_at = 0.0
+        self.faults: Faults  # set by LoopbackServer, which has the listener the faults switch off
+        self.stream_encoding = "chunked"
+
+    @property
+    def lock(self) -> threading.Condition:
+        """The server's one lock (a condition: tests wait on it for changes)."""
+        return self._cond
 
     # --- helpers ---
     def _new_id(self) -> str:

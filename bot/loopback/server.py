@@ -15,7 +15,7 @@ import time
 from types import TracebackType
 from typing import Any, Callable, Optional, TypeVar
 
-from bot.loopback import wire
+import bot.loopback.wire as wire
 from bot.loopback.answers import OnlineBot, OpponentFactory
 from bot.loopback.faults import Faults, StreamSelector
 from bot.loopback.games import Game, default_board_factory

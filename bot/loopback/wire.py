@@ -65,6 +65,11 @@ def lichess_variant(variant: str, chess960: bool, custom_fen: bool = False) -> d
     return dict(_LICHESS_VARIANTS[(variant, chess960)])
 
 
+def game_variant(game: Game) -> dict[str, str]:
+    """The Lichess ``variant`` object of a game."""
+    return lichess_variant(game.variant, game.chess960, not game.initial_fen_is_standard)
+
+
 def _lichess_user(player: Player) -> dict[str, Any]:
     return {
         "id": player.id,
@@ -165,7 +170,7 @@ def game_start_event(game: Game, dialect: Dialect, kind: str = "gameStart") -> s
         "source": "friend",
         "status": {"id": _LICHESS_STATUS_IDS.get(game.status, 20), "name": game.status},
         "speed": tc.speed,
-        "variant": {k: v for k, v in game.lichess_variant().items() if k != "short"},
+        "variant": {k: v for k, v in game_variant(game).items() if k != "short"},
         "compat": {"bot": True, "board": True},
         "id": game.id,
     }
@@ -248,7 +253,7 @@ def game_full_line(game: Game, dialect: Dialect, floats: bool = False, restarted
         "type": "gameFull",
         "id": game.id,
         "rated": game.challenge.rated,
-        "variant": game.lichess_variant(),
+        "variant": game_variant(game),
     }
     if tc.kind == "clock":
         data["clock"] = {"initial": (tc.limit_s or 0) * 1000, "increment": (tc.increment_s or 0) * 1000}
