@@ -34,7 +34,7 @@ from bot.events import (
 from bot.game import Engine, GameRecord, GameWorker
 from bot.matchmaking import Matchmaker
 from bot.server import Server, ServerError, StreamConnected, StreamFailed, StreamLost, TokenRejected
-from bot.state import BotMemory, Clocks, forget_old, load_memory, save_memory, state_path
+from bot.state import BotMemory, StateFile, state_path
 
 log = logging.getLogger(__name__)
 
@@ -79,15 +79,15 @@ class Lobby:
         self._stopping = False
         self._lock = threading.Lock()
         self.heartbeat_path = Path(settings.heartbeat_file) if settings.heartbeat_file else None
-        self.wall_clock = wall_clock
         #: the opponent of each game running, parked or about to start (by game / challenge id)
         self.opponents: dict[str, KnownOpponent] = {}
         #: challenges from bots accepted in the last 24 hours (max_challenges_per_bot_per_hour / _per_day)
         self.accepted_from_bots: list[AcceptedBotChallenge] = []
         self._rating_diff_note_logged = False
-        self.state_path = state_path(settings.pgn_directory)
-        self._saved_memory = BotMemory()
-        self._load_memory()
+        self.state_file = StateFile(state_path(settings.pgn_directory), monotonic, wall_clock)
+        memory = self.state_file.load(settings.matchmaking.decline_cooldown_s)
+        self.accepted_from_bots = list(memory.accepted_from_bots)
+        self.matchmaker.restore(memory.matchmaking_sent, memory.matchmaking_declines)
 
     # ---- control ----
 
@@ -129,35 +129,10 @@ class Lobby:
         except OSError as error:
             log.debug("heartbeat %s: %s", self.heartbeat_path, error)
 
-    # ---- what survives a restart (bot.state) ----
-
-    def _clocks(self) -> Clocks:
-        return Clocks(monotonic=self.monotonic(), wall=self.wall_clock())
-
-    def _memory(self) -> BotMemory:
-        """The limits' memory now, on the monotonic clock."""
-        return BotMemory(tuple(self.accepted_from_bots), tuple(self.matchmaker.sent_at),
-                         tuple(self.matchmaker.notes))
-
-    def _load_memory(self) -> None:
-        if self.state_path is None:
-            return
-        clocks = self._clocks()
-        memory = forget_old(clocks.to_monotonic(load_memory(self.state_path)), clocks.monotonic,
-                            self.settings.matchmaking.decline_cooldown_s)
-        self.accepted_from_bots = list(memory.accepted_from_bots)
-        self.matchmaker.restore(memory.matchmaking_sent, memory.matchmaking_declines)
-        self._saved_memory = self._memory()
-
     def save_memory_if_changed(self) -> None:
-        """Write the state file when the limits' memory changed since the last write."""
-        if self.state_path is None:
-            return
-        memory = self._memory()
-        if memory == self._saved_memory:
-            return
-        self._saved_memory = memory
-        save_memory(self.state_path, self._clocks().to_wall(memory))
+        """Write the state file when what the limits remember has changed (see :mod:`bot.state`)."""
+        self.state_file.save_if_changed(BotMemory(tuple(self.accepted_from_bots), tuple(self.matchmaker.sent_at),
+                                                  tuple(self.matchmaker.notes)))
 
     # ---- who we play ----
 
@@ -331,7 +306,7 @@ class Lobby:
     def _on_game_start(self, start: GameStart) -> None:
         self.accepted.pop(start.game_id, None)
         pending = self.matchmaker.pending
-        if pending is not None and pending.challenge_id == start.game_id:
+        if pending is not None and self.matchmaker.owns(start.game_id):
             self.opponents[start.game_id] = KnownOpponent(pending.offer.opponent.lower(), True)  # we challenged a bot
         elif start.opponent and start.game_id not in self.opponents:
             self.opponents[start.game_id] = KnownOpponent(start.opponent.lower())

@@ -16,6 +16,7 @@ import json
 import logging
 import os
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -158,6 +159,36 @@ def _objects(value: Any, what: str) -> list[dict[str, Any]]:
     if not all(isinstance(item, dict) for item in items):
         raise ValueError(f"{what} holds something that is not an object")
     return items
+
+
+class StateFile:
+    """The state file of one run: reads it at start and writes it when the memory changes. The lobby hands
+    over and gets back memory on its monotonic clock; the file holds wall-clock times."""
+
+    def __init__(self, path: Path | None, monotonic: Callable[[], float], wall_clock: Callable[[], float]) -> None:
+        self.path = path
+        self.monotonic = monotonic
+        self.wall_clock = wall_clock
+        self._saved = BotMemory()
+
+    def _clocks(self) -> Clocks:
+        return Clocks(monotonic=self.monotonic(), wall=self.wall_clock())
+
+    def load(self, decline_cooldown_s: float) -> BotMemory:
+        """What an earlier run remembered and still matters, on the monotonic clock (empty without a file)."""
+        if self.path is None:
+            return BotMemory()
+        clocks = self._clocks()
+        self._saved = forget_old(clocks.to_monotonic(load_memory(self.path)), clocks.monotonic,
+                                 decline_cooldown_s)
+        return self._saved
+
+    def save_if_changed(self, memory: BotMemory) -> None:
+        """Write ``memory`` (monotonic clock) when it differs from what was last read or written."""
+        if self.path is None or memory == self._saved:
+            return
+        self._saved = memory
+        save_memory(self.path, self._clocks().to_wall(memory))
 
 
 # ---- the file ----------------------------------------------------------------------------------------------
