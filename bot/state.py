@@ -206,7 +206,7 @@ def load_memory(path: Path) -> BotMemory:
         return BotMemory()
     try:
         memory = memory_from_json(json.loads(text))
-    except (ValueError, RecursionError, AttributeError) as error:
+    except (ValueError, RecursionError) as error:
         log.warning("state file %s is unreadable (%s); starting fresh", path, error)
         return BotMemory()
     log.info("state file %s: %d challenges from bots, %d matchmaking challenges and %d declines remembered",
