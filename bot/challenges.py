@@ -1,16 +1,20 @@
-"""Whether to accept a challenge: a pure function of the challenge, the settings and the lobby's state."""
+"""Whether to accept a challenge: a pure function of the challenge, the settings and a snapshot of the
+lobby's state (:class:`LobbyState`); the lobby does the I/O."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Union
 
 from bot.config import ChallengeSettings
-from bot.events import Challenge
+from bot.events import DECLINE_REASONS, Challenge
 
-#: The reasons the servers understand (``POST /api/challenge/{id}/decline`` form field ``reason``).
-DECLINE_REASONS = ("generic", "later", "tooFast", "tooSlow", "timeControl", "rated", "casual", "standard",
-                   "variant", "noBot", "onlyBot")
+__all__ = ["DECLINE_REASONS", "Accept", "AcceptedBotChallenge", "Decision", "Decline", "LobbyState",
+           "decide_challenge", "describe_time_control", "our_rating", "rating_category"]
+
+HOUR_S = 3600.0
+DAY_S = 86400.0
 
 
 @dataclass(frozen=True)
@@ -28,12 +32,43 @@ Decision = Union[Accept, Decline]
 
 
 @dataclass(frozen=True)
+class AcceptedBotChallenge:
+    """A challenge from a bot that we accepted: when (the lobby's clock) and from whom (lower case)."""
+
+    at: float
+    name: str
+
+
+@dataclass(frozen=True)
 class LobbyState:
     """What the decision needs to know about the bot right now."""
 
     active_games: int = 0  # real-time games running or about to start (correspondence ones are not counted)
     shutting_down: bool = False
     correspondence_games: int = 0  # correspondence games in progress (parked or being visited)
+    bot_games: int = 0  # how many of active_games are against bots (our own matchmaking challenge counts)
+    #: the opponent (lower case) of every game running, parked or about to start, once per game
+    opponents: tuple[str, ...] = ()
+    #: challenges from bots accepted in the last 24 hours, and the time now on the same clock
+    accepted_from_bots: tuple[AcceptedBotChallenge, ...] = ()
+    now: float = 0.0
+    our_rating: int | None = None  # ours for this challenge's rating category; None when the server hides it
+
+
+def rating_category(challenge: Challenge) -> str:
+    """The Lichess rating category (perf) of the game: ``chess960``, ``seirawan``, else the speed (``blitz``)."""
+    variant = challenge.variant
+    if variant.name == "chess":
+        return "chess960" if variant.chess960 else challenge.speed
+    return variant.name
+
+
+def our_rating(challenge: Challenge, account_ratings: Mapping[str, int]) -> int | None:
+    """Our rating for this challenge: Lichess's ``destUser`` (that is us) or else our account's rating in the
+    game's category. pychess.org gives neither: None."""
+    if challenge.dest is not None and challenge.dest.rating:
+        return challenge.dest.rating
+    return account_ratings.get(rating_category(challenge))
 
 
 def describe_time_control(challenge: Challenge) -> str:
@@ -82,6 +117,62 @@ def _time_control_decision(challenge: Challenge, settings: ChallengeSettings) ->
         return Decline("tooSlow", f"increment {increment_s:g}s > max_increment_s {settings.max_increment_s}")
     if base_s == 0 and increment_s == 0:
         return Decline("tooFast", "a clock of 0+0")
+    if settings.bullet_requires_increment and increment_s == 0 and speed in ("ultraBullet", "bullet"):
+        return Decline("tooFast", f"{speed} without increment (bullet_requires_increment)")
+    return None
+
+
+def _compat_decision(challenge: Challenge) -> Decline | None:
+    """Lichess's ``compat.bot``: false when a BOT cannot play the game. Lichess (lila) sets it false for
+    speeds below bullet and when our account is not a BOT account; the first gets ``tooFast``."""
+    if challenge.bot_compatible is not False:
+        return None
+    if challenge.speed == "ultraBullet":
+        return Decline("tooFast", "bots cannot play ultraBullet (compat.bot false)")
+    return Decline("generic", "the server says a bot cannot play this game (compat.bot false)")
+
+
+def _rating_decision(challenge: Challenge, settings: ChallengeSettings, ours: int | None) -> Decline | None:
+    """The challenger's rating within [min_rating, max_rating] and within max_rating_diff of ours. A
+    challenger without a rating, or our own rating unknown (pychess.org), skips the check it needs."""
+    rating = challenge.challenger.rating
+    if rating is None:
+        return None
+    if rating < settings.min_rating:
+        return Decline("generic", f"rating {rating} < min_rating {settings.min_rating}")
+    if rating > settings.max_rating:
+        return Decline("generic", f"rating {rating} > max_rating {settings.max_rating}")
+    diff = settings.max_rating_diff
+    if diff is not None and ours is not None and abs(rating - ours) > diff:
+        return Decline("generic", f"rating {rating} is more than max_rating_diff {diff} from ours ({ours})")
+    return None
+
+
+def _room_decision(challenge: Challenge, settings: ChallengeSettings, state: LobbyState) -> Decline | None:
+    """The passing limits, all answered with ``later``: games per user, challenges from bots per hour and
+    day."""
+    challenger = challenge.challenger
+    name = challenger.name.lower()
+    limit = settings.max_games_per_user
+    if limit is not None:
+        playing = state.opponents.count(name)
+        if playing >= limit:
+            return Decline("later", f"already playing {playing} game{'s' if playing != 1 else ''} with "
+                                    f"{challenger.name} (max_games_per_user {limit})")
+    if not challenger.is_bot:
+        return None
+    limit = settings.max_challenges_per_bot_per_hour
+    if limit is not None:
+        count = sum(1 for item in state.accepted_from_bots if item.name == name and state.now - item.at < HOUR_S)
+        if count >= limit:
+            return Decline("later", f"{count} challenges from {challenger.name} accepted in the last hour "
+                                    f"(max_challenges_per_bot_per_hour {limit})")
+    limit = settings.max_bot_challenges_per_day
+    if limit is not None:
+        count = sum(1 for item in state.accepted_from_bots if state.now - item.at < DAY_S)
+        if count >= limit:
+            return Decline("later", f"{count} challenges from bots accepted in the last 24 hours "
+                                    f"(max_bot_challenges_per_day {limit})")
     return None
 
 
@@ -89,8 +180,10 @@ def decide_challenge(challenge: Challenge, settings: ChallengeSettings, state: L
                      max_correspondence_games: int = 20) -> Decision:
     """Accept, or decline with the reason the server should show the challenger.
 
-    Checks, in order: who (block list, allow list, bot/human), variant, time control, rated/casual,
-    then whether we have room (``concurrency`` for real-time games, ``max_correspondence_games`` for games
+    Checks, in order: who (block list, allow list, bot/human), variant, time control, whether the server
+    lets a bot play it (Lichess ``compat``), rated/casual, the challenger's rating; then the passing limits
+    (shutting down, games per user, challenges from bots per hour and day, the slots reserved for humans)
+    and whether we have room (``concurrency`` for real-time games, ``max_correspondence_games`` for games
     with days per move), so a challenger learns the lasting reason first.
     """
     challenger = challenge.challenger
@@ -106,19 +199,31 @@ def decide_challenge(challenge: Challenge, settings: ChallengeSettings, state: L
     variant = challenge.variant
     if not variant.supported or variant.config_name not in settings.variants:
         return Decline("variant", f"variant {variant.config_name} is not in challenge.variants")
-    time_decline = _time_control_decision(challenge, settings)
-    if time_decline is not None:
-        return time_decline
-    mode = "rated" if challenge.rated else "casual"
-    if mode not in settings.modes:
-        return Decline("casual" if challenge.rated else "rated", f"{mode} games are not accepted")
+    lasting = (_time_control_decision(challenge, settings) or _compat_decision(challenge)
+               or _mode_decision(challenge, settings) or _rating_decision(challenge, settings, state.our_rating))
+    if lasting is not None:
+        return lasting
     if state.shutting_down:
         return Decline("later", "the bot is shutting down")
+    passing = _room_decision(challenge, settings, state)
+    if passing is not None:
+        return passing
     if challenge.time_control.kind != "clock":
         if state.correspondence_games >= max_correspondence_games:
             return Decline("later", f"already playing {state.correspondence_games} of "
                                     f"{max_correspondence_games} correspondence games")
         return Accept()
+    bot_slots = settings.concurrency - settings.reserve_for_humans
+    if challenger.is_bot and state.bot_games >= bot_slots:
+        return Decline("later", f"{state.bot_games} games against bots; {settings.reserve_for_humans} of "
+                                f"{settings.concurrency} slots are reserved for humans (reserve_for_humans)")
     if state.active_games >= settings.concurrency:
         return Decline("later", f"already playing {state.active_games} of {settings.concurrency} games")
     return Accept()
+
+
+def _mode_decision(challenge: Challenge, settings: ChallengeSettings) -> Decline | None:
+    mode = "rated" if challenge.rated else "casual"
+    if mode not in settings.modes:
+        return Decline("casual" if challenge.rated else "rated", f"{mode} games are not accepted")
+    return None

@@ -93,6 +93,21 @@ class ChallengeSettings:
     only_bots: bool = False
     block_list: tuple[str, ...] = ()
     allow_list: tuple[str, ...] = ()
+    #: the challenger's rating (for the game's category) must lie in [min_rating, max_rating] ...
+    min_rating: int = 0
+    max_rating: int = 4000
+    #: ... and within this many points of ours, when the server tells us our rating (None = no such check)
+    max_rating_diff: int | None = None
+    #: real-time slots (out of ``concurrency``) that bots may not take
+    reserve_for_humans: int = 0
+    #: games (real-time and correspondence) at once against one user (None = no limit)
+    max_games_per_user: int | None = None
+    #: challenges accepted from one bot in the last hour (None = no limit)
+    max_challenges_per_bot_per_hour: int | None = None
+    #: challenges accepted from all bots together in the last 24 hours (None = no limit)
+    max_bot_challenges_per_day: int | None = None
+    #: decline bullet and ultraBullet games without increment (1+0, 2+0, ...)
+    bullet_requires_increment: bool = False
 
 
 @dataclass(frozen=True)
@@ -334,6 +349,10 @@ def _challenge(section: _Section) -> ChallengeSettings:
     def non_negative(name: str, default: int) -> int:
         return int(section.integer(name, default, minimum=0, what="a non-negative integer"))
 
+    def positive_or_null(name: str) -> int | None:
+        value = section.integer(name, None, minimum=1, what="a positive integer or null", nullable=True)
+        return None if value is None else int(value)
+
     settings = ChallengeSettings(
         concurrency=section.integer("concurrency", 1, minimum=1, what="a positive integer"),
         variants=section.string_list("variants", ChallengeSettings.variants, VARIANT_NAMES),
@@ -349,9 +368,19 @@ def _challenge(section: _Section) -> ChallengeSettings:
         only_bots=section.boolean("only_bots", False),
         block_list=tuple(name.lower() for name in section.string_list("block_list", ())),
         allow_list=tuple(name.lower() for name in section.string_list("allow_list", ())),
+        min_rating=non_negative("min_rating", 0),
+        max_rating=non_negative("max_rating", 4000),
+        max_rating_diff=section.integer("max_rating_diff", None, minimum=0,
+                                        what="a non-negative integer or null", nullable=True),
+        reserve_for_humans=non_negative("reserve_for_humans", 0),
+        max_games_per_user=positive_or_null("max_games_per_user"),
+        max_challenges_per_bot_per_hour=positive_or_null("max_challenges_per_bot_per_hour"),
+        max_bot_challenges_per_day=positive_or_null("max_bot_challenges_per_day"),
+        bullet_requires_increment=section.boolean("bullet_requires_increment", False),
     )
     for low, high in (("min_base_s", "max_base_s"), ("min_increment_s", "max_increment_s"),
-                      ("min_days", "max_days")):
+                      ("min_days", "max_days"), ("min_rating", "max_rating"),
+                      ("reserve_for_humans", "concurrency")):
         if getattr(settings, low) > getattr(settings, high):
             raise section.fail(low, f"at most {section.key(high)} ({getattr(settings, high)})",
                                getattr(settings, low))

@@ -29,6 +29,19 @@ MAX_NUMBER = 1e15
 
 
 
+#: The decline reasons of the BOT API, as ``POST /api/challenge/{id}/decline`` takes them (form field ``reason``).
+DECLINE_REASONS = ("generic", "later", "tooFast", "tooSlow", "timeControl", "rated", "casual", "standard",
+                   "variant", "noBot", "onlyBot")
+#: Lichess reports a decline (``challengeDeclined.declineReasonKey``) in lower case (``toofast``), as its API
+#: spec says; pychess and older servers use the names above. Both read as the names above.
+_DECLINE_REASON_BY_KEY = {reason.lower(): reason for reason in DECLINE_REASONS}
+
+
+def decline_reason_from_key(key: str) -> str:
+    """``toofast`` / ``tooFast`` -> ``tooFast``; an unknown key is kept as the server wrote it."""
+    return _DECLINE_REASON_BY_KEY.get(key.strip().lower(), key)
+
+
 class MalformedLine(ValueError):
     """A server line that is not valid JSON or lacks what its type needs."""
 
@@ -87,6 +100,9 @@ class Challenge:
     speed: str
     color: str = "random"
     initial_fen: str | None = None
+    dest: Player | None = None  # Lichess ``destUser``: us, with our rating for this game's category
+    #: Lichess ``compat.bot``: whether the server lets a BOT play this game (None: the server did not say)
+    bot_compatible: bool | None = None
 
 
 # ---- events from /api/stream/event ----------------------------------------------------------------------
@@ -113,6 +129,7 @@ class GameStart:
     game_id: str
     color: str | None = None  # lichess tells it here; pychess only in gameFull (by name)
     chess960: bool = False  # pychess says it only here: its gameFull has no chess960 flag
+    opponent: str | None = None  # lichess ``opponent.username``; pychess does not say
 
 
 @dataclass(frozen=True)
@@ -325,8 +342,13 @@ def _variant_key(variant_data: Any) -> Any:
     return variant_data.get("key") or variant_data.get("name")
 
 
-def parse_challenge(data: dict[str, Any]) -> Challenge:
+def parse_challenge(data: dict[str, Any], compat: Any = None) -> Challenge:
+    """A challenge object; ``compat`` is the event's ``compat`` object (Lichess puts it beside the
+    challenge, not inside it)."""
     challenge_id = _str(data, "id")
+    if not isinstance(compat, dict):
+        compat = data.get("compat")
+    bot_compatible = compat.get("bot") if isinstance(compat, dict) else None
     variant_data = data.get("variant")
     variant_key = _variant_key(variant_data)
     time_control = parse_time_control(data.get("timeControl"))
@@ -340,6 +362,8 @@ def parse_challenge(data: dict[str, Any]) -> Challenge:
         speed=speed if isinstance(speed, str) and speed else _speed_from_time_control(time_control),
         color=str(data.get("color") or "random"),
         initial_fen=parse_initial_fen(data.get("initialFen")),
+        dest=parse_player(data["destUser"]) if isinstance(data.get("destUser"), dict) else None,
+        bot_compatible=as_bool(bot_compatible) if bot_compatible is not None else None,
     )
 
 
@@ -354,13 +378,13 @@ def normalise_lobby_line(line: str | bytes, dialect: Dialect) -> LobbyEvent:
     if kind == "terminated":
         return ServerTerminated()
     if kind == "challenge":
-        return ChallengeEvent(parse_challenge(_dict(data, "challenge")))
+        return ChallengeEvent(parse_challenge(_dict(data, "challenge"), data.get("compat")))
     if kind in ("challengeCanceled", "challengeDeclined"):
         challenge = _dict(data, "challenge")
         reason = challenge.get("declineReasonKey")
         return ChallengeGone(
             _str(challenge, "id"), declined=kind == "challengeDeclined",
-            reason=str(reason) if isinstance(reason, str) and reason else None,
+            reason=decline_reason_from_key(reason) if isinstance(reason, str) and reason else None,
             challenger=parse_player(challenge.get("challenger")).name if challenge.get("challenger") else None,
             dest=parse_player(challenge.get("destUser")).name if challenge.get("destUser") else None,
         )
@@ -372,8 +396,11 @@ def normalise_lobby_line(line: str | bytes, dialect: Dialect) -> LobbyEvent:
         if kind == "gameFinish":
             return GameFinish(game_id)
         color = game.get("color")
+        opponent = game.get("opponent")
+        opponent_name = opponent.get("username") if isinstance(opponent, dict) else None
         return GameStart(game_id, color if color in ("white", "black") else None,
-                         chess960=as_bool(game.get("chess960", False)))
+                         chess960=as_bool(game.get("chess960", False)),
+                         opponent=opponent_name if isinstance(opponent_name, str) and opponent_name else None)
     return UnknownEvent(str(kind))
 
 
@@ -484,14 +511,18 @@ def parse_online_bot(data: dict[str, Any]) -> OnlineBot:
     name = data.get("username") or data.get("id")
     if not isinstance(name, str) or not name:
         raise MalformedLine("online bot without a username")
+    return OnlineBot(name=name, id=str(data.get("id") or name.lower()), ratings=parse_ratings(data.get("perfs")))
+
+
+def parse_ratings(perfs: Any) -> dict[str, int]:
+    """A Lichess ``perfs`` object (``{"blitz": {"rating": 1500, ...}, ...}``) -> ``{"blitz": 1500, ...}``."""
     ratings: dict[str, int] = {}
-    perfs = data.get("perfs")
     if isinstance(perfs, dict):
         for perf, values in perfs.items():
             rating = _optional_int(values.get("rating")) if isinstance(values, dict) else None
             if rating is not None:
                 ratings[str(perf)] = rating
-    return OnlineBot(name=name, id=str(data.get("id") or name.lower()), ratings=ratings)
+    return ratings
 
 
 @dataclass
@@ -504,6 +535,11 @@ class Account:
     @property
     def is_bot(self) -> bool:
         return (self.title or "").upper() == "BOT"
+
+    @property
+    def ratings(self) -> dict[str, int]:
+        """Our ratings per category (``blitz``, ``chess960``...) from Lichess's ``perfs``; pychess gives none."""
+        return parse_ratings(self.raw.get("perfs"))
 
 
 def parse_account(data: dict[str, Any]) -> Account:

@@ -8,9 +8,18 @@ import queue
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import dataclass, replace
 from pathlib import Path
 
-from bot.challenges import Accept, LobbyState, decide_challenge, describe_time_control
+from bot.challenges import (
+    DAY_S,
+    Accept,
+    AcceptedBotChallenge,
+    LobbyState,
+    decide_challenge,
+    describe_time_control,
+    our_rating,
+)
 from bot.config import Settings
 from bot.events import (
     Account,
@@ -25,6 +34,7 @@ from bot.events import (
 from bot.game import Engine, GameRecord, GameWorker
 from bot.matchmaking import Matchmaker
 from bot.server import Server, ServerError, StreamConnected, StreamFailed, StreamLost, TokenRejected
+from bot.state import BotMemory, StateFile, state_path
 
 log = logging.getLogger(__name__)
 
@@ -32,12 +42,21 @@ log = logging.getLogger(__name__)
 ACCEPTED_SLOT_S = 30.0
 
 
+@dataclass(frozen=True)
+class KnownOpponent:
+    """Who a game is against: name in lower case; ``is_bot`` None until the server has told us."""
+
+    name: str
+    is_bot: bool | None = None
+
+
 class Lobby:
     """Runs until stopped (signal, ``--games N``) or the server refuses us for good."""
 
     def __init__(self, server: Server, settings: Settings, account: Account,
                  engine_factory: Callable[[str], Engine], *, max_games: int | None = None,
-                 monotonic: Callable[[], float] = time.monotonic) -> None:
+                 monotonic: Callable[[], float] = time.monotonic,
+                 wall_clock: Callable[[], float] = time.time) -> None:
         self.server = server
         self.settings = settings
         self.account = account
@@ -61,6 +80,15 @@ class Lobby:
         self._stopping = False
         self._lock = threading.Lock()
         self.heartbeat_path = Path(settings.heartbeat_file) if settings.heartbeat_file else None
+        #: the opponent of each game running, parked or about to start (by game / challenge id)
+        self.opponents: dict[str, KnownOpponent] = {}
+        #: challenges from bots accepted in the last 24 hours (max_challenges_per_bot_per_hour / _per_day)
+        self.accepted_from_bots: list[AcceptedBotChallenge] = []
+        self._rating_diff_note_logged = False
+        self.state_file = StateFile(state_path(settings.pgn_directory), monotonic, wall_clock)
+        memory = self.state_file.load(settings.matchmaking.decline_cooldown_s)
+        self.accepted_from_bots = list(memory.accepted_from_bots)
+        self.matchmaker.restore(memory.matchmaking_sent, memory.matchmaking_declines)
 
     # ---- control ----
 
@@ -102,6 +130,57 @@ class Lobby:
         except OSError as error:
             log.debug("heartbeat %s: %s", self.heartbeat_path, error)
 
+    def save_memory_if_changed(self) -> None:
+        """Write the state file when what the limits remember has changed (see :mod:`bot.state`)."""
+        self.state_file.save_if_changed(BotMemory(tuple(self.accepted_from_bots), tuple(self.matchmaker.sent_at),
+                                                  tuple(self.matchmaker.notes)))
+
+    # ---- who we play ----
+
+    def _opponent(self, game_id: str) -> KnownOpponent | None:
+        """The opponent of a game: from its challenge or gameStart, else from its worker's gameFull."""
+        known = self.opponents.get(game_id)
+        if known is not None and known.is_bot is not None:
+            return known
+        worker = self.workers.get(game_id)
+        full = worker.full if worker is not None else None
+        if worker is not None and full is not None and worker.we_are_white is not None:
+            player = full.black if worker.we_are_white else full.white
+            # pychess's gameFull has names only: no title does not prove a human
+            is_bot = True if player.is_bot else (None if self.server.dialect == "pychess" else False)
+            known = KnownOpponent(player.name.lower(), is_bot)
+            self.opponents[game_id] = known
+        return known
+
+    def _game_ids(self) -> set[str]:
+        return set(self.workers) | set(self.parked) | set(self.accepted)
+
+    def _forget_game(self, game_id: str) -> None:
+        if game_id not in self._game_ids():
+            self.opponents.pop(game_id, None)
+
+    def _bot_slots(self) -> int:
+        return self.settings.challenge.concurrency - self.settings.challenge.reserve_for_humans
+
+    def _lobby_state(self) -> LobbyState:
+        realtime_accepted = set(self.accepted) - self.correspondence_ids
+        realtime_ids = realtime_accepted | {game_id for game_id, worker in list(self.workers.items())
+                                            if not self._is_correspondence(game_id, worker)}
+        opponents = {game_id: self._opponent(game_id) for game_id in self._game_ids()}
+        bot_games = sum(1 for game_id in realtime_ids
+                        if (opponent := opponents.get(game_id)) is not None and opponent.is_bot)
+        names = [opponent.name for opponent in opponents.values() if opponent is not None]
+        pending = self.matchmaker.pending
+        if pending is not None:
+            names.append(pending.offer.opponent.lower())
+        now = self.monotonic()
+        self.accepted_from_bots = [item for item in self.accepted_from_bots if now - item.at < DAY_S]
+        return LobbyState(active_games=self._realtime_workers() + len(realtime_accepted) + self.matchmaker.waiting,
+                          shutting_down=self._stop_mode is not None,
+                          correspondence_games=self._correspondence_games(),
+                          bot_games=bot_games + self.matchmaker.waiting, opponents=tuple(names),
+                          accepted_from_bots=tuple(self.accepted_from_bots), now=now)
+
     # ---- the loop ----
 
     def run(self) -> int:
@@ -115,8 +194,10 @@ class Lobby:
                 if self._handle_stop(stream):
                     break
                 self._visit_parked()
-                self.matchmaker.tick(busy=bool(self._realtime_workers() or self.accepted),
+                self.matchmaker.tick(busy=bool(self._realtime_workers() or self.accepted)
+                                     or self._bot_slots() <= 0,  # every slot is reserved for humans
                                      stopping=self._stop_mode is not None)
+                self.save_memory_if_changed()
                 item = stream.get(timeout=0.25) if not stream.closed else None
                 if item is None:
                     self._expire_accepted()
@@ -131,6 +212,7 @@ class Lobby:
                 self._handle(item)
         finally:
             self.matchmaker.cancel_pending()
+            self.save_memory_if_changed()
             stream.close()
             for worker in list(self.workers.values()):
                 worker.thread.join(timeout=5)
@@ -170,6 +252,7 @@ class Lobby:
         elif isinstance(item, ChallengeGone):
             self.accepted.pop(item.challenge_id, None)
             self.correspondence_ids.discard(item.challenge_id)
+            self._forget_game(item.challenge_id)
             self.matchmaker.on_challenge_gone(item)
         elif isinstance(item, ServerTerminated):
             log.warning("the server announced a shutdown; will reconnect")
@@ -185,10 +268,12 @@ class Lobby:
             log.debug("challenge %s: our own challenge", challenge.id)  # Lichess echoes outgoing ones
             return
         self._expire_accepted()
-        realtime_accepted = len(set(self.accepted) - self.correspondence_ids)
-        state = LobbyState(active_games=self._realtime_workers() + realtime_accepted + self.matchmaker.waiting,
-                           shutting_down=self._stop_mode is not None,
-                           correspondence_games=self._correspondence_games())
+        rating = our_rating(challenge, self.account.ratings)
+        if rating is None and self.settings.challenge.max_rating_diff is not None \
+                and not self._rating_diff_note_logged:
+            log.info("challenge.max_rating_diff is not applied: the server does not tell our rating")
+            self._rating_diff_note_logged = True
+        state = replace(self._lobby_state(), our_rating=rating)
         decision = decide_challenge(challenge, self.settings.challenge, state,
                                     max_correspondence_games=self.settings.correspondence.max_games)
         who = challenge.challenger.name + (f" ({challenge.challenger.rating})" if challenge.challenger.rating
@@ -200,7 +285,12 @@ class Lobby:
                 self.accepted[challenge.id] = self.monotonic()
                 if challenge.time_control.kind != "clock":
                     self.correspondence_ids.add(challenge.id)
+                self.opponents[challenge.id] = KnownOpponent(challenge.challenger.name.lower(),
+                                                             challenge.challenger.is_bot)
                 self.server.accept_challenge(challenge.id)
+                if challenge.challenger.is_bot:
+                    self.accepted_from_bots.append(AcceptedBotChallenge(self.monotonic(),
+                                                                        challenge.challenger.name.lower()))
                 log.info("challenge %s: accepted %s", challenge.id, summary)
             else:
                 self.server.decline_challenge(challenge.id, decision.reason)
@@ -211,10 +301,16 @@ class Lobby:
         except ServerError as error:
             self.accepted.pop(challenge.id, None)
             self.correspondence_ids.discard(challenge.id)
+            self._forget_game(challenge.id)
             log.warning("challenge %s: could not answer (%s)", challenge.id, error)
 
     def _on_game_start(self, start: GameStart) -> None:
         self.accepted.pop(start.game_id, None)
+        pending = self.matchmaker.pending
+        if pending is not None and self.matchmaker.owns(start.game_id):
+            self.opponents[start.game_id] = KnownOpponent(pending.offer.opponent.lower(), True)  # we challenged a bot
+        elif start.opponent and start.game_id not in self.opponents:
+            self.opponents[start.game_id] = KnownOpponent(start.opponent.lower())
         self.matchmaker.on_game_start(start.game_id)
         if start.game_id in self.workers:
             return  # a reconnect re-sends gameStart for running games
@@ -257,6 +353,8 @@ class Lobby:
                 record = self._done.get_nowait()
             except queue.Empty:
                 return
+            if record.parked and self._opponent(record.game_id) is None and record.opponent != "?":
+                self.opponents[record.game_id] = KnownOpponent(record.opponent.lower())
             worker = self.workers.pop(record.game_id, None)
             if worker is not None:
                 worker.thread.join(timeout=5)
@@ -265,6 +363,7 @@ class Lobby:
             else:
                 self.correspondence_ids.discard(record.game_id)
                 self.chess960_games.discard(record.game_id)
+                self._forget_game(record.game_id)
                 self.finished.append(record)
                 if record.gave_up or record.result != "*" or record.termination not in ("", "Unknown"):
                     self.ended.add(record.game_id)
@@ -275,3 +374,4 @@ class Lobby:
             if now - accepted_at > ACCEPTED_SLOT_S:
                 del self.accepted[challenge_id]
                 self.correspondence_ids.discard(challenge_id)
+                self._forget_game(challenge_id)

@@ -266,6 +266,11 @@ class Matchmaker:
         self.notes = [note for note in self.notes if now - note.at < cooldown]
         self.notes.append(DeclineNote(offer.opponent.lower(), reason, now, offer.variant, offer.time_control))
 
+    def restore(self, sent_at: Iterable[float], notes: Iterable[DeclineNote]) -> None:
+        """Take back what an earlier run remembered (times on our clock): challenges sent, declines."""
+        self.sent_at = deque(sorted(sent_at))
+        self.notes = list(notes)
+
     # ---- events from the lobby ----
 
     def owns(self, challenge_id: str) -> bool:

@@ -23,6 +23,7 @@ class ChallengeDesk:
 
     dialect: Dialect
     bot: Player
+    bot_title: Optional[str]
     base_url: str
     challenges: dict[str, Challenge]
     online_bots: dict[str, OnlineBot]
@@ -103,7 +104,9 @@ class ChallengeDesk:
                 initial_fen=start_fen(variant, True, self._rng) if chess960 else None,
             )
             self.challenges[challenge.id] = challenge
-            self._emit_event(wire.challenge_event(challenge, self.dialect, self.base_url))
+            self._emit_event(
+                wire.challenge_event(challenge, self.dialect, self.base_url, bot_account=self.bot_title == "BOT")
+            )
             if target.answer != "ignore":
                 timer = threading.Timer(target.answer_delay_s, self._online_bot_answers, (challenge.id,))
                 timer.daemon = True

@@ -313,7 +313,11 @@ class Referee(ChallengeDesk):
                 if challenge.status == "created" and challenge.direction == "in":
                     challenge.offered = self._offered_to_bot(challenge)
                     if challenge.offered:
-                        stream.send(wire.challenge_event(challenge, self.dialect, self.base_url))
+                        stream.send(
+                            wire.challenge_event(
+                                challenge, self.dialect, self.base_url, bot_account=self.bot_title == "BOT"
+                            )
+                        )
             for game in self.games.values():
                 if not game.over:
                     stream.send(wire.game_start_event(game, self.dialect))

@@ -192,7 +192,9 @@ class LoopbackServer(Referee):
                 self._challenge_opponents[challenge.id] = opponent
             challenge.offered = self._offered_to_bot(challenge)
             if challenge.offered:
-                self._emit_event(wire.challenge_event(challenge, self.dialect, self.base_url))
+                self._emit_event(
+                    wire.challenge_event(challenge, self.dialect, self.base_url, bot_account=self.bot_title == "BOT")
+                )
             self._cond.notify_all()
             return challenge.id
 

@@ -136,13 +136,28 @@ def challenge_json(challenge: Challenge, dialect: Dialect, base_url: str) -> dic
         data["initialFen"] = challenge.initial_fen
     if challenge.answer is not None and not challenge.answer.accepted:
         data["declineReason"] = f"declined: {challenge.answer.reason}"
-        data["declineReasonKey"] = challenge.answer.reason or "generic"
+        # Lichess writes the key in lower case (``toofast``), while the decline endpoint takes ``tooFast``
+        data["declineReasonKey"] = (challenge.answer.reason or "generic").lower()
     return data
 
 
-def challenge_event(challenge: Challenge, dialect: Dialect, base_url: str, kind: str = "challenge") -> str:
-    """An event line about a challenge (``challenge``, ``challengeCanceled``, ``challengeDeclined``)."""
-    return compact({"type": kind, "challenge": challenge_json(challenge, dialect, base_url)})
+def challenge_compat(challenge: Challenge, bot_account: bool) -> dict[str, bool]:
+    """Lichess's ``compat`` of a challenge event, as lila computes it: a BOT may play bullet and slower
+    (and only a BOT account uses the BOT API), the Board API blitz and slower."""
+    speed = challenge.time_control.speed
+    return {"bot": bot_account and speed != "ultraBullet", "board": speed not in ("ultraBullet", "bullet")}
+
+
+def challenge_event(
+    challenge: Challenge, dialect: Dialect, base_url: str, kind: str = "challenge", bot_account: bool = True
+) -> str:
+    """An event line about a challenge (``challenge``, ``challengeCanceled``, ``challengeDeclined``). Lichess
+    puts ``compat`` beside the challenge object of a ``challenge`` event (``bot_account``: the stream's owner
+    is a BOT account)."""
+    data: dict[str, Any] = {"type": kind, "challenge": challenge_json(challenge, dialect, base_url)}
+    if dialect == "lichess" and kind == "challenge":
+        data["compat"] = challenge_compat(challenge, bot_account)
+    return compact(data)
 
 
 def game_start_event(game: Game, dialect: Dialect, kind: str = "gameStart") -> str:

@@ -51,6 +51,19 @@ def test_values_are_read_into_typed_settings():
     assert settings.draw.enabled is False and settings.pgn_directory is None
 
 
+def test_challenger_filters_are_read_and_off_by_default():
+    assert Settings().challenge.max_rating_diff is None and Settings().challenge.reserve_for_humans == 0
+    settings = settings_from_dict({"challenge": {
+        "concurrency": 3, "min_rating": 1200, "max_rating": 2400, "max_rating_diff": 400, "reserve_for_humans": 1,
+        "max_games_per_user": 2, "max_challenges_per_bot_per_hour": 3, "max_bot_challenges_per_day": 50,
+        "bullet_requires_increment": True}}).challenge
+    assert (settings.min_rating, settings.max_rating, settings.max_rating_diff) == (1200, 2400, 400)
+    assert (settings.reserve_for_humans, settings.max_games_per_user) == (1, 2)
+    assert (settings.max_challenges_per_bot_per_hour, settings.max_bot_challenges_per_day) == (3, 50)
+    assert settings.bullet_requires_increment is True
+    assert settings_from_dict({"challenge": {"max_games_per_user": None}}).challenge.max_games_per_user is None
+
+
 def test_builtin_engine_runs_under_the_configured_interpreter():
     settings = settings_from_dict({"engine": {"interpreter": "pypy3"}})
     assert settings.engine.command_line() == ["pypy3", "-m", "engine"]
@@ -73,6 +86,23 @@ def test_builtin_engine_runs_under_the_configured_interpreter():
     ({"challenge": {"min_base_s": 60, "max_base_s": 30}},
      "config error: challenge.min_base_s must be at most challenge.max_base_s (30), got 60"),
     ({"server": []}, "config error: server must be a mapping"),
+    ({"challenge": {"min_rating": -1}}, "config error: challenge.min_rating must be a non-negative integer, got -1"),
+    ({"challenge": {"min_rating": 2000, "max_rating": 1500}},
+     "config error: challenge.min_rating must be at most challenge.max_rating (1500), got 2000"),
+    ({"challenge": {"max_rating_diff": -5}},
+     "config error: challenge.max_rating_diff must be a non-negative integer or null, got -5"),
+    ({"challenge": {"reserve_for_humans": 2}},
+     "config error: challenge.reserve_for_humans must be at most challenge.concurrency (1), got 2"),
+    ({"challenge": {"reserve_for_humans": "1"}},
+     "config error: challenge.reserve_for_humans must be a non-negative integer, got '1'"),
+    ({"challenge": {"max_games_per_user": 0}},
+     "config error: challenge.max_games_per_user must be a positive integer or null, got 0"),
+    ({"challenge": {"max_challenges_per_bot_per_hour": 1.5}},
+     "config error: challenge.max_challenges_per_bot_per_hour must be a positive integer or null, got 1.5"),
+    ({"challenge": {"max_bot_challenges_per_day": True}},
+     "config error: challenge.max_bot_challenges_per_day must be a positive integer or null, got True"),
+    ({"challenge": {"bullet_requires_increment": "yes"}},
+     "config error: challenge.bullet_requires_increment must be true or false, got 'yes'"),
 ])
 def test_invalid_values_name_the_key(data, message):
     with pytest.raises(ConfigError) as error:

@@ -202,3 +202,48 @@ def test_every_recorded_pychess_game_line_normalises():
 def test_pychess_account_parses():
     account = parse_account(json.loads(PYCHESS_ACCOUNT))
     assert account.username == "SeirawanBot" and account.is_bot
+
+
+# ---- decline reasons, compat, destUser, our ratings ----
+
+
+@pytest.mark.parametrize(("key", "reason"), [
+    ("toofast", "tooFast"), ("tooslow", "tooSlow"), ("timecontrol", "timeControl"), ("nobot", "noBot"),
+    ("onlybot", "onlyBot"), ("generic", "generic"), ("tooFast", "tooFast"), ("timeControl", "timeControl"),
+    ("somethingNew", "somethingNew"),
+])
+def test_a_decline_reason_key_reads_the_same_in_lower_case_and_camel_case(key, reason):
+    # the Lichess API spec writes declineReasonKey in lower case; pychess and older servers in camelCase
+    line = json.dumps({"type": "challengeDeclined", "challenge": {
+        "id": "c1", "status": "declined", "declineReason": "This time control is too fast for me.",
+        "declineReasonKey": key}})
+    assert normalise_lobby_line(line, "lichess") == ChallengeGone("c1", declined=True, reason=reason)
+
+
+def test_lichess_compat_beside_the_challenge_and_our_rating_in_dest_user():
+    data = json.loads(LICHESS_CHALLENGE)
+    data["challenge"]["destUser"]["rating"] = 1720
+    data["compat"] = {"bot": False, "board": True}
+    event = normalise_lobby_line(json.dumps(data), "lichess")
+    assert isinstance(event, ChallengeEvent)
+    assert event.challenge.bot_compatible is False
+    assert event.challenge.dest is not None and event.challenge.dest.rating == 1720
+    assert event.challenge.dest.name == "SchessBot"
+    plain = normalise_lobby_line(PYCHESS_CHALLENGE, "pychess")
+    assert isinstance(plain, ChallengeEvent)
+    assert plain.challenge.bot_compatible is None and plain.challenge.dest is None, "pychess says neither"
+
+
+def test_lichess_game_start_names_the_opponent():
+    line = json.dumps({"type": "gameStart", "game": {"gameId": "g1", "color": "black",
+                                                     "opponent": {"id": "alice", "username": "Alice",
+                                                                  "rating": 1500}}})
+    assert normalise_lobby_line(line, "lichess") == GameStart("g1", "black", opponent="Alice")
+
+
+def test_account_ratings_come_from_lichess_perfs_and_pychess_has_none():
+    account = parse_account({"id": "schessbot", "username": "SchessBot", "title": "BOT",
+                             "perfs": {"blitz": {"rating": 1790, "games": 12, "rd": 60},
+                                       "chess960": {"rating": 1650}, "storm": {"runs": 3, "score": 20}}})
+    assert account.ratings == {"blitz": 1790, "chess960": 1650}
+    assert parse_account(json.loads(PYCHESS_ACCOUNT)).ratings == {}

@@ -14,7 +14,7 @@ from pathlib import Path
 import yaml
 
 from bot.config import ChallengeSettings, Settings
-from bot.events import ChallengeEvent, GameStart, normalise_lobby_line
+from bot.events import ChallengeEvent, ChallengeGone, GameStart, normalise_lobby_line
 from bot.lobby import Lobby
 from tests.bot.conftest import PYCHESS_ACCOUNT, PYCHESS_CHALLENGE, PYCHESS_GAME_FULL, needs_board
 from tests.bot.http_fixture import Reply, ScriptedServer
@@ -97,3 +97,30 @@ def test_sigterm_during_a_game_aborts_it_per_config_and_exits_0(tmp_path):
         assert process.returncode == 0, err
         assert http.hits("POST", "/api/bot/game/RpxjQkJ5/abort")
         assert "received SIGTERM" in err and "lip_SIGTERMTOKEN" not in err
+
+
+def named_challenge(challenge_id: str, name: str, title: str = "") -> ChallengeEvent:
+    data = json.loads(PYCHESS_CHALLENGE)
+    data["challenge"]["id"] = challenge_id
+    data["challenge"]["challenger"] = {"name": name, "rating": 1500, "title": title}
+    event = normalise_lobby_line(json.dumps(data), "pychess")
+    assert isinstance(event, ChallengeEvent)
+    return event
+
+
+def test_the_lobby_counts_games_per_user_and_bot_games_for_the_slots_reserved_for_humans(caplog):
+    server = LobbyServer()
+    settings = Settings(pgn_directory=None, challenge=replace(
+        ChallengeSettings(), concurrency=4, reserve_for_humans=2, max_games_per_user=1))
+    lobby = Lobby(server, settings, ME, lambda label: None)  # type: ignore[arg-type]
+    with caplog.at_level("INFO"):
+        for challenge_id, name, title in (("c1", "RobotA", "BOT"), ("c2", "RobotB", "BOT"),
+                                          ("c3", "RobotC", "BOT"), ("c4", "Alice", ""), ("c5", "alice", "")):
+            lobby._handle(named_challenge(challenge_id, name, title))
+    assert server.calls == [("accept", "c1"), ("accept", "c2"), ("decline", "c3", "later"), ("accept", "c4"),
+                            ("decline", "c5", "later")]
+    assert "2 of 4 slots are reserved for humans" in caplog.text
+    assert "already playing 1 game with alice (max_games_per_user 1)" in caplog.text
+    lobby._handle(ChallengeGone("c1"))  # RobotA's challenge went away before its game started
+    lobby._handle(named_challenge("c6", "RobotC", "BOT"))
+    assert server.calls[-1] == ("accept", "c6")

@@ -237,3 +237,34 @@ def test_matchmaking_config_errors_name_the_key() -> None:
     settings = settings_from_dict({"matchmaking": {"time_controls": [{"days": 2}, {"base_s": 300}]}})
     assert settings.matchmaking.time_controls == (MatchmakingTimeControl(days=2),
                                                   MatchmakingTimeControl(base_s=300, increment_s=0))
+
+
+def test_a_lower_case_time_control_decline_from_lichess_avoids_only_that_time_control() -> None:
+    """Lichess writes declineReasonKey as ``toofast``; read as tooFast, it must not avoid the bot altogether."""
+    maker, server, now = matchmaker(time_controls=[{"base_s": 60, "increment_s": 0},
+                                                   {"base_s": 300, "increment_s": 3}])
+    now[0] += 11
+    maker.tick(busy=False, stopping=False)
+    first = (server.created[0]["base_s"], server.created[0]["increment_s"])
+    line = json.dumps({"type": "challengeDeclined", "challenge": {
+        "id": "c1", "declineReason": "This time control is too fast for me.", "declineReasonKey": "toofast"}})
+    event = normalise_lobby_line(line, "lichess")
+    assert isinstance(event, ChallengeGone) and event.reason == "tooFast"
+    maker.on_challenge_gone(event)
+    now[0] += 11
+    maker.tick(busy=False, stopping=False)
+    assert len(server.created) == 2, "Partner is challenged again, to the other time control"
+    assert (server.created[1]["base_s"], server.created[1]["increment_s"]) != first
+
+
+def test_restore_takes_back_what_an_earlier_run_remembered() -> None:
+    maker, server, now = matchmaker(daily_limit=2)
+    maker.restore([now[0] - 100, now[0] - 200], [])
+    now[0] += 11
+    maker.tick(busy=False, stopping=False)
+    assert server.created == [], "two challenges sent in the last 24 hours already"
+    maker, server, now = matchmaker()
+    maker.restore([], [DeclineNote("partner", "later", now[0] - 10, "chess", BLITZ)])
+    now[0] += 11
+    maker.tick(busy=False, stopping=False)
+    assert server.created == [], "Partner declined a moment ago"

@@ -18,6 +18,8 @@ DECLINES: list[tuple[str, dict[str, Any], dict[str, Any], str]] = [
     ("blocked", {"challenger": "Troll"}, {"challenge": {"block_list": ["troll"]}}, "generic"),
     ("bot", {"title": "BOT"}, {"challenge": {"accept_bots": False}}, "noBot"),
     ("960", {"chess960": True}, {"challenge": {"variants": ["seirawan"]}}, "variant"),
+    ("no-increment", {"clock": (60, 0)}, {"challenge": {"bullet_requires_increment": True}}, "tooFast"),
+    ("low-rating", {"rating": 1100}, {"challenge": {"min_rating": 1200}}, "generic"),
 ]
 
 

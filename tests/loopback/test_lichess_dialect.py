@@ -20,6 +20,7 @@ def test_challenge_and_game_full_use_lichess_shapes_and_milliseconds(
     assert challenge["timeControl"] == {"type": "clock", "limit": 180, "increment": 2, "show": "3+2"}
     assert challenge["challenger"]["title"] == "BOT" and challenge["speed"] == "blitz"
     assert challenge["variant"]["key"] == "seirawan" and challenge["direction"] == "in"
+    assert event["compat"] == {"bot": True, "board": True}, "compat sits beside the challenge, as the spec shows"
     lichess_client.post(f"/api/challenge/{challenge_id}/accept")
     start = events.next_json()
     assert start["type"] == "gameStart" and start["game"]["color"] == "black"
@@ -29,6 +30,19 @@ def test_challenge_and_game_full_use_lichess_shapes_and_milliseconds(
     assert full["initialFen"] == "startpos" and full["createdAt"] > 10**12
     assert full["white"]["id"] == "bob" and full["black"]["name"] == "SchessBot"
     assert full["state"]["winc"] == 2000 and full["state"]["status"] == "started"
+
+
+def test_compat_says_a_bot_cannot_play_ultrabullet_and_only_a_bot_account_can_play_at_all(
+    lichess: LoopbackServer, lichess_client: Client
+) -> None:
+    events = lichess_client.events()
+    lichess.challenge(clock=(15, 0))
+    assert events.next_json()["compat"] == {"bot": False, "board": False}
+    lichess.challenge(clock=(60, 0))
+    assert events.next_json()["compat"] == {"bot": True, "board": False}
+    lichess.bot_title = None  # an account that was never upgraded to BOT
+    lichess.challenge(clock=(600, 0))
+    assert events.next_json()["compat"] == {"bot": False, "board": True}
 
 
 def test_keepalives_are_empty_lines(lichess: LoopbackServer, lichess_client: Client) -> None:
@@ -123,7 +137,8 @@ def test_bot_created_challenges_online_bots_accept_decline_cancel(
     declined_id = lichess_client.post("/api/challenge/Grumpy", data={"clock.limit": "60"}).json()["id"]
     assert events.next_json()["type"] == "challenge"
     declined = events.next_json()
-    assert declined["type"] == "challengeDeclined" and declined["challenge"]["declineReasonKey"] == "tooFast"
+    # the Lichess API spec: declineReasonKey in lower case (the decline endpoint itself takes "tooFast")
+    assert declined["type"] == "challengeDeclined" and declined["challenge"]["declineReasonKey"] == "toofast"
     assert lichess.answer(declined_id) is not None
     sleepy_id = lichess_client.post("/api/challenge/Sleepy", data={"days": "2"}).json()["id"]
     assert lichess_client.post(f"/api/challenge/{sleepy_id}/cancel").status_code == 200

@@ -13,6 +13,9 @@ from bot.loopback import LoopbackServer
 from tests.reliability.conftest import BotThread, ResignAfter, assert_clean_game, bot_config, faulty_engine
 
 CLOCK_S = 10
+#: Lichess does not let a BOT play ultraBullet (its challenge says ``compat.bot: false`` and the bot declines),
+#: so there the clock is the fastest bullet one: 30+0.
+LICHESS_CLOCK_S = 30
 
 
 @pytest.mark.parametrize(("fault", "log_line"), [
@@ -27,7 +30,8 @@ def test_an_engine_fault_costs_one_move_not_the_game(
     caplog.set_level(logging.INFO)
     counter = tmp_path / "searches"
     command = faulty_engine(tmp_path, counter=counter, **{fault: 3})  # the bot's 3rd search
-    game_id = server.challenge(color="white", clock=(CLOCK_S, 0), opponent=ResignAfter(8, seed=5))
+    clock_s = CLOCK_S if server.dialect == "pychess" else LICHESS_CLOCK_S
+    game_id = server.challenge(color="white", clock=(clock_s, 0), opponent=ResignAfter(8, seed=5))
     config = bot_config(server, tmp_path, engine={"command": command, "limits": {"depth": None}},
                         challenge={"speeds": ["ultraBullet", "bullet"]})
     bots.append(BotThread(config, max_games=1).start())

@@ -1,0 +1,150 @@
+"""The state file: what the limits remember survives a restart; it is written atomically and an unreadable one
+is logged and ignored."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+from pathlib import Path
+
+import pytest
+
+from bot.challenges import DAY_S, AcceptedBotChallenge
+from bot.config import MatchmakingTimeControl, settings_from_dict
+from bot.events import ChallengeEvent, normalise_lobby_line
+from bot.lobby import Lobby
+from bot.matchmaking import DeclineNote
+from bot.state import (
+    STATE_FILE_NAME,
+    BotMemory,
+    Clocks,
+    forget_old,
+    load_memory,
+    memory_from_json,
+    memory_to_json,
+    save_memory,
+    state_path,
+)
+from tests.bot.conftest import PYCHESS_CHALLENGE
+from tests.bot.test_bot_game import ME
+from tests.bot.test_bot_lobby import LobbyServer
+
+BLITZ = MatchmakingTimeControl(base_s=180, increment_s=2)
+MEMORY = BotMemory(
+    accepted_from_bots=(AcceptedBotChallenge(1_700_000_000.0, "robot"),),
+    matchmaking_sent=(1_700_000_100.5, 1_700_000_200.0),
+    matchmaking_declines=(DeclineNote("picky", "tooFast", 1_700_000_150.0, "chess", BLITZ),
+                          DeclineNote("slowpoke", "later", 1_700_000_160.0, "chess960",
+                                      MatchmakingTimeControl(days=2))),
+)
+
+
+def test_memory_round_trips_through_json_and_the_file(tmp_path: Path) -> None:
+    assert memory_from_json(json.loads(json.dumps(memory_to_json(MEMORY)))) == MEMORY
+    path = tmp_path / "games" / STATE_FILE_NAME
+    assert save_memory(path, MEMORY), "the folder is created when missing"
+    assert load_memory(path) == MEMORY
+    assert [p.name for p in path.parent.iterdir()] == [STATE_FILE_NAME], "no temporary file is left behind"
+
+
+def test_the_state_file_sits_next_to_the_pgns_or_nowhere() -> None:
+    assert state_path("games") == Path("games") / ".schess-bot-state.json"
+    assert state_path(None) is None
+
+
+def test_a_failed_write_keeps_the_old_file_whole(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                 caplog: pytest.LogCaptureFixture) -> None:
+    path = tmp_path / STATE_FILE_NAME
+    save_memory(path, MEMORY)
+    before = path.read_bytes()
+
+    def broken_rename(source: str, target: str) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "replace", broken_rename)
+    with caplog.at_level(logging.WARNING):
+        assert not save_memory(path, BotMemory())
+    assert path.read_bytes() == before
+    assert [p.name for p in tmp_path.iterdir()] == [STATE_FILE_NAME], "the temporary file is removed"
+    assert "cannot write the state file" in caplog.text and "No space left" in caplog.text
+
+
+@pytest.mark.parametrize(("content", "why"), [
+    ("{not json", "Expecting property name"),
+    ("[]", "not a JSON object"),
+    ('{"version": 99}', "unknown version 99"),
+    ('{"version": 1, "accepted_from_bots": [{"at": "noon", "name": "robot"}]}', "accepted_from_bots.at"),
+    ('{"version": 1, "matchmaking": {"declines": [{"opponent": "x"}]}}', "time_control is not an object"),
+    ('{"version": 1, "matchmaking": {"sent": "yesterday"}}', "matchmaking.sent is not a list"),
+])
+def test_an_unreadable_file_is_logged_and_the_bot_starts_fresh(tmp_path: Path, caplog: pytest.LogCaptureFixture,
+                                                                content: str, why: str) -> None:
+    path = tmp_path / STATE_FILE_NAME
+    path.write_text(content)
+    with caplog.at_level(logging.WARNING):
+        assert load_memory(path) == BotMemory()
+    assert f"state file {path} is unreadable" in caplog.text and why in caplog.text
+    assert "starting fresh" in caplog.text
+
+
+def test_a_missing_file_or_a_folder_in_its_place_never_stops_the_bot(tmp_path: Path,
+                                                                     caplog: pytest.LogCaptureFixture) -> None:
+    with caplog.at_level(logging.WARNING):
+        assert load_memory(tmp_path / STATE_FILE_NAME) == BotMemory()
+    assert caplog.text == "", "no file yet is normal: nothing to warn about"
+    (tmp_path / STATE_FILE_NAME).mkdir()
+    with caplog.at_level(logging.WARNING):
+        assert load_memory(tmp_path / STATE_FILE_NAME) == BotMemory()
+        assert not save_memory(tmp_path / STATE_FILE_NAME, MEMORY)
+    assert "is unreadable" in caplog.text and "cannot write" in caplog.text
+
+
+def test_times_move_between_the_monotonic_and_the_wall_clock_and_old_entries_are_dropped() -> None:
+    clocks = Clocks(monotonic=500.0, wall=1_700_000_500.0)
+    on_monotonic = clocks.to_monotonic(MEMORY)
+    assert on_monotonic.accepted_from_bots[0].at == 0.0
+    assert clocks.to_wall(on_monotonic) == MEMORY
+    later = forget_old(MEMORY, now=1_700_000_000.0 + DAY_S, decline_cooldown_s=3600)
+    assert later.accepted_from_bots == () and later.matchmaking_declines == ()
+    assert later.matchmaking_sent == (1_700_000_100.5, 1_700_000_200.0), "sent less than a day ago"
+
+
+def bot_challenge(challenge_id: str) -> ChallengeEvent:
+    data = json.loads(PYCHESS_CHALLENGE)
+    data["challenge"]["id"] = challenge_id
+    data["challenge"]["challenger"] = {"name": "Robot", "rating": 1500, "title": "BOT"}
+    event = normalise_lobby_line(json.dumps(data), "pychess")
+    assert isinstance(event, ChallengeEvent)
+    return event
+
+
+def test_the_daily_bot_limit_and_matchmaking_declines_survive_a_restart(tmp_path: Path) -> None:
+    """A new lobby (a new process: another monotonic clock) reads what the last one wrote."""
+    settings = settings_from_dict({"pgn_directory": str(tmp_path), "matchmaking": {"decline_cooldown_s": 7200},
+                                   "challenge": {"concurrency": 3, "max_bot_challenges_per_day": 1}})
+    wall = [1_700_000_000.0]
+    server = LobbyServer()
+    first = Lobby(server, settings, ME, lambda label: None,  # type: ignore[arg-type]
+                  monotonic=lambda: 50.0, wall_clock=lambda: wall[0])
+    first._handle(bot_challenge("c1"))
+    first.matchmaker.notes.append(DeclineNote("picky", "tooFast", 40.0, "chess", BLITZ))
+    first.save_memory_if_changed()
+    saved = json.loads((tmp_path / STATE_FILE_NAME).read_text())
+    assert saved["accepted_from_bots"] == [{"at": wall[0], "name": "robot"}]
+    assert saved["matchmaking"]["declines"][0]["at"] == wall[0] - 10
+
+    wall[0] += 3600  # an hour later, after a reboot: the monotonic clock starts again near 0
+    second = Lobby(server, settings, ME, lambda label: None,  # type: ignore[arg-type]
+                   monotonic=lambda: 7.0, wall_clock=lambda: wall[0])
+    second._handle(bot_challenge("c2"))
+    assert server.calls == [("accept", "c1"), ("decline", "c2", "later")]
+    assert second.accepted_from_bots == [AcceptedBotChallenge(7.0 - 3600, "robot")]
+    assert second.matchmaker.notes == [DeclineNote("picky", "tooFast", 7.0 - 3610, "chess", BLITZ)]
+
+    wall[0] += DAY_S
+    third = Lobby(server, settings, ME, lambda label: None,  # type: ignore[arg-type]
+                  monotonic=lambda: 9.0, wall_clock=lambda: wall[0])
+    assert third.accepted_from_bots == [] and third.matchmaker.notes == [], "a day later all is forgotten"
+    third._handle(bot_challenge("c3"))
+    assert server.calls[-1] == ("accept", "c3")
