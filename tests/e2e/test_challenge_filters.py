@@ -12,7 +12,7 @@ import pytest
 
 from bot.loopback import LoopbackServer, Scripted
 from bot.state import STATE_FILE_NAME
-from tests.e2e.conftest import KEEPALIVE_S, TOKEN, BotProcess, BotThread, bot_config
+from tests.e2e.conftest import KEEPALIVE_S, BotProcess, BotThread, bot_config, refereed_server
 
 
 def wait_for_log(caplog: pytest.LogCaptureFixture, text: str, timeout: float = 10.0) -> None:
@@ -101,7 +101,7 @@ def test_an_account_that_is_not_a_bot_declines_what_the_bot_api_cannot_play(
     tmp_path: Path, bots: list[BotThread], caplog: pytest.LogCaptureFixture
 ) -> None:
     caplog.set_level(logging.INFO)
-    with LoopbackServer(dialect="lichess", token=TOKEN, keepalive_s=KEEPALIVE_S, bot_title=None) as lichess:
+    with refereed_server("lichess", keepalive_s=KEEPALIVE_S, bot_title=None) as lichess:
         blitz = lichess.challenge(challenger="Alice", clock=(300, 3))
         bots.append(BotThread(bot_config(lichess, tmp_path)).start())
         assert_declined(lichess, blitz, "generic")
