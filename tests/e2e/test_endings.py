@@ -13,7 +13,7 @@ from typing import Any, Iterator
 
 import pytest
 
-import bot.game
+import bot.game.watch
 from bot.loopback import Game, LoopbackServer, Manual, Scripted
 from tests.e2e.conftest import KEEPALIVE_S, TOKEN, BotProcess, BotThread, bot_config, refereed_server
 
@@ -30,9 +30,9 @@ TERMINATION = {"mate": "Normal", "resign": "Normal", "stalemate": "Normal", "dra
 def quick_checks(monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
     """The bot's waits for a silent server, shortened from minutes to about a second; INFO logs kept."""
     caplog.set_level(logging.INFO)
-    monkeypatch.setattr(bot.game, "QUIET_PAGE_CHECK_S", 1.0)
-    monkeypatch.setattr(bot.game, "PAGE_CHECK_INTERVAL_S", 0.5)
-    monkeypatch.setattr(bot.game, "FLAG_GRACE_S", 1.0)
+    monkeypatch.setattr(bot.game.watch, "QUIET_PAGE_CHECK_S", 1.0)
+    monkeypatch.setattr(bot.game.watch, "PAGE_CHECK_INTERVAL_S", 0.5)
+    monkeypatch.setattr(bot.game.watch, "FLAG_GRACE_S", 1.0)
 
 
 @pytest.fixture

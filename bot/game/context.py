@@ -1,0 +1,113 @@
+"""The facts of one game that every part of its worker reads: who we are, the game's set-up, the latest state,
+the position, and the game's phase."""
+
+from __future__ import annotations
+
+import enum
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+
+from bot.config import Settings
+from bot.engines import SearchResult
+from bot.events import Account, GameEnd, GameFull, GameState
+from bot.game.protocols import GameServer
+from bot.position import Position
+from bot.results import Outcome
+from bot.timecontrol import SearchLimits, search_limits
+
+
+class Phase(enum.Enum):
+    """Where a game worker is. STARTING: waiting for ``gameFull``; PLAYING: the game runs (our turn or theirs is
+    read off the board); ENDED: the game is over; PARKED: a correspondence visit ended, the game goes on without
+    us for now; GAVE_UP: the server stopped telling us about the game and we stopped waiting."""
+
+    STARTING = "starting"
+    PLAYING = "playing"
+    ENDED = "ended"
+    PARKED = "parked"
+    GAVE_UP = "gave up"
+
+    @property
+    def done(self) -> bool:
+        """The worker's loop ends in these phases."""
+        return self in (Phase.ENDED, Phase.PARKED, Phase.GAVE_UP)
+
+
+@dataclass
+class GameContext:
+    """One game's shared facts. ``state_received_at``: when the latest state arrived (our clock runs from
+    then); ``end``: the server's end event; ``outcome``: how the game ended, once known for sure."""
+
+    game_id: str
+    server: GameServer
+    settings: Settings
+    account: Account
+    monotonic: Callable[[], float] = time.monotonic
+    phase: Phase = Phase.STARTING
+    full: GameFull | None = None
+    position: Position | None = None
+    we_are_white: bool | None = None
+    state: GameState | None = None
+    state_received_at: float = 0.0
+    end: GameEnd | None = None
+    end_reason: str = ""
+    outcome: Outcome | None = None
+    we_resigned: bool = False
+    scores: list[int | None] = field(default_factory=list)
+    last_result: SearchResult | None = None
+
+    @property
+    def label(self) -> str:
+        return f"game {self.game_id}"
+
+    @property
+    def over(self) -> bool:
+        return self.phase.done
+
+    def end_game(self, reason: str, phase: Phase = Phase.ENDED) -> None:
+        """Leave the loop: the game ended (or was parked, or given up) for ``reason``."""
+        self.phase = phase
+        if reason:
+            self.end_reason = reason
+
+    @property
+    def opponent_name(self) -> str:
+        if self.full is None or self.we_are_white is None:
+            return "?"
+        return (self.full.black if self.we_are_white else self.full.white).name
+
+    @property
+    def correspondence(self) -> bool:
+        """Days per move (or no clock at all): played in visits, never pondered."""
+        return self.full is not None and self.full.clock.kind != "clock"
+
+    def our_turn(self) -> bool:
+        """Our side is to move in a position that is not over."""
+        if self.position is None:
+            return False
+        board = self.position.board
+        return bool(board.turn == self.we_are_white) and not board.is_game_over(claim_draw=True)
+
+    def limits_now(self, *, after_our_move: bool = False) -> SearchLimits:
+        """Search limits with the time since the state arrived taken off our clock. ``after_our_move``: for
+        the search on the opponent's time after our move (our clock then also has the increment)."""
+        assert self.state is not None and self.full is not None
+        we_are_white = self.we_are_white is True
+        elapsed_ms = int((self.monotonic() - self.state_received_at) * 1000)
+        state = minus_elapsed(self.state, we_are_white, elapsed_ms)
+        if after_our_move:
+            if we_are_white:
+                state = replace(state, wtime_ms=state.wtime_ms + state.winc_ms)
+            else:
+                state = replace(state, btime_ms=state.btime_ms + state.binc_ms)
+        return search_limits(state, we_are_white, self.full.clock, self.settings.time, self.settings.engine.limits)
+
+
+def minus_elapsed(state: GameState, we_are_white: bool, elapsed_ms: int) -> GameState:
+    """The state with our clock reduced by the time since it arrived (a retry thinks with what is left)."""
+    if elapsed_ms <= 0:
+        return state
+    if we_are_white:
+        return replace(state, wtime_ms=max(0, state.wtime_ms - elapsed_ms))
+    return replace(state, btime_ms=max(0, state.btime_ms - elapsed_ms))

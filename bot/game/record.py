@@ -1,0 +1,96 @@
+"""The end of a game: how it ended (:func:`final_outcome`), its PGN, and what the lobby learns
+(:class:`GameRecord`)."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from bot.engines import SearchResult
+from bot.events import GameEnd, GameFull
+from bot.game.context import GameContext
+from bot.pgn import game_pgn, standard_headers, write_pgn
+from bot.results import UNKNOWN, Outcome, board_outcome, lichess_outcome, resignation, unknown
+
+log = logging.getLogger("bot.game")
+
+
+@dataclass(frozen=True)
+class GameRecord:
+    """What the lobby learns when a game worker is done. ``parked``: a correspondence game left for now;
+    ``gave_up``: the worker stopped waiting for a game the server no longer told it about."""
+
+    game_id: str
+    result: str
+    reason: str
+    opponent: str = "?"
+    pgn_path: Path | None = None
+    parked: bool = False
+    termination: str = ""
+    gave_up: bool = False
+
+
+def final_outcome(known: Outcome | None, end: GameEnd | None, board: Any, we_are_white: bool | None,
+                  we_resigned: bool) -> Outcome:
+    """How the game ended, from what we know for sure, in this order: an outcome already settled (the game
+    page, or our own resignation), the server's final word (Lichess ``status``/``winner``), the final
+    position itself (mate, stalemate, a draw by rule). Anything else is ``*``: never a guess."""
+    if known is not None:
+        return known
+    if end is not None and end.status:
+        return lichess_outcome(end.status, end.winner)
+    if we_resigned and we_are_white is not None:
+        return resignation(we_are_white)
+    if board is not None:
+        on_board = board_outcome(board)
+        if on_board is not None:
+            return on_board
+    if end is not None and end.winner is not None:
+        return Outcome("1-0" if end.winner == "white" else "0-1", UNKNOWN, "game over")
+    return unknown("the server did not say how the game ended")
+
+
+def write_game_pgn(game: GameContext, outcome: Outcome) -> Path | None:
+    """Write the game's PGN into ``pgn_directory``; None when there is no folder or nothing to write. A PGN
+    problem is logged, never fatal."""
+    directory = game.settings.pgn_directory
+    if not directory or game.full is None or game.position is None:
+        return None
+    full, position = game.full, game.position
+    try:
+        headers = standard_headers(
+            event=f"{'Rated' if full.rated else 'Casual'} {full.variant.config_name} game",
+            site=f"{game.server.url}/{game.game_id}", white=full.white.name, black=full.black.name,
+            variant=full.variant, clock=full.clock,
+            started_at=full.created_at_ms / 1000 if full.created_at_ms else None,
+        )
+        headers["Termination"] = outcome.termination
+        start = position.start
+        text = game_pgn(headers, position.san_moves(), outcome.result,
+                        start_fen=position.start_fen if full.initial_fen is not None else None,
+                        white_to_move_first=bool(start.turn), first_move_number=start.fullmove_number)
+        return write_pgn(directory, game.game_id, text)
+    except Exception as error:  # noqa: BLE001 - a PGN problem is logged, never fatal
+        log.error("%s: could not write the PGN (%s)", game.label, error)
+        return None
+
+
+def describe_clock(full: GameFull) -> str:
+    clock = full.clock
+    if clock.kind == "clock":
+        return f"{clock.limit_ms / 60000:g}+{clock.increment_ms / 1000:g}"
+    if clock.kind == "correspondence":
+        return f"{clock.days} days per move" if clock.days else "correspondence"
+    return "unlimited"
+
+
+def describe_search(result: SearchResult | None) -> str:
+    if result is None:
+        return "fallback move"
+    depth = f"depth {result.depth}" if result.depth is not None else "depth ?"
+    text = f"eval {result.describe_score()}, {depth}, {result.elapsed_s:.1f} s"
+    if result.pondered_s is not None:
+        text += f", ponderhit: {result.pondered_s:.1f} s gained"
+    return text

@@ -1,0 +1,160 @@
+"""Bounded waits: a game the server stops telling us about. pychess may end a game without a word (a BOT's
+resignation), a game stream may fail for good after a restart (HTTP 409), and the result of a pychess game
+is only on its public page. This part reads the page when needed and decides when to stop waiting."""
+
+from __future__ import annotations
+
+import logging
+
+from bot.game.context import GameContext, Phase
+from bot.gamepage import GamePage
+from bot.position import ServerMoveError
+from bot.server import ServerError
+
+log = logging.getLogger("bot.game")
+
+#: How often a stalled game (stream failing, opponent's clock long gone) is looked up on the game page.
+PAGE_CHECK_INTERVAL_S = 20.0
+#: pychess: while the opponent is to move and the stream brings nothing but pings, look at the game page
+#: this often (a BOT's resignation may never reach us as an event).
+QUIET_PAGE_CHECK_S = 60.0
+#: An opponent whose clock ran out this long ago, with no news, means the stream has stopped telling us.
+FLAG_GRACE_S = 10.0
+
+
+class ServerWatch:
+    """Watches one game for silence and reads pychess's game page."""
+
+    def __init__(self, game: GameContext) -> None:
+        self.game = game
+        self.trouble_since: float | None = None  # the game stream has been failing since
+        self.trouble = ""
+        self.stalled_since: float | None = None
+        self.next_page_check_at = 0.0
+        self.last_news_at = game.monotonic()
+        self.quiet_check_at = game.monotonic()
+
+    # ---- what the stream says ----
+
+    def news(self) -> None:
+        """A game line (``gameFull``/``gameState``) arrived: the stream works."""
+        self.trouble_since = None
+        self.last_news_at = self.game.monotonic()
+
+    def stream_lost(self, reason: str) -> None:
+        if self.trouble_since is None:
+            self.trouble_since = self.game.monotonic()
+        self.trouble = reason
+
+    # ---- stalls ----
+
+    def stall_reason(self, now: float) -> str | None:
+        """Why the game looks stuck (None when it does not): the game stream has been failing for longer
+        than ``stream_timeout_s``, the opponent's clock ran out a while ago and nothing came, or the position
+        is final and the server has not ended the game."""
+        game = self.game
+        if self.trouble_since is not None and now - self.trouble_since >= game.settings.server.stream_timeout_s:
+            return f"the game stream is failing ({self.trouble})"
+        if game.position is None or game.state is None or game.full is None or game.correspondence:
+            return None
+        quiet_s = now - game.state_received_at
+        if game.position.board.is_game_over(claim_draw=True) and quiet_s > FLAG_GRACE_S:
+            return "the position is final but the game has not ended"
+        if game.full.clock.kind != "clock" or game.position.ply < 2 or game.our_turn():
+            return None  # before both first moves, the clocks do not run (the worker aborts such games)
+        their_ms = game.state.btime_ms if game.we_are_white else game.state.wtime_ms
+        overdue_s = quiet_s - their_ms / 1000
+        if overdue_s > FLAG_GRACE_S:
+            return f"{game.opponent_name}'s clock ran out {overdue_s:.0f} s ago and no news came"
+        return None
+
+    def check(self, now: float) -> None:
+        """A stuck game is looked up on the game page (pychess) every ``PAGE_CHECK_INTERVAL_S`` and ended when
+        the page says it ended; after ``time.give_up_after_s`` the worker gives up on it. While the opponent
+        thinks and only pings come, the page is also read every ``QUIET_PAGE_CHECK_S``."""
+        game = self.game
+        reason = self.stall_reason(now)
+        if reason is None:
+            if self.stalled_since is not None:
+                log.info("%s: the game is moving again", game.label)
+            self.stalled_since = None
+            self._peek_while_quiet(now)
+            return
+        if self.stalled_since is None:
+            self.stalled_since = now
+            self.next_page_check_at = now
+            log.info("%s: %s; %s", game.label, reason,
+                     "checking the game page" if game.server.dialect == "pychess" else "waiting for news")
+        if game.server.dialect == "pychess" and now >= self.next_page_check_at:
+            self.next_page_check_at = now + PAGE_CHECK_INTERVAL_S
+            if self.settle_from_page():
+                game.end_game(f"over on the server ({reason})")
+                return
+        limit = game.settings.time.give_up_after_s
+        if now - self.stalled_since >= limit:
+            log.warning("%s: giving up on the game after %.0f s (%s); it gets no more moves, resignation or "
+                        "abort from us", game.label, limit, reason)
+            game.end_game(f"gave up: {reason}", Phase.GAVE_UP)
+
+    def _peek_while_quiet(self, now: float) -> None:
+        game = self.game
+        if (game.server.dialect != "pychess" or game.position is None or game.state is None
+                or game.correspondence or game.our_turn()):
+            return
+        if now - self.last_news_at < QUIET_PAGE_CHECK_S or now - self.quiet_check_at < QUIET_PAGE_CHECK_S:
+            return
+        self.quiet_check_at = now
+        if self.settle_from_page():
+            game.end_game("over on the server")
+
+    # ---- the game page ----
+
+    def settle_from_page(self) -> bool | None:
+        """pychess: read the game page. True when it says the game is over (the outcome and any plies we
+        missed are then taken from it), False when the game is still running, None when it cannot be read."""
+        game = self.game
+        if game.server.dialect != "pychess":
+            return None
+        try:
+            page = game.server.fetch_game_page(game.game_id)
+        except ServerError as error:
+            log.warning("%s: could not read the game page (%s)", game.label, error)
+            return None
+        if not page.finished:
+            return False
+        self._take_page_moves(page)
+        game.outcome = page.outcome
+        log.info("%s: the game page says %s (%s)", game.label, page.outcome.result, page.outcome.reason)
+        return True
+
+    def _take_page_moves(self, page: GamePage) -> None:
+        """The page lists every ply: add the ones the stream never brought (the move that ended the game)."""
+        position = self.game.position
+        if position is None or tuple(position.server_moves) == page.moves:
+            return
+        missing = len(page.moves) - len(position.server_moves)
+        try:
+            position.update(list(page.moves))
+        except ServerMoveError as error:
+            log.warning("%s: the game page's moves do not replay (%s); keeping the stream's", self.game.label,
+                        error)
+            return
+        if missing > 0:
+            log.info("%s: the game page has %d more pl%s (last %s)", self.game.label, missing,
+                     "y" if missing == 1 else "ies", page.moves[-1])
+
+    def already_over_on_server(self) -> bool:
+        """pychess, before a resignation or an abort: is the game already over there? A BOT's resignation
+        or a server restart can end a game without telling us, and a late resignation would change its
+        result. When the page cannot be read and the stream is failing too, nothing is sent."""
+        game = self.game
+        settled = self.settle_from_page()
+        if settled:
+            log.info("%s: the game is already over on the server; sending nothing", game.label)
+            game.end_game("over on the server")
+            return True
+        if settled is None and game.server.dialect == "pychess" and self.trouble_since is not None:
+            log.warning("%s: the game page cannot be read and the stream is failing; sending nothing", game.label)
+            game.end_game("left: the game's state is unknown")
+            return True
+        return False

@@ -1,0 +1,389 @@
+"""One game in a thread of its own: stream it, rebuild the position, play our moves, end it properly.
+
+The worker owns the loop and the game's life (set-up, phases, aborting, resigning, parking, the end); the
+parts it delegates to: :class:`~bot.game.moves.MoveMaker` (engine and our moves),
+:class:`~bot.game.ponder.Ponderer` (thinking on the opponent's time), :class:`~bot.game.talk.Talk` (chat,
+draw and takeback answers), :class:`~bot.game.watch.ServerWatch` (bounded waits and pychess's game page).
+
+Correspondence (and unlimited) games are played in visits: the worker plays when it is our turn, waits
+``correspondence.disconnect_after_s`` for a quick reply, then *parks* the game (closes the stream and the
+engine) and reports ``GameRecord(parked=True)``; the lobby visits it again every
+``correspondence.check_interval_s`` (and at once on ``gameStart``/``gameFinish``).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import replace
+
+from bot.config import Settings
+from bot.events import (
+    Account,
+    ChatLine,
+    GameEnd,
+    GameEvent,
+    GameFull,
+    GameState,
+    OpponentGone,
+    UnknownEvent,
+    Variant,
+)
+from bot.game.context import GameContext, Phase
+from bot.game.moves import MoveMaker
+from bot.game.ponder import Ponderer
+from bot.game.protocols import Engine, GameServer, GameStream
+from bot.game.record import GameRecord, describe_clock, final_outcome, write_game_pgn
+from bot.game.talk import Talk
+from bot.game.watch import ServerWatch
+from bot.position import Position, ServerMoveError, parse_move
+from bot.results import ABANDONED, Outcome
+from bot.server import ServerError, StreamFailed, StreamLost, StreamNotice
+
+log = logging.getLogger("bot.game")
+
+#: After the lobby hears gameFinish, how long to wait for the game stream's own end signal.
+FINISH_GRACE_S = 10.0
+
+Item = GameEvent | StreamNotice
+
+
+class GameWorker:
+    """Plays one game to its end in a thread of its own."""
+
+    def __init__(self, game_id: str, server: GameServer, settings: Settings, account: Account, engine: Engine,
+                 *, on_done: Callable[[GameRecord], None] | None = None,
+                 monotonic: Callable[[], float] = time.monotonic,
+                 challenges_waiting: Callable[[], int] = lambda: 0, revisit: bool = False,
+                 chess960: bool = False) -> None:
+        self.game = GameContext(game_id, server, settings, account, monotonic)
+        self.game_id = game_id
+        self.label = self.game.label
+        self.engine = engine
+        self.on_done = on_done
+        self.monotonic = monotonic
+        self.thread = threading.Thread(target=self.run, name=self.label, daemon=True)
+        self.ponderer = Ponderer(self.game, engine)
+        self.watch = ServerWatch(self.game)
+        self.mover = MoveMaker(self.game, engine, self.ponderer, self._moved_on, self._resign)
+        self.talk = Talk(self.game, lambda: engine.id_name, challenges_waiting, self.ponderer.stop)
+        self.pending: deque[Item] = deque()
+        self.position_changed_at = monotonic()
+        self.record: GameRecord | None = None
+        self._stream: GameStream | None = None
+        self._abort_requested = False
+        self._finished_by_server_at: float | None = None
+        # correspondence: a revisit (the lobby's periodic check) parks at once when it is not our turn
+        self.revisit = revisit
+        self.park_at: float | None = None
+        self.park_soon = False  # the bot is stopping: no waiting for a quick reply
+        self.chess960_hint = chess960  # from gameStart: pychess's gameFull has no chess960 flag
+
+    # ---- what the lobby and tests read ----
+
+    @property
+    def full(self) -> GameFull | None:
+        return self.game.full
+
+    @property
+    def position(self) -> Position | None:
+        return self.game.position
+
+    @property
+    def state(self) -> GameState | None:
+        return self.game.state
+
+    @property
+    def we_are_white(self) -> bool | None:
+        return self.game.we_are_white
+
+    @property
+    def correspondence(self) -> bool:
+        return self.game.correspondence
+
+    @property
+    def opponent_name(self) -> str:
+        return self.game.opponent_name
+
+    # ---- control from the lobby ----
+
+    def start(self) -> None:
+        self.thread.start()
+
+    def request_stop(self, mode: str) -> None:
+        """``abort``: abort the game (resign when it can no longer be aborted). ``finish``: play on.
+        Either way a correspondence game is parked as soon as the opponent is to move."""
+        if mode == "abort":
+            self._abort_requested = True
+        self.park_soon = True
+
+    def server_finished(self) -> None:
+        """The event stream said gameFinish; end soon even if the game stream stays silent."""
+        if self._finished_by_server_at is None:
+            self._finished_by_server_at = self.monotonic()
+
+    # ---- the loop ----
+
+    def run(self) -> None:
+        game = self.game
+        try:
+            self._stream = game.server.open_game_stream(self.game_id)
+            while not game.over:
+                if self._abort_requested:
+                    if game.correspondence:  # days per move: leave it for the next run, never resign it
+                        game.end_game("parked", Phase.PARKED)
+                    else:
+                        self._abort_or_resign("the bot is shutting down")
+                    break
+                item = self.pending.popleft() if self.pending else self._stream.get(timeout=0.5)
+                if item is None:
+                    self._on_idle()
+                else:
+                    self._handle(item)
+        except Exception:  # noqa: BLE001 - a bug in one game must not take the bot down
+            log.exception("%s: unexpected error; leaving the game", self.label)
+            game.end_reason = game.end_reason or "internal error"
+        finally:
+            if self._stream is not None:
+                self._stream.close()
+            self._finish()
+
+    def _handle(self, item: Item) -> None:
+        game = self.game
+        if isinstance(item, (GameFull, GameState)):
+            self.watch.news()
+        if isinstance(item, GameFull):
+            self._on_game_full(item)
+        elif isinstance(item, GameState):
+            self._on_state(item)
+        elif isinstance(item, GameEnd):
+            game.end = item
+            game.end_game(item.status or "")
+            # pychess's bare gameEnd: the result (and maybe the last move) is only on the game page
+            if not item.status and game.server.dialect == "pychess" and not self.watch.settle_from_page():
+                self._apply_withheld_final_move()
+        elif isinstance(item, ChatLine):
+            self.talk.on_chat(item)
+        elif isinstance(item, OpponentGone):
+            if item.gone:
+                log.info("%s: opponent left the game (claim in %s s)", self.label, item.claim_win_in_s)
+        elif isinstance(item, StreamLost):
+            log.info("%s: game stream lost (%s); resuming", self.label, item.reason)
+            self.watch.stream_lost(item.reason)
+        elif isinstance(item, StreamFailed):
+            log.warning("%s: game stream unavailable (%s); leaving the game", self.label, item.reason)
+            self.watch.settle_from_page()
+            game.end_game(f"stream unavailable ({item.reason})")
+        elif isinstance(item, UnknownEvent):
+            log.debug("%s: ignored a %r line", self.label, item.type)
+
+    def _on_idle(self) -> None:
+        now = self.monotonic()
+        if self._finished_by_server_at is not None and now - self._finished_by_server_at > FINISH_GRACE_S:
+            self.game.end_game("finished (event stream)")
+            return
+        self._maybe_abort_unstarted(now)
+        self._maybe_park(now)
+        if not self.game.over:
+            self.watch.check(now)
+        if not self.game.over and self.mover.retry_due(now):
+            log.info("%s: retrying our move", self.label)
+            self._play()
+
+    # ---- game setup and states ----
+
+    def _on_game_full(self, full: GameFull) -> None:
+        game = self.game
+        if self.chess960_hint and full.variant.supported and not full.variant.chess960:
+            full = replace(full, variant=Variant(full.variant.name, True))
+        first = game.full is None
+        game.full = full
+        if full.white.is_user(game.account.id, game.account.username):
+            game.we_are_white = True
+        elif full.black.is_user(game.account.id, game.account.username):
+            game.we_are_white = False
+        else:
+            log.error("%s: we (%s) are neither white (%s) nor black (%s); leaving the game", self.label,
+                      game.account.username, full.white.name, full.black.name)
+            game.end_game("not our game")
+            return
+        if first and game.correspondence:
+            wait = 0.0 if self.revisit else game.settings.correspondence.disconnect_after_s
+            self.park_at = self.monotonic() + wait
+        if first or game.position is None:
+            try:
+                game.position = Position(full.initial_fen, full.variant)
+            except ValueError as error:
+                log.error("%s: cannot set up the position (%s); aborting", self.label, error)
+                self._abort_or_resign(f"cannot set up the position: {error}")
+                return
+            if first:
+                colour = "white" if game.we_are_white else "black"
+                log.info("%s: playing %s as %s vs %s (%s)", self.label, full.variant.config_name, colour,
+                         game.opponent_name, describe_clock(full))
+            game.phase = Phase.PLAYING
+        if not game.correspondence:  # a correspondence visit starts the engine only when it must move
+            self.mover.prepare_engine()
+        self._on_state(full.state)
+        opening = game.position is not None and game.position.ply < 2
+        if opening and not self.revisit and not game.over:
+            self.talk.greet_once()
+
+    def _on_state(self, state: GameState) -> None:
+        game = self.game
+        if game.position is None or game.we_are_white is None:
+            return
+        previous = game.state
+        game.state = state
+        game.state_received_at = self.monotonic()
+        try:
+            before = game.position.ply
+            game.position.update(state.moves)
+        except ServerMoveError as error:
+            log.error("%s: %s; aborting", self.label, error)
+            self._abort_or_resign(str(error))
+            return
+        if previous is None or previous.moves != state.moves:
+            self.position_changed_at = self.monotonic()
+            if self.mover.answered is not None and self.mover.answered != state.moves:
+                self.mover.answered = None
+            if previous is not None and len(state.moves) < before:
+                log.info("%s: takeback, back to ply %d", self.label, len(state.moves))
+            self.ponderer.check_prediction()
+        if state.is_final:
+            self.ponderer.stop()
+            return  # the GameEnd that follows ends the loop
+        self.talk.answer_draw_offer(state)
+        self.talk.answer_takeback_request(state, self.mover.answered)
+        if self.mover.due(state):
+            self._play()
+
+    def _play(self) -> None:
+        if self.mover.play() and self.game.correspondence:
+            self.park_at = self.monotonic() + self.game.settings.correspondence.disconnect_after_s
+
+    def _moved_on(self, state: GameState) -> bool:
+        """Whether newer lines (a takeback, the game's end) arrived while the engine was thinking."""
+        assert self._stream is not None
+        while (item := self._stream.get(timeout=0)) is not None:
+            self.pending.append(item)
+        return any(isinstance(item, GameEnd) or (isinstance(item, GameState) and item.moves != state.moves)
+                   for item in self.pending)
+
+    def _apply_withheld_final_move(self) -> None:
+        """pychess may end a game without sending the move that ended it: when the game ends right after our
+        move and that move ends the game on our board (mate, stalemate, a draw by rule), it was the last one."""
+        game = self.game
+        if game.position is None or self.mover.sent is None or game.state is None:
+            return
+        before, uci = self.mover.sent
+        if tuple(game.position.server_moves) != before or game.state.moves != before:
+            return
+        board = game.position.board.copy()
+        move = parse_move(board, uci)
+        if move is None:
+            return
+        board.push(move)
+        if not board.is_game_over(claim_draw=True):
+            return
+        try:
+            game.position.update(list(before) + [uci])
+        except ServerMoveError:
+            return
+        log.info("%s: the server ended the game without our last move %s; it ended the game", self.label, uci)
+
+    # ---- leaving a game: park, abort, resign ----
+
+    def _maybe_park(self, now: float) -> None:
+        """Correspondence: leave the game when the opponent is to move and the visit has lasted long enough."""
+        game = self.game
+        due = self.park_at is not None and (now >= self.park_at or self.park_soon)
+        if not game.correspondence or not due or game.over or game.position is None or self.pending \
+                or game.our_turn():
+            return
+        self.ponderer.stop()
+        game.end_game("parked", Phase.PARKED)
+
+    def _maybe_abort_unstarted(self, now: float) -> None:
+        """Abort when the opponent has not made their first move in time."""
+        game = self.game
+        if game.position is None or game.over or game.we_are_white is None:
+            return
+        opponent_moved = game.position.ply >= (1 if game.we_are_white is False else 2)
+        if opponent_moved or game.our_turn() or game.correspondence:
+            return  # Lichess aborts unstarted correspondence games itself, days later
+        if now - self.position_changed_at > game.settings.time.abort_unstarted_after_s:
+            log.info("%s: the opponent never moved; aborting", self.label)
+            self._abort_or_resign("opponent never moved", resign=False)
+
+    def _abort_or_resign(self, reason: str, *, resign: bool = True) -> None:
+        game = self.game
+        if self.watch.already_over_on_server():
+            return
+        try:
+            game.server.abort_game(self.game_id)
+            log.info("%s: aborted (%s)", self.label, reason)
+            game.outcome = Outcome("*", ABANDONED, "aborted")
+            game.end_game(f"aborted: {reason}")
+        except ServerError as error:
+            if not resign:
+                log.warning("%s: could not abort (%s)", self.label, error)
+                self.position_changed_at = self.monotonic()  # try again later
+                return
+            log.info("%s: cannot abort (%s); resigning", self.label, error)
+            self._resign(check_server=False)
+            game.end_game(f"resigned: {reason}")
+
+    def _resign(self, *, check_server: bool = True) -> None:
+        game = self.game
+        if game.over or (check_server and self.watch.already_over_on_server()):
+            return
+        try:
+            game.server.resign_game(self.game_id)
+            game.we_resigned = True
+        except ServerError as error:
+            log.error("%s: could not resign (%s)", self.label, error)
+            return
+        game.end_game(game.end_reason or "resigned")  # pychess sends no end event after a resignation
+
+    # ---- the end ----
+
+    def _finish(self) -> None:
+        game = self.game
+        if game.phase is Phase.PARKED:
+            self._close_engine()
+            # a check that found nothing to do is not worth an INFO line (there is one per game and interval)
+            level = logging.INFO if self.mover.moved_this_visit or not self.revisit else logging.DEBUG
+            log.log(level, "%s: %s to move; parked until the next check (correspondence)", self.label,
+                    game.opponent_name)
+            self._report(GameRecord(self.game_id, "*", "parked", game.opponent_name, parked=True))
+            return
+        gave_up = game.phase is Phase.GAVE_UP
+        board = game.position.board if game.position is not None else None
+        outcome = final_outcome(game.outcome, game.end, board, game.we_are_white, game.we_resigned)
+        plies = game.position.ply if game.position is not None else 0
+        pgn_path = None
+        # a game that ended before its first move (a resignation, a flag) is still a game with a result
+        if game.full is not None and game.position is not None and (plies > 0 or outcome.result != "*"):
+            if outcome.termination != ABANDONED and not gave_up:
+                self.talk.say(game.settings.greeting.goodbye)
+            pgn_path = write_game_pgn(game, outcome)
+        self._close_engine()
+        log.info("%s: finished %s (%s; %s, %d plies) vs %s%s", self.label, outcome.result, outcome.reason,
+                 outcome.termination, plies, game.opponent_name, f", PGN {pgn_path}" if pgn_path else "")
+        self._report(GameRecord(self.game_id, outcome.result, game.end_reason or outcome.reason, game.opponent_name,
+                                pgn_path, termination=outcome.termination, gave_up=gave_up))
+
+    def _report(self, record: GameRecord) -> None:
+        self.record = record
+        if self.on_done is not None:
+            self.on_done(record)
+
+    def _close_engine(self) -> None:
+        try:
+            self.engine.close()
+        except Exception:  # noqa: BLE001 - closing a broken engine must not hide the result
+            log.debug("%s: engine close failed", self.label, exc_info=True)
