@@ -667,11 +667,10 @@ class Stream(Generic[T]):
 
 
 def _socket_of(response: requests.Response) -> socket.socket | None:
-    """The socket under a streamed response (urllib3 -> http.client -> BufferedReader -> SocketIO)."""
-    http_response = getattr(response.raw, "_fp", None)
-    buffered = getattr(http_response, "fp", None)
-    socket_io = getattr(buffered, "raw", None)
-    sock = getattr(socket_io, "_sock", None)
+    """The socket under a streamed response, through public attributes only: urllib3's
+    ``HTTPResponse.connection`` (urllib3 2) and the ``sock`` of the ``http.client.HTTPConnection`` it is."""
+    connection = getattr(response.raw, "connection", None)
+    sock = getattr(connection, "sock", None)
     return sock if isinstance(sock, socket.socket) else None
 
 

@@ -208,3 +208,22 @@ def test_a_refused_game_stream_reports_failure_without_retrying():
         stream = server.open_game_stream("gone")
         [item] = drain(stream, 1)
         assert isinstance(item, StreamFailed) and item.status == 404
+
+
+def test_the_socket_under_a_streamed_response_is_found_through_public_attributes():
+    """Closing a stream shuts its socket down first (a blocked reader wakes at once); if urllib3 stopped
+    exposing ``HTTPResponse.connection`` the bot's shutdowns would stall by up to stream_timeout_s."""
+    import socket
+
+    import requests
+
+    from bot.loopback import LoopbackServer
+    from bot.server import _socket_of
+
+    with LoopbackServer(dialect="lichess", token="t") as loopback:
+        response = requests.get(loopback.url + "/api/stream/event", headers={"Authorization": "Bearer t"},
+                                stream=True, timeout=5)
+        try:
+            assert isinstance(_socket_of(response), socket.socket)
+        finally:
+            response.close()
