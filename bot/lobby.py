@@ -111,7 +111,7 @@ class Lobby:
         return len(self.accepted) + self.matchmaker.waiting
 
     def _is_correspondence(self, game_id: str, worker: GameWorker) -> bool:
-        return game_id in self.correspondence_ids or worker.correspondence
+        return game_id in self.correspondence_ids or worker.game.correspondence
 
     def _realtime_workers(self) -> int:
         return sum(1 for game_id, worker in list(self.workers.items())
@@ -143,9 +143,9 @@ class Lobby:
         if known is not None and known.is_bot is not None:
             return known
         worker = self.workers.get(game_id)
-        full = worker.full if worker is not None else None
-        if worker is not None and full is not None and worker.we_are_white is not None:
-            player = full.black if worker.we_are_white else full.white
+        full = worker.game.full if worker is not None else None
+        if worker is not None and full is not None and worker.game.we_are_white is not None:
+            player = full.black if worker.game.we_are_white else full.white
             # pychess's gameFull has names only: no title does not prove a human
             is_bot = True if player.is_bot else (None if self.server.dialect == "pychess" else False)
             known = KnownOpponent(player.name.lower(), is_bot)

@@ -551,15 +551,16 @@ class Stream(Generic[T]):
         # Shut the socket down first: close() alone neither wakes a reader blocked in recv() nor returns
         # before it (the buffered reader's lock), which would stall shutdowns by up to stream_timeout_s.
         sock = _socket_of(response)
-        if sock is not None:
-            try:
-                sock.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
+        if sock is None:
+            # urllib3 does not expose the connection of every response (e.g. a close-delimited HTTP/1.0
+            # body): close it in a thread of its own, so the caller never waits for the blocked reader
+            threading.Thread(target=_close_quietly, args=(response,), daemon=True, name=self.label + " close").start()
+            return
         try:
-            response.close()
-        except Exception:  # noqa: BLE001 - closing a broken connection may raise anything
+            sock.shutdown(socket.SHUT_RDWR)
+        except OSError:
             pass
+        _close_quietly(response)
 
     def _wait(self, seconds: float) -> bool:
         """Sleep unless closed; True when the stream or the server was closed."""
@@ -664,6 +665,13 @@ class Stream(Generic[T]):
                 self._drop_response()
                 return
             time.sleep(min(1.0, max(0.05, limit - silent)))
+
+
+def _close_quietly(response: requests.Response) -> None:
+    try:
+        response.close()
+    except Exception:  # noqa: BLE001 - closing a broken connection may raise anything
+        pass
 
 
 def _socket_of(response: requests.Response) -> socket.socket | None:

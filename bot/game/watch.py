@@ -8,7 +8,7 @@ import logging
 
 from bot.game.context import GameContext, Phase
 from bot.gamepage import GamePage
-from bot.position import ServerMoveError
+from bot.position import ServerMoveError, parse_move
 from bot.server import ServerError
 
 log = logging.getLogger("bot.game")
@@ -142,6 +142,29 @@ class ServerWatch:
         if missing > 0:
             log.info("%s: the game page has %d more pl%s (last %s)", self.game.label, missing,
                      "y" if missing == 1 else "ies", page.moves[-1])
+
+    def apply_withheld_final_move(self, sent: tuple[tuple[str, ...], str] | None) -> None:
+        """pychess may end a game without sending the move that ended it: when the game ends right after our
+        move (``sent``: the moves before it and our move) and that move ends the game on our board (mate,
+        stalemate, a draw by rule), it was the last one. Used when the game page cannot tell."""
+        game = self.game
+        if game.position is None or sent is None or game.state is None:
+            return
+        before, uci = sent
+        if tuple(game.position.server_moves) != before or game.state.moves != before:
+            return
+        board = game.position.board.copy()
+        move = parse_move(board, uci)
+        if move is None:
+            return
+        board.push(move)
+        if not board.is_game_over(claim_draw=True):
+            return
+        try:
+            game.position.update(list(before) + [uci])
+        except ServerMoveError:
+            return
+        log.info("%s: the server ended the game without our last move %s; it ended the game", game.label, uci)
 
     def already_over_on_server(self) -> bool:
         """pychess, before a resignation or an abort: is the game already over there? A BOT's resignation

@@ -39,7 +39,7 @@ from bot.game.protocols import Engine, GameServer, GameStream
 from bot.game.record import GameRecord, describe_clock, final_outcome, write_game_pgn
 from bot.game.talk import Talk
 from bot.game.watch import ServerWatch
-from bot.position import Position, ServerMoveError, parse_move
+from bot.position import Position, ServerMoveError
 from bot.results import ABANDONED, Outcome
 from bot.server import ServerError, StreamFailed, StreamLost, StreamNotice
 
@@ -81,28 +81,6 @@ class GameWorker:
         self.park_at: float | None = None
         self.park_soon = False  # the bot is stopping: no waiting for a quick reply
         self.chess960_hint = chess960  # from gameStart: pychess's gameFull has no chess960 flag
-
-    # ---- what the lobby and tests read ----
-
-    @property
-    def full(self) -> GameFull | None:
-        return self.game.full
-
-    @property
-    def position(self) -> Position | None:
-        return self.game.position
-
-    @property
-    def state(self) -> GameState | None:
-        return self.game.state
-
-    @property
-    def we_are_white(self) -> bool | None:
-        return self.game.we_are_white
-
-    @property
-    def correspondence(self) -> bool:
-        return self.game.correspondence
 
     @property
     def opponent_name(self) -> str:
@@ -164,7 +142,7 @@ class GameWorker:
             game.end_game(item.status or "")
             # pychess's bare gameEnd: the result (and maybe the last move) is only on the game page
             if not item.status and game.server.dialect == "pychess" and not self.watch.settle_from_page():
-                self._apply_withheld_final_move()
+                self.watch.apply_withheld_final_move(self.mover.sent)
         elif isinstance(item, ChatLine):
             self.talk.on_chat(item)
         elif isinstance(item, OpponentGone):
@@ -272,28 +250,6 @@ class GameWorker:
             self.pending.append(item)
         return any(isinstance(item, GameEnd) or (isinstance(item, GameState) and item.moves != state.moves)
                    for item in self.pending)
-
-    def _apply_withheld_final_move(self) -> None:
-        """pychess may end a game without sending the move that ended it: when the game ends right after our
-        move and that move ends the game on our board (mate, stalemate, a draw by rule), it was the last one."""
-        game = self.game
-        if game.position is None or self.mover.sent is None or game.state is None:
-            return
-        before, uci = self.mover.sent
-        if tuple(game.position.server_moves) != before or game.state.moves != before:
-            return
-        board = game.position.board.copy()
-        move = parse_move(board, uci)
-        if move is None:
-            return
-        board.push(move)
-        if not board.is_game_over(claim_draw=True):
-            return
-        try:
-            game.position.update(list(before) + [uci])
-        except ServerMoveError:
-            return
-        log.info("%s: the server ended the game without our last move %s; it ended the game", self.label, uci)
 
     # ---- leaving a game: park, abort, resign ----
 

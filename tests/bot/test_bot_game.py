@@ -305,4 +305,4 @@ def test_state_before_full_is_ignored():
     state = GameState(moves=(), wtime_ms=1, btime_ms=1, winc_ms=0, binc_ms=0)
     worker = GameWorker("x", FakeServer(), Settings(), ME, ScriptedEngine("e2e4"))  # type: ignore[arg-type]
     worker._on_state(state)
-    assert worker.state is None
+    assert worker.game.state is None

@@ -184,7 +184,7 @@ def test_stopping_with_abort_parks_a_correspondence_game_instead_of_resigning_it
                         ScriptedEngine("g1f3"), on_done=records.append)
     worker.start()
     time.sleep(0.3)  # the game is known to be correspondence
-    assert worker.correspondence and worker.thread.is_alive()
+    assert worker.game.correspondence and worker.thread.is_alive()
     worker.request_stop("abort")
     worker.thread.join(10)
     assert records and records[0].parked
@@ -291,8 +291,8 @@ def test_the_chess960_flag_of_a_pychess_game_start_reaches_the_board() -> None:
                         ScriptedEngine("e2e4"), on_done=records.append, chess960=True)
     worker.start()
     worker.thread.join(10)
-    assert worker.full is not None and worker.full.variant == Variant("seirawan", True)
-    assert worker.position is not None and worker.position.board.chess960
+    assert worker.game.full is not None and worker.game.full.variant == Variant("seirawan", True)
+    assert worker.game.position is not None and worker.game.position.board.chess960
 
 
 @needs_board
