@@ -13,33 +13,31 @@ from __future__ import annotations
 import threading
 import time
 from types import TracebackType
-from typing import Any, Callable, Optional, TypeVar
+from typing import Any, Optional, TypeVar
 
 import bot.loopback.wire as wire
 from bot.loopback.answers import OnlineBot, OpponentFactory
-from bot.loopback.faults import Faults, StreamSelector
+from bot.loopback.faults import Faults
 from bot.loopback.games import Game, default_board_factory
 from bot.loopback.http import LoopbackHTTPServer
 from bot.loopback.model import (
     Challenge,
-    ChallengeAnswer,
     ChatRecord,
     ColorName,
     Dialect,
     Player,
-    RequestRecord,
     TimeControl,
 )
+from bot.loopback.observe import Observers
 from bot.loopback.opponents import Opponent
 from bot.loopback.positions import start_fen
 from bot.loopback.referee import Referee
-from bot.loopback.streams import Stream
 
 T = TypeVar("T")
 HOST = "127.0.0.1"
 
 
-class LoopbackServer(Referee):
+class LoopbackServer(Referee, Observers):
     """A BOT API server in one dialect, bound to 127.0.0.1 (port 0 = any free port; see ``port``/``url``).
 
     Keyword arguments beyond those below are ``Referee`` options: ``bot_title``, ``keepalive_s``, ``seed``,
@@ -319,79 +317,3 @@ class LoopbackServer(Referee):
         """Send a raw line on the game's stream (kept for the next connection on pychess if none is open)."""
         with self._cond:
             self._emit_game(self.games[game_id], line)
-
-    # --- looking at what happened ---
-    def open_streams(self, kind: StreamSelector = "any", game_id: Optional[str] = None) -> list[Stream]:
-        """The streams currently open and not silenced."""
-        with self._cond:
-            streams: list[Stream] = []
-            if kind in ("event", "any") and game_id is None:
-                streams += self.event_streams
-            if kind in ("game", "any"):
-                for game in self.games.values():
-                    if game_id is None or game.id == game_id:
-                        streams += game.streams
-            return [s for s in streams if not s.finished.is_set() and not s.silent]
-
-    def requests_to(self, endpoint: str, target: Optional[str] = None) -> list[RequestRecord]:
-        """The recorded requests to ``endpoint`` (for one game or challenge id, if given)."""
-        with self._cond:
-            return [r for r in self.requests if r.endpoint == endpoint and (target is None or r.target == target)]
-
-    def answer(self, challenge_id: str) -> Optional[ChallengeAnswer]:
-        """How the bot (or an online bot) answered the challenge, if it has."""
-        with self._cond:
-            return self.challenges[challenge_id].answer
-
-    def wait_for(self, predicate: Callable[[], Optional[T]], timeout: float, what: str = "condition") -> T:
-        """Wait until ``predicate()`` (run under the server lock) is truthy; return it, else TimeoutError."""
-        deadline = time.monotonic() + timeout
-        with self._cond:
-            while True:
-                value = predicate()
-                if value:
-                    return value
-                remaining = deadline - time.monotonic()
-                if remaining <= 0:
-                    raise TimeoutError(f"loopback server: timed out after {timeout:g} s waiting for {what}")
-                self._cond.wait(min(remaining, 0.1))
-
-    def wait_for_answer(self, challenge_id: str, timeout: float = 10.0) -> ChallengeAnswer:
-        """Wait for the answer to a challenge."""
-        return self.wait_for(
-            lambda: self.challenges[challenge_id].answer, timeout, f"an answer to challenge {challenge_id}"
-        )
-
-    def wait_for_game_start(self, game_id: str, timeout: float = 10.0) -> Game:
-        """Wait until the game exists (the challenge was accepted)."""
-        return self.wait_for(lambda: self.games.get(game_id), timeout, f"game {game_id} to start")
-
-    def wait_for_plies(self, game_id: str, plies: int, timeout: float = 30.0) -> Game:
-        """Wait until the game's current move list has at least ``plies`` half-moves (or the game ended)."""
-
-        def reached() -> Optional[Game]:
-            game = self.games.get(game_id)
-            return game if game is not None and (len(game.moves) >= plies or game.over) else None
-
-        return self.wait_for(reached, timeout, f"{plies} plies in game {game_id}")
-
-    def wait_for_game_end(self, game_id: str, timeout: float = 60.0) -> Game:
-        """Wait until the game is over; returns it (``status``, ``winner``, ``moves``, ``pgn()``...)."""
-
-        def ended() -> Optional[Game]:
-            game = self.games.get(game_id)
-            return game if game is not None and game.over else None
-
-        return self.wait_for(ended, timeout, f"game {game_id} to end")
-
-    def wait_for_request(
-        self, endpoint: str, target: Optional[str] = None, count: int = 1, timeout: float = 10.0
-    ) -> list[RequestRecord]:
-        """Wait until the bot has made ``count`` requests to ``endpoint``."""
-        return self.wait_for(
-            lambda: (lambda found: found if len(found) >= count else None)(
-                [r for r in self.requests if r.endpoint == endpoint and (target is None or r.target == target)]
-            ),
-            timeout,
-            f"{count} request(s) to {endpoint}",
-        )
