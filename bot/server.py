@@ -446,6 +446,15 @@ class Server:
         self._call("draw", lambda: self._post_form(path), attempts=2)
         return True
 
+    def claim_victory(self, game_id: str) -> bool:
+        """Lichess: claim the win when the opponent has left (``opponentGone`` said when). pychess has no
+        such route: returns False, sends nothing."""
+        if self.dialect != "lichess":
+            return False
+        path = f"/api/bot/game/{quote(game_id, safe='')}/claim-victory"
+        self._call("claim", lambda: self._post_form(path), attempts=2)
+        return True
+
     def answer_takeback(self, game_id: str, accept: bool) -> bool:
         if self.dialect != "lichess":
             return False

@@ -33,6 +33,7 @@ class ServerWatch:
         self.next_page_check_at = 0.0
         self.last_news_at = game.monotonic()
         self.quiet_check_at = game.monotonic()
+        self.claim_at: float | None = None  # when we may claim the win over an opponent who left
 
     # ---- what the stream says ----
 
@@ -45,6 +46,36 @@ class ServerWatch:
         if self.trouble_since is None:
             self.trouble_since = self.game.monotonic()
         self.trouble = reason
+
+    # ---- an opponent who left (Lichess ``opponentGone``) ----
+
+    def opponent_gone(self, gone: bool, claim_in_s: int | None) -> None:
+        """Lichess says the opponent left (and in how many seconds we may claim the win), or came back."""
+        game = self.game
+        if not gone:
+            if self.claim_at is not None:
+                log.info("%s: the opponent is back; no claim", game.label)
+            self.claim_at = None
+            return
+        self.claim_at = game.monotonic() + max(0, claim_in_s or 0)
+        log.info("%s: the opponent left the game; claiming the win in %s s unless they come back", game.label,
+                 claim_in_s if claim_in_s is not None else 0)
+
+    def claim_if_due(self, now: float) -> None:
+        """Claim the win once the server allows it, as a player would; not when we are mating anyway."""
+        game = self.game
+        if self.claim_at is None or now < self.claim_at or game.over:
+            return
+        self.claim_at = None
+        last = game.last_result
+        if last is not None and last.mate is not None and last.mate > 0 and game.our_turn():
+            log.info("%s: the opponent left, but we mate in %d: no claim needed", game.label, last.mate)
+            return
+        try:
+            if game.server.claim_victory(game.game_id):
+                log.info("%s: the opponent left; claimed the win", game.label)
+        except ServerError as error:
+            log.warning("%s: could not claim the win (%s)", game.label, error)
 
     # ---- stalls ----
 

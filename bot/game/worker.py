@@ -146,8 +146,7 @@ class GameWorker:
         elif isinstance(item, ChatLine):
             self.talk.on_chat(item)
         elif isinstance(item, OpponentGone):
-            if item.gone:
-                log.info("%s: opponent left the game (claim in %s s)", self.label, item.claim_win_in_s)
+            self.watch.opponent_gone(item.gone, item.claim_win_in_s)
         elif isinstance(item, StreamLost):
             log.info("%s: game stream lost (%s); resuming", self.label, item.reason)
             self.watch.stream_lost(item.reason)
@@ -167,6 +166,7 @@ class GameWorker:
         self._maybe_park(now)
         if not self.game.over:
             self.watch.check(now)
+            self.watch.claim_if_due(now)
         if not self.game.over and self.mover.retry_due(now):
             log.info("%s: retrying our move", self.label)
             self._play()

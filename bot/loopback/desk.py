@@ -150,7 +150,7 @@ class GameDesk:
                 return game
             if game.over:
                 return Reply(400, {"error": "Game is over"})
-            if victory and game.opponent_gone:
+            if victory and game.opponent_gone and time.monotonic() >= game.claim_allowed_at:
                 self._finish(game, "timeout", game.bot_color, "opponent left, victory claimed")
                 return OK
             if not victory and game.outcome_status() is not None:

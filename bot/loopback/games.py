@@ -85,6 +85,7 @@ class Game:
         self.stream_refusals = 0
         self.backlog: list[str] = []
         self.opponent_gone = False
+        self.claim_allowed_at = 0.0  # Lichess refuses a victory claim before claimWinInSeconds
 
     # --- views ---
     @property

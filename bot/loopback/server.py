@@ -305,6 +305,7 @@ class LoopbackServer(Referee, Observers):
         with self._cond:
             game = self.games[game_id]
             game.opponent_gone = gone
+            game.claim_allowed_at = time.monotonic() + claim_win_in_s
             if self.dialect == "lichess":
                 self._emit_game(game, wire.opponent_gone_line(gone, claim_win_in_s))
 

@@ -277,3 +277,38 @@ def test_upgrade_makes_the_account_a_bot_account(dialect: str, tmp_path: Path) -
         finally:
             process.stop()
     assert "upgraded" in process.logs()
+
+
+def test_an_opponent_who_left_is_claimed_against_when_lichess_allows_it(
+    lichess_server: LoopbackServer, tmp_path: Path, bots: list[BotThread]
+) -> None:
+    import time
+
+    game_id = lichess_server.challenge(color="black", opponent=Manual())  # the bot is white
+    bots.append(BotThread(bot_config(lichess_server, tmp_path), max_games=1).start())
+    lichess_server.wait_for_plies(game_id, 1, 30)
+    gone_at = time.time()
+    lichess_server.opponent_gone(game_id, True, claim_win_in_s=2)
+    game = lichess_server.wait_for_game_end(game_id, 30)
+    assert bots[0].join(20) == 0
+    claims = lichess_server.requests_to("claim_victory", game_id)
+    assert [r.status for r in claims] == [200], "one claim, once it was allowed"
+    assert claims[0].started_at >= gone_at + 2
+    assert (game.status, game.winner) == ("timeout", True)
+    assert_pgn_matches_server(game, tmp_path, termination="Time forfeit")
+
+
+def test_no_claim_when_the_opponent_comes_back(
+    lichess_server: LoopbackServer, tmp_path: Path, bots: list[BotThread]
+) -> None:
+    game_id = lichess_server.challenge(color="black", opponent=Manual())
+    bots.append(BotThread(bot_config(lichess_server, tmp_path)).start())
+    lichess_server.wait_for_plies(game_id, 1, 30)
+    lichess_server.opponent_gone(game_id, True, claim_win_in_s=2)
+    lichess_server.opponent_gone(game_id, False)
+    lichess_server.play_opponent_move(game_id, "e7e5")
+    lichess_server.wait_for_plies(game_id, 3, 30)
+    import time
+
+    time.sleep(2.5)
+    assert not lichess_server.requests_to("claim_victory", game_id)
