@@ -2,9 +2,9 @@
 
 >>> from engine import Board
 >>> from engine.book import open_book, DEFAULT_BOOK
->>> with open_book(DEFAULT_BOOK) as book:               # doctest: +SKIP
-...     book.choose(Board(), selection="best_move")
-'e2e4'
+>>> with open_book(DEFAULT_BOOK) as book:
+...     book.choose(Board(), selection="best_move") in {move.uci() for move in Board().legal_moves}
+True
 
 - **S-chess books** (``*.book``, format in ``docs/book.md``): a 32-byte header and 16-byte entries keyed by the
   engine's own Zobrist key (:func:`position_key`: ``Position.hash`` with the gates mixed in, like the
@@ -16,7 +16,7 @@
   and translated to the board's notation, promotions, weights.
 
 Whatever the file says, :meth:`Book.find_all` and :meth:`Book.choose` only return moves that are legal on the
-board they are given (checked with :meth:`engine.Board.parse_uci`), written in that board's UCI notation.
+board they are given (checked against its legal moves), written in that board's UCI notation.
 """
 
 from __future__ import annotations
@@ -36,11 +36,7 @@ from .polyglot_random import POLYGLOT_RANDOM_ARRAY
 from .position import Position
 from .tables import (
     KING,
-    PAWN,
-    PAWN_ATTACKERS_BLACK,
-    PAWN_ATTACKERS_WHITE,
     PIECE_SYMBOLS,
-    ROOK,
     SQUARE_NAMES,
     SYMBOL_TO_TYPE,
     ZOBRIST_CASTLING,
@@ -153,11 +149,8 @@ def zobrist_hash(board: Position) -> int:
         castling_slots.add(768 + 2 * colour + (0 if (rook_sq & 7) > (king_sq & 7) else 1))
     for slot in castling_slots:
         key ^= randoms[slot]
-    ep = board.ep
-    if ep >= 0:
-        attackers = PAWN_ATTACKERS_WHITE[ep] if board.side == 1 else PAWN_ATTACKERS_BLACK[ep]
-        if any(board.squares[sq] == PAWN * board.side for sq in attackers):
-            key ^= randoms[772 + (ep & 7)]
+    if board.ep >= 0:  # the engine keeps an en passant square only when a pawn of the side to move can take
+        key ^= randoms[772 + (board.ep & 7)]
     if board.side == 1:
         key ^= randoms[780]
     return key
@@ -208,16 +201,10 @@ def _legal_uci(board: Board, uci: str, legal: Optional[Set[str]] = None) -> Opti
 
 
 def _polyglot_to_board(board: Board, uci: str, legal: Set[str]) -> Optional[str]:
-    """A Polyglot move as a legal move of ``board`` in its notation (castling: king takes rook in the book,
-    ``e1g1`` on a standard board, ``e1h1`` in Chess960), or None."""
-    if uci == "0000":
-        return None
-    frm, to = parse_square(uci[:2]), parse_square(uci[2:4])
-    mover = board.side
-    squares = board.squares
-    if squares[frm] == KING * mover and squares[to] == ROOK * mover and not board.chess960:
-        uci = SQUARE_NAMES[frm] + SQUARE_NAMES[(frm & 56) + (6 if to > frm else 2)]
-    return _legal_uci(board, uci, legal)
+    """A Polyglot move as a legal move of ``board`` in its notation, or None. Castling is king takes rook in
+    the book: :meth:`Board.parse_uci` reads that as ``e1g1`` on a standard board (and it is the notation of
+    Chess960 boards)."""
+    return None if uci == "0000" else _legal_uci(board, uci, legal)
 
 
 # ---------------------------------------------------------------------------------------------- books
