@@ -7,6 +7,7 @@ never stops the engine; ``bestmove`` is always a legal move of the current posit
 
 from __future__ import annotations
 
+import random
 import sys
 import threading
 import time
@@ -14,6 +15,7 @@ from typing import Any, Callable, Dict, Optional, TextIO
 
 from . import __version__
 from .board import Board
+from .book import DEFAULT_BOOK, Book, BookError, open_book
 from .perft import perft_divide
 from .search import MATE_BOUND, Searcher, SearchLimits
 from .timeman import plan_time
@@ -48,6 +50,8 @@ class Options:
         self.limit_strength = False
         self.elo = 2850
         self.ponder = False
+        self.own_book = False
+        self.book_file = DEFAULT_BOOK
 
     @staticmethod
     def declarations() -> list[str]:
@@ -61,6 +65,8 @@ class Options:
             "option name UCI_LimitStrength type check default false",
             "option name UCI_Elo type spin default 2850 min 1350 max 2850",
             "option name Ponder type check default false",
+            "option name OwnBook type check default false",
+            f"option name BookFile type string default {DEFAULT_BOOK}",
         ]
 
     def effective_skill(self) -> int:
@@ -104,6 +110,9 @@ class UciEngine:
         self._pondering = False
         self._limits: Optional[SearchLimits] = None
         self._go_args: dict[str, int] = {}
+        self._book: Optional[Book] = None
+        self._book_failed: Optional[str] = None  # the BookFile that could not be opened (reported once)
+        self._book_rng = random.Random()
 
     # ------------------------------------------------------------------ output
 
@@ -200,6 +209,12 @@ class UciEngine:
             opts.elo = _parse_int(value, 1350, 2850, name)
         elif key == "ponder":
             opts.ponder = _parse_bool(value)
+        elif key == "ownbook":
+            opts.own_book = _parse_bool(value)
+        elif key == "bookfile":
+            path = value.strip()
+            opts.book_file = "" if path == "<empty>" else path
+            self._close_book()
         else:
             raise ValueError(f"unknown option {name!r}")
 
@@ -279,6 +294,8 @@ class UciEngine:
         if "perft" in params:
             self._perft(params["perft"])
             return
+        if not flags and self._play_book_move():
+            return
         white = self.board.side == 1
         time_left = params.get("wtime" if white else "btime")
         if time_left is None:  # a clock was sent for the other side only: better that than no limit at all
@@ -301,6 +318,32 @@ class UciEngine:
         wait_for_release = infinite
         self._thread = threading.Thread(target=self._run_search, args=(limits, wait_for_release), daemon=True)
         self._thread.start()
+
+    def _play_book_move(self) -> bool:
+        """With OwnBook on, answer at once with a book move when the position is in the book."""
+        path = self.options.book_file
+        if not self.options.own_book or not path or path == self._book_failed:
+            return False
+        try:
+            if self._book is None or self._book.path != path:
+                self._close_book()
+                self._book = open_book(path)
+            move = self._book.choose(self.board, rng=self._book_rng)
+        except BookError as exc:
+            self._book_failed = path
+            self.error(f"{exc}; searching without the book")
+            return False
+        if move is None:
+            return False
+        self.send(f"info string book move {move}")
+        self.send(f"bestmove {move}")
+        return True
+
+    def _close_book(self) -> None:
+        if self._book is not None:
+            self._book.close()
+        self._book = None
+        self._book_failed = None
 
     def _run_search(self, limits: SearchLimits, wait_for_release: bool) -> None:
         board = self.board
