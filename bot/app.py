@@ -18,11 +18,13 @@ from pathlib import Path
 from types import FrameType
 
 from bot import server as server_module
+from bot.books import check_books
 from bot.config import Settings
 from bot.engines import UciEngine
 from bot.game import Engine
 from bot.lobby import Lobby
 from bot.server import Server, ServerError, ServerStopped, TokenRejected
+from engine.book import BookError
 
 log = logging.getLogger("bot")
 
@@ -122,6 +124,11 @@ def run_bot(settings: Settings, token: str, *, max_games: int | None = None, upg
     if problem is not None:
         print(f"error: pgn_directory {settings.pgn_directory!r} is not writable: {problem}; every game's "
               "PGN would be lost (in Docker, use a named volume or a folder owned by uid 10001)", file=sys.stderr)
+        return 2
+    try:
+        check_books(settings.engine.polyglot)
+    except BookError as error:
+        print(f"error: engine.polyglot: {error}", file=sys.stderr)
         return 2
     server = Server(settings.server, token, variants=settings.challenge.variants)
     stop.during_startup(server.close)

@@ -53,6 +53,24 @@ class EngineLimits:
     movetime_ms: int | None = None
 
 
+BOOK_SELECTIONS = ("weighted_random", "best_move", "uniform_random")
+#: ``engine.polyglot.book: {seirawan: builtin}`` means the S-chess book shipped with the engine.
+BUILTIN_BOOK = "builtin"
+
+
+@dataclass(frozen=True)
+class BookSettings:
+    """Opening books, as lichess-bot's ``engine.polyglot`` section: per variant name a list of book files
+    (S-chess books ``*.book``, Polyglot ``*.bin`` for chess and Chess960; ``builtin`` = the shipped S-chess
+    book), how to pick a move, up to which ply, and the least weight an entry needs."""
+
+    enabled: bool = False
+    books: dict[str, tuple[str, ...]] = field(default_factory=lambda: {"seirawan": (BUILTIN_BOOK,)})
+    selection: str = "weighted_random"
+    max_depth: int = 20
+    min_weight: int = 1
+
+
 @dataclass(frozen=True)
 class EngineSettings:
     command: str = "builtin"
@@ -61,6 +79,7 @@ class EngineSettings:
     ponder: bool = False
     limits: EngineLimits = field(default_factory=EngineLimits)
     startup_timeout_s: float = 20.0
+    polyglot: BookSettings = field(default_factory=lambda: BookSettings())
 
     def command_line(self) -> list[str]:
         """``builtin`` -> the bundled engine under this or the configured interpreter; else split the line."""
@@ -340,6 +359,37 @@ def _engine(section: _Section) -> EngineSettings:
         ponder=section.boolean("ponder", False),
         limits=engine_limits,
         startup_timeout_s=section.number("startup_timeout_s", 20.0, minimum=0.1),
+        polyglot=_books(section.section("polyglot")),
+    )
+    section.finish()
+    return settings
+
+
+def _books(section: _Section) -> BookSettings:
+    raw = section.raw("book", {"seirawan": BUILTIN_BOOK})
+    if raw is None:
+        raw = {}
+    if not isinstance(raw, Mapping):
+        raise section.fail("book", "a mapping of variant names to book files", raw)
+    books: dict[str, tuple[str, ...]] = {}
+    for name, files in raw.items():
+        variant = "chess" if name == "standard" else str(name)  # lichess-bot's name for chess
+        if variant not in VARIANT_NAMES:
+            raise section.fail("book", f"variant names from {', '.join(VARIANT_NAMES)} (or standard)", name)
+        paths = [files] if isinstance(files, str) else files
+        if not isinstance(paths, list) or not all(isinstance(path, str) and path for path in paths):
+            raise ConfigError(f"config error: {section.key('book')}.{name} must be a book file or a list of "
+                              f"them, got {files!r}")
+        for path in paths:
+            if path != BUILTIN_BOOK and not Path(path).is_file():
+                raise ConfigError(f"config error: {section.key('book')}.{name}: no such book file {path!r}")
+        books[variant] = tuple(paths)
+    settings = BookSettings(
+        enabled=section.boolean("enabled", False),
+        books=books,
+        selection=section.choice("selection", "weighted_random", BOOK_SELECTIONS),
+        max_depth=int(section.integer("max_depth", 20, minimum=1, what="a positive integer")),
+        min_weight=int(section.integer("min_weight", 1, minimum=0, what="a non-negative integer")),
     )
     section.finish()
     return settings

@@ -25,6 +25,7 @@ class SearchResult:
     pv: list[str] = field(default_factory=list)
     pondered_s: float | None = None
     late: bool = False
+    book: bool = False  # the move came from an opening book, not a search
 
     @property
     def has_score(self) -> bool:

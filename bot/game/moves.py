@@ -7,6 +7,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 
+from bot.books import book_move
 from bot.decisions import should_offer_draw, should_resign
 from bot.engines import EngineCrashed, EngineError, EngineTimeout, SearchResult
 from bot.events import GameState
@@ -111,6 +112,12 @@ class MoveMaker:
         assert game.position is not None and game.state is not None and game.full is not None
         board = game.position.board
         problems: list[str] = []
+        book = book_move(game.settings.engine.polyglot, game.full.variant.config_name, board)
+        if book is not None:
+            move = parse_move(board, book)
+            if move is not None:
+                self.ponderer.stop()
+                return move, SearchResult(bestmove=book, book=True), ""
         if self.ponderer.running:
             hit = self.ponderer.hit()
             if hit is not None:

@@ -89,6 +89,8 @@ def describe_clock(full: GameFull) -> str:
 def describe_search(result: SearchResult | None) -> str:
     if result is None:
         return "fallback move"
+    if result.book:
+        return "book move"
     depth = f"depth {result.depth}" if result.depth is not None else "depth ?"
     text = f"eval {result.describe_score()}, {depth}, {result.elapsed_s:.1f} s"
     if result.pondered_s is not None:
