@@ -94,7 +94,7 @@ def _parse_int(value: str, low: int, high: int, name: str) -> int:
     return number
 
 
-class UciEngine:
+class UciFrontEnd:
     """One UCI session. ``handle(line)`` processes a command; returns False after ``quit``."""
 
     def __init__(self, write: Writer) -> None:
@@ -450,7 +450,7 @@ def run(stdin: TextIO, stdout: TextIO) -> int:
         stdout.write(line + "\n")
         stdout.flush()
 
-    engine = UciEngine(write)
+    engine = UciFrontEnd(write)
     while True:
         line = stdin.readline()
         if not line:
@@ -465,11 +465,11 @@ def main(argv: Optional[list[str]] = None) -> int:
     run as commands first, e.g. ``python -m engine bench`` runs the benchmark and exits."""
     args = sys.argv[1:] if argv is None else argv
     if args:
-        engine = UciEngine(lambda line: (sys.stdout.write(line + "\n"), sys.stdout.flush()) and None)
+        engine = UciFrontEnd(lambda line: (sys.stdout.write(line + "\n"), sys.stdout.flush()) and None)
         engine.handle(" ".join(args))
         engine.wait()
         return 0
     return run(sys.stdin, sys.stdout)
 
 
-__all__ = ["MATE_BOUND", "UciEngine", "main", "run"]
+__all__ = ["MATE_BOUND", "UciFrontEnd", "main", "run"]

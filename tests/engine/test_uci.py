@@ -15,7 +15,7 @@ import pytest
 
 from engine import Board
 from engine.timeman import plan_time
-from engine.uci import UciEngine
+from engine.uci import UciFrontEnd
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -192,7 +192,7 @@ def test_little_time_still_moves_quickly(engine_process: EngineProcess) -> None:
 
 def run_commands(*commands: str) -> list[str]:
     out: list[str] = []
-    engine = UciEngine(out.append)
+    engine = UciFrontEnd(out.append)
     for command in commands:
         assert engine.handle(command)
         engine.wait()
@@ -245,7 +245,7 @@ def test_skill_level_plays_legal_moves() -> None:
 
 def test_incremental_position_commands_give_the_same_board() -> None:
     out: list[str] = []
-    engine = UciEngine(out.append)
+    engine = UciFrontEnd(out.append)
     engine.handle("position startpos moves e2e4 e7e5")
     engine.handle("position startpos moves e2e4 e7e5 g1f3h b8c6e")
     engine.handle("d")
