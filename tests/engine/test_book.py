@@ -35,7 +35,7 @@ from engine.book import (
     zobrist_hash,
 )
 from engine.polyglot_random import POLYGLOT_RANDOM_ARRAY
-from engine.uci import UciEngine
+from engine.uci import UciFrontEnd
 from tools.book.__main__ import main as book_main
 from tools.book.build import BookMoves, PvLine, add_games, best_complete_iteration, read_pgn, read_uci_games
 
@@ -542,7 +542,7 @@ class Recorder:
         self.lines.append(line)
 
 
-def _go(engine: UciEngine, recorder: Recorder, position: str) -> str:
+def _go(engine: UciFrontEnd, recorder: Recorder, position: str) -> str:
     recorder.lines.clear()
     engine.handle(position)
     engine.handle("go depth 1")
@@ -554,7 +554,7 @@ def test_uci_plays_book_moves_only_with_own_book_on(tmp_path: Path) -> None:
     path = tmp_path / "uci.book"
     write_book(path, [Entry(position_key(START), "b1a3e", 7), Entry(_key_after("b1a3e"), "h7h6", 3)])
     recorder = Recorder()
-    engine = UciEngine(recorder)
+    engine = UciFrontEnd(recorder)
     engine.handle("uci")
     assert "option name OwnBook type check default false" in recorder.lines
     assert f"option name BookFile type string default {DEFAULT_BOOK}" in recorder.lines
@@ -574,7 +574,7 @@ def test_uci_bad_book_file_is_reported_and_the_engine_searches(tmp_path: Path) -
     bad = tmp_path / "bad.book"
     bad.write_bytes(b"garbage")
     recorder = Recorder()
-    engine = UciEngine(recorder)
+    engine = UciFrontEnd(recorder)
     engine.handle("setoption name OwnBook value true")
     engine.handle(f"setoption name BookFile value {bad}")
     move = _go(engine, recorder, "position startpos")
@@ -585,7 +585,7 @@ def test_uci_bad_book_file_is_reported_and_the_engine_searches(tmp_path: Path) -
 
 def test_uci_default_book_answers_the_start_position() -> None:
     recorder = Recorder()
-    engine = UciEngine(recorder)
+    engine = UciFrontEnd(recorder)
     engine.handle("setoption name OwnBook value true")
     move = _go(engine, recorder, "position startpos")
     with open_book(DEFAULT_BOOK) as book:
