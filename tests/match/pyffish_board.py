@@ -1,6 +1,6 @@
 """A stand-in arbiter for the match runner tests, built on pyffish (Fairy-Stockfish's own rules).
 
-It implements only what the runner uses (``engine.match.game.ArbiterBoard``); moves are UCI strings.
+It implements only what the runner uses (``tools.match.game.ArbiterBoard``); moves are UCI strings.
 The tests run the runner with both this board and ``engine.Board``, so each checks the other.
 """
 
@@ -103,5 +103,5 @@ class PyffishBoard:
 
 
 def pyffish_board(fen: str, variant: str, chess960: bool) -> PyffishBoard:
-    """Board factory for engine.match (fen, variant, chess960)."""
+    """Board factory for tools.match (fen, variant, chess960)."""
     return PyffishBoard(fen, variant, chess960)

@@ -14,12 +14,12 @@ from typing import Any
 
 import pytest
 
-from engine.match.game import BoardFactory
-from engine.match.runner import MatchResult, run_match
-from engine.match.settings import Adjudication, EngineSpec, MatchSettings, TimeControl
-from engine.match.uci_engine import EngineStartError
 from tests.match.pgn_reader import read_games
 from tests.match.pyffish_board import pyffish_board
+from tools.match.game import BoardFactory
+from tools.match.runner import MatchResult, run_match
+from tools.match.settings import Adjudication, EngineSpec, MatchSettings, TimeControl
+from tools.match.uci_engine import EngineStartError
 
 FAIRY = "/usr/games/fairy-stockfish"
 needs_fairy = pytest.mark.skipif(shutil.which(FAIRY) is None, reason="Fairy-Stockfish not installed")
@@ -33,7 +33,7 @@ def _engine_board_or_skip() -> BoardFactory:
         from engine import Board  # noqa: F401
     except ImportError:
         pytest.skip("engine.Board is not written yet")
-    from engine.match.game import engine_board
+    from tools.match.game import engine_board
 
     return engine_board
 
@@ -53,7 +53,7 @@ def arbiter() -> BoardFactory:
         from engine import Board  # noqa: F401
     except ImportError:
         return pyffish_board
-    from engine.match.game import engine_board
+    from tools.match.game import engine_board
 
     return engine_board
 

@@ -7,7 +7,7 @@ import enum
 from dataclasses import dataclass
 from typing import Optional
 
-from engine.match.game import (
+from tools.match.game import (
     GameRecord,
     PlayedMove,
     adjudicate_by_scores,
@@ -15,11 +15,11 @@ from engine.match.game import (
     outcome_reason,
     position_command,
 )
-from engine.match.openings import GameJob, Opening
-from engine.match.pgn import game_to_pgn
-from engine.match.runner import display_names
-from engine.match.settings import START_FENS, Adjudication, EngineSpec, TimeControl
-from engine.match.uci_engine import Score, parse_info_line, parse_option_line
+from tools.match.openings import GameJob, Opening
+from tools.match.pgn import game_to_pgn
+from tools.match.runner import display_names
+from tools.match.settings import START_FENS, Adjudication, EngineSpec, TimeControl
+from tools.match.uci_engine import Score, parse_info_line, parse_option_line
 
 RESIGN = Adjudication(resign_score=500, resign_moves=2)
 DRAW = Adjudication(draw_score=10, draw_moves=2, draw_after_move=30)
@@ -149,7 +149,7 @@ def test_pgn_of_an_opening_with_black_to_move_numbers_from_the_fen() -> None:
 
 
 def test_match_result_counts_points_faults_and_moves_per_engine() -> None:
-    from engine.match.runner import MatchResult, format_table
+    from tools.match.runner import MatchResult, format_table
 
     result = MatchResult(("A", "B"))
     black_first = "r1bqkbnr/pppppppp/2n5/1B6/4P3/8/PPPP1PPP/RNBQK1NR[HEhe] b KQBCDGkqcdfg - 0 1"

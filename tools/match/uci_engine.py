@@ -16,7 +16,7 @@ import time
 from dataclasses import dataclass, field
 from typing import IO, Deque, Dict, List, Optional, Tuple
 
-from engine.match.settings import EngineSpec
+from tools.match.settings import EngineSpec
 
 
 class EngineError(Exception):

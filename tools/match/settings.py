@@ -1,6 +1,6 @@
 """Settings of a match: the engines, the time control, adjudication and the schedule.
 
-Plain dataclasses built by the command line (``engine.match.cli``) or by tests; nothing here does I/O.
+Plain dataclasses built by the command line (``tools.match.cli``) or by tests; nothing here does I/O.
 """
 
 from __future__ import annotations

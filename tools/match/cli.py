@@ -1,4 +1,4 @@
-"""Command line of the match runner: ``python -m engine.match --engine1 CMD --engine2 CMD --games N ...``."""
+"""Command line of the match runner: ``python -m tools.match --engine1 CMD --engine2 CMD --games N ...``."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ import shlex
 import sys
 from typing import List, Optional, Sequence
 
-from engine.match.game import BoardFactory, engine_board
-from engine.match.runner import run_match
-from engine.match.settings import (
+from tools.match.game import BoardFactory, engine_board
+from tools.match.runner import run_match
+from tools.match.settings import (
     VARIANTS,
     Adjudication,
     EngineSpec,
@@ -18,14 +18,14 @@ from engine.match.settings import (
     parse_clock,
     parse_option,
 )
-from engine.match.uci_engine import EngineStartError
+from tools.match.uci_engine import EngineStartError
 
 DESCRIPTION = """\
 Play a match between two UCI engines, with engine.Board as the arbiter, and print W/D/L, score and the Elo
 difference with its 95% error margin. Each opening is played twice with colours swapped.
 
 example:
-  python -m engine.match --engine1 /usr/games/fairy-stockfish --engine1-option "Skill Level=0" \\
+  python -m tools.match --engine1 /usr/games/fairy-stockfish --engine1-option "Skill Level=0" \\
       --engine2 "python -m engine" --games 40 --tc 30+0.3 --concurrency 2 \\
       --openings engine/data/seirawan.epd --shuffle --seed 1 --pgn match.pgn
 """
@@ -34,7 +34,7 @@ example:
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser; every option is documented in its help text and in docs/match.md."""
     parser = argparse.ArgumentParser(
-        prog="python -m engine.match",
+        prog="python -m tools.match",
         description=DESCRIPTION,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )

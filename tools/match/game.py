@@ -6,9 +6,9 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, Iterable, List, Optional, Protocol, Sequence, Tuple
 
-from engine.match.openings import GameJob
-from engine.match.settings import Adjudication, MatchSettings, TimeControl, is_start_position
-from engine.match.uci_engine import EngineCrashed, EngineError, EngineTimeout, Score, SearchResult, UciEngine
+from tools.match.openings import GameJob
+from tools.match.settings import Adjudication, MatchSettings, TimeControl, is_start_position
+from tools.match.uci_engine import EngineCrashed, EngineError, EngineTimeout, Score, SearchResult, UciEngine
 
 
 class ArbiterOutcome(Protocol):

@@ -10,12 +10,12 @@ import traceback
 from dataclasses import dataclass, field
 from typing import IO, Dict, List, Optional, Tuple
 
-from engine.match.game import FAULTS, BoardFactory, GameAborted, GameRecord, engine_board, play_game
-from engine.match.openings import GameJob, Opening, load_openings, schedule
-from engine.match.pgn import game_to_pgn
-from engine.match.settings import START_FENS, EngineSpec, MatchSettings
-from engine.match.stats import elo_estimate, likelihood_of_superiority, score_fraction
-from engine.match.uci_engine import EngineStartError, UciEngine
+from tools.match.game import FAULTS, BoardFactory, GameAborted, GameRecord, engine_board, play_game
+from tools.match.openings import GameJob, Opening, load_openings, schedule
+from tools.match.pgn import game_to_pgn
+from tools.match.settings import START_FENS, EngineSpec, MatchSettings
+from tools.match.stats import elo_estimate, likelihood_of_superiority, score_fraction
+from tools.match.uci_engine import EngineStartError, UciEngine
 
 
 @dataclass

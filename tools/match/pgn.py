@@ -6,8 +6,8 @@ import datetime
 import textwrap
 from typing import List, Optional, Tuple
 
-from engine.match.game import GameRecord
-from engine.match.settings import is_start_position
+from tools.match.game import GameRecord
+from tools.match.settings import is_start_position
 
 _VARIANT_TAGS = {
     ("seirawan", False): "Seirawan",

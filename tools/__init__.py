@@ -1,0 +1,1 @@
+"""Development tools: the match runner (``python -m tools.match``); not installed with the package."""
