@@ -13,7 +13,6 @@ from tools.match.pgn import game_to_pgn
 from tools.match.runner import MatchResult, run_match
 from tools.match.settings import Adjudication, EngineSpec, MatchSettings, TimeControl
 from tools.match.stats import elo_estimate, likelihood_of_superiority
-from tools.match.uci_engine import UciEngine
 
 __all__ = [
     "Adjudication",
@@ -23,7 +22,6 @@ __all__ = [
     "MatchSettings",
     "Opening",
     "TimeControl",
-    "UciEngine",
     "elo_estimate",
     "game_to_pgn",
     "likelihood_of_superiority",

@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import argparse
+import logging
 import shlex
 import sys
 from typing import List, Optional, Sequence
 
+from bot.engines import EngineStartError
+from engine.variants import VARIANTS
 from tools.match.game import BoardFactory, engine_board
 from tools.match.runner import run_match
 from tools.match.settings import (
-    VARIANTS,
     Adjudication,
     EngineSpec,
     MatchSettings,
@@ -18,7 +20,6 @@ from tools.match.settings import (
     parse_clock,
     parse_option,
 )
-from tools.match.uci_engine import EngineStartError
 
 DESCRIPTION = """\
 Play a match between two UCI engines, with engine.Board as the arbiter, and print W/D/L, score and the Elo
@@ -213,6 +214,7 @@ def main(argv: Optional[List[str]] = None, board_factory: BoardFactory = engine_
         settings = settings_from_args(args)
     except ValueError as error:
         parser.error(str(error))
+    _configure_logging(settings.debug)
     try:
         result = run_match(settings, board_factory)
     except (EngineStartError, ValueError, OSError) as error:
@@ -223,3 +225,16 @@ def main(argv: Optional[List[str]] = None, board_factory: BoardFactory = engine_
     if result.interrupted:
         return 130
     return 1 if result.error else 0
+
+
+def _configure_logging(debug: bool) -> None:
+    """The engine client logs the UCI traffic (DEBUG) and each line an engine writes to stderr (WARNING).
+
+    ``--debug`` shows all of it on stderr; otherwise nothing, as the runner reports every engine failure in
+    its own words (a crash's last stderr line is part of the reason in the progress line and the PGN).
+    """
+    logging.basicConfig(
+        level=logging.DEBUG if debug else logging.ERROR,
+        format="%(message)s",
+        stream=sys.stderr,
+    )
