@@ -1,1 +1,1 @@
-"""Tests of the match runner (engine.match)."""
+"""Tests of the match runner (tools.match)."""

@@ -1,12 +1,13 @@
 """A scriptable fake UCI engine for the match runner tests.
 
-    python fake_engine.py [--fault illegal|crash|hang|slow|none] [--after N] [--delay S] [--no-start]
+    python fake_engine.py [--fault illegal|nomove|crash|hang|slow|none] [--after N] [--delay S] [--no-start]
                           [--pid-file FILE]
 
 It plays the first legal move (by pyffish) until it has made ``--after`` moves in the current game, then
-commits its fault on the next ``go``: ``illegal`` answers ``bestmove a1a1``, ``crash`` exits, ``hang`` never
-answers (and ignores ``stop``), ``slow`` sleeps ``--delay`` seconds before answering. ``--no-start`` exits
-before ``uciok``. ``--pid-file`` appends the process id to FILE (to check that the runner cleans up).
+commits its fault on the next ``go``: ``illegal`` answers ``bestmove a1a1``, ``nomove`` ``bestmove (none)``,
+``crash`` exits, ``hang`` never answers (and ignores ``stop``), ``slow`` sleeps ``--delay`` seconds before
+answering. ``--no-start`` exits before ``uciok``. ``--pid-file`` appends the process id to FILE (to check that
+the runner cleans up).
 """
 
 from __future__ import annotations
@@ -75,6 +76,9 @@ def main() -> None:
             if moves_made >= args.after and args.fault != "none":
                 if args.fault == "illegal":
                     say("bestmove a1a1")
+                    continue
+                if args.fault == "nomove":
+                    say("bestmove (none)")
                     continue
                 if args.fault == "crash":
                     sys.stderr.write("Traceback (most recent call last):\nRuntimeError: fake crash\n")

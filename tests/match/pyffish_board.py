@@ -122,5 +122,5 @@ class PyffishBoard:
 
 
 def pyffish_board(fen: str, variant: str, chess960: bool) -> PyffishBoard:
-    """Board factory for engine.match (fen, variant, chess960)."""
+    """Board factory for tools.match (fen, variant, chess960)."""
     return PyffishBoard(fen, variant, chess960)

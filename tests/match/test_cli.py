@@ -1,4 +1,4 @@
-"""``python -m engine.match`` as a user runs it: a real process, real engines, its output and exit status."""
+"""``python -m tools.match`` as a user runs it: a real process, real engines, its output and exit status."""
 
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ FAKE = f"{sys.executable} {Path(__file__).parent / 'fake_engine.py'}"
 def run_cli(arguments: List[str], timeout: float = 60) -> subprocess.CompletedProcess[str]:
     environment = dict(os.environ, PYTHONPATH=str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     return subprocess.run(
-        [sys.executable, "-m", "engine.match", *arguments],
+        [sys.executable, "-m", "tools.match", *arguments],
         cwd=REPO,
         env=environment,
         capture_output=True,
@@ -106,7 +106,7 @@ def test_ctrl_c_stops_the_match_prints_the_table_and_kills_the_engines(tmp_path:
     slow = f"{FAKE} --fault slow --delay 30 --pid-file {pids}"
     environment = dict(os.environ, PYTHONPATH=str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     process = subprocess.Popen(
-        [sys.executable, "-m", "engine.match", "--engine1", slow, "--engine2", slow, "--depth", "1", "--games", "4"],
+        [sys.executable, "-m", "tools.match", "--engine1", slow, "--engine2", slow, "--depth", "1", "--games", "4"],
         cwd=REPO,
         env=environment,
         stdout=subprocess.PIPE,

@@ -14,12 +14,12 @@ from typing import Any
 
 import pytest
 
-from engine.match.game import BoardFactory
-from engine.match.runner import MatchResult, run_match
-from engine.match.settings import Adjudication, EngineSpec, MatchSettings, TimeControl
-from engine.match.uci_engine import EngineStartError
+from bot.engines import EngineStartError
 from tests.match.pgn_reader import read_games
 from tests.match.pyffish_board import pyffish_board
+from tools.match.game import BoardFactory
+from tools.match.runner import MatchResult, run_match
+from tools.match.settings import Adjudication, EngineSpec, MatchSettings, TimeControl
 
 FAIRY = "/usr/games/fairy-stockfish"
 needs_fairy = pytest.mark.skipif(shutil.which(FAIRY) is None, reason="Fairy-Stockfish not installed")
@@ -33,7 +33,7 @@ def _engine_board_or_skip() -> BoardFactory:
         from engine import Board  # noqa: F401
     except ImportError:
         pytest.skip("engine.Board is not written yet")
-    from engine.match.game import engine_board
+    from tools.match.game import engine_board
 
     return engine_board
 
@@ -53,7 +53,7 @@ def arbiter() -> BoardFactory:
         from engine import Board  # noqa: F401
     except ImportError:
         return pyffish_board
-    from engine.match.game import engine_board
+    from tools.match.game import engine_board
 
     return engine_board
 
@@ -89,6 +89,13 @@ def test_illegal_move_loses_both_games_and_is_counted() -> None:
     assert sorted(len(record.moves) for record in result.records) == [4, 5]
 
 
+def test_no_move_while_legal_moves_exist_is_an_illegal_move() -> None:
+    result = fault_match(fake("--fault", "nomove", "--after", "1"), TimeControl(depth=1))
+    first = result.tallies[0]
+    assert first.losses == 2 and first.faults["illegal move"] == 2
+    assert all(record.reason.endswith("makes an illegal move: (none)") for record in result.records)
+
+
 def test_crashing_engine_loses_and_is_restarted_for_the_next_game() -> None:
     result = fault_match(fake("--fault", "crash", "--after", "1"), TimeControl(depth=1))
     first = result.tallies[0]
@@ -96,7 +103,7 @@ def test_crashing_engine_loses_and_is_restarted_for_the_next_game() -> None:
     assert all("disconnects" in record.reason for record in result.records)
     # the engine's last words are in the reason, so a crash can be debugged from the PGN
     assert all(
-        "exit code 1" in record.reason and "RuntimeError: fake crash" in record.reason for record in result.records
+        "(code 1)" in record.reason and "RuntimeError: fake crash" in record.reason for record in result.records
     )
     # the second game was played by a fresh process: engine 1 made its one move again (as white: 2 plies)
     assert sorted(len(record.moves) for record in result.records) == [2, 3]

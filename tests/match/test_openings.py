@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.match.openings import Opening, epd_to_fen, load_openings, schedule
+from tools.match.openings import Opening, epd_to_fen, load_openings, schedule
 
 # the S-chess book shipped with the engine package (a copy of ../shared/data/seirawan.epd)
 BOOK = Path(__file__).resolve().parents[2] / "engine" / "data" / "seirawan.epd"

@@ -7,19 +7,20 @@ import enum
 from dataclasses import dataclass
 from typing import Optional
 
-from engine.match.game import (
+from bot.engines import SearchResult, parse_info, parse_option
+from engine.variants import START_FENS
+from tools.match.game import (
     GameRecord,
     PlayedMove,
     adjudicate_by_scores,
+    game_position_command,
     go_command,
     outcome_reason,
-    position_command,
 )
-from engine.match.openings import GameJob, Opening
-from engine.match.pgn import game_to_pgn
-from engine.match.runner import display_names
-from engine.match.settings import START_FENS, Adjudication, EngineSpec, TimeControl
-from engine.match.uci_engine import Score, parse_info_line, parse_option_line
+from tools.match.openings import GameJob, Opening
+from tools.match.pgn import game_to_pgn
+from tools.match.runner import display_names
+from tools.match.settings import Adjudication, EngineSpec, TimeControl
 
 RESIGN = Adjudication(resign_score=500, resign_moves=2)
 DRAW = Adjudication(draw_score=10, draw_moves=2, draw_after_move=30)
@@ -59,29 +60,38 @@ def test_go_command_for_each_time_control() -> None:
 
 def test_position_command_uses_startpos_only_for_the_start_position() -> None:
     start = START_FENS["seirawan"].replace("[EHeh]", "[HEhe]")
-    assert position_command(start, "seirawan", False, []) == "position startpos"
-    assert position_command(start, "seirawan", False, ["g1f3h", "g8f6"]) == "position startpos moves g1f3h g8f6"
-    assert position_command(start, "seirawan", True, []) == f"position fen {start}"
+    assert game_position_command(start, "seirawan", False, []) == "position startpos"
+    assert game_position_command(start, "seirawan", False, ["g1f3h", "g8f6"]) == (
+        "position startpos moves g1f3h g8f6"
+    )
+    assert game_position_command(start, "seirawan", True, []) == f"position fen {start}"
     other = "r1bqkbnr/pppppppp/2n5/1B6/4P3/8/PPPP1PPP/RNBQK1NR[HEhe] b KQBCDGkqcdfg - 0 1"
-    assert position_command(other, "seirawan", False, ["a7a6"]) == f"position fen {other} moves a7a6"
+    assert game_position_command(other, "seirawan", False, ["a7a6"]) == f"position fen {other} moves a7a6"
 
 
-def test_uci_option_and_info_lines_are_parsed() -> None:
-    option = parse_option_line("option name Skill Level type spin default 20 min -20 max 20")
-    assert option is not None and (option.name, option.kind) == ("Skill Level", "spin")
-    variant = parse_option_line("option name UCI_Variant type combo default chess var chess var seirawan")
-    assert variant is not None and variant.choices == ["chess", "seirawan"]
-    assert parse_option_line("id name X") is None
-    assert parse_info_line("info depth 7 seldepth 9 score cp -35 nodes 1000 pv e2e4") == (Score(-35), 7)
-    assert parse_info_line("info depth 3 score mate -2 pv a1a2") == (Score(mate=-2), 3)
-    assert parse_info_line("info string hello depth 3 score cp 5") == (None, None)
-    assert parse_info_line("info depth x score cp") == (None, None)
+def test_option_names_with_spaces_reach_the_engine_client() -> None:
+    # --engine1-option "Skill Level=3" must match Fairy-Stockfish's advertised "Skill Level"
+    option = parse_option("option name Skill Level type spin default 20 min -20 max 20")
+    assert option is not None and (option.name, option.type) == ("Skill Level", "spin")
 
 
-def test_scores_print_as_pawns_and_mates() -> None:
-    assert Score(35).text() == "+0.35" and Score(-120).text() == "-1.20"
-    assert Score(mate=3).text() == "+M3" and Score(mate=-2).text() == "-M2"
-    assert Score(mate=-2).as_centipawns() < Score(-5000).as_centipawns() < Score(mate=1).as_centipawns()
+def _scored(line: str) -> SearchResult:
+    result = SearchResult(bestmove=None)
+    parse_info(line, result)
+    return result
+
+
+def test_scores_print_as_pawns_and_mates_and_order_for_adjudication() -> None:
+    assert _scored("info depth 7 score cp 35").pgn_score() == "+0.35"
+    assert _scored("info depth 7 score cp -120").pgn_score() == "-1.20"
+    assert _scored("info depth 7 score mate 3").pgn_score() == "+M3"
+    assert _scored("info depth 7 score mate -2").pgn_score() == "-M2"
+    mated_in_2, down_a_lot, mate_in_1 = (
+        _scored(f"info depth 3 score {score}").centipawns() for score in ("mate -2", "cp -5000", "mate 1")
+    )
+    assert mated_in_2 is not None and down_a_lot is not None and mate_in_1 is not None
+    assert mated_in_2 < down_a_lot < mate_in_1
+    assert _scored("info string hello depth 3 score cp 5").centipawns() is None
 
 
 class _Termination(enum.Enum):
@@ -128,7 +138,9 @@ def _record(start_fen: str, sans: list, result: str) -> GameRecord:
         termination="normal",
         reason="White mates",
     )
-    record.moves = [PlayedMove("", san, 120.0, Score(35), 5) for san in sans]
+    record.moves = [
+        PlayedMove("", san, SearchResult(bestmove="", score_cp=35, depth=5, elapsed_s=0.12)) for san in sans
+    ]
     return record
 
 
@@ -149,7 +161,7 @@ def test_pgn_of_an_opening_with_black_to_move_numbers_from_the_fen() -> None:
 
 
 def test_match_result_counts_points_faults_and_moves_per_engine() -> None:
-    from engine.match.runner import MatchResult, format_table
+    from tools.match.runner import MatchResult, format_table
 
     result = MatchResult(("A", "B"))
     black_first = "r1bqkbnr/pppppppp/2n5/1B6/4P3/8/PPPP1PPP/RNBQK1NR[HEhe] b KQBCDGkqcdfg - 0 1"

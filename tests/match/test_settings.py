@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from engine.match.cli import build_parser, settings_from_args
-from engine.match.settings import TimeControl, is_start_position, parse_clock, parse_option
+from tools.match.cli import build_parser, settings_from_args
+from tools.match.settings import TimeControl, is_start_position, parse_clock, parse_option
 
 
 @pytest.mark.parametrize(
@@ -84,7 +84,7 @@ def test_command_line_builds_settings() -> None:
 
 
 def test_command_line_rejects_a_match_without_time_control(capsys: pytest.CaptureFixture[str]) -> None:
-    from engine.match.cli import main
+    from tools.match.cli import main
 
     with pytest.raises(SystemExit) as exit_info:
         main(["--engine1", "a", "--engine2", "b"])

@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from engine.match.stats import elo_estimate, elo_from_score, likelihood_of_superiority, score_fraction
+from tools.match.stats import elo_estimate, elo_from_score, likelihood_of_superiority, score_fraction
 
 
 def test_elo_of_known_scores() -> None:

@@ -1,36 +1,33 @@
 """Settings of a match: the engines, the time control, adjudication and the schedule.
 
-Plain dataclasses built by the command line (``engine.match.cli``) or by tests; nothing here does I/O.
+Plain dataclasses built by the command line (``tools.match.cli``) or by tests; nothing here does I/O.
 """
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
-from typing import Dict, Optional, Tuple
+from typing import Optional, Tuple
 
-VARIANTS = ("seirawan", "chess")
-
-START_FENS: Dict[str, str] = {
-    "seirawan": "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR[EHeh] w KQBCDFGkqbcdfg - 0 1",
-    "chess": "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
-}
-"""The start positions as Fairy-Stockfish prints them (hand in the order ``EHeh``)."""
+from engine import Board
+from engine.variants import START_FENS, VARIANTS
 
 
-def _normalised(fen: str) -> str:
-    """The FEN with the pieces in hand sorted, so ``[HEhe]`` and ``[EHeh]`` compare equal."""
-    board, bracket, rest = fen.partition("[")
-    if not bracket:
-        return fen.strip()
-    hand, _, after = rest.partition("]")
-    return f"{board}[{''.join(sorted(hand))}]{after}".strip()
+@functools.lru_cache(maxsize=256)
+def _position(fen: str, variant: str) -> Optional[str]:
+    """The FEN as ``engine.Board`` writes it (one order of the pieces in hand), or None when it is invalid."""
+    try:
+        return Board(fen, variant=variant).fen()
+    except ValueError:
+        return None
 
 
 def is_start_position(fen: str, variant: str) -> bool:
     """True when ``fen`` is the variant's standard start position (in any hand order)."""
     start = START_FENS.get(variant)
-    return start is not None and _normalised(fen) == _normalised(start)
+    position = _position(fen, variant)
+    return start is not None and position is not None and position == _position(start, variant)
 
 
 @dataclass(frozen=True)

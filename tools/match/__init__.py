@@ -1,19 +1,18 @@
 """Match runner: play games between two UCI engines with ``engine.Board`` as the arbiter.
 
-Run it as ``python -m engine.match`` (see docs/match.md). The pieces are usable on their own:
+Run it as ``python -m tools.match`` (see docs/match.md). The pieces are usable on their own:
 :func:`run_match` with :class:`MatchSettings`, :func:`play_game` for one game, :func:`elo_estimate` for the
 statistics, :func:`game_to_pgn` for export.
 """
 
 from __future__ import annotations
 
-from engine.match.game import GameRecord, play_game
-from engine.match.openings import Opening, load_openings, schedule
-from engine.match.pgn import game_to_pgn
-from engine.match.runner import MatchResult, run_match
-from engine.match.settings import Adjudication, EngineSpec, MatchSettings, TimeControl
-from engine.match.stats import elo_estimate, likelihood_of_superiority
-from engine.match.uci_engine import UciEngine
+from tools.match.game import GameRecord, play_game
+from tools.match.openings import Opening, load_openings, schedule
+from tools.match.pgn import game_to_pgn
+from tools.match.runner import MatchResult, run_match
+from tools.match.settings import Adjudication, EngineSpec, MatchSettings, TimeControl
+from tools.match.stats import elo_estimate, likelihood_of_superiority
 
 __all__ = [
     "Adjudication",
@@ -23,7 +22,6 @@ __all__ = [
     "MatchSettings",
     "Opening",
     "TimeControl",
-    "UciEngine",
     "elo_estimate",
     "game_to_pgn",
     "likelihood_of_superiority",

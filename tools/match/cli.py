@@ -1,16 +1,18 @@
-"""Command line of the match runner: ``python -m engine.match --engine1 CMD --engine2 CMD --games N ...``."""
+"""Command line of the match runner: ``python -m tools.match --engine1 CMD --engine2 CMD --games N ...``."""
 
 from __future__ import annotations
 
 import argparse
+import logging
 import shlex
 import sys
 from typing import List, Optional, Sequence
 
-from engine.match.game import BoardFactory, engine_board
-from engine.match.runner import run_match
-from engine.match.settings import (
-    VARIANTS,
+from bot.engines import EngineStartError
+from engine.variants import VARIANTS
+from tools.match.game import BoardFactory, engine_board
+from tools.match.runner import run_match
+from tools.match.settings import (
     Adjudication,
     EngineSpec,
     MatchSettings,
@@ -18,14 +20,13 @@ from engine.match.settings import (
     parse_clock,
     parse_option,
 )
-from engine.match.uci_engine import EngineStartError
 
 DESCRIPTION = """\
 Play a match between two UCI engines, with engine.Board as the arbiter, and print W/D/L, score and the Elo
 difference with its 95% error margin. Each opening is played twice with colours swapped.
 
 example:
-  python -m engine.match --engine1 /usr/games/fairy-stockfish --engine1-option "Skill Level=0" \\
+  python -m tools.match --engine1 /usr/games/fairy-stockfish --engine1-option "Skill Level=0" \\
       --engine2 "python -m engine" --games 40 --tc 30+0.3 --concurrency 2 \\
       --openings engine/data/seirawan.epd --shuffle --seed 1 --pgn match.pgn
 """
@@ -34,7 +35,7 @@ example:
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser; every option is documented in its help text and in docs/match.md."""
     parser = argparse.ArgumentParser(
-        prog="python -m engine.match",
+        prog="python -m tools.match",
         description=DESCRIPTION,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -213,6 +214,7 @@ def main(argv: Optional[List[str]] = None, board_factory: BoardFactory = engine_
         settings = settings_from_args(args)
     except ValueError as error:
         parser.error(str(error))
+    _configure_logging(settings.debug)
     try:
         result = run_match(settings, board_factory)
     except (EngineStartError, ValueError, OSError) as error:
@@ -223,3 +225,16 @@ def main(argv: Optional[List[str]] = None, board_factory: BoardFactory = engine_
     if result.interrupted:
         return 130
     return 1 if result.error else 0
+
+
+def _configure_logging(debug: bool) -> None:
+    """The engine client logs the UCI traffic (DEBUG) and each line an engine writes to stderr (WARNING).
+
+    ``--debug`` shows all of it on stderr; otherwise nothing, as the runner reports every engine failure in
+    its own words (a crash's last stderr line is part of the reason in the progress line and the PGN).
+    """
+    logging.basicConfig(
+        level=logging.DEBUG if debug else logging.ERROR,
+        format="%(message)s",
+        stream=sys.stderr,
+    )

@@ -10,12 +10,13 @@ import traceback
 from dataclasses import dataclass, field
 from typing import IO, Dict, List, Optional, Tuple
 
-from engine.match.game import FAULTS, BoardFactory, GameAborted, GameRecord, engine_board, play_game
-from engine.match.openings import GameJob, Opening, load_openings, schedule
-from engine.match.pgn import game_to_pgn
-from engine.match.settings import START_FENS, EngineSpec, MatchSettings
-from engine.match.stats import elo_estimate, likelihood_of_superiority, score_fraction
-from engine.match.uci_engine import EngineStartError, UciEngine
+from bot.engines import EngineStartError, UciEngine
+from engine.variants import START_FENS
+from tools.match.game import FAULTS, BoardFactory, GameAborted, GameRecord, engine_board, play_game
+from tools.match.openings import GameJob, Opening, load_openings, schedule
+from tools.match.pgn import game_to_pgn
+from tools.match.settings import EngineSpec, MatchSettings
+from tools.match.stats import elo_estimate, likelihood_of_superiority, score_fraction
 
 
 @dataclass
@@ -192,7 +193,19 @@ def _worker(
 
 
 def _engine(settings: MatchSettings, spec: EngineSpec, label: str) -> UciEngine:
-    return UciEngine(spec, label, settings.startup_timeout_s, settings.debug, settings.variant, settings.chess960)
+    """The project's UCI client, strict: an option or variant the engine lacks stops the match at start."""
+    engine = UciEngine(
+        spec.command,
+        dict(spec.options),
+        label=label,
+        startup_timeout_s=settings.startup_timeout_s,
+        strict=True,
+        cwd=spec.working_directory,
+        own_session=True,  # Ctrl-C reaches the runner only, which then kills the engines itself
+        echo=settings.debug,
+    )
+    engine.set_variant(settings.variant, settings.chess960)
+    return engine
 
 
 def _probe_names(settings: MatchSettings) -> Tuple[str, str]:
@@ -202,7 +215,8 @@ def _probe_names(settings: MatchSettings) -> Tuple[str, str]:
         engine = _engine(settings, spec, label)
         try:
             engine.start()
-            ids.append(engine.id_name)
+            # the client names an engine without ``id name`` by its command; the table then shows the file name
+            ids.append("" if engine.id_name == engine.command[0] else engine.id_name)
         finally:
             engine.close()
     return display_names(settings.engine1, ids[0], settings.engine2, ids[1])

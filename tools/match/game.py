@@ -6,9 +6,12 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, Iterable, List, Optional, Protocol, Sequence, Tuple
 
-from engine.match.openings import GameJob
-from engine.match.settings import Adjudication, MatchSettings, TimeControl, is_start_position
-from engine.match.uci_engine import EngineCrashed, EngineError, EngineTimeout, Score, SearchResult, UciEngine
+from bot.engines import EngineCrashed, EngineError, EngineTimeout, SearchResult, UciEngine
+from bot.engines import position_command as fen_position_command
+from bot.timecontrol import SearchLimits
+from engine import Board
+from tools.match.openings import GameJob
+from tools.match.settings import Adjudication, MatchSettings, TimeControl, is_start_position
 
 
 class ArbiterOutcome(Protocol):
@@ -54,8 +57,6 @@ BoardFactory = Callable[[str, str, bool], ArbiterBoard]
 
 def engine_board(fen: str, variant: str, chess960: bool) -> ArbiterBoard:
     """The default arbiter: ``engine.Board``."""
-    from engine import Board  # imported late so the runner's modules load without the rules engine
-
     board: ArbiterBoard = Board(fen, variant=variant, chess960=chess960)
     return board
 
@@ -74,13 +75,21 @@ FAULTS = (ILLEGAL_MOVE, TIME_FORFEIT, CRASH, HANG)
 
 @dataclass
 class PlayedMove:
-    """One move of the game as the arbiter recorded it."""
+    """One move of the game as the arbiter recorded it, with the engine's answer (score, depth, time)."""
 
     uci: str
     san: str
-    elapsed_ms: float
-    score: Optional[Score] = None
-    depth: Optional[int] = None
+    search: SearchResult
+
+    @property
+    def elapsed_ms(self) -> float:
+        """The time the mover used, as the runner measured it (``go`` written to ``bestmove`` read)."""
+        return self.search.elapsed_s * 1000
+
+    @property
+    def depth(self) -> Optional[int]:
+        """The last depth the engine reported, if any."""
+        return self.search.depth
 
 
 @dataclass
@@ -178,35 +187,24 @@ def _complete_window(scores: Sequence[Tuple[bool, Optional[int]]], moves: int) -
 
 
 def go_command(time_control: TimeControl, white_ms: float, black_ms: float) -> str:
-    """The ``go`` line for the time control and the current clocks."""
-    words = ["go"]
-    if time_control.base_ms is not None:
-        words += [
-            "wtime",
-            str(max(0, int(white_ms))),
-            "btime",
-            str(max(0, int(black_ms))),
-            "winc",
-            str(time_control.increment_ms),
-            "binc",
-            str(time_control.increment_ms),
-        ]
-    if time_control.movetime_ms is not None:
-        words += ["movetime", str(time_control.movetime_ms)]
-    if time_control.depth is not None:
-        words += ["depth", str(time_control.depth)]
-    if time_control.nodes is not None:
-        words += ["nodes", str(time_control.nodes)]
-    return " ".join(words)
+    """The ``go`` line for the time control and the current clocks (written by the bot's ``SearchLimits``)."""
+    clock = time_control.has_clock
+    return SearchLimits(
+        wtime_ms=max(0, int(white_ms)) if clock else None,
+        btime_ms=max(0, int(black_ms)) if clock else None,
+        winc_ms=time_control.increment_ms if clock else None,
+        binc_ms=time_control.increment_ms if clock else None,
+        movetime_ms=time_control.movetime_ms,
+        depth=time_control.depth,
+        nodes=time_control.nodes,
+    ).go_command()
 
 
-def position_command(start_fen: str, variant: str, chess960: bool, moves: Sequence[str]) -> str:
-    """``position startpos|fen ... moves ...`` for the game so far."""
+def game_position_command(start_fen: str, variant: str, chess960: bool, moves: Sequence[str]) -> str:
+    """``position startpos moves ...`` from the variant's start position, else ``position fen ... moves ...``."""
     if is_start_position(start_fen, variant) and not chess960:
-        text = "position startpos"
-    else:
-        text = f"position fen {start_fen}"
-    return text + (" moves " + " ".join(moves) if moves else "")
+        return "position startpos" + (" moves " + " ".join(moves) if moves else "")
+    return fen_position_command(start_fen, moves)
 
 
 class _Forfeit(Exception):
@@ -259,9 +257,8 @@ def play_game(
             engine.restart()
         try:
             if (engine.variant, engine.chess960) != (settings.variant, settings.chess960):
-                engine.variant, engine.chess960 = settings.variant, settings.chess960
-                engine.configure_variant(settings.variant, settings.chess960)
-            engine.new_game(settings.startup_timeout_s)
+                engine.set_variant(settings.variant, settings.chess960)
+            engine.new_game()
         except EngineError as error:
             fault = HANG if isinstance(error, EngineTimeout) else CRASH
             engine.kill()
@@ -291,12 +288,12 @@ def play_game(
             move = _legal_move(board, searched.bestmove, side)
         except _Forfeit as forfeit:
             return fail(engine, side, forfeit.fault, forfeit.reason)
-        record.moves.append(PlayedMove(str(move), board.san(move), searched.elapsed_ms, searched.score, searched.depth))
+        record.moves.append(PlayedMove(str(move), board.san(move), searched))
         board.push(move)
         uci_moves.append(str(move))
-        scores.append((side, searched.score.as_centipawns() if searched.score is not None else None))
+        scores.append((side, searched.centipawns()))
         if time_control.has_clock:
-            clocks[side] = max(0.0, clocks[side] - searched.elapsed_ms) + time_control.increment_ms
+            clocks[side] = max(0.0, clocks[side] - searched.elapsed_s * 1000) + time_control.increment_ms
     record.final_fen = board.fen()
     return record
 
@@ -319,33 +316,40 @@ def _search(
     else:
         allowed_ms = None
     deadline_s = (allowed_ms + margin_ms) / 1000 if allowed_ms is not None else settings.hang_timeout_s
-    position = position_command(start_fen, settings.variant, settings.chess960, uci_moves)
+    position = game_position_command(start_fen, settings.variant, settings.chess960, uci_moves)
     go = go_command(time_control, clocks[True], clocks[False])
     colour = _colour(side)
     try:
-        searched = engine.search(position, go, deadline_s, settings.stop_grace_s)
+        # a bestmove that comes only after ``stop`` (``late``) keeps the engine in sync; it is judged by the
+        # time it took like any other, below
+        searched = engine.go(position, go, deadline_s, settings.stop_grace_s)
     except EngineCrashed as error:
         engine.kill()
         raise _Forfeit(CRASH, f"{colour} disconnects ({error})") from None
-    except EngineTimeout as error:
-        if error.late_result is None:
-            engine.kill()
-            raise _Forfeit(HANG, f"{colour}'s connection stalls: no bestmove within {deadline_s:.3f} s") from None
-        searched = error.late_result
-    if allowed_ms is not None and searched.elapsed_ms > allowed_ms + margin_ms:
+    except EngineTimeout:  # not even after ``stop``: the engine hangs (the client has killed it)
+        engine.kill()
+        raise _Forfeit(HANG, f"{colour}'s connection stalls: no bestmove within {deadline_s:.3f} s") from None
+    elapsed_ms = searched.elapsed_s * 1000
+    if allowed_ms is not None and elapsed_ms > allowed_ms + margin_ms:
         raise _Forfeit(
             TIME_FORFEIT,
-            f"{colour} loses on time ({searched.elapsed_ms:.0f} ms used, {allowed_ms:.0f} ms allowed)",
+            f"{colour} loses on time ({elapsed_ms:.0f} ms used, {allowed_ms:.0f} ms allowed)",
         )
     return searched
 
 
-def _legal_move(board: ArbiterBoard, text: str, side: bool) -> Any:
-    """The board's move for the engine's text; raises _Forfeit when it is not a legal move."""
-    try:
-        move = board.parse_uci(text)
-    except ValueError:
-        move = None
+def _legal_move(board: ArbiterBoard, text: Optional[str], side: bool) -> Any:
+    """The board's move for the engine's text; raises _Forfeit when it is not a legal move.
+
+    ``text`` is None when the engine answered ``bestmove (none)``, ``bestmove 0000`` or a bare ``bestmove``:
+    no move, while the arbiter knows there are legal ones.
+    """
+    move = None
+    if text is not None:
+        try:
+            move = board.parse_uci(text)
+        except ValueError:
+            move = None
     if move is None or move not in board.legal_moves:
-        raise _Forfeit(ILLEGAL_MOVE, f"{_colour(side)} makes an illegal move: {text or '(empty)'}")
+        raise _Forfeit(ILLEGAL_MOVE, f"{_colour(side)} makes an illegal move: {text or '(none)'}")
     return move
