@@ -11,10 +11,9 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
 
+from bot.engines import SearchResult, UciEngine, parse_info
 from engine import Board, IllegalMoveError
 from engine.book import MAX_WEIGHT, Entry, position_key, write_book
-from engine.match.settings import EngineSpec
-from engine.match.uci_engine import UciEngine, parse_info_line
 
 Log = Callable[[str], None]
 
@@ -95,31 +94,34 @@ class PvLine:
 
 
 class MultiPvEngine(UciEngine):
-    """The match runner's UCI client with a multi-PV search (the one UCI client of the project, extended)."""
+    """The project's one UCI client (:class:`bot.engines.UciEngine`) with a multi-PV search."""
 
     def analyse(self, moves: Sequence[str], multipv: int, nodes: int, timeout_s: float = 600.0) -> List[PvLine]:
         """Search ``position startpos moves ...`` with ``go nodes``; the last line reported for each MultiPV
         index, best first."""
         self.set_option("MultiPV", str(multipv))
-        self._drain()
-        self.send("position startpos" + (" moves " + " ".join(moves) if moves else ""))
-        self.send(f"go nodes {nodes}")
+        self.process.drain()
+        self.process.send("position startpos" + (" moves " + " ".join(moves) if moves else ""))
+        self.process.send(f"go nodes {nodes}")
         deadline = time.monotonic() + timeout_s
         by_depth: Dict[int, Dict[int, PvLine]] = {}
         while True:
-            _, line = self._read_line(deadline, "bestmove")
+            _, line = self.process.read_line(deadline, "bestmove")
             if line.startswith("bestmove"):
                 break
             words = line.split()
             if not line.startswith("info ") or "pv" not in words or "multipv" not in words:
                 continue
-            score, depth = parse_info_line(line)
-            if score is None or depth is None or "lowerbound" in words or "upperbound" in words:
+            if "lowerbound" in words or "upperbound" in words:
+                continue
+            info = SearchResult(bestmove=None)
+            parse_info(line, info)
+            if not info.has_score or info.depth is None or not info.pv:
                 continue
             index = int(words[words.index("multipv") + 1])
-            value = score.centipawns if score.mate is None else (
-                MATE_CP - abs(score.mate) if score.mate > 0 else -MATE_CP + abs(score.mate))
-            by_depth.setdefault(depth, {})[index] = PvLine(words[words.index("pv") + 1], value or 0)
+            value = info.score_cp if info.mate is None else (
+                MATE_CP - abs(info.mate) if info.mate > 0 else -MATE_CP + abs(info.mate))
+            by_depth.setdefault(info.depth, {})[index] = PvLine(info.pv[0], value or 0)
         return best_complete_iteration(by_depth)
 
 
@@ -146,8 +148,9 @@ def weight_for_loss(loss_cp: int, halving_cp: int) -> int:
 def analyse_tree(settings: AnalysisSettings, log: Log) -> BookMoves:
     """Grow the analysis tree (see :class:`AnalysisSettings`) with the engine and return its book moves."""
     book = BookMoves(settings.variant, settings.chess960)
-    spec = EngineSpec(tuple(settings.command), (("Hash", str(settings.hash_mb)), ("Threads", str(settings.threads))))
-    engine = MultiPvEngine(spec, "analyser", variant=settings.variant, chess960=settings.chess960)
+    engine = MultiPvEngine(settings.command, {"Hash": settings.hash_mb, "Threads": settings.threads},
+                           label="analyser", strict=True)
+    engine.set_variant(settings.variant, settings.chess960)
     engine.start()
     try:
         level: List[Tuple[Board, List[str]]] = [(Board(variant=settings.variant, chess960=settings.chess960), [])]
