@@ -174,7 +174,7 @@ class EngineProcess:
                 continue
             if line is _EOF:
                 self._lines.put((arrival, _EOF))  # stays at the end for any later reader
-                raise EngineCrashed(f"{self.death_message()} while waiting for {waiting_for}")
+                raise EngineCrashed(self.death_message(waiting_for))
             if self.echo:
                 log.debug("%s > %s", self.label, line)
             return arrival, line
@@ -200,8 +200,8 @@ class EngineProcess:
                 self._lines.put((arrival, _EOF))
                 return
 
-    def death_message(self) -> str:
-        """``engine process exited (code -9); its last stderr line: ...``."""
+    def death_message(self, waiting_for: str = "") -> str:
+        """``engine process exited (code -9) while waiting for bestmove; its last stderr line: ...``."""
         process = self._process
         code = None
         if process is not None:
@@ -212,7 +212,8 @@ class EngineProcess:
         time.sleep(0.05)  # let the stderr thread read what the dying process wrote
         words = [line for line in list(self.stderr_tail) if line.strip()]
         last = f"; its last stderr line: {words[-1].strip()[:300]}" if words else ""
-        return f"engine process exited (code {code}){last}"
+        waiting = f" while waiting for {waiting_for}" if waiting_for else ""
+        return f"engine process exited (code {code}){waiting}{last}"
 
     @staticmethod
     def _read_stdout(process: subprocess.Popen[str], lines: queue.Queue[tuple[float, str | None]]) -> None:
