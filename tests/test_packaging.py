@@ -17,7 +17,11 @@ import time
 from pathlib import Path
 
 import pytest
-import tomllib
+
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python 3.10: the same parser as a package
+    import tomli as tomllib  # type: ignore[no-redef]
 
 from bot import health
 from bot.cli import build_parser

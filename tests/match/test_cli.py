@@ -40,13 +40,6 @@ def table_row(output: str, name: str) -> List[str]:
     return row[len(name) :].split()
 
 
-def needs_board() -> None:
-    try:
-        from engine import Board  # noqa: F401
-    except ImportError:
-        pytest.skip("engine.Board is not written yet")
-
-
 def test_help_lists_the_time_controls() -> None:
     completed = run_cli(["--help"])
     assert completed.returncode == 0
@@ -62,7 +55,6 @@ def test_an_engine_that_cannot_start_exits_with_status_2() -> None:
 
 @pytest.mark.skipif(shutil.which(FAIRY) is None, reason="Fairy-Stockfish not installed")
 def test_fairy_stockfish_match_prints_the_table_and_writes_the_pgn(tmp_path: Path) -> None:
-    needs_board()
     pgn = tmp_path / "games.pgn"
     completed = run_cli([
         "--engine1", FAIRY, "--engine1-option", "Skill Level=0", "--engine1-name", "Weak",
@@ -79,7 +71,6 @@ def test_fairy_stockfish_match_prints_the_table_and_writes_the_pgn(tmp_path: Pat
 
 
 def test_illegal_moves_show_in_the_table() -> None:
-    needs_board()
     completed = run_cli([
         "--engine1", FAKE + " --fault illegal --after 1", "--engine1-name", "Cheat",
         "--engine2", FAKE, "--engine2-name", "Honest", "--games", "2", "--depth", "1", "--quiet",
@@ -101,7 +92,6 @@ def _running(pid: int) -> bool:
 
 @pytest.mark.skipif(not Path("/proc").exists(), reason="needs /proc")
 def test_ctrl_c_stops_the_match_prints_the_table_and_kills_the_engines(tmp_path: Path) -> None:
-    needs_board()
     pids = tmp_path / "pids"
     slow = f"{FAKE} --fault slow --delay 30 --pid-file {pids}"
     environment = dict(os.environ, PYTHONPATH=str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", ""))

@@ -28,11 +28,7 @@ FAKE = (sys.executable, str(Path(__file__).parent / "fake_engine.py"))
 BOOK = Path(__file__).resolve().parents[2] / "engine" / "data" / "seirawan.epd"
 
 
-def _engine_board_or_skip() -> BoardFactory:
-    try:
-        from engine import Board  # noqa: F401
-    except ImportError:
-        pytest.skip("engine.Board is not written yet")
+def _engine_board() -> BoardFactory:
     from tools.match.game import engine_board
 
     return engine_board
@@ -43,7 +39,7 @@ def board_factory(request: Any) -> BoardFactory:
     """The arbiter under test."""
     if request.param == "pyffish":
         return pyffish_board
-    return _engine_board_or_skip()
+    return _engine_board()
 
 
 @pytest.fixture
