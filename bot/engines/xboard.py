@@ -148,6 +148,12 @@ def translate_pv(board: Any, tokens: Sequence[str]) -> list[str]:
     return pv
 
 
+def refuses(line: str, sent: Sequence[str]) -> bool:
+    """Whether ``line`` refuses one of the moves ``sent`` (Fairy-Max: ``Illegal move:e1h1h``, Sjaak II:
+    ``Error (Illegal move or unknown command): e1h1h``); an unknown command is not a refused move."""
+    return "illegal move" in line.lower() and any(text in line for text in sent)
+
+
 def to_engine(board: Any, move: Any, chess960: bool) -> str:
     """Our move in the engine's notation: Fairy-Stockfish's UCI, which Sjaak II and Fairy-Max read; in Chess960
     castling is ``O-O``/``O-O-O``."""
@@ -184,6 +190,8 @@ class XBoardEngine(EngineClient):
         self._known: tuple[str, list[str]] | None = None  # (FEN, moves) on the engine's board
         self._pings = 0
         self._games = 0
+        #: the last board replayed: ((FEN, variant, chess960), moves, board, moves as sent to the engine)
+        self._replayed: tuple[tuple[str, str, bool], list[str], Any, list[str]] | None = None
 
     # ---- process management ----
 
@@ -304,6 +312,15 @@ class XBoardEngine(EngineClient):
         self._games += 1
         self._known = None
         self._sync(self.startup_timeout_s)
+        self._engine_variant()  # refused now, before the first move, if the engine cannot play it
+
+    def _engine_variant(self) -> str:
+        """The CECP name of this game's variant; :class:`EngineStartError` if the engine does not list it."""
+        variant = xboard_variant(self.variant, self.chess960)
+        if variant not in self.variants:
+            raise EngineStartError(f"{self.id_name} does not play variant {variant!r} (it lists "
+                                   f"{', '.join(self.variants)})")
+        return variant
 
     # ---- searching ----
 
@@ -312,50 +329,54 @@ class XBoardEngine(EngineClient):
         from bot.position import parse_move
         from engine import Board
 
-        board = Board(fen, variant=self.variant, chess960=self.chess960)
-        spelled = []
-        for uci in moves:
+        cached = self._replayed
+        if (cached is not None and cached[0] == (fen, self.variant, self.chess960)
+                and list(moves[:len(cached[1])]) == cached[1]):
+            board, spelled, first = cached[2].copy(), list(cached[3]), len(cached[1])
+        else:
+            board, spelled, first = Board(fen, variant=self.variant, chess960=self.chess960), [], 0
+        for uci in moves[first:]:
             move = parse_move(board, uci)
             if move is None:
                 raise EngineError(f"move {uci!r} is illegal in {board.fen()}")
             spelled.append(to_engine(board, move, self.chess960))
             board.push(move)
+        self._replayed = ((fen, self.variant, self.chess960), list(moves), board.copy(), list(spelled))
         return board, spelled
 
-    def _set_position(self, fen: str, moves: Sequence[str], spelled: Sequence[str]) -> None:
-        """Bring the engine's board to ``fen`` + ``moves`` in force mode (only the new moves when it can)."""
+    def _set_position(self, fen: str, moves: Sequence[str], spelled: Sequence[str]) -> Sequence[str]:
+        """Bring the engine's board to ``fen`` + ``moves`` in force mode (only the new moves when it can);
+        returns the moves sent."""
         self.process.send("force")
         known, self._known = self._known, None
         if known is not None and known[0] == fen and list(moves[:len(known[1])]) == known[1]:
             first = len(known[1])
         else:
-            variant = xboard_variant(self.variant, self.chess960)
-            if variant not in self.variants:
-                raise EngineStartError(f"{self.id_name} does not play variant {variant!r} (it lists "
-                                       f"{', '.join(self.variants)})")
+            variant = self._engine_variant()
             self.process.send("new")
             if variant != "normal":
                 self.process.send(f"variant {variant}")
             self.process.send("force")
             if self.feature("setboard") == "1":
                 self.process.send(f"setboard {fen}")
-            elif self._replay(fen, [])[0].fen() != self._start_fen():
+            elif self._start_fen(fen) != self._start_fen():
                 raise EngineError(f"{self.id_name} cannot set up a position (no setboard): {fen}")
             first = 0
         prefix = "usermove " if self.feature("usermove") == "1" else ""
         sent = spelled[first:]
         for text in sent:
             self.process.send(prefix + text)
-        refused = [line.strip() for line in self._round_trip(self.startup_timeout_s)
-                   if "illegal move" in line.lower() and any(text in line for text in sent)]
+        refused = [line.strip() for line in self._round_trip(self.startup_timeout_s) if refuses(line, sent)]
         if refused:
             raise EngineError(f"the engine refused a move: {refused[0]}")
         self._known = (fen, list(moves))
+        return sent
 
-    def _start_fen(self) -> str:
+    def _start_fen(self, fen: str | None = None) -> str:
+        """``fen`` as the board writes it, or the variant's start position."""
         from engine import Board
 
-        return str(Board(variant=self.variant, chess960=False).fen())
+        return str(Board(fen, variant=self.variant, chess960=self.chess960 and fen is not None).fen())
 
     def limit_commands(self, limits: SearchLimits, white_to_move: bool) -> list[str]:
         """``sd``, then ``st`` or ``level`` + ``time``/``otim`` (centiseconds) for ``limits``."""
@@ -381,7 +402,7 @@ class XBoardEngine(EngineClient):
         result instead of moving."""
         self.ensure_running()
         board, spelled = self._replay(fen, moves)
-        self._set_position(fen, moves, spelled)
+        sent = self._set_position(fen, moves, spelled)
         for command in self.limit_commands(limits, bool(board.turn)):
             self.process.send(command)
         result = SearchResult(bestmove=None)
@@ -394,8 +415,8 @@ class XBoardEngine(EngineClient):
                 pv = thinking
                 return False
             text = line.strip()
-            return (text.startswith("move ") or text == "resign" or "illegal move" in text.lower()
-                    or _RESULT.match(text) is not None)
+            return (text.startswith("move ") or text == "resign" or _RESULT.match(text) is not None
+                    or refuses(text, sent))
 
         movetime = limits.movetime_ms
         started = self.monotonic()
@@ -407,7 +428,7 @@ class XBoardEngine(EngineClient):
         text = line.strip()
         if not text.startswith("move "):
             self._known = None
-            if "illegal move" in text.lower():
+            if refuses(text, sent):
                 raise EngineError(f"the engine refused a move: {text}")
             log.info("%s: the engine answered %r instead of a move", self.label, text)
             return result

@@ -21,6 +21,7 @@ from bot.engines.xboard import (
     parse_features,
     parse_thinking,
     parse_xboard_option,
+    refuses,
     translate_pv,
     xboard_variant,
 )
@@ -72,6 +73,10 @@ def test_parsers():
         "seirawan", "normal", "fischerandom"]
     with pytest.raises(EngineStartError, match="no variant for seirawan960"):
         xboard_variant("seirawan", True)
+    assert refuses("Error (Illegal move or unknown command): e1h1h", ["e1h1h"])  # Sjaak II
+    assert refuses("Illegal move:e1h1h", ["d2d4", "e1h1h"])  # Fairy-Max
+    assert not refuses("Error (Illegal move or unknown command): level", ["e2e4"])
+    assert not refuses("Error (unknown command): O-O", ["O-O"])
 
 
 def test_the_engines_notation_is_read_with_the_board():
@@ -186,20 +191,28 @@ def test_a_refused_move_and_a_resignation():
 def test_a_variant_the_engine_does_not_list_is_refused():
     with started("move") as engine:
         engine.set_variant("seirawan", True)
+        with pytest.raises(EngineStartError, match="no variant for seirawan960"):
+            engine.new_game()
         with pytest.raises(EngineStartError, match="seirawan960"):
             engine.search(START, [], QUICK)
 
 
 def test_a_protocol_1_engine_without_setboard_plays_from_the_start_only():
-    with started("silent", "e2e4", feature_timeout_s=0.3) as engine:
-        assert engine.id_name.endswith("python3") or engine.id_name == sys.executable
+    engine = fake("silent", "e2e4", feature_timeout_s=0.3)
+    try:
+        with pytest.raises(EngineStartError, match="does not play variant 'seirawan'"):
+            engine.new_game()
+        assert engine.id_name == sys.executable and engine.alive
         with pytest.raises(EngineStartError, match="does not play variant 'seirawan'"):
             engine.search(START, [], QUICK)
         engine.set_variant("chess", False)
+        engine.new_game()
         chess = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
         assert engine.search(chess, ["d2d4"], QUICK).bestmove == "e2e4"
         with pytest.raises(EngineError, match="no setboard"):
             engine.search("4k3/8/8/8/8/8/8/4K3 w - - 0 1", [], QUICK)
+    finally:
+        engine.close()
 
 
 def test_the_xboard_client_does_not_ponder():
