@@ -30,6 +30,8 @@ log = logging.getLogger("bot")
 def default_engine_factory(settings: Settings) -> Callable[[str], Engine]:
     """Engines for the games: the UCI client, or the XBoard client with ``engine.protocol: xboard``."""
     client = XBoardEngine if settings.engine.protocol == "xboard" else UciEngine
+    if client is XBoardEngine and settings.engine.ponder:
+        log.warning("engine.ponder is ignored with engine.protocol: xboard (pondering is UCI-only)")
 
     def make(label: str) -> Engine:
         return client(settings.engine.command_line(), settings.engine.options, label=label,

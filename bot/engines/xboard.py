@@ -183,8 +183,6 @@ class XBoardEngine(EngineClient):
         super().__init__(command, options, label=label, startup_timeout_s=startup_timeout_s, strict=strict,
                          cwd=cwd, own_session=own_session, echo=echo, monotonic=monotonic)
         self.feature_timeout_s = feature_timeout_s
-        if ponder:
-            log.warning("%s: engine.ponder is ignored for XBoard engines (pondering is UCI-only)", label)
         self.features: dict[str, str] = {}
         self.xoptions: dict[str, XBoardOption] = {}
         self._known: tuple[str, list[str]] | None = None  # (FEN, moves) on the engine's board
@@ -448,4 +446,4 @@ class XBoardEngine(EngineClient):
 
 
 __all__ = ["XBoardEngine", "XBoardOption", "clock_text", "engine_move", "parse_features", "parse_thinking",
-           "parse_xboard_option", "to_engine", "translate_pv", "xboard_variant"]
+           "parse_xboard_option", "refuses", "to_engine", "translate_pv", "xboard_variant"]

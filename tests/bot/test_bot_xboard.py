@@ -219,10 +219,12 @@ def test_the_xboard_client_does_not_ponder():
     assert not isinstance(XBoardEngine(["x"]), PonderingEngine)
 
 
-def test_engine_protocol_config_picks_the_client():
-    settings = settings_from_dict({"engine": {"command": "/usr/games/sjaakii", "protocol": "xboard"}})
+def test_engine_protocol_config_picks_the_client(caplog):
+    settings = settings_from_dict({"engine": {"command": "/usr/games/sjaakii", "protocol": "xboard",
+                                              "ponder": True}})
     assert settings.engine.protocol == "xboard"
     assert isinstance(default_engine_factory(settings)("g1"), XBoardEngine)
+    assert "engine.ponder is ignored with engine.protocol: xboard" in caplog.text
     assert settings_from_dict({}).engine.protocol == "uci"
     with pytest.raises(ConfigError, match="engine.protocol must be one of uci, xboard, got 'cecp'"):
         settings_from_dict({"engine": {"command": "x", "protocol": "cecp"}})
