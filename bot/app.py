@@ -20,7 +20,7 @@ from types import FrameType
 from bot import server as server_module
 from bot.books import check_books
 from bot.config import Settings
-from bot.engines import UciEngine
+from bot.engines import UciEngine, XBoardEngine
 from bot.game import Engine
 from bot.lobby import Lobby
 from bot.server import Server, ServerError, ServerStopped, TokenRejected
@@ -30,9 +30,14 @@ log = logging.getLogger("bot")
 
 
 def default_engine_factory(settings: Settings) -> Callable[[str], Engine]:
+    """Engines for the games: the UCI client, or the XBoard client with ``engine.protocol: xboard``."""
+    client = XBoardEngine if settings.engine.protocol == "xboard" else UciEngine
+    if client is XBoardEngine and settings.engine.ponder:
+        log.warning("engine.ponder is ignored with engine.protocol: xboard (pondering is UCI-only)")
+
     def make(label: str) -> Engine:
-        return UciEngine(settings.engine.command_line(), settings.engine.options, label=label,
-                         startup_timeout_s=settings.engine.startup_timeout_s, ponder=settings.engine.ponder)
+        return client(settings.engine.command_line(), settings.engine.options, label=label,
+                      startup_timeout_s=settings.engine.startup_timeout_s, ponder=settings.engine.ponder)
 
     return make
 

@@ -28,6 +28,8 @@ SPEED_NAMES = ("ultraBullet", "bullet", "blitz", "rapid", "classical", "correspo
 MODE_NAMES = ("casual", "rated")
 DIALECTS = ("auto", "lichess", "pychess")
 SHUTDOWN_MODES = ("finish", "abort")
+#: how the bot talks to its engine: UCI (the bundled engine, Fairy-Stockfish) or XBoard/CECP (Sjaak II, Fairy-Max)
+ENGINE_PROTOCOLS = ("uci", "xboard")
 
 
 class ConfigError(ValueError):
@@ -74,6 +76,7 @@ class BookSettings:
 @dataclass(frozen=True)
 class EngineSettings:
     command: str = "builtin"
+    protocol: str = "uci"
     interpreter: str | None = None
     options: dict[str, str | int | float | bool] = field(default_factory=lambda: {"Hash": 64})
     ponder: bool = False
@@ -343,7 +346,7 @@ def _engine(section: _Section) -> EngineSettings:
     if not isinstance(options, Mapping) or not all(
         isinstance(value, (str, int, float, bool)) for value in options.values()
     ):
-        raise section.fail("options", "a mapping of UCI option names to values", options)
+        raise section.fail("options", "a mapping of engine option names to values", options)
     limits = section.section("limits")
     engine_limits = EngineLimits(
         depth=limits.integer("depth", None, minimum=1, what="a positive integer or null", nullable=True),
@@ -352,8 +355,12 @@ def _engine(section: _Section) -> EngineSettings:
                                    nullable=True),
     )
     limits.finish()
+    protocol = section.choice("protocol", "uci", ENGINE_PROTOCOLS)
+    if protocol == "xboard" and command.strip() == "builtin":
+        raise section.fail("protocol", "uci for the builtin engine (it speaks UCI only)", protocol)
     settings = EngineSettings(
         command=command.strip(),
+        protocol=protocol,
         interpreter=section.string("interpreter", None, nullable=True),
         options={str(name): value for name, value in options.items()},
         ponder=section.boolean("ponder", False),

@@ -1,5 +1,6 @@
 """Engines the bot plays with, each in its own process: the UCI client (the bundled engine, Fairy-Stockfish,
-any UCI engine) and the XBoard client, on one process layer (:mod:`bot.engines.process`)."""
+any UCI engine) and the XBoard client (Sjaak II, Fairy-Max), on one client base (:mod:`bot.engines.client`)
+and one process layer (:mod:`bot.engines.process`)."""
 
 from bot.engines.process import (
     EngineCrashed,
@@ -11,7 +12,8 @@ from bot.engines.process import (
 )
 from bot.engines.result import SearchResult, parse_info
 from bot.engines.uci import UciEngine, UciOption, format_option_value, parse_option, position_command
+from bot.engines.xboard import XBoardEngine
 
 __all__ = ["EngineCrashed", "EngineError", "EngineProcess", "EngineStartError", "EngineTimeout", "SearchResult",
-           "UciEngine", "UciOption", "engine_environment", "format_option_value", "parse_info", "parse_option",
-           "position_command"]
+           "UciEngine", "UciOption", "XBoardEngine", "engine_environment", "format_option_value", "parse_info",
+           "parse_option", "position_command"]

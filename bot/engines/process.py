@@ -189,16 +189,18 @@ class EngineProcess:
             if predicate(line):
                 return collected
 
-    def drain(self) -> None:
-        """Drop output left over from earlier commands (a late answer, stray info lines)."""
+    def drain(self) -> list[str]:
+        """Drop output left over from earlier commands (a late answer, stray info lines); returns it."""
+        dropped: list[str] = []
         while True:
             try:
                 arrival, line = self._lines.get_nowait()
             except queue.Empty:
-                return
+                return dropped
             if line is _EOF:
                 self._lines.put((arrival, _EOF))
-                return
+                return dropped
+            dropped.append(line)
 
     def death_message(self, waiting_for: str = "") -> str:
         """``engine process exited (code -9) while waiting for bestmove; its last stderr line: ...``."""

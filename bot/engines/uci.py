@@ -18,14 +18,12 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from bot.engines.process import EngineCrashed, EngineError, EngineProcess, EngineStartError, EngineTimeout
+from bot.engines.client import EngineClient, OptionValue
+from bot.engines.process import EngineCrashed, EngineError, EngineStartError, EngineTimeout
 from bot.engines.result import SearchResult, parse_info
 from bot.timecontrol import SearchLimits
 
 log = logging.getLogger(__name__)
-
-OptionValue = str | int | float | bool
-
 
 @dataclass
 class UciOption:
@@ -54,63 +52,35 @@ def format_option_value(value: OptionValue) -> str:
     return str(value)
 
 
-class UciEngine:
-    """One UCI engine. Not thread-safe: one owner (a game worker, a match game) drives it.
-
-    ``options`` are sent after the handshake. ``strict``: an option or a variant the engine does not advertise
-    is an :class:`EngineStartError` (the match runner); otherwise it is sent anyway or warned about (the bot,
-    which must play on). ``ponder``: tell the engine it may be asked to ponder.
-    """
+class UciEngine(EngineClient):
+    """One UCI engine (see :class:`~bot.engines.client.EngineClient` for ``options`` and ``strict``).
+    ``ponder``: tell the engine it may be asked to ponder."""
 
     def __init__(self, command: Sequence[str], options: Mapping[str, OptionValue] | None = None, *,
                  label: str = "engine", startup_timeout_s: float = 20.0, ponder: bool = False,
                  strict: bool = False, cwd: str | None = None, own_session: bool = False, echo: bool = False,
                  monotonic: Callable[[], float] = time.monotonic) -> None:
-        self.process = EngineProcess(command, label=label, cwd=cwd, own_session=own_session, echo=echo,
-                                     monotonic=monotonic)
-        self.command = self.process.command
-        self.options = dict(options or {})
-        self.label = label
-        self.startup_timeout_s = startup_timeout_s
+        super().__init__(command, options, label=label, startup_timeout_s=startup_timeout_s, strict=strict,
+                         cwd=cwd, own_session=own_session, echo=echo, monotonic=monotonic)
         self.ponder_enabled = ponder
-        self.strict = strict
-        self.monotonic = monotonic
-        self.variant = "chess"
-        self.chess960 = False
-        self.id_name = self.command[0]
         self.advertised: dict[str, UciOption] = {}
-        self.restarts = 0
-        self._failed = ""  # why the last process was given up (it is restarted on the next call)
         self._ponder_started: float | None = None  # set while a ``go ponder`` runs
 
     # ---- process management ----
 
-    @property
-    def alive(self) -> bool:
-        return self.process.alive
-
-    def start(self) -> None:
-        """Start the process, run the handshake, send the options and the variant, and wait for
-        ``readyok``. Raises :class:`EngineError` (:class:`EngineStartError` in strict mode)."""
+    def _forget_session(self) -> None:
         self._ponder_started = None
-        self.process.start()
-        try:
-            self._handshake()
-            for name, value in self.options.items():
-                self.set_option(name, value)
-            if self.ponder_enabled and self.supports("Ponder") and "ponder" not in {
-                    name.lower() for name in self.options}:
-                self.process.send("setoption name Ponder value true")  # UCI: it may be asked to ponder
-            self._apply_variant()
-            self.ping(self.startup_timeout_s)
-        except EngineError as error:
-            self.process.kill()
-            self._failed = str(error)
-            if isinstance(error, EngineStartError) or self.strict:
-                raise EngineStartError(f"{self.label}: {' '.join(self.command)!r} failed to start: {error}") \
-                    from None
-            raise
-        log.debug("%s: started %s", self.label, self.id_name)
+
+    def _open(self) -> None:
+        """The handshake, the options and the variant, then ``readyok``."""
+        self._handshake()
+        for name, value in self.options.items():
+            self.set_option(name, value)
+        if self.ponder_enabled and self.supports("Ponder") and "ponder" not in {
+                name.lower() for name in self.options}:
+            self.process.send("setoption name Ponder value true")  # UCI: it may be asked to ponder
+        self._apply_variant()
+        self.ping(self.startup_timeout_s)
 
     def _handshake(self) -> None:
         self.advertised = {}
@@ -123,31 +93,11 @@ class UciEngine:
             if option is not None:
                 self.advertised[option.name.lower()] = option
 
-    def restart(self) -> None:
-        """Replace the process by a fresh one with the same configuration."""
-        self.process.kill()
-        self.restarts += 1
-        self.start()
-
-    def kill(self) -> None:
-        self._ponder_started = None
-        self.process.kill()
-
     def close(self) -> None:
         """Ask the engine to quit, then make sure it is gone."""
         if self.pondering:
             self.stop_ponder(grace_s=0.5)
         self.process.quit("quit")
-
-    def ensure_running(self) -> None:
-        """Start the engine, or restart it after a crash (logged with the reason)."""
-        if self.alive:
-            return
-        if self.process.started or self._failed:
-            self.restarts += 1
-            log.warning("%s: restarting the engine (%s)", self.label, self._failed or self.process.death_message())
-        self.start()
-        self._failed = ""
 
     # ---- configuration ----
 
@@ -163,12 +113,6 @@ class UciEngine:
             raise EngineStartError(f"{self.label} ({self.id_name or 'unnamed'}) has no option {name!r}; "
                                    f"its options: {known}")
         self.process.send(f"setoption name {option.name if option else name} value {format_option_value(value)}")
-
-    def set_variant(self, variant: str, chess960: bool) -> None:
-        """The variant of the next games (``UCI_Variant``, ``UCI_Chess960``), sent now if the engine runs."""
-        self.variant, self.chess960 = variant, chess960
-        if self.alive:
-            self._apply_variant()
 
     def _apply_variant(self) -> None:
         variant_option = self.advertised.get("uci_variant")
@@ -267,52 +211,25 @@ class UciEngine:
             self.process.kill()
             self._failed = "it did not stop pondering"
 
-    def _sync(self, timeout_s: float) -> None:
-        try:
-            self.ping(timeout_s)
-        except EngineCrashed as error:
-            self._note_crash(error)
-            raise
-
     def _await_bestmove(self, started: float, deadline_s: float, stop_grace_s: float,
                         result: SearchResult) -> SearchResult:
         """Read ``info`` lines into ``result`` until ``bestmove``; stop, then kill, at the deadlines."""
-        deadline = started + deadline_s
-        stop_sent = False
-        while True:
-            try:
-                arrival, line = self.process.read_line(deadline, "bestmove")
-            except EngineTimeout:
-                if stop_sent:
-                    self.process.kill()
-                    self._failed = "it hung"
-                    raise EngineTimeout(f"no bestmove {(self.monotonic() - started):.1f} s after go; "
-                                        "engine killed") from None
-                log.warning("%s: engine passed its deadline (%d ms); sending stop", self.label,
-                            round(deadline_s * 1000))
-                self.process.send_quietly("stop")
-                stop_sent = True
-                deadline = self.monotonic() + stop_grace_s
-                continue
-            except EngineCrashed as error:
-                self._note_crash(error)
-                raise
+
+        def answer(line: str) -> bool:
             if line.startswith("info "):
                 parse_info(line, result)
-            elif line.startswith("bestmove"):
-                tokens = line.split()
-                has_move = len(tokens) > 1 and tokens[1] not in ("(none)", "0000")
-                result.bestmove = tokens[1] if has_move else None
-                if len(tokens) > 3 and tokens[2] == "ponder":
-                    result.ponder = tokens[3]
-                result.elapsed_s = arrival - started
-                result.late = stop_sent
-                return result
+            return line.startswith("bestmove")
 
-    def _note_crash(self, error: EngineCrashed) -> None:
-        """A dead process: restarted on the next call."""
-        self._failed = str(error)
-        self.process.kill()
+        arrival, line, late = self._await_answer(started, deadline_s, stop_grace_s, interrupt="stop",
+                                                 waiting_for="bestmove", answer=answer)
+        tokens = line.split()
+        has_move = len(tokens) > 1 and tokens[1] not in ("(none)", "0000")
+        result.bestmove = tokens[1] if has_move else None
+        if len(tokens) > 3 and tokens[2] == "ponder":
+            result.ponder = tokens[3]
+        result.elapsed_s = arrival - started
+        result.late = late
+        return result
 
 
 def position_command(fen: str, moves: Sequence[str]) -> str:
