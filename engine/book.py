@@ -29,7 +29,7 @@ import struct
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
-from typing import Iterable, Iterator, List, Optional, Set, Type, Union
+from typing import Iterable, Iterator, List, Literal, Optional, Set, Type, Union
 
 from .board import Board, IllegalMoveError
 from .polyglot_random import POLYGLOT_RANDOM_ARRAY
@@ -55,7 +55,8 @@ PathLike = Union[str, "os.PathLike[str]"]
 DEFAULT_BOOK = str(Path(__file__).resolve().parent / "data" / "seirawan.book")
 
 #: Ways :meth:`Book.choose` picks among the book moves of a position (lichess-bot's names).
-SELECTIONS = ("weighted_random", "best_move", "uniform_random")
+Selection = Literal["weighted_random", "best_move", "uniform_random"]
+SELECTIONS: tuple[Selection, ...] = ("weighted_random", "best_move", "uniform_random")
 
 BOOK_MAGIC = b"SCHESSBK"
 BOOK_VERSION = 1
@@ -231,7 +232,8 @@ class Book:
         return self._count
 
     def _key_at(self, index: int) -> int:
-        return int.from_bytes(self._data[self._offset + index * self._entry_size:][:8], "big")
+        start = self._offset + index * self._entry_size
+        return int.from_bytes(self._data[start:start + 8], "big")
 
     def _entry_at(self, index: int) -> Entry:
         raise NotImplementedError
@@ -287,7 +289,7 @@ class Book:
         self,
         board: Board,
         *,
-        selection: str = "weighted_random",
+        selection: Selection = "weighted_random",
         min_weight: int = 1,
         max_depth: Optional[int] = None,
         rng: Optional[random.Random] = None,
@@ -471,8 +473,7 @@ def write_book(
 
 
 __all__ = [
-    "DEFAULT_BOOK", "SELECTIONS", "Book", "BookError", "Entry", "PolyglotBook", "SchessBook", "decode_move",
-    "decode_polyglot_move", "encode_move", "encode_polyglot_move", "open_book", "position_key", "write_book",
-    "zobrist_fingerprint", "zobrist_hash",
+    "DEFAULT_BOOK", "SELECTIONS", "Book", "BookError", "Entry", "PolyglotBook", "SchessBook", "Selection",
+    "decode_move", "decode_polyglot_move", "encode_move", "encode_polyglot_move", "open_book", "position_key",
+    "write_book", "zobrist_fingerprint", "zobrist_hash",
 ]
-
