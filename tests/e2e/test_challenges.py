@@ -42,7 +42,8 @@ def test_declines_with_the_matching_reason(
     bots.append(BotThread(bot_config(server, tmp_path, **overrides)).start())
     answer = server.wait_for_answer(declined_id, 15)
     assert (answer.accepted, answer.reason) == (False, reason)
-    decline = server.requests_to("decline", declined_id)[0]
+    # the answer is stored while the request is served; the request record follows the reply
+    decline = server.wait_for_request("decline", declined_id)[0]
     assert decline.form == {"reason": reason} and decline.json_body is None, "form body, as pychess needs"
     assert server.wait_for_answer(accepted_id, 15).accepted, "the same bot accepts a suitable challenge"
 
