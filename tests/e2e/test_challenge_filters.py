@@ -26,7 +26,7 @@ def wait_for_log(caplog: pytest.LogCaptureFixture, text: str, timeout: float = 1
 def assert_declined(server: LoopbackServer, challenge_id: str, reason: str) -> None:
     answer = server.wait_for_answer(challenge_id, 20)
     assert (answer.accepted, answer.reason) == (False, reason)
-    assert server.requests_to("decline", challenge_id)[0].form == {"reason": reason}
+    assert server.wait_for_request("decline", challenge_id)[0].form == {"reason": reason}
 
 
 def test_a_challenger_outside_the_rating_range_is_declined(
