@@ -68,12 +68,13 @@ FUTILITY_MARGIN = (0, 150, 300, 450)
 REVERSE_FUTILITY_MARGIN = 110
 LATE_MOVE_COUNT = (0, 6, 10, 16)  # quiet moves searched at depth 1..3 before the rest are skipped
 
-# Squares from which a piece could be pinned to a king on a square (the king's queen rays).
-_ALIGNED = [0] * 64
+# Squares from which a piece could be pinned to a king on a square (the king's queen rays), as 64 flags per
+# king square (a list, not a 64-bit mask: PyPy keeps ints with bit 63 as big integers).
+_ALIGNED = [[0] * 64 for _ in range(64)]
 for _sq in range(64):
     for _ray in QUEEN_RAYS[_sq]:
         for _t in _ray:
-            _ALIGNED[_sq] |= 1 << _t
+            _ALIGNED[_sq][_t] = 1
 
 
 # For a king square and another square on one of its lines: (the ray from the king through it, orthogonal?).
@@ -233,38 +234,40 @@ class Searcher:
         side = pos.side
         history = self.history
         killer1, killer2 = self.killers[ply]
-        keyed: list[tuple[int, int]] = []
+        keyed: list[int] = []
         append = keyed.append
         for m in moves:
             if m == hash_move:
-                append((HASH_MOVE_KEY, m))
+                append(HASH_MOVE_KEY << 20 | m)
                 continue
             victim = squares[m >> 6 & 63]
             flag = m >> 16
             if victim * side < 0:
-                append((CAPTURE_KEY + _MVV[victim] * 16 - _ATTACKER_RANK[squares[m & 63]] + (m >> 12 & 15), m))
+                append((CAPTURE_KEY + _MVV[victim] * 16 - _ATTACKER_RANK[squares[m & 63]] + (m >> 12 & 15))
+                       << 20 | m)
             elif flag == PROMOTION:
-                append((CAPTURE_KEY + (m >> 12 & 15) * 20 if (m >> 12 & 15) != QUEEN else CAPTURE_KEY + 850, m))
+                key = CAPTURE_KEY + (m >> 12 & 15) * 20 if (m >> 12 & 15) != QUEEN else CAPTURE_KEY + 850
+                append(key << 20 | m)
             elif flag == EN_PASSANT:
-                append((CAPTURE_KEY + 1600, m))
+                append((CAPTURE_KEY + 1600) << 20 | m)
             elif m == killer1:
-                append((KILLER_KEY + 1, m))
+                append((KILLER_KEY + 1) << 20 | m)
             elif m == killer2:
-                append((KILLER_KEY, m))
+                append(KILLER_KEY << 20 | m)
             else:
-                append((history[m & 4095] + (m >> 12 & 15), m))
+                append((history[m & 4095] + (m >> 12 & 15)) << 20 | m)
         keyed.sort(reverse=True)
-        return [m for _, m in keyed]
+        return [k & 0xFFFFF for k in keyed]
 
-    def _captures(self, pos: Position) -> list[tuple[int, int]]:
-        """Legal captures and queen promotions (gated twins included) of a side not in check, as
-        (ordering key, move), best first."""
+    def _captures(self, pos: Position) -> list[int]:
+        """Legal captures and queen promotions (gated twins included) of a side not in check, best first,
+        each as ``ordering key << 20 | move`` (one int sorts faster than a tuple; ``& 0xFFFFF`` is the move)."""
         squares = pos.squares
         side = pos.side
         us = 0 if side == 1 else 1
         ksq = pos.king_sq[us]
         aligned = _ALIGNED[ksq]
-        out: list[tuple[int, int]] = []
+        out: list[int] = []
         append = out.append
         gates = pos.gates
         gate_types: list[int] = []
@@ -295,7 +298,8 @@ class Searcher:
                         targets.append(one)
                     for t in targets:
                         if self._legal_after(pos, frm, t, ksq, aligned, side):
-                            append((mvv[squares[t]] * 16 + 900, frm | t << 6 | QUEEN << 12 | PROMOTION << 16))
+                            append((mvv[squares[t]] * 16 + 900) << 20
+                                   | frm | t << 6 | QUEEN << 12 | PROMOTION << 16)
                     continue
             elif p == KNIGHT:
                 for t in KNIGHT_TARGETS[frm]:
@@ -327,19 +331,19 @@ class Searcher:
             if not targets:
                 continue
             rank = _ATTACKER_RANK[p]
-            gated = gates >> frm & 1
+            gated = gates and (frm < 8 or frm > 55) and gates >> frm & 1
             for t in targets:
                 if p == KING:
                     if not self._king_safe_after(pos, frm, t, side):
                         continue
-                elif aligned >> frm & 1 and not self._legal_after(pos, frm, t, ksq, aligned, side):
+                elif aligned[frm] and not self._legal_after(pos, frm, t, ksq, aligned, side):
                     continue
                 key = mvv[squares[t]] * 16 - rank
                 m = frm | t << 6
-                append((key, m))
+                append(key << 20 | m)
                 if gated:
                     for g in gate_types:
-                        append((key, m | g << 12))
+                        append(key << 20 | m | g << 12)
         if pos.ep >= 0:
             ep = pos.ep
             attackers = PAWN_ATTACKERS_WHITE[ep] if side == 1 else PAWN_ATTACKERS_BLACK[ep]
@@ -355,14 +359,14 @@ class Searcher:
                 squares[victim] = -side
                 squares[ep] = 0
                 if legal:
-                    append((1600, frm | ep << 6 | EN_PASSANT << 16))
+                    append(1600 << 20 | frm | ep << 6 | EN_PASSANT << 16)
         out.sort(reverse=True)
         return out
 
     @staticmethod
-    def _legal_after(pos: Position, frm: int, to: int, ksq: int, aligned: int, side: int) -> bool:
+    def _legal_after(pos: Position, frm: int, to: int, ksq: int, aligned: list[int], side: int) -> bool:
         """Would our king be safe after moving frm -> to (not a king move)?"""
-        if not aligned >> frm & 1:
+        if not aligned[frm]:
             return True
         squares = pos.squares
         piece = squares[frm]
@@ -422,7 +426,8 @@ class Searcher:
         best = stand
         squares = pos.squares
         side = pos.side
-        for _key, m in self._captures(pos):
+        for m in self._captures(pos):
+            m &= 0xFFFFF
             to = m >> 6 & 63
             victim = squares[to]
             if m >> 16 == PROMOTION:
