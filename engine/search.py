@@ -170,6 +170,8 @@ class Searcher:
     def __init__(self, hash_mb: int = 16) -> None:
         self.tt = TranspositionTable(hash_mb)
         self.history = [0] * 4096
+        # Countermove: the quiet move that last refuted the opponent's move, by (piece, destination) of that move.
+        self.countermoves = [0] * (17 * 64)
         self.killers = [[0, 0] for _ in range(MAX_PLY + 2)]
         self.nodes = 0
         self.seldepth = 0
@@ -188,6 +190,7 @@ class Searcher:
     def new_game(self) -> None:
         self.tt.clear()
         self.history = [0] * 4096
+        self.countermoves = [0] * (17 * 64)
 
     def stop_now(self) -> None:
         self.stop_flag = True
@@ -229,7 +232,7 @@ class Searcher:
             i -= 2
         return False
 
-    def _order(self, pos: Position, moves: list[int], hash_move: int, ply: int) -> list[int]:
+    def _order(self, pos: Position, moves: list[int], hash_move: int, ply: int, counter: int = 0) -> list[int]:
         squares = pos.squares
         side = pos.side
         history = self.history
@@ -254,6 +257,8 @@ class Searcher:
                 append((KILLER_KEY + 1) << 20 | m)
             elif m == killer2:
                 append(KILLER_KEY << 20 | m)
+            elif m == counter:
+                append((KILLER_KEY - 1) << 20 | m)
             else:
                 append((history[m & 4095] + (m >> 12 & 15)) << 20 | m)
         keyed.sort(reverse=True)
@@ -512,6 +517,16 @@ class Searcher:
                     if score >= beta:
                         return beta if score > MATE_BOUND else score
 
+        # The countermove slot of the opponent's last move (none after a null move or at the root of the game).
+        stack = pos.stack
+        counter_index = -1
+        counter = 0
+        if stack:
+            prev = stack[-1][0]
+            if prev > 0:
+                prev_to = prev >> 6 & 63
+                counter_index = (pos.squares[prev_to] + 8) * 64 + prev_to
+                counter = self.countermoves[counter_index]
         if hash_move and self._plausible(pos, hash_move):
             # Staged: try the hash move before generating the others (it often cuts off on its own).
             ordered = [hash_move]
@@ -526,7 +541,7 @@ class Searcher:
                 entry = table.get(key)
                 if entry is not None:
                     hash_move = entry[3]
-            ordered = self._order(pos, moves, hash_move, ply)
+            ordered = self._order(pos, moves, hash_move, ply, counter)
             staged = False
         squares = pos.squares
         best = -INFINITE
@@ -544,7 +559,7 @@ class Searcher:
                 if not staged:
                     break
                 staged = False
-                ordered = self._order(pos, pos.generate_legal(), hash_move, ply)
+                ordered = self._order(pos, pos.generate_legal(), hash_move, ply, counter)
                 index = 1 if ordered and ordered[0] == hash_move else 0
                 continue
             m = ordered[index]
@@ -602,6 +617,8 @@ class Searcher:
                     alpha = score
                     if score >= beta:
                         if quiet:
+                            if counter_index >= 0:
+                                self.countermoves[counter_index] = m
                             killers = self.killers[ply]
                             if killers[0] != m:
                                 killers[1] = killers[0]
