@@ -129,6 +129,98 @@ def gives_check_quiet(pos: Position, m: int) -> bool:
     return False
 
 
+# Static exchange evaluation: values by signed piece code (the king is worth more than anything it wins).
+_SEE_VALUE = [0] * 17
+for _t in range(1, 9):
+    _SEE_VALUE[_t] = _SEE_VALUE[-_t] = ORDER_VALUE[_t]
+_KNIGHT_LIKE = [False] * 17  # pieces with a knight's leap
+for _t in LEAPERS:
+    _KNIGHT_LIKE[_t] = _KNIGHT_LIKE[-_t] = True
+
+
+def _least_attacker(squares: list[int], sq: int, side: int) -> int:
+    """The square of the cheapest piece of ``side`` attacking ``sq`` on the board as it is, or -1."""
+    best_sq = -1
+    best_value = 100000
+    # Pawns first: nothing is cheaper.
+    for t in (PAWN_ATTACKERS_WHITE[sq] if side == 1 else PAWN_ATTACKERS_BLACK[sq]):
+        if squares[t] == side:
+            return t
+    for t in KNIGHT_TARGETS[sq]:
+        q = squares[t]
+        if q * side > 0 and _KNIGHT_LIKE[q]:
+            v = _SEE_VALUE[q]
+            if v < best_value:
+                best_value = v
+                best_sq = t
+    for ray in ROOK_RAYS[sq]:
+        for t in ray:
+            q = squares[t]
+            if q:
+                if q * side > 0 and _ORTHO_SLIDER[q]:
+                    v = _SEE_VALUE[q]
+                    if v < best_value:
+                        best_value = v
+                        best_sq = t
+                break
+    for ray in BISHOP_RAYS[sq]:
+        for t in ray:
+            q = squares[t]
+            if q:
+                if q * side > 0 and _DIAG_SLIDER[q]:
+                    v = _SEE_VALUE[q]
+                    if v < best_value:
+                        best_value = v
+                        best_sq = t
+                break
+    if best_sq < 0:
+        king = KING * side
+        for t in KING_TARGETS[sq]:
+            if squares[t] == king:
+                return t
+    return best_sq
+
+
+def see(pos: Position, m: int) -> int:
+    """Static exchange evaluation of a capture (or any move) ``m``: the material the mover expects to win on
+    the destination square when both sides keep recapturing with their cheapest piece and may stop at any
+    time. The gated piece (if any) is ignored; x-rays come in as pieces leave the board. En passant counts as
+    a pawn for a pawn."""
+    squares = pos.squares
+    frm = m & 63
+    to = m >> 6 & 63
+    if m >> 16 == EN_PASSANT:
+        return 0 if pos.is_attacked(to, -pos.side) else 100
+    piece = squares[frm]
+    victim = squares[to]
+    gains = [_SEE_VALUE[victim]]
+    on_square = _SEE_VALUE[piece]
+    removed = [(frm, piece)]
+    squares[frm] = 0
+    squares[to] = piece
+    side = -pos.side
+    while True:
+        sq = _least_attacker(squares, to, side)
+        if sq < 0:
+            break
+        gains.append(on_square - gains[-1])
+        q = squares[sq]
+        on_square = _SEE_VALUE[q]
+        removed.append((sq, q))
+        squares[sq] = 0
+        squares[to] = q
+        side = -side
+    squares[to] = victim
+    for sq, q in removed:
+        squares[sq] = q
+    n = len(gains) - 1
+    while n > 0:
+        if -gains[n - 1] < gains[n]:
+            gains[n - 1] = -gains[n]
+        n -= 1
+    return gains[0]
+
+
 class SearchAborted(Exception):
     """Raised inside the tree when time is up or ``stop`` arrived; the root restores the position."""
 
@@ -430,7 +522,6 @@ class Searcher:
             alpha = stand
         best = stand
         squares = pos.squares
-        side = pos.side
         for m in self._captures(pos):
             m &= 0xFFFFF
             to = m >> 6 & 63
@@ -442,10 +533,9 @@ class Searcher:
                 # Delta pruning: even winning the victim for free cannot reach alpha.
                 if stand + gain + 150 < alpha:
                     continue
-                attacker = squares[m & 63]
-                attacker_value = ORDER_VALUE[attacker if attacker > 0 else -attacker]
-                # A capture by a more valuable piece of a defended piece is very likely a losing exchange.
-                if attacker_value > gain + 50 and pos.is_attacked(to, -side):
+                # Captures that lose material in the exchange on the square (SEE < 0) are skipped; a capture
+                # of a piece worth at least the capturer cannot lose.
+                if _SEE_VALUE[squares[m & 63]] > gain and see(pos, m) < 0:
                     continue
             dmg, deg, dph = move_delta(pos, m)
             pos.make(m)
@@ -568,6 +658,10 @@ class Searcher:
             victim = squares[to]
             flag = m >> 16
             quiet = victim * side >= 0 and flag != PROMOTION and flag != EN_PASSANT
+            if (not quiet and searched and late_limit < 1000 and victim
+                    and _SEE_VALUE[squares[m & 63]] > _SEE_VALUE[victim] and see(pos, m) < -80 * depth):
+                # A capture that loses material near the leaves (non-PV, depth <= 3, not in check): skipped.
+                continue
             if quiet and searched and (futile or len(quiets_tried) >= late_limit):
                 # Futility and late-move pruning of quiet moves near the leaves (checks are always tried).
                 if flag <= 1 and not m >> 12 & 15:
