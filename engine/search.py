@@ -491,7 +491,7 @@ class Searcher:
 
     def _qsearch(self, alpha: int, beta: int, ply: int, mg: int, eg: int, phase: int, in_check: bool) -> int:
         self.nodes += 1
-        if not self.nodes & 1023:
+        if not self.nodes & 255:
             self._check_limits()
         if ply > self.seldepth:
             self.seldepth = ply
@@ -559,7 +559,7 @@ class Searcher:
         if depth < 1:
             depth = 1
         self.nodes += 1
-        if not self.nodes & 1023:
+        if not self.nodes & 255:
             self._check_limits()
         if ply > self.seldepth:
             self.seldepth = ply
