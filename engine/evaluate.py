@@ -158,13 +158,15 @@ def move_delta(pos: Position, code: int) -> tuple[int, int, int]:
 
 
 _POPCOUNT8 = [bin(i).count("1") for i in range(256)]
-_hand_cache: dict[tuple[int, int, int, int, int], int] = {}
+_hand_cache: dict[int, int] = {}
 
 
 def hand_score(hand: list[int], gates: int) -> int:
     """Pieces in hand (white's view): worth a little more than on the board while there is a gate for each,
     penalised as the spare gates run out, and worthless once no gate is left for them."""
-    key = (gates, hand[HAWK], hand[ELEPHANT], hand[-HAWK], hand[-ELEPHANT])
+    # Gates are back-rank squares: the key packs both ranks and the four counts into one small int.
+    key = ((gates & 255) | (gates >> 56) << 8 | hand[HAWK] << 16 | hand[ELEPHANT] << 22 | hand[-HAWK] << 28
+           | hand[-ELEPHANT] << 34)
     score = _hand_cache.get(key)
     if score is not None:
         return score

@@ -212,7 +212,7 @@ class FenCodec(PositionState):
                         gates &= ~(1 << sq)
         self.gates = gates
         self.castling = 0
-        self._castle_info: dict[int, tuple[int, int, int, int]] = {}
+        self._castle_info: dict[int, tuple[int, int, tuple[int, ...], tuple[int, ...]]] = {}
         self._castle_clear = [-1] * 64
         for rook_sq in order:
             self._add_castling_right(rook_sq)
@@ -234,7 +234,9 @@ class FenCodec(PositionState):
             1 << king_sq | 1 << rook_sq
         )
         self.castling |= 1 << rook_sq
-        self._castle_info[rook_sq] = (king_to, rook_to, path, BETWEEN[king_sq][king_to] | 1 << king_to)
+        # Squares as tuples, not masks: rank-8 masks reach bit 63, a big integer under PyPy.
+        self._castle_info[rook_sq] = (king_to, rook_to, tuple(squares_of(path)),
+                                      tuple(squares_of(BETWEEN[king_sq][king_to] | 1 << king_to)))
         self._castle_clear[rook_sq] &= ~(1 << rook_sq)
         self._castle_clear[king_sq] &= ~(1 << rook_sq)
 

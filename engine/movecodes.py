@@ -49,5 +49,5 @@ class PositionState:
     ply: int
     hash: int
     stack: list[tuple[int, int, int, int, int, int, int]]
-    _castle_info: dict[int, tuple[int, int, int, int]]
+    _castle_info: dict[int, tuple[int, int, tuple[int, ...], tuple[int, ...]]]
     _castle_clear: list[int]

@@ -11,7 +11,6 @@ like the move without the gated piece, so the twins share the plain move's legal
 from __future__ import annotations
 
 from .movecodes import (
-    BACK_RANK_MASK,
     CASTLE,
     CASTLE_ROOK_GATE,
     DOUBLE_PUSH,
@@ -44,7 +43,6 @@ from .tables import (
     ROOK,
     ROOK_RAYS,
     TAGGED_RAYS,
-    squares_of,
 )
 
 
@@ -66,6 +64,11 @@ _PROMOTIONS = {
     "seirawan": (QUEEN, ROOK, BISHOP, KNIGHT, HAWK, ELEPHANT),
     "chess": (QUEEN, ROOK, BISHOP, KNIGHT),
 }
+
+
+# The set bits of each 8-bit pattern (one back rank of a square mask).
+_RANK_BITS = tuple(tuple(sq for sq in range(8) if bits >> sq & 1) for bits in range(256))
+_RANK_BITS_8 = tuple(tuple(sq + 56 for sq in squares) for squares in _RANK_BITS)  # the same on rank 8
 
 
 class MoveGenerator(PositionState):
@@ -186,7 +189,7 @@ class MoveGenerator(PositionState):
                     continue
                 if p == KING:
                     continue
-                gate_here = gates >> frm & 1
+                gate_here = gates and (frm < 8 or frm > 55) and gates >> frm & 1
                 if gate_here:
                     start = len(moves)
                 leaps = _LEAPS_BY_TYPE[p]
@@ -260,16 +263,27 @@ class MoveGenerator(PositionState):
 
     def _castling_moves(self, side, ksq, gates, gate_types, append) -> None:  # type: ignore[no-untyped-def]
         squares = self.squares
-        mask = BACK_RANK_MASK[0 if side == 1 else 1]
-        for rook_sq in squares_of(self.castling & mask):
+        castling = self.castling
+        # The rook squares of this side's rights, from the 8 bits of its back rank (small ints for PyPy).
+        rooks = _RANK_BITS[castling & 255] if side == 1 else _RANK_BITS_8[castling >> 56 & 255]
+        for rook_sq in rooks:
             king_to, rook_to, path, king_path = self._castle_info[rook_sq]
-            if any(squares[sq] for sq in squares_of(path)):
+            blocked = False
+            for sq in path:
+                if squares[sq]:
+                    blocked = True
+                    break
+            if blocked:
                 continue
             king = squares[ksq]
             rook = squares[rook_sq]
             squares[ksq] = 0
             squares[rook_sq] = 0
-            safe = not any(self.is_attacked(sq, -side) for sq in squares_of(king_path))
+            safe = True
+            for sq in king_path:
+                if self.is_attacked(sq, -side):
+                    safe = False
+                    break
             if safe and (king_to != ksq or rook_to != rook_sq):
                 # The final position decides (a rook that shielded the king's square may have moved away).
                 squares[king_to] = king

@@ -135,6 +135,18 @@ class Position(MoveGenerator, FenCodec):
             h ^= zp[piece][frm] ^ zp[piece][king_to] ^ zp[rook][to] ^ zp[rook][rook_to]
             self.king_sq[0 if side == 1 else 1] = king_to
             self.halfmove += 1
+        self.hash = h ^ ZOBRIST_SIDE
+        # Castling rights and gates live on the back ranks only: skip the (64-bit, under PyPy big-integer) masks
+        # for any other move.
+        if frm < 8 or frm > 55 or to < 8 or to > 55:
+            self._update_back_rank(code, frm, to, flag, side)
+        self.side = -side
+        self.ply += 1
+
+    def _update_back_rank(self, code: int, frm: int, to: int, flag: int, side: int) -> None:
+        """The castling rights and gates after a move from or to a back-rank square (part of ``make``)."""
+        squares = self.squares
+        h = self.hash
         castling = self.castling
         if castling:
             new_castling = castling & self._castle_clear[frm] & self._castle_clear[to]
@@ -152,13 +164,11 @@ class Position(MoveGenerator, FenCodec):
                 hand = self.hand
                 count = hand[gated]
                 hand[gated] = count - 1
-                h ^= zp[gated][gate_sq] ^ ZOBRIST_HAND[gated][count] ^ ZOBRIST_HAND[gated][count - 1]
+                h ^= ZOBRIST_PIECE[gated][gate_sq] ^ ZOBRIST_HAND[gated][count] ^ ZOBRIST_HAND[gated][count - 1]
                 if hand[HAWK * side] + hand[ELEPHANT * side] == 0:
                     gates &= ~BACK_RANK_MASK[0 if side == 1 else 1]
             self.gates = gates
-        self.side = -side
-        self.hash = h ^ ZOBRIST_SIDE
-        self.ply += 1
+        self.hash = h
 
     def unmake(self) -> int:
         """Take back the last move; returns its code."""
@@ -177,8 +187,7 @@ class Position(MoveGenerator, FenCodec):
         gate_type = code >> 12 & 15
         if gate_type and flag != PROMOTION:
             self.hand[gate_type * side] += 1
-        if gates != self.gates:
-            self.gates = gates
+        self.gates = gates
         if flag <= DOUBLE_PUSH:
             piece = squares[to]
             squares[frm] = piece

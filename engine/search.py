@@ -68,12 +68,13 @@ FUTILITY_MARGIN = (0, 150, 300, 450)
 REVERSE_FUTILITY_MARGIN = 110
 LATE_MOVE_COUNT = (0, 6, 10, 16)  # quiet moves searched at depth 1..3 before the rest are skipped
 
-# Squares from which a piece could be pinned to a king on a square (the king's queen rays).
-_ALIGNED = [0] * 64
+# Squares from which a piece could be pinned to a king on a square (the king's queen rays), as 64 flags per
+# king square (a list, not a 64-bit mask: PyPy keeps ints with bit 63 as big integers).
+_ALIGNED = [[0] * 64 for _ in range(64)]
 for _sq in range(64):
     for _ray in QUEEN_RAYS[_sq]:
         for _t in _ray:
-            _ALIGNED[_sq] |= 1 << _t
+            _ALIGNED[_sq][_t] = 1
 
 
 # For a king square and another square on one of its lines: (the ray from the king through it, orthogonal?).
@@ -128,6 +129,98 @@ def gives_check_quiet(pos: Position, m: int) -> bool:
     return False
 
 
+# Static exchange evaluation: values by signed piece code (the king is worth more than anything it wins).
+_SEE_VALUE = [0] * 17
+for _t in range(1, 9):
+    _SEE_VALUE[_t] = _SEE_VALUE[-_t] = ORDER_VALUE[_t]
+_KNIGHT_LIKE = [False] * 17  # pieces with a knight's leap
+for _t in LEAPERS:
+    _KNIGHT_LIKE[_t] = _KNIGHT_LIKE[-_t] = True
+
+
+def _least_attacker(squares: list[int], sq: int, side: int) -> int:
+    """The square of the cheapest piece of ``side`` attacking ``sq`` on the board as it is, or -1."""
+    best_sq = -1
+    best_value = 100000
+    # Pawns first: nothing is cheaper.
+    for t in (PAWN_ATTACKERS_WHITE[sq] if side == 1 else PAWN_ATTACKERS_BLACK[sq]):
+        if squares[t] == side:
+            return t
+    for t in KNIGHT_TARGETS[sq]:
+        q = squares[t]
+        if q * side > 0 and _KNIGHT_LIKE[q]:
+            v = _SEE_VALUE[q]
+            if v < best_value:
+                best_value = v
+                best_sq = t
+    for ray in ROOK_RAYS[sq]:
+        for t in ray:
+            q = squares[t]
+            if q:
+                if q * side > 0 and _ORTHO_SLIDER[q]:
+                    v = _SEE_VALUE[q]
+                    if v < best_value:
+                        best_value = v
+                        best_sq = t
+                break
+    for ray in BISHOP_RAYS[sq]:
+        for t in ray:
+            q = squares[t]
+            if q:
+                if q * side > 0 and _DIAG_SLIDER[q]:
+                    v = _SEE_VALUE[q]
+                    if v < best_value:
+                        best_value = v
+                        best_sq = t
+                break
+    if best_sq < 0:
+        king = KING * side
+        for t in KING_TARGETS[sq]:
+            if squares[t] == king:
+                return t
+    return best_sq
+
+
+def see(pos: Position, m: int) -> int:
+    """Static exchange evaluation of a capture (or any move) ``m``: the material the mover expects to win on
+    the destination square when both sides keep recapturing with their cheapest piece and may stop at any
+    time. The gated piece (if any) is ignored; x-rays come in as pieces leave the board. En passant counts as
+    a pawn for a pawn."""
+    squares = pos.squares
+    frm = m & 63
+    to = m >> 6 & 63
+    if m >> 16 == EN_PASSANT:
+        return 0 if pos.is_attacked(to, -pos.side) else 100
+    piece = squares[frm]
+    victim = squares[to]
+    gains = [_SEE_VALUE[victim]]
+    on_square = _SEE_VALUE[piece]
+    removed = [(frm, piece)]
+    squares[frm] = 0
+    squares[to] = piece
+    side = -pos.side
+    while True:
+        sq = _least_attacker(squares, to, side)
+        if sq < 0:
+            break
+        gains.append(on_square - gains[-1])
+        q = squares[sq]
+        on_square = _SEE_VALUE[q]
+        removed.append((sq, q))
+        squares[sq] = 0
+        squares[to] = q
+        side = -side
+    squares[to] = victim
+    for sq, q in removed:
+        squares[sq] = q
+    n = len(gains) - 1
+    while n > 0:
+        if -gains[n - 1] < gains[n]:
+            gains[n - 1] = -gains[n]
+        n -= 1
+    return gains[0]
+
+
 class SearchAborted(Exception):
     """Raised inside the tree when time is up or ``stop`` arrived; the root restores the position."""
 
@@ -169,6 +262,8 @@ class Searcher:
     def __init__(self, hash_mb: int = 16) -> None:
         self.tt = TranspositionTable(hash_mb)
         self.history = [0] * 4096
+        # Countermove: the quiet move that last refuted the opponent's move, by (piece, destination) of that move.
+        self.countermoves = [0] * (17 * 64)
         self.killers = [[0, 0] for _ in range(MAX_PLY + 2)]
         self.nodes = 0
         self.seldepth = 0
@@ -187,6 +282,7 @@ class Searcher:
     def new_game(self) -> None:
         self.tt.clear()
         self.history = [0] * 4096
+        self.countermoves = [0] * (17 * 64)
 
     def stop_now(self) -> None:
         self.stop_flag = True
@@ -228,43 +324,47 @@ class Searcher:
             i -= 2
         return False
 
-    def _order(self, pos: Position, moves: list[int], hash_move: int, ply: int) -> list[int]:
+    def _order(self, pos: Position, moves: list[int], hash_move: int, ply: int, counter: int = 0) -> list[int]:
         squares = pos.squares
         side = pos.side
         history = self.history
         killer1, killer2 = self.killers[ply]
-        keyed: list[tuple[int, int]] = []
+        keyed: list[int] = []
         append = keyed.append
         for m in moves:
             if m == hash_move:
-                append((HASH_MOVE_KEY, m))
+                append(HASH_MOVE_KEY << 20 | m)
                 continue
             victim = squares[m >> 6 & 63]
             flag = m >> 16
             if victim * side < 0:
-                append((CAPTURE_KEY + _MVV[victim] * 16 - _ATTACKER_RANK[squares[m & 63]] + (m >> 12 & 15), m))
+                append((CAPTURE_KEY + _MVV[victim] * 16 - _ATTACKER_RANK[squares[m & 63]] + (m >> 12 & 15))
+                       << 20 | m)
             elif flag == PROMOTION:
-                append((CAPTURE_KEY + (m >> 12 & 15) * 20 if (m >> 12 & 15) != QUEEN else CAPTURE_KEY + 850, m))
+                key = CAPTURE_KEY + (m >> 12 & 15) * 20 if (m >> 12 & 15) != QUEEN else CAPTURE_KEY + 850
+                append(key << 20 | m)
             elif flag == EN_PASSANT:
-                append((CAPTURE_KEY + 1600, m))
+                append((CAPTURE_KEY + 1600) << 20 | m)
             elif m == killer1:
-                append((KILLER_KEY + 1, m))
+                append((KILLER_KEY + 1) << 20 | m)
             elif m == killer2:
-                append((KILLER_KEY, m))
+                append(KILLER_KEY << 20 | m)
+            elif m == counter:
+                append((KILLER_KEY - 1) << 20 | m)
             else:
-                append((history[m & 4095] + (m >> 12 & 15), m))
+                append((history[m & 4095] + (m >> 12 & 15)) << 20 | m)
         keyed.sort(reverse=True)
-        return [m for _, m in keyed]
+        return [k & 0xFFFFF for k in keyed]
 
-    def _captures(self, pos: Position) -> list[tuple[int, int]]:
-        """Legal captures and queen promotions (gated twins included) of a side not in check, as
-        (ordering key, move), best first."""
+    def _captures(self, pos: Position) -> list[int]:
+        """Legal captures and queen promotions (gated twins included) of a side not in check, best first,
+        each as ``ordering key << 20 | move`` (one int sorts faster than a tuple; ``& 0xFFFFF`` is the move)."""
         squares = pos.squares
         side = pos.side
         us = 0 if side == 1 else 1
         ksq = pos.king_sq[us]
         aligned = _ALIGNED[ksq]
-        out: list[tuple[int, int]] = []
+        out: list[int] = []
         append = out.append
         gates = pos.gates
         gate_types: list[int] = []
@@ -295,7 +395,8 @@ class Searcher:
                         targets.append(one)
                     for t in targets:
                         if self._legal_after(pos, frm, t, ksq, aligned, side):
-                            append((mvv[squares[t]] * 16 + 900, frm | t << 6 | QUEEN << 12 | PROMOTION << 16))
+                            append((mvv[squares[t]] * 16 + 900) << 20
+                                   | frm | t << 6 | QUEEN << 12 | PROMOTION << 16)
                     continue
             elif p == KNIGHT:
                 for t in KNIGHT_TARGETS[frm]:
@@ -327,19 +428,19 @@ class Searcher:
             if not targets:
                 continue
             rank = _ATTACKER_RANK[p]
-            gated = gates >> frm & 1
+            gated = gates and (frm < 8 or frm > 55) and gates >> frm & 1
             for t in targets:
                 if p == KING:
                     if not self._king_safe_after(pos, frm, t, side):
                         continue
-                elif aligned >> frm & 1 and not self._legal_after(pos, frm, t, ksq, aligned, side):
+                elif aligned[frm] and not self._legal_after(pos, frm, t, ksq, aligned, side):
                     continue
                 key = mvv[squares[t]] * 16 - rank
                 m = frm | t << 6
-                append((key, m))
+                append(key << 20 | m)
                 if gated:
                     for g in gate_types:
-                        append((key, m | g << 12))
+                        append(key << 20 | m | g << 12)
         if pos.ep >= 0:
             ep = pos.ep
             attackers = PAWN_ATTACKERS_WHITE[ep] if side == 1 else PAWN_ATTACKERS_BLACK[ep]
@@ -355,14 +456,14 @@ class Searcher:
                 squares[victim] = -side
                 squares[ep] = 0
                 if legal:
-                    append((1600, frm | ep << 6 | EN_PASSANT << 16))
+                    append(1600 << 20 | frm | ep << 6 | EN_PASSANT << 16)
         out.sort(reverse=True)
         return out
 
     @staticmethod
-    def _legal_after(pos: Position, frm: int, to: int, ksq: int, aligned: int, side: int) -> bool:
+    def _legal_after(pos: Position, frm: int, to: int, ksq: int, aligned: list[int], side: int) -> bool:
         """Would our king be safe after moving frm -> to (not a king move)?"""
-        if not aligned >> frm & 1:
+        if not aligned[frm]:
             return True
         squares = pos.squares
         piece = squares[frm]
@@ -390,7 +491,7 @@ class Searcher:
 
     def _qsearch(self, alpha: int, beta: int, ply: int, mg: int, eg: int, phase: int, in_check: bool) -> int:
         self.nodes += 1
-        if not self.nodes & 1023:
+        if not self.nodes & 255:
             self._check_limits()
         if ply > self.seldepth:
             self.seldepth = ply
@@ -421,8 +522,8 @@ class Searcher:
             alpha = stand
         best = stand
         squares = pos.squares
-        side = pos.side
-        for _key, m in self._captures(pos):
+        for m in self._captures(pos):
+            m &= 0xFFFFF
             to = m >> 6 & 63
             victim = squares[to]
             if m >> 16 == PROMOTION:
@@ -432,10 +533,9 @@ class Searcher:
                 # Delta pruning: even winning the victim for free cannot reach alpha.
                 if stand + gain + 150 < alpha:
                     continue
-                attacker = squares[m & 63]
-                attacker_value = ORDER_VALUE[attacker if attacker > 0 else -attacker]
-                # A capture by a more valuable piece of a defended piece is very likely a losing exchange.
-                if attacker_value > gain + 50 and pos.is_attacked(to, -side):
+                # Captures that lose material in the exchange on the square (SEE < 0) are skipped; a capture
+                # of a piece worth at least the capturer cannot lose.
+                if _SEE_VALUE[squares[m & 63]] > gain and see(pos, m) < 0:
                     continue
             dmg, deg, dph = move_delta(pos, m)
             pos.make(m)
@@ -459,7 +559,7 @@ class Searcher:
         if depth < 1:
             depth = 1
         self.nodes += 1
-        if not self.nodes & 1023:
+        if not self.nodes & 255:
             self._check_limits()
         if ply > self.seldepth:
             self.seldepth = ply
@@ -507,6 +607,16 @@ class Searcher:
                     if score >= beta:
                         return beta if score > MATE_BOUND else score
 
+        # The countermove slot of the opponent's last move (none after a null move or at the root of the game).
+        stack = pos.stack
+        counter_index = -1
+        counter = 0
+        if stack:
+            prev = stack[-1][0]
+            if prev > 0:
+                prev_to = prev >> 6 & 63
+                counter_index = (pos.squares[prev_to] + 8) * 64 + prev_to
+                counter = self.countermoves[counter_index]
         if hash_move and self._plausible(pos, hash_move):
             # Staged: try the hash move before generating the others (it often cuts off on its own).
             ordered = [hash_move]
@@ -521,7 +631,7 @@ class Searcher:
                 entry = table.get(key)
                 if entry is not None:
                     hash_move = entry[3]
-            ordered = self._order(pos, moves, hash_move, ply)
+            ordered = self._order(pos, moves, hash_move, ply, counter)
             staged = False
         squares = pos.squares
         best = -INFINITE
@@ -539,7 +649,7 @@ class Searcher:
                 if not staged:
                     break
                 staged = False
-                ordered = self._order(pos, pos.generate_legal(), hash_move, ply)
+                ordered = self._order(pos, pos.generate_legal(), hash_move, ply, counter)
                 index = 1 if ordered and ordered[0] == hash_move else 0
                 continue
             m = ordered[index]
@@ -548,6 +658,10 @@ class Searcher:
             victim = squares[to]
             flag = m >> 16
             quiet = victim * side >= 0 and flag != PROMOTION and flag != EN_PASSANT
+            if (not quiet and searched and late_limit < 1000 and victim
+                    and _SEE_VALUE[squares[m & 63]] > _SEE_VALUE[victim] and see(pos, m) < -80 * depth):
+                # A capture that loses material near the leaves (non-PV, depth <= 3, not in check): skipped.
+                continue
             if quiet and searched and (futile or len(quiets_tried) >= late_limit):
                 # Futility and late-move pruning of quiet moves near the leaves (checks are always tried).
                 if flag <= 1 and not m >> 12 & 15:
@@ -597,6 +711,8 @@ class Searcher:
                     alpha = score
                     if score >= beta:
                         if quiet:
+                            if counter_index >= 0:
+                                self.countermoves[counter_index] = m
                             killers = self.killers[ply]
                             if killers[0] != m:
                                 killers[1] = killers[0]

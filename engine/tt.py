@@ -7,16 +7,24 @@ next search (cheap, and a dict of tuples cannot be aged in place without a scan)
 
 from __future__ import annotations
 
+import random
+
 EXACT, LOWER, UPPER = 0, 1, 2
 # Rough memory of one entry in CPython: dict slot + int key + 4-tuple + small ints.
 BYTES_PER_ENTRY = 200
-GATE_MIX = 0x9E3779B97F4A7C15
-MASK63 = (1 << 63) - 1  # keys stay below 2**63 so PyPy keeps them unboxed (see engine.tables)
+# Gates are back-rank squares: one 63-bit key per pattern of white gates (rank 1) and of black gates (rank 8).
+# Looking them up costs two small-int operations; multiplying the 64-bit mask by a constant made a 128-bit
+# big integer at every node (slow under CPython, and a heap allocation under PyPy).
+_gate_rng = random.Random(0x6A7E5)
+GATE_KEYS_WHITE = [0] + [_gate_rng.getrandbits(63) for _ in range(255)]
+GATE_KEYS_BLACK = [0] + [_gate_rng.getrandbits(63) for _ in range(255)]
 
 
 def tt_key(position_hash: int, gates: int) -> int:
     """The table key: the position's Zobrist hash (which leaves gates out) with the gates mixed in."""
-    return position_hash ^ (gates * GATE_MIX & MASK63)
+    if not gates:
+        return position_hash
+    return position_hash ^ GATE_KEYS_WHITE[gates & 255] ^ GATE_KEYS_BLACK[gates >> 56]
 
 
 class TranspositionTable:

@@ -10,7 +10,7 @@ import pytest
 from engine import Board
 from engine.evaluate import TEMPO, evaluate, evaluate_position, initial_scores, move_delta
 from engine.position import EN_PASSANT, PROMOTION
-from engine.search import MATE_BOUND, Searcher, SearchLimits, gives_check_quiet, mate_in
+from engine.search import MATE_BOUND, Searcher, SearchLimits, gives_check_quiet, mate_in, see
 from engine.tables import QUEEN
 
 
@@ -205,6 +205,30 @@ def test_incremental_scores_match_a_fresh_count(seed: int) -> None:
             assert evaluate(board, mg, eg, phase) == evaluate_position(board)
 
 
+@pytest.mark.parametrize(
+    "fen, uci, expected",
+    [
+        ("1k1r4/1pp4p/p7/4p3/8/P5P1/1PP4P/2K1R3 w - - 0 1", "e1e5", 100),  # undefended pawn
+        # The classic x-ray example: N takes a pawn defended by N and B (+ Q behind B) with R and Q behind.
+        ("1k1r3q/1ppn3p/p4b2/4p3/8/P2N2P1/1PP1R1BP/2K1Q3 w - - 0 1", "d3e5", 100 - 320),
+        ("4k3/8/3p4/4p3/3P4/8/8/4K3 w - - 0 1", "d4e5", 0),  # pawn for pawn
+        ("4k3/3q4/8/4p3/8/8/4R3/4R1K1 w - - 0 1", "e2e5", 100),  # the queen does not recapture
+        ("4k3/8/8/4r3/3P4/8/8/4K2R w - - 0 1", "d4e5", 500),
+        ("4k3/8/8/3q4/8/4N3/8/4K3 w - - 0 1", "e3d5", 900),
+        ("4k3/8/2p5/3n4/8/8/8/3RK3 w - - 0 1", "d1d5", 320 - 500),
+        # S-chess: a Hawk defends with its knight leap.
+        ("4k3/8/5h2/3p4/8/8/8/3RK3[] w - - 0 1", "d1d5", 100 - 500),
+    ],
+)
+def test_static_exchange_evaluation(fen: str, uci: str, expected: int) -> None:
+    variant = "seirawan" if "[" in fen else "chess"
+    board = Board(fen, variant=variant)
+    code = next(c for c in board.generate_legal() if board.move_of(c).uci() == uci)
+    before = board.fen(), list(board.squares)
+    assert see(board, code) == expected
+    assert (board.fen(), list(board.squares)) == before
+
+
 def test_quiescence_captures_match_the_legal_move_generator() -> None:
     searcher = Searcher()
     for board in random_positions(80, 3):
@@ -217,7 +241,7 @@ def test_quiescence_captures_match_the_legal_move_generator() -> None:
             or m >> 16 == EN_PASSANT
             or (m >> 16 == PROMOTION and m >> 12 & 15 == QUEEN)
         }
-        got = [m for _, m in searcher._captures(board)]
+        got = [k & 0xFFFFF for k in searcher._captures(board)]
         assert len(got) == len(set(got))
         assert set(got) == expected, board.fen()
 
