@@ -47,7 +47,6 @@ from .tables import (
     parse_square,
     squares_of,
 )
-from .tt import GATE_MIX, tt_key
 
 PathLike = Union[str, "os.PathLike[str]"]
 
@@ -100,6 +99,12 @@ class Entry:
 # ---------------------------------------------------------------------------------------------- keys
 
 
+#: How gates enter a book key. Books keep their own mixing, fixed by the file format, so that changes to the
+#: search's transposition-table key never invalidate a book.
+GATE_MIX = 0x9E3779B97F4A7C15
+_MASK63 = (1 << 63) - 1
+
+
 def position_key(board: Position) -> int:
     """The S-chess book key of a position: the engine's Zobrist key (pieces, side to move, castling rights,
     en passant square when a capture is possible, pieces in hand) with the gates mixed in.
@@ -108,7 +113,7 @@ def position_key(board: Position) -> int:
     with an integer seed gives the same numbers in every process, on CPython and PyPy alike (checked by the
     tests), and :func:`zobrist_fingerprint` lets a reader notice if they ever change.
     """
-    return tt_key(board.hash, board.gates)
+    return board.hash ^ (board.gates * GATE_MIX & _MASK63)
 
 
 def zobrist_fingerprint() -> int:
