@@ -14,9 +14,9 @@
 ARG BASE_IMAGE=python:3.11-slim-bookworm
 FROM ${BASE_IMAGE}
 
-# WITH_PYPY=1: apt-get install Debian's pypy3 and set engine.interpreter: pypy3 in the built-in config, so the
+# WITH_PYPY=1 (the default; WITH_PYPY=0 leaves PyPy out): apt-get install Debian's pypy3 and set engine.interpreter: pypy3 in the built-in config, so the
 # bundled engine runs under PyPy (the bot itself stays on CPython). Needs the Debian mirror at build time.
-ARG WITH_PYPY=0
+ARG WITH_PYPY=1
 
 ENV PYTHONUNBUFFERED=1 \
     PYTHONDONTWRITEBYTECODE=1 \
