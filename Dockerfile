@@ -1,7 +1,7 @@
 # schess-bot in a container: the bot and its bundled pure-Python S-chess engine.
 #
 #   docker build -t schess-bot .
-#   docker build -t schess-bot:pypy --build-arg WITH_PYPY=1 .   # the engine under Debian's pypy3
+#   docker build -t schess-bot:cpython --build-arg WITH_PYPY=0 .   # the engine under CPython instead of PyPy
 #   docker run -d --name schess-bot -e SCHESS_BOT_TOKEN=... \
 #       -v "$PWD/config.yml:/config/config.yml:ro" -v schess-games:/games schess-bot
 #
@@ -14,7 +14,8 @@
 ARG BASE_IMAGE=python:3.11-slim-bookworm
 FROM ${BASE_IMAGE}
 
-# WITH_PYPY=1 (the default; WITH_PYPY=0 leaves PyPy out): apt-get install Debian's pypy3 and set engine.interpreter: pypy3 in the built-in config, so the
+# WITH_PYPY=1 (the default; WITH_PYPY=0 leaves PyPy out): apt-get install Debian's pypy3 and set
+# engine.interpreter: pypy3 in the built-in config, so the
 # bundled engine runs under PyPy (the bot itself stays on CPython). Needs the Debian mirror at build time.
 ARG WITH_PYPY=1
 
