@@ -18,13 +18,12 @@ from typing import Iterator
 from .position import (
     CASTLE,
     CASTLE_ROOK_GATE,
-    EN_PASSANT,
     PROMOTION,
     Position,
 )
+from .san import IllegalMoveError as IllegalMoveError  # re-exported: it was always engine.board.IllegalMoveError
+from .san import parse_san_code, san_of_code
 from .tables import (
-    KING,
-    PAWN,
     PIECE_SYMBOLS,
     SQUARE_NAMES,
     SYMBOL_TO_TYPE,
@@ -33,10 +32,6 @@ from .tables import (
 
 WHITE = True
 BLACK = False
-
-
-class IllegalMoveError(ValueError):
-    """A move that is malformed or not legal in the position (the message names the move and the FEN)."""
 
 
 class Move:
@@ -182,10 +177,6 @@ class LegalMoveGenerator:
 
     def __repr__(self) -> str:
         return f"<LegalMoveGenerator ({', '.join(m.uci() for m in self)})>"
-
-
-_SAN_CASTLE = re.compile(r"^(O-O-O|O-O|0-0-0|0-0)(?:/([HEhe])([a-h][18])?)?$")
-_SAN_MOVE = re.compile(r"^([NBRQKHE])?([a-h])?([1-8])?(x|-)?([a-h][1-8])(?:=?([QRBNHEqrbnhe]))?(?:/([HEhe]))?$")
 
 
 class Board(Position):
@@ -344,63 +335,7 @@ class Board(Position):
         code = move._code
         if code is None or code not in self.legal_moves_codes():
             code = self._code_of(move)
-        return self._san_of_code(code)
-
-    def _san_of_code(self, code: int) -> str:
-        squares = self.squares
-        frm = code & 63
-        to = code >> 6 & 63
-        piece = code >> 12 & 15
-        flag = code >> 16
-        if flag == CASTLE or flag == CASTLE_ROOK_GATE:
-            san = "O-O" if to > frm else "O-O-O"
-            if piece:
-                gate_sq = frm if flag == CASTLE else to
-                san += "/" + PIECE_SYMBOLS[piece].upper() + SQUARE_NAMES[gate_sq]
-        else:
-            moved = abs(squares[frm])
-            capture = squares[to] != 0 or flag == EN_PASSANT
-            if moved == PAWN:
-                san = SQUARE_NAMES[frm][0] + "x" if capture else ""
-                san += SQUARE_NAMES[to]
-                if flag == PROMOTION:
-                    san += "=" + PIECE_SYMBOLS[piece].upper()
-            else:
-                san = PIECE_SYMBOLS[moved].upper()
-                if not piece and moved != KING:
-                    san += self._disambiguation(code, moved)
-                san += ("x" if capture else "") + SQUARE_NAMES[to]
-            if piece and flag != PROMOTION:
-                san += "/" + PIECE_SYMBOLS[piece].upper()
-        self.make(code)
-        try:
-            if self.in_check():
-                san += "+" if self.legal_moves_codes() else "#"
-        finally:
-            self.unmake()
-        return san
-
-    def _disambiguation(self, code: int, moved: int) -> str:
-        """File, rank or square of the origin when another piece of the type has a legal plain move to the
-        same square (Fairy-Stockfish compares only moves without gating)."""
-        frm = code & 63
-        to = code >> 6 & 63
-        squares = self.squares
-        piece = squares[frm]
-        others = [
-            c & 63
-            for c in self.legal_moves_codes()
-            if c >> 6 & 63 == to and c & 63 != frm and squares[c & 63] == piece and not c >> 12 & 15
-            and c >> 16 < CASTLE
-        ]
-        if not others:
-            return ""
-        name = SQUARE_NAMES[frm]
-        if all((o & 7) != (frm & 7) for o in others):
-            return name[0]
-        if all((o >> 3) != (frm >> 3) for o in others):
-            return name[1]
-        return name
+        return san_of_code(self, code)
 
     def parse_san(self, san: str) -> Move:
         """The legal move written in SAN (tolerant of ``+``/``#``/``!``/``?`` suffixes, ``0-0``, a missing
@@ -409,57 +344,7 @@ class Board(Position):
         Fairy-Stockfish never disambiguates gating moves: when two rooks on their gates can both reach d1
         and gate, it writes ``Rd1/H`` for either. Such text raises IllegalMoveError ("ambiguous"); the
         spelling with the origin (``Rad1/H``) is accepted."""
-        if not isinstance(san, str):
-            raise IllegalMoveError(f"invalid san: {san!r} in {self.fen()}")
-        text = san.strip().rstrip("+#!?")
-        codes = self.legal_moves_codes()
-        matches: list[int] = []
-        castle = _SAN_CASTLE.match(text)
-        if castle:
-            long = castle.group(1).count("-") == 2
-            gate = SYMBOL_TO_TYPE[castle.group(2).lower()] if castle.group(2) else 0
-            gate_sq = parse_square(castle.group(3)) if castle.group(3) else -1
-            for code in codes:
-                flag = code >> 16
-                if flag not in (CASTLE, CASTLE_ROOK_GATE):
-                    continue
-                frm, rook = code & 63, code >> 6 & 63
-                if (rook < frm) != long or (code >> 12 & 15) != gate:
-                    continue
-                if gate and gate_sq >= 0 and gate_sq != (frm if flag == CASTLE else rook):
-                    continue
-                matches.append(code)
-        else:
-            found = _SAN_MOVE.match(text)
-            if not found:
-                raise IllegalMoveError(f"invalid san: {san!r} in {self.fen()}")
-            letter, from_file, from_rank, _, target, promo, gate_letter = found.groups()
-            moved = SYMBOL_TO_TYPE[letter.lower()] if letter else PAWN
-            to = parse_square(target)
-            promotion = SYMBOL_TO_TYPE[promo.lower()] if promo else 0
-            gate = SYMBOL_TO_TYPE[gate_letter.lower()] if gate_letter else 0
-            for code in codes:
-                frm = code & 63
-                flag = code >> 16
-                if code >> 6 & 63 != to or flag in (CASTLE, CASTLE_ROOK_GATE):
-                    continue
-                if abs(self.squares[frm]) != moved:
-                    continue
-                if from_file and SQUARE_NAMES[frm][0] != from_file:
-                    continue
-                if from_rank and SQUARE_NAMES[frm][1] != from_rank:
-                    continue
-                piece = code >> 12 & 15
-                if (piece if flag == PROMOTION else 0) != promotion:
-                    continue
-                if (0 if flag == PROMOTION else piece) != gate:
-                    continue
-                matches.append(code)
-        if not matches:
-            raise IllegalMoveError(f"illegal san: {san!r} in {self.fen()}")
-        if len(matches) > 1:
-            raise IllegalMoveError(f"ambiguous san: {san!r} in {self.fen()}")
-        return self.move_of(matches[0])
+        return self.move_of(parse_san_code(self, san))
 
     def push_san(self, san: str) -> Move:
         """Parse a SAN move, play it and return it."""
