@@ -407,42 +407,50 @@ class UciFrontEnd:
             thread.join()
 
     def _perft(self, depth: int) -> None:
-        if depth < 1:
-            raise ValueError("go perft: depth must be at least 1")
-        start = time.perf_counter()
-        divide = perft_divide(self.board, depth)
-        total = 0
-        for move, count in divide.items():
-            self.send(f"{move}: {count}")
-            total += count
-        elapsed = time.perf_counter() - start
-        self.send("")
-        self.send(f"Nodes searched: {total}")
-        self.send(f"info string perft {depth} time {int(elapsed * 1000)} ms")
+        perft_report(self.board, depth, self.send)
 
     def cmd_bench(self, args: list[str]) -> None:
         self.stop_search()
-        depth = int(args[0]) if args else BENCH_DEPTH
-        total_nodes = 0
-        start = time.perf_counter()
-        cpu_start = time.process_time()
-        bench_searcher = Searcher(16)
-        for variant, fen in BENCH_POSITIONS:
-            board = Board(fen, variant=variant)
-            result = bench_searcher.search(board, SearchLimits(depth=depth))
-            bench_searcher.new_game()
-            total_nodes += result.nodes
-            self.send(f"info string bench {variant} depth {depth} nodes {result.nodes} "
-                      f"bestmove {board.move_of(result.best).uci() if result.best else '(none)'}")
-        elapsed = time.perf_counter() - start
-        cpu = time.process_time() - cpu_start
-        self.send("")
-        self.send(f"Total time (ms) : {int(elapsed * 1000)}")
-        # CPU time tells the engine's speed even when other processes share the cores.
-        self.send(f"CPU time (ms)   : {int(cpu * 1000)}")
-        self.send(f"Nodes/CPU second: {int(total_nodes / cpu) if cpu > 0 else 0}")
-        self.send(f"Nodes searched  : {total_nodes}")
-        self.send(f"Nodes/second    : {int(total_nodes / elapsed) if elapsed > 0 else 0}")
+        bench_report(int(args[0]) if args else BENCH_DEPTH, self.send)
+
+
+def perft_report(board: Board, depth: int, send: Writer) -> None:
+    """``go perft N``: the count under every legal move, the total, and the time."""
+    if depth < 1:
+        raise ValueError("go perft: depth must be at least 1")
+    start = time.perf_counter()
+    total = 0
+    for move, count in perft_divide(board, depth).items():
+        send(f"{move}: {count}")
+        total += count
+    elapsed = time.perf_counter() - start
+    send("")
+    send(f"Nodes searched: {total}")
+    send(f"info string perft {depth} time {int(elapsed * 1000)} ms")
+
+
+def bench_report(depth: int, send: Writer) -> None:
+    """``bench``: the fixed positions searched to ``depth``; the node count is the same on every run."""
+    total_nodes = 0
+    start = time.perf_counter()
+    cpu_start = time.process_time()
+    bench_searcher = Searcher(16)
+    for variant, fen in BENCH_POSITIONS:
+        board = Board(fen, variant=variant)
+        result = bench_searcher.search(board, SearchLimits(depth=depth))
+        bench_searcher.new_game()
+        total_nodes += result.nodes
+        send(f"info string bench {variant} depth {depth} nodes {result.nodes} "
+             f"bestmove {board.move_of(result.best).uci() if result.best else '(none)'}")
+    elapsed = time.perf_counter() - start
+    cpu = time.process_time() - cpu_start
+    send("")
+    send(f"Total time (ms) : {int(elapsed * 1000)}")
+    # CPU time tells the engine's speed even when other processes share the cores.
+    send(f"CPU time (ms)   : {int(cpu * 1000)}")
+    send(f"Nodes/CPU second: {int(total_nodes / cpu) if cpu > 0 else 0}")
+    send(f"Nodes searched  : {total_nodes}")
+    send(f"Nodes/second    : {int(total_nodes / elapsed) if elapsed > 0 else 0}")
 
 
 def run(stdin: TextIO, stdout: TextIO) -> int:
