@@ -8,9 +8,9 @@ its own move locally: it waits to see it in the server's list.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from bot.events import Variant
+from engine import Board, Move
 
 # Lichess may spell standard castling king-takes-rook (e1h1) as well as e1g1; 960 boards the other way.
 _CASTLING_SPELLINGS = {
@@ -23,13 +23,11 @@ class ServerMoveError(ValueError):
     """The server's move list contains a move the board rejects."""
 
 
-def new_board(initial_fen: str | None, variant: Variant) -> Any:
+def new_board(initial_fen: str | None, variant: Variant) -> Board:
     """The start position (``initial_fen`` None) or the given FEN, for a supported variant.
 
     Raises ValueError for an unsupported variant, a chess960 game without a FEN, or a FEN the board rejects.
     """
-    from engine import Board  # imported here so that bot modules without a board stay importable
-
     if not variant.supported:
         raise ValueError(f"unsupported variant {variant.name!r}")
     if initial_fen is None:
@@ -39,7 +37,7 @@ def new_board(initial_fen: str | None, variant: Variant) -> Any:
     return Board(initial_fen, variant=variant.name, chess960=variant.chess960)
 
 
-def parse_move(board: Any, uci: str) -> Any | None:
+def parse_move(board: Board, uci: str) -> Move | None:
     """The legal move ``uci`` names in ``board`` (also the other castling spelling), or None."""
     for spelling in (uci, _CASTLING_SPELLINGS.get(uci[:4], "") + uci[4:] if len(uci) >= 4 else ""):
         if not spelling or len(spelling) < 4:
@@ -53,7 +51,7 @@ def parse_move(board: Any, uci: str) -> Any | None:
     return None
 
 
-def fallback_move(board: Any) -> Any | None:
+def fallback_move(board: Board) -> Move | None:
     """A legal move to play when the engine gives none: deterministic (smallest UCI string)."""
     moves = list(board.legal_moves)
     return min(moves, key=lambda move: move.uci()) if moves else None
