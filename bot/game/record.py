@@ -6,13 +6,13 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from bot.engines import SearchResult
 from bot.events import GameEnd, GameFull
 from bot.game.context import GameContext
 from bot.pgn import game_pgn, standard_headers, write_pgn
 from bot.results import UNKNOWN, Outcome, board_outcome, lichess_outcome, resignation, unknown
+from engine import Board
 
 log = logging.getLogger("bot.game")
 
@@ -32,7 +32,7 @@ class GameRecord:
     gave_up: bool = False
 
 
-def final_outcome(known: Outcome | None, end: GameEnd | None, board: Any, we_are_white: bool | None,
+def final_outcome(known: Outcome | None, end: GameEnd | None, board: Board | None, we_are_white: bool | None,
                   we_resigned: bool) -> Outcome:
     """How the game ended, from what we know for sure, in this order: an outcome already settled (the game
     page, or our own resignation), the server's final word (Lichess ``status``/``winner``), the final
