@@ -4,13 +4,9 @@
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
 
-from .position import CASTLE, CASTLE_ROOK_GATE, EN_PASSANT, PROMOTION
+from .position import CASTLE, CASTLE_ROOK_GATE, EN_PASSANT, PROMOTION, Position
 from .tables import KING, PAWN, PIECE_SYMBOLS, SQUARE_NAMES, SYMBOL_TO_TYPE, parse_square
-
-if TYPE_CHECKING:
-    from .board import Board
 
 _SAN_CASTLE = re.compile(r"^(O-O-O|O-O|0-0-0|0-0)(?:/([HEhe])([a-h][18])?)?$")
 _SAN_MOVE = re.compile(r"^([NBRQKHE])?([a-h])?([1-8])?(x|-)?([a-h][1-8])(?:=?([QRBNHEqrbnhe]))?(?:/([HEhe]))?$")
@@ -20,7 +16,7 @@ class IllegalMoveError(ValueError):
     """A move that is malformed or not legal in the position (the message names the move and the FEN)."""
 
 
-def san_of_code(board: Board, code: int) -> str:
+def san_of_code(board: Position, code: int) -> str:
     """SAN of a legal move code in ``board``, as Fairy-Stockfish writes it."""
     squares = board.squares
     frm = code & 63
@@ -50,12 +46,12 @@ def san_of_code(board: Board, code: int) -> str:
     board.make(code)
     try:
         if board.in_check():
-            san += "+" if board.legal_moves_codes() else "#"
+            san += "+" if board.generate_legal() else "#"
     finally:
         board.unmake()
     return san
 
-def _disambiguation(board: Board, code: int, moved: int) -> str:
+def _disambiguation(board: Position, code: int, moved: int) -> str:
     """File, rank or square of the origin when another piece of the type has a legal plain move to the
     same square (Fairy-Stockfish compares only moves without gating)."""
     frm = code & 63
@@ -64,7 +60,7 @@ def _disambiguation(board: Board, code: int, moved: int) -> str:
     piece = squares[frm]
     others = [
         c & 63
-        for c in board.legal_moves_codes()
+        for c in board.generate_legal()
         if c >> 6 & 63 == to and c & 63 != frm and squares[c & 63] == piece and not c >> 12 & 15
         and c >> 16 < CASTLE
     ]
@@ -78,12 +74,12 @@ def _disambiguation(board: Board, code: int, moved: int) -> str:
     return name
 
 
-def parse_san_code(board: Board, san: str) -> int:
+def parse_san_code(board: Position, san: str) -> int:
     """The code of the legal move written in SAN (see :meth:`engine.Board.parse_san`)."""
     if not isinstance(san, str):
         raise IllegalMoveError(f"invalid san: {san!r} in {board.fen()}")
     text = san.strip().rstrip("+#!?")
-    codes = board.legal_moves_codes()
+    codes = board.generate_legal()
     matches: list[int] = []
     castle = _SAN_CASTLE.match(text)
     if castle:
