@@ -39,6 +39,13 @@ class GameDesk:
             return Reply(404, {"error": "No such game"})
         return game
 
+    def _running_game(self, game_id: str) -> Union[Game, Reply]:
+        """The game, or the answer the server gives when it does not exist (404) or is over (400)."""
+        game = self._playing_game(game_id)
+        if isinstance(game, Game) and game.over:
+            return Reply(400, {"error": "Game is over"})
+        return game
+
     def api_move(self, game_id: str, uci: str, offering_draw: bool) -> Reply:
         """``POST /api/bot/game/{id}/move/{uci}``: pychess answers 200 to an illegal move, which loses."""
         with self._cond:
@@ -79,11 +86,9 @@ class GameDesk:
     def api_draw(self, game_id: str, yes: bool) -> Reply:
         """Lichess ``/draw/{yes,no}``: accept the opponent's offer, or offer one."""
         with self._cond:
-            game = self._playing_game(game_id)
+            game = self._running_game(game_id)
             if isinstance(game, Reply):
                 return game
-            if game.over:
-                return Reply(400, {"error": "Game is over"})
             opponent_offered = game.draw_offer[not game.bot_color]
             if yes and opponent_offered:
                 self._finish(game, "draw", None, "draw agreed")
@@ -99,11 +104,9 @@ class GameDesk:
     def api_takeback(self, game_id: str, yes: bool) -> Reply:
         """Lichess ``/takeback/{yes,no}``: grant the opponent's request, or ask for one."""
         with self._cond:
-            game = self._playing_game(game_id)
+            game = self._running_game(game_id)
             if isinstance(game, Reply):
                 return game
-            if game.over:
-                return Reply(400, {"error": "Game is over"})
             opponent = not game.bot_color
             if yes and game.takeback_offer[opponent]:
                 game.take_back(1 if game.is_bot_turn() else 2, time.monotonic())
@@ -123,11 +126,9 @@ class GameDesk:
     def api_resign(self, game_id: str) -> Reply:
         """``/resign``: pychess sends no end event for it."""
         with self._cond:
-            game = self._playing_game(game_id)
+            game = self._running_game(game_id)
             if isinstance(game, Reply):
                 return game
-            if game.over:
-                return Reply(400, {"error": "Game is over"})
             self._finish(game, "resign", not game.bot_color, "bot resigned", end_event=False)
             return OK
 
@@ -145,11 +146,9 @@ class GameDesk:
     def api_claim(self, game_id: str, victory: bool) -> Reply:
         """Lichess ``/claim-victory`` (opponent gone) and ``/claim-draw`` (threefold or 50 moves)."""
         with self._cond:
-            game = self._playing_game(game_id)
+            game = self._running_game(game_id)
             if isinstance(game, Reply):
                 return game
-            if game.over:
-                return Reply(400, {"error": "Game is over"})
             if victory and game.opponent_gone and time.monotonic() >= game.claim_allowed_at:
                 self._finish(game, "timeout", game.bot_color, "opponent left, victory claimed")
                 return OK
