@@ -47,6 +47,8 @@ log = logging.getLogger("bot.game")
 
 #: After the lobby hears gameFinish, how long to wait for the game stream's own end signal.
 FINISH_GRACE_S = 10.0
+#: How often the timed checks run (parking, aborting an unstarted game, stalls, a move to retry).
+IDLE_TICK_S = 0.5
 
 Item = GameEvent | StreamNotice
 
@@ -76,6 +78,7 @@ class GameWorker:
         self._stream: GameStream | None = None
         self._abort_requested = False
         self._finished_by_server_at: float | None = None
+        self._last_tick = monotonic()
         # correspondence: a revisit (the lobby's periodic check) parks at once when it is not our turn
         self.revisit = revisit
         self.park_at: float | None = None
@@ -116,11 +119,14 @@ class GameWorker:
                     else:
                         self._abort_or_resign("the bot is shutting down")
                     break
-                item = self.pending.popleft() if self.pending else self._stream.get(timeout=0.5)
-                if item is None:
-                    self._on_idle()
-                else:
+                item = self.pending.popleft() if self.pending else self._stream.get(timeout=IDLE_TICK_S)
+                if item is not None:
                     self._handle(item)
+                # the timed checks run at least every tick, even while lines keep coming (keep-alives)
+                now = self.monotonic()
+                if not game.over and (item is None or now - self._last_tick >= IDLE_TICK_S):
+                    self._last_tick = now
+                    self._on_idle()
         except Exception:  # noqa: BLE001 - a bug in one game must not take the bot down
             log.exception("%s: unexpected error; leaving the game", self.label)
             game.end_reason = game.end_reason or "internal error"
