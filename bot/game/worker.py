@@ -122,9 +122,10 @@ class GameWorker:
                 item = self.pending.popleft() if self.pending else self._stream.get(timeout=IDLE_TICK_S)
                 if item is not None:
                     self._handle(item)
-                # the timed checks run at least every tick, even while lines keep coming (keep-alives)
+                # the timed checks run at least every tick, even while lines keep coming (keep-alives), but
+                # never before the lines already read (a final state, the game's end) have been handled
                 now = self.monotonic()
-                if not game.over and (item is None or now - self._last_tick >= IDLE_TICK_S):
+                if not game.over and not self.pending and (item is None or now - self._last_tick >= IDLE_TICK_S):
                     self._last_tick = now
                     self._on_idle()
         except Exception:  # noqa: BLE001 - a bug in one game must not take the bot down
