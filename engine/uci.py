@@ -19,12 +19,13 @@ from .book import DEFAULT_BOOK, Book, BookError, open_book
 from .perft import perft_divide
 from .search import MATE_BOUND, Searcher, SearchLimits
 from .timeman import plan_time
+from .variants import START_FENS
 
 ENGINE_NAME = f"S-chess Python engine {__version__}"
 ENGINE_AUTHOR = "the schess-bot authors"
 
 BENCH_POSITIONS = (
-    ("seirawan", "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR[HEhe] w KQBCDFGkqbcdfg - 0 1"),
+    ("seirawan", START_FENS["seirawan"]),
     ("seirawan", "reb1k2r/ppppqppp/2nb1n2/4p3/4P3/N1P2N2/PB1PQPPP/RE2KBHR[h] b KQkqc - 3 7"),
     ("seirawan", "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R[EHeh] w KQBCDkqbcdf - 4 4"),
     ("seirawan", "r1bQkb1r/ppp1pppp/2P5/2n2q2/8/2N2N2/PPP2PPP/R1BEKB1R[Hh] b KQCFkqcf - 0 8"),

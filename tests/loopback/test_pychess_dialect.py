@@ -142,9 +142,12 @@ def test_mate_sends_only_a_bare_game_end_and_the_page_has_the_result(
     assert (page.status, page.result, page.moves) == (1, "0-1", ("f2f3", "e7e5", "g2g4", "d8h4"))
 
 
-def test_the_game_page_is_not_a_lichess_route(lichess: LoopbackServer) -> None:
-    game_id = lichess.challenge(opponent=Manual())
-    assert Client(lichess).get(f"/{game_id}").status_code == 404
+def test_the_game_page_is_not_a_lichess_route(lichess: LoopbackServer, pychess: LoopbackServer) -> None:
+    # the same running game is a page on pychess and nothing on Lichess
+    for server, status in ((pychess, 200), (lichess, 404)):
+        game_id, reader = start_game(server, Client(server), opponent=Manual())
+        reader.close()
+        assert Client(server).get(f"/{game_id}").status_code == status
 
 
 def test_reconnecting_game_stream_gets_missed_lines_before_game_full(
