@@ -10,12 +10,12 @@ Piece values follow Fairy-Stockfish's S-chess values scaled to a queen of about 
 
 from __future__ import annotations
 
-from .position import CASTLE, CASTLE_ROOK_GATE, EN_PASSANT, PROMOTION, Position
-from .tables import BISHOP, ELEPHANT, HAWK, KING, KNIGHT, PAWN, QUEEN, ROOK
+from typing import Sequence
 
-# Material, middlegame / endgame (index = piece type).
-VALUE_MG = (0, 90, 320, 335, 480, 900, 0, 760, 850)
-VALUE_EG = (0, 120, 300, 320, 520, 950, 0, 780, 920)
+from . import eval_weights as W
+from .position import CASTLE, CASTLE_ROOK_GATE, EN_PASSANT, PROMOTION, Position
+from .tables import ELEPHANT, HAWK
+
 # Rough value of a piece type for move ordering, delta pruning and exchange tests (king: large).
 ORDER_VALUE = (0, 100, 320, 330, 500, 900, 2000, 770, 880)
 
@@ -23,61 +23,28 @@ ORDER_VALUE = (0, 100, 320, 330, 500, 900, 2000, 770, 880)
 PHASE_WEIGHT = (0, 0, 1, 1, 2, 4, 0, 3, 3)
 PHASE_MAX = 24
 
-TEMPO = 12
-HAND_BONUS = 15  # a piece in hand is a little more flexible than the same piece on the board
+# The fitted weights (engine/eval_weights.py, written by ``python -m tools.tune linear``): piece-square
+# tables with material, tempo, king shield, and the value of pieces in hand. Module-level names so that
+# the tuner can set them.
+TEMPO = W.TEMPO
+# A Hawk or Elephant in hand while there is a gate for it (on the board they are worth their table value).
+HAND_VALUE = W.HAND_VALUE
 # Penalty per piece in hand by how many spare gates are left (gates - pieces): a side about to run out of
 # gates must gate now or lose the piece.
-GATE_SHORTAGE_PENALTY = (45, 25, 10)
+GATE_SHORTAGE_PENALTY = W.GATE_SHORTAGE_PENALTY
 BACK_RANK = (0xFF, 0xFF << 56)
 
 
-def _centre(f: int, r: int) -> float:
-    """0 at the corners, 6 at the four centre squares."""
-    return (3.5 - abs(f - 3.5)) + (3.5 - abs(r - 3.5)) - 1
-
-
-def _white_tables() -> tuple[list[list[int]], list[list[int]]]:
-    """Positional bonuses by piece type for a white piece on each square (a1 = 0), without material."""
-    mg = [[0] * 64 for _ in range(9)]
-    eg = [[0] * 64 for _ in range(9)]
-    pawn_rank_mg = (0, 0, 2, 6, 16, 30, 55, 0)
-    pawn_rank_eg = (0, 0, 5, 15, 30, 55, 90, 0)
-    king_mg_back = (15, 25, 10, -5, -5, 10, 25, 15)
-    for sq in range(64):
-        f, r = sq & 7, sq >> 3
-        c = _centre(f, r)
-        central_file = 3 <= f <= 4
-        # Pawns: push in the centre, keep the wing pawns in front of the king.
-        mg[PAWN][sq] = pawn_rank_mg[r] + (12 if central_file and 3 <= r <= 4 else 0) - (
-            10 if central_file and r == 1 else 0)
-        eg[PAWN][sq] = pawn_rank_eg[r]
-        mg[KNIGHT][sq] = int(7 * c) - 24 - (10 if r == 0 else 0)
-        eg[KNIGHT][sq] = int(5 * c) - 18
-        mg[BISHOP][sq] = int(4 * c) - 12 - (8 if r == 0 else 0)
-        eg[BISHOP][sq] = int(3 * c) - 9
-        mg[ROOK][sq] = (18 if r == 6 else 0) + (6 if 2 <= f <= 5 else 0) - 3
-        eg[ROOK][sq] = 8 if r == 6 else 0
-        mg[QUEEN][sq] = int(2 * c) - 6 - (4 if r == 0 else 0)
-        eg[QUEEN][sq] = int(4 * c) - 12
-        mg[HAWK][sq] = int(6 * c) - 18 - (6 if r == 0 else 0)
-        eg[HAWK][sq] = int(5 * c) - 15
-        mg[ELEPHANT][sq] = int(4 * c) - 12 - (6 if r == 0 else 0)
-        eg[ELEPHANT][sq] = int(5 * c) - 15
-        mg[KING][sq] = king_mg_back[f] if r == 0 else (-15 - (10 if 2 <= f <= 5 else 0) if r == 1 else -40 - 10 * r)
-        eg[KING][sq] = int(8 * c) - 24
-    return mg, eg
-
-
-def _signed_tables() -> tuple[list[list[int]], list[list[int]]]:
+def _signed_tables(white_mg: Sequence[Sequence[int]] = W.PST_MG, white_eg: Sequence[Sequence[int]] = W.PST_EG,
+                   ) -> tuple[list[list[int]], list[list[int]]]:
     """Tables indexed by signed piece code (17 slots, negative codes wrap), material included, white's view:
     black pieces score negative on the mirrored square."""
-    white_mg, white_eg = _white_tables()
     pst_mg = [[0] * 64 for _ in range(17)]
     pst_eg = [[0] * 64 for _ in range(17)]
     for piece_type in range(1, 9):
         for sq in range(64):
-            pst_mg[piece_type][sq] = VALUE_MG[piece_type] + white_mg[piece_type][sq]
-            pst_eg[piece_type][sq] = VALUE_EG[piece_type] + white_eg[piece_type][sq]
+            pst_mg[piece_type][sq] = white_mg[piece_type][sq]
+            pst_eg[piece_type][sq] = white_eg[piece_type][sq]
             pst_mg[-piece_type][sq ^ 56] = -pst_mg[piece_type][sq]
             pst_eg[-piece_type][sq ^ 56] = -pst_eg[piece_type][sq]
     return pst_mg, pst_eg
@@ -182,10 +149,10 @@ def hand_score(hand: list[int], gates: int) -> int:
         usable = min(count, gate_count)
         # With fewer gates than pieces, the side keeps the most valuable ones.
         value = 0
-        for piece_type, number in ((ELEPHANT, elephants), (HAWK, hawks)):
+        for index, number in ((1, elephants), (0, hawks)):
             take = min(number, usable)
             usable -= take
-            value += take * (VALUE_MG[piece_type] + HAND_BONUS)
+            value += take * HAND_VALUE[index]
         spare = gate_count - count
         if 0 <= spare < len(GATE_SHORTAGE_PENALTY):
             value -= GATE_SHORTAGE_PENALTY[spare] * count
@@ -197,10 +164,10 @@ def hand_score(hand: list[int], gates: int) -> int:
 
 
 # King safety, middlegame only: the pawn shield of a castled king (a king-tropism term was tried and lost).
-SHIELD_NEAR = 14  # own pawn straight or diagonally in front of the king
-SHIELD_FAR = 7  # two ranks in front
-OPEN_KING_FILE = 18  # no own pawn on the king's file (or a file next to it) in front of the king
-CENTRAL_KING = 25  # a king still in the centre (d/e files): the shield does not count there
+SHIELD_NEAR = W.SHIELD_NEAR  # own pawn straight or diagonally in front of the king
+SHIELD_FAR = W.SHIELD_FAR  # two ranks in front
+OPEN_KING_FILE = W.OPEN_KING_FILE  # no own pawn on the king's file (or a file next to it) in front of the king
+CENTRAL_KING = W.CENTRAL_KING  # a king still in the centre (d/e files): the shield does not count there
 
 
 def _shield(squares: list[int], king: int, sign: int) -> int:

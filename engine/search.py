@@ -67,6 +67,7 @@ for _d in range(1, 64):
 FUTILITY_MARGIN = (0, 150, 300, 450)
 REVERSE_FUTILITY_MARGIN = 110
 LATE_MOVE_COUNT = (0, 6, 10, 16)  # quiet moves searched at depth 1..3 before the rest are skipped
+FALLING_MARGIN = 30  # cp: a root score that falls more than this between iterations earns more time
 
 # Squares from which a piece could be pinned to a king on a square (the king's queen rays), as 64 flags per
 # king square (a list, not a 64-bit mask: PyPy keeps ints with bit 63 as big integers).
@@ -866,6 +867,7 @@ class Searcher:
         if skill < 20:
             max_depth = min(max_depth, 1 + skill // 2)
         previous_best = best_move
+        previous_score = 0
         stability = 0
         depth = 1
         while depth <= max_depth:
@@ -911,12 +913,18 @@ class Searcher:
             else:
                 stability = 0
             previous_best = move
+            # A score that fell since the last iteration means trouble the shallower search did not see:
+            # it earns more time (Stockfish's "falling eval"), up to the same cap as an unstable move.
+            falling = previous_score - score if depth > 1 else 0
+            previous_score = score
             if abs(score) > MATE_BOUND and depth > 2 and MATE - abs(score) <= depth and not limits.infinite:
                 break  # a forced mate found within the full-width depth
             if limits.soft_time is not None and not limits.infinite:
                 elapsed = time.perf_counter() - self.start_time
                 # An unstable best move earns more time; a settled one less.
                 factor = 1.3 if stability == 0 else (1.0 if stability < 3 else 0.7)
+                if falling > FALLING_MARGIN:
+                    factor = min(2.0, factor * (1.0 + min(falling, 4 * FALLING_MARGIN) / (4 * FALLING_MARGIN)))
                 if elapsed > limits.soft_time * factor * 0.6:
                     break
             if len(root_moves) == 1 and depth >= 2 and not limits.infinite and limits.depth is None:

@@ -4,9 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
+
+from engine import Board
+from engine import eval_weights as W
 from engine import evaluate as ev
-from tools.tune.data import Sample, quiet_positions, read_games, read_samples, write_samples
-from tools.tune.fit import Fitter, expand, get, set_value
+from tools.tune import linear
+from tools.tune.data import RESULTS, quiet_positions, read_games, read_samples, write_samples
 
 PGN = """[Event "Engine match"]
 [White "a"]
@@ -29,9 +33,7 @@ PGN = """[Event "Engine match"]
 
 
 def test_extract_and_round_trip(tmp_path: Path) -> None:
-    pgn = tmp_path / "games.pgn"
-    pgn.write_text(PGN, encoding="utf-8")
-    games = list(read_games(pgn))
+    games = list(read_games(_pgn(tmp_path)))
     assert [g.tags["Result"] for g in games] == ["1-0", "1/2-1/2"]
     assert games[0].moves[:3] == ["e4", "e5", "Nf3/H"]
     samples = [s for g in games for s in quiet_positions(g, skip_plies=4)]
@@ -41,19 +43,70 @@ def test_extract_and_round_trip(tmp_path: Path) -> None:
     assert [(s.fen, s.result) for s in read_samples(out)] == [(s.fen, s.result) for s in samples]
 
 
-def test_fit_moves_a_parameter_only_when_the_loss_falls() -> None:
-    # White is a queen up and won: a bigger queen value explains the result better.
+def _selfplay_file(tmp_path: Path) -> Path:
+    """Positions in the selfplay format (fen;variant;result;score;best move)."""
+    rows = []
+    for game in read_games(_pgn(tmp_path)):
+        board = Board(game.tags.get("FEN"), variant="seirawan")
+        for san in game.moves:
+            move = board.parse_san(san)
+            rows.append(f"{board.fen()};seirawan;{RESULTS[game.tags['Result']]};{len(rows) * 3};{move.uci()}")
+            board.push(move)
+    path = tmp_path / "selfplay.txt"
+    path.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    return path
+
+
+def _pgn(tmp_path: Path) -> Path:
+    pgn = tmp_path / "games.pgn"
+    pgn.write_text(PGN, encoding="utf-8")
+    return pgn
+
+
+def test_features_times_weights_is_the_evaluation(tmp_path: Path) -> None:
+    weights = linear.current_weights()
+    boards = [Board(fen, variant=variant) for fen, variant, *_ in linear.read_rows(_selfplay_file(tmp_path))]
+    boards.append(Board("r3k2r/ppp2ppp/8/8/8/8/PPP2PPP/R3K2R[HEhe] w KQBCDFGkqbcdfg - 0 1"))
+    for board in boards:
+        x, _ = linear.features(board)
+        white_view = ev.evaluate_position(board) * (1 if board.side == 1 else -1)
+        assert abs(float(x @ weights) - white_view) < 1.0, board.fen()
+
+
+def test_quiet_filter_drops_checks_and_captures(tmp_path: Path) -> None:
+    path = _selfplay_file(tmp_path)
+    x, results, scores = linear.quiet_features(path)
+    rows = list(linear.read_rows(path))
+    assert 0 < len(results) < len(rows)
+    kept = {int(s) for s in scores}
+    for fen, _, _, score, best in rows:
+        board = Board(fen, variant="seirawan")
+        if board.is_check() or "x" in board.san(board.parse_uci(best)):
+            assert score not in kept or sum(r[3] == score for r in rows) > 1
+
+
+def test_fit_raises_the_queen_when_the_side_with_it_wins() -> None:
     fen = "4k3/8/8/8/8/8/8/3QK3[] w - - 0 1"
-    samples = [Sample(fen, "seirawan", 1.0), Sample(fen.replace(" w ", " b "), "seirawan", 1.0)]
-    fitter = Fitter(samples)
-    params = expand(["VALUE_EG"])
-    queen = ("VALUE_EG", 5)
-    before = get(queen)
-    try:
-        loss_before = fitter.loss()
-        loss_after = fitter.descend([p for p in params if p == queen], steps=(50,), log=lambda _: None)
-        assert loss_after < loss_before
-        assert get(queen) > before
-    finally:
-        set_value(queen, before)
-    assert ev.VALUE_EG[5] == before
+    board = Board(fen)
+    x = np.array([linear.features(board)[0]] * 20)
+    y = np.full(20, 1.0)  # always won: a queen is worth more than the current evaluation says
+    w0 = linear.current_weights()
+    queen_eg = linear.PST + 4 * 64 + 3  # queen on d1, endgame table
+    w = linear.fit(x, y, w0, k=0.3, l2=0.0, steps=200, rate=5.0, log_every=0)
+    assert w[queen_eg] > w0[queen_eg] + 100
+    assert linear.loss(x, y, w, 0.3) < linear.loss(x, y, w0, 0.3)
+    untouched = linear.PST + 1 * 64 + 1  # a knight on b1 is not in the position
+    assert w[untouched] == w0[untouched]
+
+
+def test_written_module_reproduces_the_weights(tmp_path: Path) -> None:
+    weights = linear.current_weights()
+    out = tmp_path / "weights.py"
+    linear.write_module(weights, out, "test")
+    namespace: dict[str, object] = {}
+    exec(out.read_text(encoding="utf-8"), namespace)
+    assert namespace["PST_MG"] == W.PST_MG and namespace["PST_EG"] == W.PST_EG
+    assert namespace["HAND_VALUE"] == W.HAND_VALUE
+    assert namespace["GATE_SHORTAGE_PENALTY"] == W.GATE_SHORTAGE_PENALTY
+    for name in ("TEMPO", "SHIELD_NEAR", "SHIELD_FAR", "OPEN_KING_FILE", "CENTRAL_KING"):
+        assert namespace[name] == getattr(W, name), name

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Optional
 
 from .data import Sample, label_with_engine, quiet_positions, read_games, read_samples, write_samples
-from .fit import Fitter, expand, report
+from .selfplay import generate
 
 
 def main(argv: Optional[list[str]] = None) -> int:
@@ -20,6 +20,14 @@ def main(argv: Optional[list[str]] = None) -> int:
     p.add_argument("--out", type=Path, required=True)
     p.add_argument("--skip-plies", type=int, default=8)
     p.add_argument("--every", type=int, default=1, help="keep every n-th ply")
+    p = sub.add_parser("selfplay", help="positions from Fairy-Stockfish self-play, with its scores and results")
+    p.add_argument("--out", type=Path, required=True)
+    p.add_argument("--games", type=int, default=100)
+    p.add_argument("--workers", type=int, default=2)
+    p.add_argument("--engine", default="/usr/games/fairy-stockfish")
+    p.add_argument("--nodes", type=int, default=5000, help="nodes per move")
+    p.add_argument("--chess-share", type=float, default=0.25, help="share of standard-chess games")
+    p.add_argument("--openings", type=Path, default=Path("engine/data/seirawan.epd"))
     p = sub.add_parser("label", help="add a UCI engine's fixed-depth score to each position")
     p.add_argument("data", type=Path)
     p.add_argument("--out", type=Path, required=True)
@@ -27,12 +35,14 @@ def main(argv: Optional[list[str]] = None) -> int:
     p.add_argument("--depth", type=int, default=8)
     p.add_argument("--limit", type=int, default=0, help="label only a random sample of this many")
     p.add_argument("--seed", type=int, default=1)
-    p = sub.add_parser("fit", help="fit evaluation parameters (Texel's method) and print them")
-    p.add_argument("data", type=Path)
-    p.add_argument("--params", default="king,hand", help="comma-separated groups or names: king, hand, "
-                                                         "material, or a tunable name of engine.evaluate")
-    p.add_argument("--target", choices=("result", "score"), default="result")
-    p.add_argument("--steps", default="8,4,2")
+    p = sub.add_parser("fit", help="fit all evaluation weights (Texel's method) on labelled positions")
+    p.add_argument("data", nargs="+", type=Path, help="files from selfplay or label")
+    p.add_argument("--lam", type=float, default=0.5, help="share of the game result in the label (the rest "
+                                                         "is the search score)")
+    p.add_argument("--l2", type=float, default=1e-7, help="pull towards the current weights")
+    p.add_argument("--steps", type=int, default=3000)
+    p.add_argument("--rate", type=float, default=1.0, help="Adam step size in centipawns")
+    p.add_argument("--write", type=Path, help="write the fitted weights here (engine/eval_weights.py)")
     args = parser.parse_args(argv)
 
     if args.command == "extract":
@@ -42,6 +52,10 @@ def main(argv: Optional[list[str]] = None) -> int:
                 samples.extend(quiet_positions(game, args.skip_plies, args.every))
         write_samples(samples, args.out)
         print(f"{len(samples)} positions -> {args.out}")
+    elif args.command == "selfplay":
+        total = generate(args.out, args.games, args.workers, args.engine, args.nodes, args.chess_share,
+                         args.openings, args.seed)
+        print(f"{total} positions from {args.games} games -> {args.out}")
     elif args.command == "label":
         samples = read_samples(args.data)
         if args.limit and args.limit < len(samples):
@@ -50,12 +64,47 @@ def main(argv: Optional[list[str]] = None) -> int:
         write_samples(samples, args.out)
         print(f"{len(samples)} positions labelled at depth {args.depth} -> {args.out}")
     else:
-        fitter = Fitter(read_samples(args.data), args.target)
-        params = expand([name.strip() for name in args.params.split(",") if name.strip()])
-        print(f"K = {fitter.fit_k():.3f}")
-        fitter.descend(params, tuple(int(s) for s in args.steps.split(",")))
-        print("\n".join(report(params)))
+        run_fit(args)
     return 0
+
+
+def run_fit(args: argparse.Namespace) -> None:
+    """Fit on nine tenths of the positions, report the loss on the held-out tenth, optionally write."""
+    import numpy as np
+
+    from . import linear
+
+    parts = [linear.quiet_features(path) for path in args.data]
+    x = np.concatenate([p[0] for p in parts])
+    results = np.concatenate([p[1] for p in parts])
+    scores = np.concatenate([p[2] for p in parts])
+    y = args.lam * results + (1 - args.lam) * linear.sigmoid(scores, 1.0)
+    # Hold out the last tenth of the positions in file order: whole games (positions of one game are alike
+    # and share a result, so a random split would flatter the fit).
+    order = np.arange(len(y))
+    test, train = order[len(y) - len(y) // 10:], order[: len(y) - len(y) // 10]
+    w0 = linear.current_weights()
+    k = linear.fit_k(x[train], y[train], w0)
+    print(f"{len(y)} quiet positions ({len(train)} to fit, {len(test)} held out); K = {k:.3f}")
+    print(f"current weights: loss {linear.loss(x[train], y[train], w0, k):.6f} fitted positions, "
+          f"{linear.loss(x[test], y[test], w0, k):.6f} held out")
+    w = linear.fit(x[train], y[train], w0, k, args.l2, args.steps, args.rate)
+    print(f"fitted weights:  loss {linear.loss(x[train], y[train], w, k):.6f} fitted positions, "
+          f"{linear.loss(x[test], y[test], w, k):.6f} held out")
+    names = ("TEMPO", "SHIELD_NEAR", "SHIELD_FAR", "-OPEN_KING_FILE", "-CENTRAL_KING", "HAND_VALUE hawk",
+             "HAND_VALUE elephant", "-SHORTAGE 0", "-SHORTAGE 1", "-SHORTAGE 2")
+    for i, name in enumerate(names):
+        print(f"  {name}: {w0[linear.TEMPO_I + i]:.0f} -> {w[linear.TEMPO_I + i]:.1f}")
+    for t, name in enumerate(("pawn", "knight", "bishop", "rook", "queen", "king", "hawk", "elephant")):
+        mg = w[t * 64:(t + 1) * 64].mean() - w0[t * 64:(t + 1) * 64].mean()
+        eg = w[linear.PST + t * 64:linear.PST + (t + 1) * 64].mean() - w0[
+            linear.PST + t * 64:linear.PST + (t + 1) * 64].mean()
+        print(f"  {name}: mean change mg {mg:+.1f}, eg {eg:+.1f}")
+    if args.write:
+        sources = ", ".join(str(path) for path in args.data)
+        linear.write_module(w, args.write, f"{len(train)} positions of {sources}, lam {args.lam}, "
+                                           f"l2 {args.l2}, {args.steps} steps")
+        print(f"-> {args.write}")
 
 
 if __name__ == "__main__":
