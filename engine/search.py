@@ -539,8 +539,13 @@ class Searcher:
                 if _SEE_VALUE[squares[m & 63]] > gain and see(pos, m) < 0:
                     continue
             dmg, deg, dph = move_delta(pos, m)
-            pos.make(m)
-            score = -self._qsearch(-beta, -alpha, ply + 1, mg + dmg, eg + deg, phase + dph, pos.in_check())
+            if m >> 12 == 0:  # a plain capture (no gate, not a promotion or en passant)
+                check = gives_check_quiet(pos, m)
+                pos.make(m)
+            else:
+                pos.make(m)
+                check = pos.in_check()
+            score = -self._qsearch(-beta, -alpha, ply + 1, mg + dmg, eg + deg, phase + dph, check)
             pos.unmake()
             if score > best:
                 best = score
@@ -678,6 +683,11 @@ class Searcher:
                     if not gives_check:
                         pos.unmake()
                         continue
+            elif flag <= 1 and not m >> 12 & 15:
+                # A plain move (captures included): the check test without the board is cheaper.
+                gives_check = gives_check_quiet(pos, m)
+                dmg, deg, dph = move_delta(pos, m)
+                pos.make(m)
             else:
                 dmg, deg, dph = move_delta(pos, m)
                 pos.make(m)

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from engine import Board
 from engine import eval_weights as W
 from engine import evaluate as ev
-from tools.tune import linear
+from tools.tune import linear, selfplay
 from tools.tune.data import RESULTS, quiet_positions, read_games, read_samples, write_samples
 
 PGN = """[Event "Engine match"]
@@ -110,3 +112,24 @@ def test_written_module_reproduces_the_weights(tmp_path: Path) -> None:
     assert namespace["GATE_SHORTAGE_PENALTY"] == W.GATE_SHORTAGE_PENALTY
     for name in ("TEMPO", "SHIELD_NEAR", "SHIELD_FAR", "OPEN_KING_FILE", "CENTRAL_KING"):
         assert namespace[name] == getattr(W, name), name
+
+
+FAIRY = "/usr/games/fairy-stockfish"
+
+
+@pytest.mark.skipif(shutil.which(FAIRY) is None, reason="Fairy-Stockfish not installed (CI installs it)")
+def test_selfplay_labels_positions_from_whites_view_with_the_result() -> None:
+    # White has an extra queen: Fairy-Stockfish wins it, and every score is from white's point of view.
+    fsf = selfplay.Fsf(FAIRY, nodes=300)
+    try:
+        lines = selfplay.play_game(fsf, "seirawan", "4k3/8/8/8/8/8/3P4/3QK3[] b - - 0 1")
+    finally:
+        fsf.close()
+    rows = [line.split(";") for line in lines]
+    assert rows and all(row[1] == "seirawan" and row[2] == "1.0" for row in rows)
+    assert rows[0][0].split()[1] == "b"
+    assert all(int(row[3]) > 300 for row in rows)
+    board = Board(rows[0][0])
+    for row in rows:
+        assert Board(row[0]).fen() == board.fen()
+        board.push_uci(row[4])  # each row's best move is the move played next

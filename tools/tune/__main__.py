@@ -42,6 +42,10 @@ def main(argv: Optional[list[str]] = None) -> int:
     p.add_argument("--l2", type=float, default=1e-7, help="pull towards the current weights")
     p.add_argument("--steps", type=int, default=3000)
     p.add_argument("--rate", type=float, default=1.0, help="Adam step size in centipawns")
+    p.add_argument("--cache", type=Path, help="keep the positions' features in this .npz file (rebuilt when "
+                                              "a data file is newer)")
+    p.add_argument("--no-mirror", dest="mirror", action="store_false",
+                   help="fit each square on its own (default: a square and its a<->h mirror together)")
     p.add_argument("--write", type=Path, help="write the fitted weights here (engine/eval_weights.py)")
     args = parser.parse_args(argv)
 
@@ -74,10 +78,17 @@ def run_fit(args: argparse.Namespace) -> None:
 
     from . import linear
 
-    parts = [linear.quiet_features(path) for path in args.data]
-    x = np.concatenate([p[0] for p in parts])
-    results = np.concatenate([p[1] for p in parts])
-    scores = np.concatenate([p[2] for p in parts])
+    cache = args.cache
+    if cache and cache.exists() and all(cache.stat().st_mtime > path.stat().st_mtime for path in args.data):
+        with np.load(cache) as saved:
+            x, results, scores = saved["x"], saved["results"], saved["scores"]
+    else:
+        parts = [linear.quiet_features(path) for path in args.data]
+        x = np.concatenate([p[0] for p in parts])
+        results = np.concatenate([p[1] for p in parts])
+        scores = np.concatenate([p[2] for p in parts])
+        if cache:
+            np.savez(cache, x=x, results=results, scores=scores)
     y = args.lam * results + (1 - args.lam) * linear.sigmoid(scores, 1.0)
     # Hold out the last tenth of the positions in file order: whole games (positions of one game are alike
     # and share a result, so a random split would flatter the fit).
@@ -88,7 +99,7 @@ def run_fit(args: argparse.Namespace) -> None:
     print(f"{len(y)} quiet positions ({len(train)} to fit, {len(test)} held out); K = {k:.3f}")
     print(f"current weights: loss {linear.loss(x[train], y[train], w0, k):.6f} fitted positions, "
           f"{linear.loss(x[test], y[test], w0, k):.6f} held out")
-    w = linear.fit(x[train], y[train], w0, k, args.l2, args.steps, args.rate)
+    w = linear.fit(x[train], y[train], w0, k, args.l2, args.steps, args.rate, mirror=args.mirror)
     print(f"fitted weights:  loss {linear.loss(x[train], y[train], w, k):.6f} fitted positions, "
           f"{linear.loss(x[test], y[test], w, k):.6f} held out")
     names = ("TEMPO", "SHIELD_NEAR", "SHIELD_FAR", "-OPEN_KING_FILE", "-CENTRAL_KING", "HAND_VALUE hawk",
@@ -102,8 +113,8 @@ def run_fit(args: argparse.Namespace) -> None:
         print(f"  {name}: mean change mg {mg:+.1f}, eg {eg:+.1f}")
     if args.write:
         sources = ", ".join(str(path) for path in args.data)
-        linear.write_module(w, args.write, f"{len(train)} positions of {sources}, lam {args.lam}, "
-                                           f"l2 {args.l2}, {args.steps} steps")
+        settings = f"lam {args.lam}, l2 {args.l2}, {args.steps} steps{'' if args.mirror else ', no mirror'}"
+        linear.write_module(w, args.write, f"{len(train)} positions of {sources}, {settings}")
         print(f"-> {args.write}")
 
 

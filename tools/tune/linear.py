@@ -167,9 +167,14 @@ def loss(x: np.ndarray, y: np.ndarray, w: np.ndarray, k: float) -> float:
     return float(np.mean((sigmoid(x @ w, k) - y) ** 2))
 
 
+# For each weight, the index of the same table's weight on the square mirrored a <-> h.
+MIRROR = np.array([(i & ~7) | (7 - (i & 7)) if i < 2 * PST else i for i in range(N_FEATURES)])
+
+
 def fit(x: np.ndarray, y: np.ndarray, w0: np.ndarray, k: float, l2: float, steps: int = 3000,
-        rate: float = 2.0, log_every: int = 500) -> np.ndarray:
-    """Adam on the Texel loss with an L2 pull towards ``w0``; returns the fitted weights."""
+        rate: float = 2.0, log_every: int = 500, mirror: bool = True) -> np.ndarray:
+    """Adam on the Texel loss with an L2 pull towards ``w0``; returns the fitted weights. With ``mirror`` a
+    square and its a <-> h mirror move together (half the free weights, so less over-fitting)."""
     w: np.ndarray = np.array(w0, dtype=float)
     m = np.zeros_like(w)
     v = np.zeros_like(w)
@@ -178,6 +183,8 @@ def fit(x: np.ndarray, y: np.ndarray, w0: np.ndarray, k: float, l2: float, steps
     for step in range(1, steps + 1):
         s = sigmoid(x @ w, k)
         g = x.T @ ((s - y) * s * (1 - s)) * (2 * LN10 * k / 400.0 / n) + 2 * l2 * (w - w0)
+        if mirror:
+            g = (g + g[MIRROR]) / 2
         m = b1 * m + (1 - b1) * g
         v = b2 * v + (1 - b2) * g * g
         w -= rate * (m / (1 - b1 ** step)) / (np.sqrt(v / (1 - b2 ** step)) + eps)
