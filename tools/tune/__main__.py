@@ -112,7 +112,7 @@ def run_fit(args: argparse.Namespace) -> None:
             linear.PST + t * 64:linear.PST + (t + 1) * 64].mean()
         print(f"  {name}: mean change mg {mg:+.1f}, eg {eg:+.1f}")
     if args.write:
-        sources = ", ".join(str(path) for path in args.data)
+        sources = ", ".join(path.name for path in args.data)
         settings = f"lam {args.lam}, l2 {args.l2}, {args.steps} steps{'' if args.mirror else ', no mirror'}"
         linear.write_module(w, args.write, f"{len(train)} positions of {sources}, {settings}")
         print(f"-> {args.write}")

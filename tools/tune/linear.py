@@ -207,7 +207,8 @@ def write_module(w: np.ndarray, path: Path, source: str) -> None:
             rows.append(f"    # {names[t]}, a1..h1 first\n    ({body}),")
         return "(\n" + "\n".join(rows) + "\n)"
 
-    text = f'''"""Evaluation weights fitted by ``python -m tools.tune linear`` ({source}).
+    text = f'''"""Evaluation weights fitted by ``python -m tools.tune linear``
+({source}).
 
 Generated file: edit the tuner, not these numbers. Values are centipawns from white's point of view, material
 included; index ``[piece type][square]`` with a1 = 0 (black pieces use the mirrored square).
