@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator, Optional
@@ -94,41 +93,12 @@ def read_samples(path: Path) -> list[Sample]:
 
 def label_with_engine(samples: list[Sample], engine: str, depth: int) -> None:
     """Set ``score`` (white's view, centipawns; mates as +-2000) from a UCI engine's fixed-depth search."""
-    proc = subprocess.Popen([engine], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
-    assert proc.stdin is not None and proc.stdout is not None
+    from .selfplay import Fsf
 
-    def send(line: str) -> None:
-        assert proc.stdin is not None
-        proc.stdin.write(line + "\n")
-
-    def wait_for(prefix: str) -> list[str]:
-        assert proc.stdout is not None
-        lines = []
-        while True:
-            line = proc.stdout.readline()
-            if not line:
-                raise RuntimeError("engine exited")
-            lines.append(line.strip())
-            if line.startswith(prefix):
-                return lines
-
-    send("uci")
-    wait_for("uciok")
-    variant = ""
+    driver = Fsf(engine, depth=depth)
     for sample in samples:
-        if sample.variant != variant:
-            variant = sample.variant
-            send(f"setoption name UCI_Variant value {variant}")
-        send(f"position fen {sample.fen}")
-        send(f"go depth {depth}")
-        score = 0
-        for line in wait_for("bestmove"):
-            parts = line.split()
-            if "score" in parts:
-                i = parts.index("score")
-                kind, value = parts[i + 1], int(parts[i + 2])
-                score = value if kind == "cp" else (2000 if value > 0 else -2000)
+        driver.set_variant(sample.variant)
+        _, score = driver.search(sample.fen)
         white_to_move = sample.fen.split()[1] == "w"
         sample.score = score if white_to_move else -score
-    send("quit")
-    proc.wait(timeout=10)
+    driver.close()

@@ -26,10 +26,11 @@ MATE_SCORE = 2000
 
 
 class Fsf:
-    """A minimal UCI driver for Fairy-Stockfish: one fixed-node search per call."""
+    """A minimal UCI driver for Fairy-Stockfish (or another UCI engine): one limited search per call,
+    ``go nodes N`` or, with ``depth``, ``go depth N``."""
 
-    def __init__(self, path: str, nodes: int) -> None:
-        self.nodes = nodes
+    def __init__(self, path: str, nodes: int = 0, depth: int = 0) -> None:
+        self.limit = f"depth {depth}" if depth else f"nodes {nodes}"
         self.proc = subprocess.Popen([path], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
                                      bufsize=1)
         self.variant = ""
@@ -51,10 +52,13 @@ class Fsf:
             if line.startswith(prefix):
                 return lines
 
-    def new_game(self, variant: str) -> None:
+    def set_variant(self, variant: str) -> None:
         if variant != self.variant:
             self._send(f"setoption name UCI_Variant value {variant}")
             self.variant = variant
+
+    def new_game(self, variant: str) -> None:
+        self.set_variant(variant)
         self._send("ucinewgame")
         self._send("isready")
         self._wait("readyok")
@@ -62,7 +66,7 @@ class Fsf:
     def search(self, fen: str) -> tuple[str, int]:
         """(best move, score in centipawns from the side to move's view) for a position."""
         self._send(f"position fen {fen}")
-        self._send(f"go nodes {self.nodes}")
+        self._send(f"go {self.limit}")
         score = 0
         best = ""
         for line in self._wait("bestmove"):
