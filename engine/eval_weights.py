@@ -1,4 +1,4 @@
-"""Evaluation weights fitted by ``python -m tools.tune linear``
+"""Evaluation weights fitted by ``python -m tools.tune fit``
 (60,758 quiet positions of Fairy-Stockfish self-play, see docs/engine.md; lam 0.5, l2 5e-08, 3000 steps).
 
 Generated file: edit the tuner, not these numbers. Values are centipawns from white's point of view, material

@@ -1,11 +1,12 @@
 """Static evaluation: material and tapered piece-square tables (kept incrementally by the search), pieces in
 hand against the gates left to bring them in, and a few cheap positional terms.
 
-Scores are centipawns. The tables below are from white's point of view; ``evaluate`` returns the score from
+Scores are centipawns. The tables are from white's point of view; ``evaluate`` returns the score from
 the side to move. The search keeps ``mg``/``eg`` (the sums of ``PST_MG``/``PST_EG`` over the board) and
 ``phase`` up to date with :func:`move_delta` instead of rescanning the board at every node.
 
-Piece values follow Fairy-Stockfish's S-chess values scaled to a queen of about 900: Hawk ~760, Elephant ~850.
+The weights are in ``engine/eval_weights.py``, fitted to Fairy-Stockfish self-play by ``tools/tune`` from
+hand-set starting values (material from Fairy-Stockfish's S-chess values scaled to a queen of about 900).
 """
 
 from __future__ import annotations
@@ -23,9 +24,9 @@ ORDER_VALUE = (0, 100, 320, 330, 500, 900, 2000, 770, 880)
 PHASE_WEIGHT = (0, 0, 1, 1, 2, 4, 0, 3, 3)
 PHASE_MAX = 24
 
-# The fitted weights (engine/eval_weights.py, written by ``python -m tools.tune linear``): piece-square
-# tables with material, tempo, king shield, and the value of pieces in hand. Module-level names so that
-# the tuner can set them.
+# The fitted weights (engine/eval_weights.py, written by ``python -m tools.tune fit``): piece-square
+# tables with material, tempo, king shield, and the value of pieces in hand. The tuner starts from (and
+# pulls towards) the values these names hold.
 TEMPO = W.TEMPO
 # A Hawk or Elephant in hand while there is a gate for it (on the board they are worth their table value).
 HAND_VALUE = W.HAND_VALUE

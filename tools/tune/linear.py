@@ -194,7 +194,7 @@ def fit(x: np.ndarray, y: np.ndarray, w0: np.ndarray, k: float, l2: float, steps
 
 
 def write_module(w: np.ndarray, path: Path, source: str) -> None:
-    """Write the fitted weights as ``engine/eval_weights.py`` (integers, white's view)."""
+    """Write the weights as a module like ``engine/eval_weights.py`` (integers, white's view)."""
     r = np.rint(w).astype(int)
 
     def table(offset: int) -> str:
@@ -207,7 +207,7 @@ def write_module(w: np.ndarray, path: Path, source: str) -> None:
             rows.append(f"    # {names[t]}, a1..h1 first\n    ({body}),")
         return "(\n" + "\n".join(rows) + "\n)"
 
-    text = f'''"""Evaluation weights fitted by ``python -m tools.tune linear``
+    text = f'''"""Evaluation weights fitted by ``python -m tools.tune fit``
 ({source}).
 
 Generated file: edit the tuner, not these numbers. Values are centipawns from white's point of view, material
