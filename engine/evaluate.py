@@ -11,8 +11,6 @@ hand-set starting values (material from Fairy-Stockfish's S-chess values scaled 
 
 from __future__ import annotations
 
-from typing import Sequence
-
 from . import eval_weights as W
 from .position import CASTLE, CASTLE_ROOK_GATE, EN_PASSANT, PROMOTION, Position
 from .tables import ELEPHANT, HAWK
@@ -36,10 +34,10 @@ GATE_SHORTAGE_PENALTY = W.GATE_SHORTAGE_PENALTY
 BACK_RANK = (0xFF, 0xFF << 56)
 
 
-def _signed_tables(white_mg: Sequence[Sequence[int]] = W.PST_MG, white_eg: Sequence[Sequence[int]] = W.PST_EG,
-                   ) -> tuple[list[list[int]], list[list[int]]]:
-    """Tables indexed by signed piece code (17 slots, negative codes wrap), material included, white's view:
-    black pieces score negative on the mirrored square."""
+def _signed_tables() -> tuple[list[list[int]], list[list[int]]]:
+    """The tables of ``eval_weights`` indexed by signed piece code (17 slots, negative codes wrap), material
+    included, white's view: black pieces score negative on the mirrored square."""
+    white_mg, white_eg = W.PST_MG, W.PST_EG
     pst_mg = [[0] * 64 for _ in range(17)]
     pst_eg = [[0] * 64 for _ in range(17)]
     for piece_type in range(1, 9):

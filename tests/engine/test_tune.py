@@ -12,6 +12,7 @@ from engine import Board
 from engine import eval_weights as W
 from engine import evaluate as ev
 from tools.tune import linear, selfplay
+from tools.tune.__main__ import main
 from tools.tune.data import RESULTS, quiet_positions, read_games, read_samples, write_samples
 
 PGN = """[Event "Engine match"]
@@ -70,7 +71,7 @@ def test_features_times_weights_is_the_evaluation(tmp_path: Path) -> None:
     boards = [Board(fen, variant=variant) for fen, variant, *_ in linear.read_rows(_selfplay_file(tmp_path))]
     boards.append(Board("r3k2r/ppp2ppp/8/8/8/8/PPP2PPP/R3K2R[HEhe] w KQBCDFGkqbcdfg - 0 1"))
     for board in boards:
-        x, _ = linear.features(board)
+        x = linear.features(board)
         white_view = ev.evaluate_position(board) * (1 if board.side == 1 else -1)
         assert abs(float(x @ weights) - white_view) < 1.0, board.fen()
 
@@ -80,17 +81,20 @@ def test_quiet_filter_drops_checks_and_captures(tmp_path: Path) -> None:
     x, results, scores = linear.quiet_features(path)
     rows = list(linear.read_rows(path))
     assert 0 < len(results) < len(rows)
-    kept = {int(s) for s in scores}
+    # Every row has its own score, so the kept scores name the kept rows.
+    quiet = set()
     for fen, _, _, score, best in rows:
         board = Board(fen, variant="seirawan")
-        if board.is_check() or "x" in board.san(board.parse_uci(best)):
-            assert score not in kept or sum(r[3] == score for r in rows) > 1
-
+        san = board.san(board.parse_uci(best))
+        if not board.is_check() and "x" not in san and "=" not in san:
+            quiet.add(score)
+    assert {int(s) for s in scores} == quiet
+    assert len(x) == len(results) == len(quiet)
 
 def test_fit_raises_the_queen_when_the_side_with_it_wins() -> None:
     fen = "4k3/8/8/8/8/8/8/3QK3[] w - - 0 1"
     board = Board(fen)
-    x = np.array([linear.features(board)[0]] * 20)
+    x = np.array([linear.features(board)] * 20)
     y = np.full(20, 1.0)  # always won: a queen is worth more than the current evaluation says
     w0 = linear.current_weights()
     queen_eg = linear.PST + 4 * 64 + 3  # queen on d1, endgame table
@@ -133,3 +137,13 @@ def test_selfplay_labels_positions_from_whites_view_with_the_result() -> None:
     for row in rows:
         assert Board(row[0]).fen() == board.fen()
         board.push_uci(row[4])  # each row's best move is the move played next
+
+
+@pytest.mark.skipif(shutil.which(FAIRY) is None, reason="Fairy-Stockfish not installed (CI installs it)")
+def test_selfplay_command_writes_labelled_positions(tmp_path: Path) -> None:
+    out = tmp_path / "fsf.txt"
+    assert main(["selfplay", "--out", str(out), "--games", "1", "--workers", "1", "--nodes", "200",
+                 "--chess-share", "0", "--seed", "3"]) == 0
+    rows = list(linear.read_rows(out))
+    assert rows and {variant for _, variant, *_ in rows} == {"seirawan"}
+    assert len({result for _, _, result, _, _ in rows}) == 1

@@ -28,6 +28,7 @@ def main(argv: Optional[list[str]] = None) -> int:
     p.add_argument("--nodes", type=int, default=5000, help="nodes per move")
     p.add_argument("--chess-share", type=float, default=0.25, help="share of standard-chess games")
     p.add_argument("--openings", type=Path, default=Path("engine/data/seirawan.epd"))
+    p.add_argument("--seed", type=int, default=1, help="seed of the openings and random plies")
     p = sub.add_parser("label", help="add a UCI engine's fixed-depth score to each position")
     p.add_argument("data", type=Path)
     p.add_argument("--out", type=Path, required=True)

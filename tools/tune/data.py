@@ -9,6 +9,8 @@ from typing import Iterator, Optional
 
 from engine import Board
 
+from .selfplay import Fsf
+
 _TAG = re.compile(r'^\[(\w+) "(.*)"\]\s*$')
 _COMMENT = re.compile(r"\{[^}]*\}")
 _MOVE_NUMBER = re.compile(r"^\d+\.+$|^\d+\.\.\.$")
@@ -93,8 +95,6 @@ def read_samples(path: Path) -> list[Sample]:
 
 def label_with_engine(samples: list[Sample], engine: str, depth: int) -> None:
     """Set ``score`` (white's view, centipawns; mates as +-2000) from a UCI engine's fixed-depth search."""
-    from .selfplay import Fsf
-
     driver = Fsf(engine, depth=depth)
     for sample in samples:
         driver.set_variant(sample.variant)

@@ -69,9 +69,10 @@ def _shield_counts(squares: list[int], king: int, sign: int) -> tuple[int, int, 
     return near, far, open_, 0
 
 
-def features(pos: Position) -> tuple[np.ndarray, float]:
-    """(feature vector, taper weight) of a position: ``features @ weights`` is ``evaluate`` from white's
-    view, up to rounding."""
+def features(pos: Position) -> np.ndarray:
+    """The feature vector of a position: ``features @ weights`` is ``evaluate`` from white's view, up to
+    rounding. The shield and hand counts mirror ``evaluate._shield`` and ``evaluate.hand_score``; a test
+    checks that they agree."""
     x = np.zeros(N_FEATURES)
     _, _, phase = ev.initial_scores(pos)
     p = min(phase, ev.PHASE_MAX)
@@ -108,7 +109,7 @@ def features(pos: Position) -> tuple[np.ndarray, float]:
             spare = gate_count - count
             if 0 <= spare < 3:
                 x[SHORTAGE_I + spare] += sign * count
-    return x, wm
+    return x
 
 
 def read_rows(path: Path) -> Iterator[tuple[str, str, float, int, str]]:
@@ -137,8 +138,7 @@ def quiet_features(path: Path, max_score: int = 1500) -> tuple[np.ndarray, np.nd
             en_passant = abs(board.squares[move.from_square]) == 1 and (move.from_square - move.to_square) % 8
             if target or en_passant or move.promotion:
                 continue
-        x, _ = features(board)
-        rows.append(x)
+        rows.append(features(board))
         results.append(result)
         scores.append(score)
     return np.array(rows), np.array(results), np.array(scores, dtype=float)

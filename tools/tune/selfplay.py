@@ -95,12 +95,12 @@ def play_game(fsf: Fsf, variant: str, start_fen: str) -> list[str]:
     result: Optional[float] = None
     lopsided = 0
     for _ in range(MAX_PLIES):
-        if not pyffish.legal_moves(variant, start_fen, moves):
-            outcome = pyffish.game_result(variant, start_fen, moves)  # from the side to move's view
+        if not pyffish.legal_moves(variant, fen, []):
+            outcome = pyffish.game_result(variant, fen, [])  # from the side to move's view
             white_to_move = fen.split()[1] == "w"
             result = 0.5 if outcome == 0 else float((outcome > 0) == white_to_move)
             break
-        ended, outcome = pyffish.is_optional_game_end(variant, start_fen, moves)
+        ended, _ = pyffish.is_optional_game_end(variant, start_fen, moves)  # repetitions need the moves
         if ended:
             result = 0.5
             break
