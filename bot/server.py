@@ -212,7 +212,7 @@ class Server:
         self.session = session or _TimeoutSession(token, settings.request_timeout_s)
         self.client = berserk.Client(session=self.session, base_url=self.url)
         self.dialect: Dialect | None = dialect if dialect is not None else (
-            None if settings.dialect == "auto" else settings.dialect)  # type: ignore[assignment]
+            None if settings.dialect == "auto" else settings.dialect)
         self.variants = variants
         self.monotonic = monotonic
         self._closed = threading.Event()
