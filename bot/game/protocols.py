@@ -14,7 +14,7 @@ from bot.timecontrol import SearchLimits
 
 
 class GameStream(Protocol):
-    """A game's event stream (:class:`bot.server.Stream`)."""
+    """A game's event stream (:class:`bot.streams.ServerStream`)."""
 
     def get(self, timeout: float | None = None) -> GameEvent | StreamNotice | None: ...
     def close(self) -> None: ...
