@@ -13,7 +13,7 @@ from typing import Any, Optional
 import pytest
 
 from bot.loopback import LoopbackServer, RandomMoves
-from bot.loopback.opponents import Position
+from bot.loopback.opponents import OpponentView
 from tests.e2e.conftest import (  # noqa: F401 - fixtures re-exported for this folder
     ENGINE,
     KEEPALIVE_S,
@@ -57,7 +57,7 @@ class ResignAfter(RandomMoves):
         super().__init__(seed)
         self.moves = moves
 
-    def choose(self, position: Position) -> Optional[str]:
+    def choose(self, position: OpponentView) -> Optional[str]:
         if position.own_moves >= self.moves:
             return "resign"
         return super().choose(position)
