@@ -11,9 +11,10 @@ from typing import Any
 
 from bot.config import DrawSettings, ResignSettings, Settings, TimeSettings
 from bot.engines import EngineCrashed, EngineReply, Score
-from bot.events import Account, GameEnd, GameFull, GameState, normalise_game_line
+from bot.events import Account, GameEnd, GameFull, GameState
 from bot.game import GameRecord, GameWorker
 from bot.gamepage import GamePage
+from bot.normalise import normalise_game_line
 from bot.server import ServerError
 from tests.bot.conftest import PYCHESS_GAME_END, PYCHESS_GAME_FULL, needs_board
 

@@ -12,9 +12,10 @@ import pytest
 
 from bot.challenges import DAY_S, AcceptedBotChallenge
 from bot.config import MatchmakingTimeControl, settings_from_dict
-from bot.events import ChallengeEvent, normalise_lobby_line
+from bot.events import ChallengeEvent
 from bot.lobby import Lobby
 from bot.matchmaking import DeclineNote
+from bot.normalise import normalise_lobby_line
 from bot.state import (
     STATE_FILE_NAME,
     BotMemory,
@@ -114,7 +115,7 @@ def bot_challenge(challenge_id: str) -> ChallengeEvent:
     data = json.loads(PYCHESS_CHALLENGE)
     data["challenge"]["id"] = challenge_id
     data["challenge"]["challenger"] = {"name": "Robot", "rating": 1500, "title": "BOT"}
-    event = normalise_lobby_line(json.dumps(data), "pychess")
+    event = normalise_lobby_line(json.dumps(data))
     assert isinstance(event, ChallengeEvent)
     return event
 
