@@ -140,12 +140,12 @@ def test_the_daily_bot_limit_and_matchmaking_declines_survive_a_restart(tmp_path
                    monotonic=lambda: 7.0, wall_clock=lambda: wall[0])
     second._handle(bot_challenge("c2"))
     assert server.calls == [("accept", "c1"), ("decline", "c2", "later")]
-    assert second.accepted_from_bots == [AcceptedBotChallenge(7.0 - 3600, "robot")]
+    assert second.games.accepted_from_bots == [AcceptedBotChallenge(7.0 - 3600, "robot")]
     assert second.matchmaker.notes == [DeclineNote("picky", "tooFast", 7.0 - 3610, "chess", BLITZ)]
 
     wall[0] += DAY_S
     third = Lobby(server, settings, ME, lambda label: None,  # type: ignore[arg-type]
                   monotonic=lambda: 9.0, wall_clock=lambda: wall[0])
-    assert third.accepted_from_bots == [] and third.matchmaker.notes == [], "a day later all is forgotten"
+    assert third.games.accepted_from_bots == [] and third.matchmaker.notes == [], "a day later all is forgotten"
     third._handle(bot_challenge("c3"))
     assert server.calls[-1] == ("accept", "c3")
