@@ -83,6 +83,10 @@ class EngineSettings:
     limits: EngineLimits = field(default_factory=EngineLimits)
     startup_timeout_s: float = 20.0
     polyglot: BookSettings = field(default_factory=lambda: BookSettings())
+    #: a variant of challenge.variants the engine cannot play: dropped with a warning (else exit 2 at start)
+    drop_unplayable_variants: bool = False
+    #: log every line to and from the engine (logger ``bot.engine.io``)
+    debug: bool = False
 
     def command_line(self) -> list[str]:
         """``builtin`` -> the bundled engine under this or the configured interpreter; else split the line."""
@@ -367,6 +371,8 @@ def _engine(section: _Section) -> EngineSettings:
         limits=engine_limits,
         startup_timeout_s=section.number("startup_timeout_s", 20.0, minimum=0.1),
         polyglot=_books(section.section("polyglot")),
+        drop_unplayable_variants=section.boolean("drop_unplayable_variants", False),
+        debug=section.boolean("debug", False),
     )
     section.finish()
     return settings
