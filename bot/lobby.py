@@ -40,6 +40,8 @@ log = logging.getLogger(__name__)
 
 #: An accepted challenge holds a concurrency slot until its gameStart arrives, or this many seconds.
 ACCEPTED_SLOT_S = 30.0
+#: After a game lost its engine for good, how often the lobby tries to start an engine again.
+ENGINE_PROBE_S = 30.0
 
 
 @dataclass(frozen=True)
@@ -85,6 +87,11 @@ class Lobby:
         #: challenges from bots accepted in the last 24 hours (max_challenges_per_bot_per_hour / _per_day)
         self.accepted_from_bots: list[AcceptedBotChallenge] = []
         self._rating_diff_note_logged = False
+        #: why no engine works (a game's engine failed for good), until a probe starts one again
+        self.engine_problem: str | None = None
+        self._next_probe_at = 0.0
+        self._probe: threading.Thread | None = None
+        self._health_written: str | None = None
         self.state_file = StateFile(state_path(settings.pgn_directory), monotonic, wall_clock)
         memory = self.state_file.load(settings.matchmaking.decline_cooldown_s)
         self.accepted_from_bots = list(memory.accepted_from_bots)
@@ -122,13 +129,76 @@ class Lobby:
                     if self._is_correspondence(game_id, worker)}
         return len(visiting | set(self.parked) | self.correspondence_ids)
 
+    def health_text(self) -> str:
+        """What the heartbeat file says: ``ok``, or ``unhealthy: ...`` while no engine works."""
+        problem = self.engine_problem
+        if problem is None:
+            return "ok"
+        return f"unhealthy: the engine failed for good ({problem}); no challenges are accepted"
+
     def heartbeat(self) -> None:
+        """Touch the heartbeat file (every event-stream line); its text is :meth:`health_text`, read by
+        ``python -m bot.health``. Called from the stream's reader thread too."""
         if self.heartbeat_path is None:
             return
+        text = self.health_text()
         try:
-            self.heartbeat_path.touch()
+            if text != self._health_written:
+                self.heartbeat_path.write_text(text + "\n", encoding="utf-8")
+                self._health_written = text
+            else:
+                self.heartbeat_path.touch()
         except OSError as error:
             log.debug("heartbeat %s: %s", self.heartbeat_path, error)
+
+    # ---- the engine's health ----
+
+    def engine_lost(self, game_id: str, reason: str) -> None:
+        """A game's engine failed for good (called from its worker thread): decline challenges and fail the
+        health check until an engine starts again (:meth:`_probe_engine`)."""
+        with self._lock:
+            first = self.engine_problem is None
+            self.engine_problem = f"game {game_id}: {reason}"
+            self._next_probe_at = self.monotonic() + ENGINE_PROBE_S
+        if first:
+            log.error("the engine failed for good (game %s: %s); declining challenges until an engine starts "
+                      "again (tried every %g s)", game_id, reason, ENGINE_PROBE_S)
+        self.heartbeat()
+
+    def _probe_engine(self) -> None:
+        """While no engine works, try to start one every ENGINE_PROBE_S, in a thread of its own."""
+        with self._lock:
+            due = (self.engine_problem is not None and self.monotonic() >= self._next_probe_at
+                   and (self._probe is None or not self._probe.is_alive()))
+            if not due:
+                return
+            self._probe = threading.Thread(target=self._try_engine, name="engine-probe", daemon=True)
+        self._probe.start()
+
+    def _try_engine(self) -> None:
+        engine: Engine | None = None
+        try:
+            engine = self.engine_factory("engine probe")
+            engine.new_game()
+            problem = None
+        except Exception as error:  # noqa: BLE001 - whatever the engine does, the lobby goes on
+            problem = str(error) or type(error).__name__
+        finally:
+            if engine is not None:
+                try:
+                    engine.close()
+                except Exception:  # noqa: BLE001
+                    log.debug("engine probe: close failed", exc_info=True)
+        with self._lock:
+            if problem is None:
+                self.engine_problem = None
+            else:
+                self._next_probe_at = self.monotonic() + ENGINE_PROBE_S
+        if problem is None:
+            log.info("the engine starts again; accepting challenges")
+        else:
+            log.warning("the engine still does not start (%s); trying again in %g s", problem, ENGINE_PROBE_S)
+        self.heartbeat()
 
     def save_memory_if_changed(self) -> None:
         """Write the state file when what the limits remember has changed (see :mod:`bot.state`)."""
@@ -194,8 +264,10 @@ class Lobby:
                 if self._handle_stop(stream):
                     break
                 self._visit_parked()
+                self._probe_engine()
                 self.matchmaker.tick(busy=bool(self._realtime_workers() or self.accepted)
-                                     or self._bot_slots() <= 0,  # every slot is reserved for humans
+                                     or self._bot_slots() <= 0  # every slot is reserved for humans
+                                     or self.engine_problem is not None,
                                      stopping=self._stop_mode is not None)
                 self.save_memory_if_changed()
                 item = stream.get(timeout=0.25) if not stream.closed else None
@@ -268,6 +340,14 @@ class Lobby:
             log.debug("challenge %s: our own challenge", challenge.id)  # Lichess echoes outgoing ones
             return
         self._expire_accepted()
+        if self.engine_problem is not None:
+            try:
+                self.server.decline_challenge(challenge.id, "later")
+                log.info("challenge %s: declined from %s (later: no engine works: %s)", challenge.id,
+                         challenge.challenger.name, self.engine_problem)
+            except ServerError as error:
+                log.warning("challenge %s: could not answer (%s)", challenge.id, error)
+            return
         rating = our_rating(challenge, self.account.ratings)
         if rating is None and self.settings.challenge.max_rating_diff is not None \
                 and not self._rating_diff_note_logged:
@@ -330,7 +410,8 @@ class Lobby:
         worker = GameWorker(game_id, self.server, self.settings, self.account, self.engine_factory(label),
                             on_done=self._done.put, monotonic=self.monotonic,
                             challenges_waiting=self.challenges_waiting, revisit=revisit,
-                            chess960=game_id in self.chess960_games)
+                            chess960=game_id in self.chess960_games,
+                            on_engine_lost=lambda reason: self.engine_lost(game_id, reason))
         self.workers[game_id] = worker
         if self._stop_mode == "abort":
             worker.request_stop("abort")

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -219,6 +220,7 @@ def replay_pgn(path: Path, variant: str = "seirawan", chess960: bool = False) ->
     fen = headers.get("FEN", "").strip('"') or None
     board = Board(fen, variant=variant, chess960=chess960)
     body = " ".join(line for line in text.splitlines() if line and not line.startswith("["))
+    body = re.sub(r"\{[^}]*\}", " ", body)  # comments: evaluations, clocks, stand-in notes
     moves = []
     for token in body.split():
         if token[0].isdigit() and ("." in token or token in ("1-0", "0-1", "1/2-1/2")):
