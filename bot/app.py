@@ -130,7 +130,8 @@ def check_configured_engine(settings: Settings) -> tuple[Settings, EngineCheck]:
                          settings.challenge.variants, drop_unplayable=engine.drop_unplayable_variants,
                          startup_timeout_s=engine.startup_timeout_s)
     if found.dropped:
-        challenge = dataclasses.replace(settings.challenge, variants=found.accepted)
+        accepted = tuple(name for name in settings.challenge.variants if name in found.accepted)
+        challenge = dataclasses.replace(settings.challenge, variants=accepted)
         settings = dataclasses.replace(settings, challenge=challenge)
     return settings, found
 

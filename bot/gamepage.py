@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from html.parser import HTMLParser
 from typing import Any
 
-from bot.results import Outcome, pychess_outcome
+from bot.results import GameOutcome, pychess_outcome
 
 
 class GamePageError(ValueError):
@@ -35,7 +35,7 @@ class GamePage:
     black: str = ""
 
     @property
-    def outcome(self) -> Outcome:
+    def outcome(self) -> GameOutcome:
         return pychess_outcome(self.status, self.result)
 
     @property

@@ -39,8 +39,8 @@ from bot.game.protocols import Engine, GameServer, GameStream
 from bot.game.record import GameRecord, describe_clock, final_outcome, write_game_pgn
 from bot.game.talk import Talk
 from bot.game.watch import ServerWatch
-from bot.position import Position, ServerMoveError
-from bot.results import ABANDONED, Outcome
+from bot.position import GameBoard, ServerMoveError
+from bot.results import ABANDONED, GameOutcome
 from bot.server import ServerError, StreamFailed, StreamLost, StreamNotice
 
 log = logging.getLogger("bot.game")
@@ -201,7 +201,7 @@ class GameWorker:
             self.park_at = self.monotonic() + wait
         if first or game.position is None:
             try:
-                game.position = Position(full.initial_fen, full.variant)
+                game.position = GameBoard(full.initial_fen, full.variant)
             except ValueError as error:
                 log.error("%s: cannot set up the position (%s); aborting", self.label, error)
                 self._abort_or_resign(f"cannot set up the position: {error}")
@@ -300,7 +300,7 @@ class GameWorker:
         try:
             game.server.abort_game(self.game_id)
             log.info("%s: aborted (%s)", self.label, reason)
-            game.outcome = Outcome("*", ABANDONED, "aborted")
+            game.outcome = GameOutcome("*", ABANDONED, "aborted")
             game.end_game(f"aborted: {reason}")
         except ServerError as error:
             if not resign:

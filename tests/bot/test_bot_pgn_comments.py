@@ -12,7 +12,7 @@ import chess
 import chess.pgn
 
 from bot.config import settings_from_dict
-from bot.engines import EngineCrashed, SearchResult
+from bot.engines import EngineCrashed, EngineReply
 from bot.pgn import clock_command, eval_command
 from tests.bot.conftest import needs_board
 from tests.bot.test_bot_game import ScriptedEngine
@@ -59,7 +59,7 @@ def play_lichess_game(tmp_path: Path, engine: ScriptedEngine, replies: list[tupl
 
 
 def test_a_lichess_pgn_carries_evals_depths_clocks_ratings_and_titles_python_chess_reads(tmp_path: Path) -> None:
-    engine = ScriptedEngine(SearchResult("e2e4", score_cp=42, depth=7), SearchResult("g1f3", mate=3, depth=9))
+    engine = ScriptedEngine(EngineReply("e2e4", score_cp=42, depth=7), EngineReply("g1f3", mate=3, depth=9))
     text = play_lichess_game(tmp_path, engine, [("e7e5", 178_000, 175_500), ("b8c6", 176_000, 170_200)])
     game = chess.pgn.read_game(io.StringIO(text))
     assert game is not None and not game.errors
@@ -82,13 +82,13 @@ def test_black_s_evaluation_is_written_from_white_s_point_of_view() -> None:
     [full] = normalise_game_line(lichess_full("e2e4"), "lichess")
     game = GameContext("g1", LichessServer(), settings_from_dict({}), Any)  # type: ignore[arg-type]
     game.full = full  # type: ignore[assignment]
-    game.move_notes[1] = MoveNote("engine", SearchResult("e7e5", score_cp=30, depth=4))
+    game.move_notes[1] = MoveNote("engine", EngineReply("e7e5", score_cp=30, depth=4))
     assert move_comments(game, 2, True)[1] == "[%eval -0.30,4]"
 
 
 def test_stand_in_and_book_moves_are_marked_in_the_pgn(tmp_path: Path) -> None:
     crash = EngineCrashed("engine process exited (code -9)")
-    engine = ScriptedEngine(SearchResult("e2e4", book=True), crash, crash, SearchResult("d2d4", score_cp=10, depth=3))
+    engine = ScriptedEngine(EngineReply("e2e4", book=True), crash, crash, EngineReply("d2d4", score_cp=10, depth=3))
     text = play_lichess_game(tmp_path, engine, [("e7e5", 178_000, 175_500), ("b8c6", 176_000, 170_200)])
     game = chess.pgn.read_game(io.StringIO(text))
     assert game is not None and not game.errors
