@@ -24,6 +24,7 @@ from bot.engines import UciEngine, XBoardEngine
 from bot.engines.check import EngineCheck, EngineCheckFailed, check_engine
 from bot.game import Engine
 from bot.lobby import Lobby
+from bot.logsetup import startup_block
 from bot.server import Server, ServerError, ServerStopped, TokenRejected
 from engine.book import BookError
 
@@ -187,6 +188,10 @@ def run_bot(settings: Settings, token: str, *, max_games: int | None = None, upg
         print(f"error: could not {action}: {error}", file=sys.stderr)
         return 1
     log.info("logged in to %s as %s (%s dialect)", settings.server.url, account.username, server.dialect)
+    engine_text = (f"{engine_check.id_name} ({settings.engine.command}, {settings.engine.protocol}; plays "
+                   f"{', '.join(engine_check.playable)})" if engine_check is not None else "supplied by the caller")
+    log.info("%s", startup_block(settings, engine=engine_text, url=settings.server.url,
+                                 dialect=str(server.dialect), account=account.username))
     if not account.is_bot:
         log.warning("%s is not a BOT account (title %r); run with --upgrade to make it one",
                     account.username, account.title)

@@ -47,6 +47,7 @@ ShutdownMode = Literal["finish", "abort"]
 EngineProtocol = Literal["uci", "xboard"]
 BookSelection = Literal["weighted_random", "best_move", "uniform_random"]
 ChatRoom = Literal["player", "spectator"]
+LogLevel = Literal["DEBUG", "INFO", "WARNING", "ERROR"]
 
 #: the engine's variant names (``engine.variants.VARIANT_NAMES``; a test keeps the two equal)
 VARIANT_NAMES: tuple[str, ...] = get_args(Variant)
@@ -338,6 +339,20 @@ class MatchmakingSettings:
 
 
 @dataclass(frozen=True)
+class LoggingSettings:
+    """Where the log goes: stderr at ``level`` (``--log-level`` overrides it), and with ``file`` also a file
+    rotated by size (``max_bytes``, ``backup_count`` old files kept) at ``file_level``. ``engine_file``: the
+    engine's own lines (``engine.debug``, logger ``bot.engine.io``) go to this file instead of the others."""
+
+    level: LogLevel = "INFO"
+    file: str | None = None
+    file_level: LogLevel = "DEBUG"
+    max_bytes: int = setting(10_000_000, minimum=1)
+    backup_count: int = setting(5, minimum=0)
+    engine_file: str | None = None
+
+
+@dataclass(frozen=True)
 class Settings:
     server: ServerSettings = field(default_factory=ServerSettings)
     engine: EngineSettings = field(default_factory=EngineSettings)
@@ -351,6 +366,7 @@ class Settings:
     chat: ChatSettings = field(default_factory=ChatSettings)
     correspondence: CorrespondenceSettings = field(default_factory=CorrespondenceSettings)
     matchmaking: MatchmakingSettings = field(default_factory=MatchmakingSettings)
+    logging: LoggingSettings = field(default_factory=LoggingSettings)
     pgn_directory: str | None = "games"
     heartbeat_file: str | None = None
     token_file: str | None = None

@@ -169,7 +169,10 @@ def run_sandbox(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
         bot_thread.join(timeout=15)
         print(f"sandbox: {game.result()} ({game.termination})", file=out)
         print("", file=out)
-        print(game.pgn(), file=out, flush=True)
+        # the bot's own record (its evaluations, clocks and stand-in marks); the server's if it wrote none
+        bot_pgn = Path(pgn_directory) / f"{game.id}.pgn"
+        print(bot_pgn.read_text(encoding="utf-8").rstrip("\n") if bot_pgn.is_file() else game.pgn(), file=out,
+              flush=True)
         if kept_directory:
             print(f"sandbox: the bot's PGN is in {Path(kept_directory) / (game.id + '.pgn')}", file=out)
         if exit_codes and exit_codes[0] != 0:
