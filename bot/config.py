@@ -237,6 +237,12 @@ class ChallengeSettings:
     reserve_for_humans: int = setting(0, minimum=0, at_most="concurrency")
     #: games (real-time and correspondence) at once against one user (None = no limit)
     max_games_per_user: int | None = setting(None, minimum=1)
+    #: pychess.org: the decline reason as free text for the person (Lichess gets the reason key); "" = key
+    decline_message: str = "{reason}. I accept {variants}, {clock}."
+    #: challenges kept unanswered while every slot is busy, accepted when a game ends (0 = decline later)
+    queue_size: int = setting(0, minimum=0)
+    #: a queued challenge not started within this many seconds is declined (later)
+    queue_timeout_s: float = setting(300.0, minimum=1.0)
     #: challenges accepted from one bot in the last hour (None = no limit)
     max_challenges_per_bot_per_hour: int | None = setting(None, minimum=1)
     #: challenges accepted from all bots together in the last 24 hours (None = no limit)
@@ -283,7 +289,9 @@ class ChatSettings:
     """Game-chat commands (``!help``, ``!name``, ``!eval``, ``!queue``)."""
 
     commands: bool = True
-    eval_rooms: tuple[ChatRoom, ...] = ("spectator",)
+    #: rooms where !eval is answered; null = per server: pychess.org the player room (a BOT's chat reaches only
+    #: the opponent's page, which drops spectator lines), Lichess the spectator room
+    eval_rooms: tuple[ChatRoom, ...] | None = None
     cooldown_s: float = setting(5.0, minimum=0.0)
 
 

@@ -15,8 +15,11 @@ from bot.challenges import (
     DAY_S,
     Accept,
     AcceptedBotChallenge,
+    Decision,
+    Decline,
     LobbyState,
     decide_challenge,
+    decline_message,
     describe_time_control,
     our_rating,
 )
@@ -68,6 +71,8 @@ class Lobby:
         self.workers: dict[str, GameWorker] = {}
         self.ended: set[str] = set()  # games that ended (or were given up) in this run: never restarted
         self.accepted: dict[str, float] = {}
+        #: challenges waiting for a free slot (``challenge.queue_size``), oldest first: id -> (challenge, when)
+        self.queued: dict[str, tuple[Challenge, float]] = {}
         #: ids of accepted challenges and running games known to have days per move
         self.correspondence_ids: set[str] = set()
         #: correspondence games waiting for the opponent: game id -> when to look again (monotonic)
@@ -114,8 +119,9 @@ class Lobby:
         return len(self.finished)
 
     def challenges_waiting(self) -> int:
-        """Accepted challenges whose game has not started, plus our own challenge in flight (``!queue``)."""
-        return len(self.accepted) + self.matchmaker.waiting
+        """Queued challenges, accepted ones whose game has not started, and our own challenge in flight
+        (``!queue``)."""
+        return len(self.queued) + len(self.accepted) + self.matchmaker.waiting
 
     def _is_correspondence(self, game_id: str, worker: GameWorker) -> bool:
         return game_id in self.correspondence_ids or worker.game.correspondence
@@ -261,6 +267,7 @@ class Lobby:
         try:
             while True:
                 self._reap()
+                self._serve_queue()  # a slot may have come free, or the bot is stopping
                 if self._handle_stop(stream):
                     break
                 self._visit_parked()
@@ -283,6 +290,9 @@ class Lobby:
                     continue
                 self._handle(item)
         finally:
+            for challenge, _queued_at in list(self.queued.values()):
+                self._answer(challenge, Decline("later", "the bot is stopping"))
+            self.queued.clear()
             self.matchmaker.cancel_pending()
             self.save_memory_if_changed()
             stream.close()
@@ -322,6 +332,8 @@ class Lobby:
             elif self.parked.pop(item.game_id, None) is not None:
                 self._start_worker(item.game_id, revisit=True)  # to read the result and write the PGN
         elif isinstance(item, ChallengeGone):
+            if self.queued.pop(item.challenge_id, None) is not None:
+                log.info("challenge %s: withdrawn while queued", item.challenge_id)
             self.accepted.pop(item.challenge_id, None)
             self.correspondence_ids.discard(item.challenge_id)
             self._forget_game(item.challenge_id)
@@ -340,26 +352,37 @@ class Lobby:
             log.debug("challenge %s: our own challenge", challenge.id)  # Lichess echoes outgoing ones
             return
         self._expire_accepted()
-        if self.engine_problem is not None:
-            try:
-                self.server.decline_challenge(challenge.id, "later")
-                log.info("challenge %s: declined from %s (later: no engine works: %s)", challenge.id,
-                         challenge.challenger.name, self.engine_problem)
-            except ServerError as error:
-                log.warning("challenge %s: could not answer (%s)", challenge.id, error)
+        decision = self._decide(challenge)
+        queue_size = self.settings.challenge.queue_size
+        if isinstance(decision, Decline) and decision.busy and len(self.queued) < queue_size:
+            self.queued[challenge.id] = (challenge, self.monotonic())
+            log.info("challenge %s: queued %s (%s; %d waiting)", challenge.id, self._summary(challenge),
+                     decision.detail, len(self.queued))
             return
+        self._answer(challenge, decision)
+
+    def _decide(self, challenge: Challenge) -> Decision:
+        if self.engine_problem is not None:
+            return Decline("later", f"no engine works: {self.engine_problem}")
         rating = our_rating(challenge, self.account.ratings)
         if rating is None and self.settings.challenge.max_rating_diff is not None \
                 and not self._rating_diff_note_logged:
             log.info("challenge.max_rating_diff is not applied: the server does not tell our rating")
             self._rating_diff_note_logged = True
         state = replace(self._lobby_state(), our_rating=rating)
-        decision = decide_challenge(challenge, self.settings.challenge, state,
-                                    max_correspondence_games=self.settings.correspondence.max_games)
+        return decide_challenge(challenge, self.settings.challenge, state,
+                                max_correspondence_games=self.settings.correspondence.max_games)
+
+    @staticmethod
+    def _summary(challenge: Challenge) -> str:
         who = challenge.challenger.name + (f" ({challenge.challenger.rating})" if challenge.challenger.rating
                                            else "")
-        summary = (f"{describe_time_control(challenge)} {challenge.variant.config_name} "
-                   f"{'rated' if challenge.rated else 'casual'} from {who}")
+        return (f"{describe_time_control(challenge)} {challenge.variant.config_name} "
+                f"{'rated' if challenge.rated else 'casual'} from {who}")
+
+    def _answer(self, challenge: Challenge, decision: Decision) -> None:
+        """Accept or decline (pychess.org: the reason as free text from ``challenge.decline_message``)."""
+        summary = self._summary(challenge)
         try:
             if isinstance(decision, Accept):
                 self.accepted[challenge.id] = self.monotonic()
@@ -373,7 +396,9 @@ class Lobby:
                                                                         challenge.challenger.name.lower()))
                 log.info("challenge %s: accepted %s", challenge.id, summary)
             else:
-                self.server.decline_challenge(challenge.id, decision.reason)
+                reason = (decline_message(decision, self.settings.challenge) if self.server.dialect == "pychess"
+                          else decision.reason)
+                self.server.decline_challenge(challenge.id, reason)
                 log.info("challenge %s: declined %s (%s: %s)", challenge.id, summary, decision.reason,
                          decision.detail)
         except TokenRejected:
@@ -383,6 +408,27 @@ class Lobby:
             self.correspondence_ids.discard(challenge.id)
             self._forget_game(challenge.id)
             log.warning("challenge %s: could not answer (%s)", challenge.id, error)
+
+    def _serve_queue(self) -> None:
+        """Queued challenges: declined (later) after ``challenge.queue_timeout_s`` or when the bot stops; the
+        oldest one is answered as soon as it is no longer only a matter of a busy slot."""
+        if not self.queued:
+            return
+        now = self.monotonic()
+        for challenge_id, (challenge, queued_at) in list(self.queued.items()):
+            if self._stop_mode is not None or now - queued_at > self.settings.challenge.queue_timeout_s:
+                del self.queued[challenge_id]
+                why = "the bot is stopping" if self._stop_mode is not None else (
+                    f"queued for more than {self.settings.challenge.queue_timeout_s:g} s")
+                self._answer(challenge, Decline("later", why))
+        if not self.queued:
+            return
+        challenge_id, (challenge, _queued_at) = next(iter(self.queued.items()))
+        decision = self._decide(challenge)
+        if isinstance(decision, Decline) and decision.busy:
+            return
+        del self.queued[challenge_id]
+        self._answer(challenge, decision)
 
     def _on_game_start(self, start: GameStart) -> None:
         self.accepted.pop(start.game_id, None)

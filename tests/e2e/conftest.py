@@ -65,7 +65,9 @@ def bot_config(loopback: LoopbackServer, pgn_directory: Path, **overrides: Any) 
         },
         "engine": {"command": ENGINE, "limits": {"depth": 1}},
         "time": {"move_overhead_ms": 100},
-        "challenge": {"concurrency": 1},
+        # the reason key on both servers, so tests can assert the decision; the free text pychess.org gets by
+        # default is tested in test_challenge_queue.py
+        "challenge": {"concurrency": 1, "decline_message": ""},
         "resign": {"enabled": False},
         "draw": {"enabled": False},
         "pgn_directory": str(pgn_directory),
