@@ -110,12 +110,11 @@ def move_comments(game: GameContext, plies: int, white_first: bool) -> list[str 
             elif note.kind == "stand-in":
                 reason = note.reason[:STAND_IN_REASON_CHARS] or "the engine gave no move"
                 parts.append(f"stand-in move: {reason}")
-            elif note.result is not None and note.result.has_score:
-                white_moved = (ply % 2 == 0) == white_first
-                sign = 1 if white_moved else -1
-                result = note.result
-                command = eval_command(sign * result.score_cp if result.score_cp is not None else None,
-                                       sign * result.mate if result.mate is not None else None, result.depth)
+            elif note.result is not None and note.result.score is not None:
+                sign = 1 if (ply % 2 == 0) == white_first else -1  # White's point of view
+                score = note.result.score
+                command = eval_command(None if score.cp is None else sign * score.cp,
+                                       None if score.mate is None else sign * score.mate, note.result.depth)
                 if command is not None:
                     parts.append(command)
         if timed and ply in game.clocks:

@@ -21,17 +21,7 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from bot.config import Settings
-from bot.events import (
-    Account,
-    ChatLine,
-    GameEnd,
-    GameEvent,
-    GameFull,
-    GameState,
-    OpponentGone,
-    UnknownEvent,
-    Variant,
-)
+from bot.events import Account, ChatLine, GameEnd, GameEvent, GameFull, GameState, OpponentGone, UnknownEvent, Variant
 from bot.game.context import GameContext, Phase
 from bot.game.moves import MoveMaker
 from bot.game.ponder import Ponderer

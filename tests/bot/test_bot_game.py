@@ -10,10 +10,11 @@ from dataclasses import replace
 from typing import Any
 
 from bot.config import DrawSettings, ResignSettings, Settings, TimeSettings
-from bot.engines import EngineCrashed, EngineReply
-from bot.events import Account, GameEnd, GameFull, GameState, normalise_game_line
+from bot.engines import EngineCrashed, EngineReply, Score
+from bot.events import Account, GameEnd, GameFull, GameState
 from bot.game import GameRecord, GameWorker
 from bot.gamepage import GamePage
+from bot.normalise import normalise_game_line
 from bot.server import ServerError
 from tests.bot.conftest import PYCHESS_GAME_END, PYCHESS_GAME_FULL, needs_board
 
@@ -113,7 +114,7 @@ class ScriptedEngine:
             raise answer
         if isinstance(answer, EngineReply):
             return answer
-        return EngineReply(bestmove=answer, score_cp=42, depth=7, elapsed_s=1.2)
+        return EngineReply(bestmove=answer, score=Score(cp=42), depth=7, elapsed_s=1.2)
 
     def close(self) -> None:
         self.closed = True
@@ -300,7 +301,7 @@ def test_lichess_draw_offer_by_the_opponent_is_answered_once(tmp_path):
 
 def test_resigns_when_the_score_stays_hopeless(tmp_path):
     server = FakeServer()
-    hopeless = EngineReply(bestmove="e2e4", score_cp=-2000, depth=5)
+    hopeless = EngineReply(bestmove="e2e4", score=Score(cp=-2000), depth=5)
     server.push(PYCHESS_GAME_FULL)
     settings = Settings(pgn_directory=None, resign=ResignSettings(score_cp=-800, moves=1))
     record = run_worker(server, ScriptedEngine(hopeless), tmp_path, settings)

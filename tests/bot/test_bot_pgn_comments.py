@@ -13,6 +13,7 @@ import chess.pgn
 
 from bot.config import settings_from_dict
 from bot.engines import EngineCrashed, EngineReply
+from bot.engines.result import Score
 from bot.pgn import clock_command, eval_command
 from tests.bot.conftest import needs_board
 from tests.bot.test_bot_game import ScriptedEngine
@@ -59,7 +60,8 @@ def play_lichess_game(tmp_path: Path, engine: ScriptedEngine, replies: list[tupl
 
 
 def test_a_lichess_pgn_carries_evals_depths_clocks_ratings_and_titles_python_chess_reads(tmp_path: Path) -> None:
-    engine = ScriptedEngine(EngineReply("e2e4", score_cp=42, depth=7), EngineReply("g1f3", mate=3, depth=9))
+    engine = ScriptedEngine(EngineReply("e2e4", score=Score(cp=42), depth=7),
+                            EngineReply("g1f3", score=Score(mate=3), depth=9))
     text = play_lichess_game(tmp_path, engine, [("e7e5", 178_000, 175_500), ("b8c6", 176_000, 170_200)])
     game = chess.pgn.read_game(io.StringIO(text))
     assert game is not None and not game.errors
@@ -75,20 +77,21 @@ def test_a_lichess_pgn_carries_evals_depths_clocks_ratings_and_titles_python_che
 
 
 def test_black_s_evaluation_is_written_from_white_s_point_of_view() -> None:
-    from bot.events import normalise_game_line
+    from bot.normalise import normalise_game_line
     from bot.game.context import GameContext, MoveNote
     from bot.game.record import move_comments
 
     [full] = normalise_game_line(lichess_full("e2e4"), "lichess")
     game = GameContext("g1", LichessServer(), settings_from_dict({}), Any)  # type: ignore[arg-type]
     game.full = full  # type: ignore[assignment]
-    game.move_notes[1] = MoveNote("engine", EngineReply("e7e5", score_cp=30, depth=4))
+    game.move_notes[1] = MoveNote("engine", EngineReply("e7e5", score=Score(cp=30), depth=4))
     assert move_comments(game, 2, True)[1] == "[%eval -0.30,4]"
 
 
 def test_stand_in_and_book_moves_are_marked_in_the_pgn(tmp_path: Path) -> None:
     crash = EngineCrashed("engine process exited (code -9)")
-    engine = ScriptedEngine(EngineReply("e2e4", book=True), crash, crash, EngineReply("d2d4", score_cp=10, depth=3))
+    engine = ScriptedEngine(EngineReply("e2e4", book=True), crash, crash,
+                            EngineReply("d2d4", score=Score(cp=10), depth=3))
     text = play_lichess_game(tmp_path, engine, [("e7e5", 178_000, 175_500), ("b8c6", 176_000, 170_200)])
     game = chess.pgn.read_game(io.StringIO(text))
     assert game is not None and not game.errors

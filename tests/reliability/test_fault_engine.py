@@ -55,7 +55,7 @@ def test_an_engine_gone_for_good_ends_the_game_stops_challenges_and_fails_the_he
     engine starts again, then the bot accepts again."""
     from bot import health
 
-    monkeypatch.setattr("bot.lobby.ENGINE_PROBE_S", 0.5)
+    monkeypatch.setattr("bot.enginehealth.ENGINE_PROBE_S", 0.5)
     caplog.set_level(logging.INFO)
     counter = tmp_path / "searches"
     heartbeat = tmp_path / "heartbeat"
