@@ -77,9 +77,9 @@ def test_a_lichess_pgn_carries_evals_depths_clocks_ratings_and_titles_python_che
 
 
 def test_black_s_evaluation_is_written_from_white_s_point_of_view() -> None:
-    from bot.normalise import normalise_game_line
     from bot.game.context import GameContext, MoveNote
     from bot.game.record import move_comments
+    from bot.normalise import normalise_game_line
 
     [full] = normalise_game_line(lichess_full("e2e4"), "lichess")
     game = GameContext("g1", LichessServer(), settings_from_dict({}), Any)  # type: ignore[arg-type]
