@@ -22,6 +22,7 @@ from bot.books import check_books
 from bot.config import Settings
 from bot.engines import UciEngine, XBoardEngine
 from bot.engines.check import EngineCheck, EngineCheckFailed, check_engine
+from bot.engines.homemade import homemade_factory
 from bot.game import Engine
 from bot.lobby import Lobby
 from bot.logsetup import startup_block
@@ -32,7 +33,10 @@ log = logging.getLogger("bot")
 
 
 def default_engine_factory(settings: Settings) -> Callable[[str], Engine]:
-    """Engines for the games: the UCI client, or the XBoard client with ``engine.protocol: xboard``."""
+    """Engines for the games: the UCI client, the XBoard client with ``engine.protocol: xboard``, or a Python
+    class with ``engine.protocol: homemade``."""
+    if settings.engine.protocol == "homemade":
+        return homemade_factory(settings.engine.command)
     client = XBoardEngine if settings.engine.protocol == "xboard" else UciEngine
     if client is XBoardEngine and settings.engine.ponder:
         log.warning("engine.ponder is ignored with engine.protocol: xboard (pondering is UCI-only)")

@@ -44,7 +44,7 @@ Mode = Literal["casual", "rated"]
 DialectSetting = Literal["auto", "lichess", "pychess"]
 ShutdownMode = Literal["finish", "abort"]
 #: how the bot talks to its engine: UCI (the bundled engine, Fairy-Stockfish) or XBoard/CECP (Sjaak II, Fairy-Max)
-EngineProtocol = Literal["uci", "xboard"]
+EngineProtocol = Literal["uci", "xboard", "homemade"]
 BookSelection = Literal["weighted_random", "best_move", "uniform_random"]
 ChatRoom = Literal["player", "spectator"]
 LogLevel = Literal["DEBUG", "INFO", "WARNING", "ERROR"]
@@ -195,6 +195,9 @@ class EngineSettings:
     def check(self, section: _Section) -> EngineSettings:
         if self.protocol == "xboard" and self.command == "builtin":
             raise section.fail("protocol", "uci for the builtin engine (it speaks UCI only)", self.protocol)
+        if self.protocol == "homemade" and (self.command == "builtin" or ":" not in self.command
+                                            or " " in self.command.strip()):
+            raise section.fail("command", "package.module:ClassName with engine.protocol: homemade", self.command)
         return self
 
     def command_line(self) -> list[str]:
