@@ -331,6 +331,33 @@ class MatchmakingTimeControl:
 
 
 @dataclass(frozen=True)
+class MatchmakingOverride:
+    """What matchmaking does differently for one variant (``matchmaking.overrides.<variant>``); a key left out
+    keeps the section's value."""
+
+    time_controls: tuple[MatchmakingTimeControl, ...] | None = setting(
+        None, non_empty=True, what="a non-empty list of {base_s, increment_s} or {days} mappings")
+    rated: bool | None = None
+    min_rating: int | None = setting(None, minimum=0)
+    max_rating: int | None = setting(None, minimum=0)
+    rating_difference: int | None = setting(None, minimum=0)
+
+
+def _overrides(value: Any, section: _Section, name: str) -> dict[str, MatchmakingOverride]:
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping):
+        raise section.fail(name, "a mapping of variant names to settings", value)
+    overrides: dict[str, MatchmakingOverride] = {}
+    for variant_key, entry in value.items():
+        variant = "chess" if variant_key == "standard" else str(variant_key)
+        if variant not in VARIANT_NAMES:
+            raise section.fail(name, f"variant names from {', '.join(VARIANT_NAMES)} (or standard)", variant_key)
+        overrides[variant] = _read_section(MatchmakingOverride, entry, f"{section.key(name)}.{variant_key}")
+    return overrides
+
+
+@dataclass(frozen=True)
 class MatchmakingSettings:
     """Challenging online bots when idle (Lichess only: pychess.org does not let bots challenge)."""
 
@@ -347,6 +374,24 @@ class MatchmakingSettings:
     challenge_timeout_s: float = setting(30.0, minimum=1.0)
     decline_cooldown_s: float = setting(3600.0, minimum=0.0)
     daily_limit: int = setting(100, minimum=1)
+    #: the opponent's rating at most this far from ours in the game's category (None = no such check)
+    rating_difference: int | None = setting(None, minimum=0)
+    #: also challenge while games run, as long as a slot (challenge.concurrency) is free
+    allow_during_games: bool = False
+    #: URLs of text files with one bot name per line, never challenged (fetched without our token)
+    online_block_list: tuple[str, ...] = ()
+    #: per variant name: other time controls, rated, rating range or rating_difference
+    overrides: dict[str, MatchmakingOverride] = setting(factory=dict, parse=_overrides)
+
+    def for_variant(self, variant: str) -> MatchmakingSettings:
+        """These settings with ``overrides[variant]`` applied."""
+        override = self.overrides.get(variant)
+        if override is None:
+            return self
+        changes = {name: value for name, value in dataclasses.asdict(override).items() if value is not None}
+        if override.time_controls is not None:
+            changes["time_controls"] = override.time_controls  # asdict made plain dicts of them
+        return dataclasses.replace(self, **changes)
 
 
 @dataclass(frozen=True)

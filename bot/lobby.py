@@ -137,10 +137,7 @@ class Lobby:
                     break
                 self._visit_parked()
                 self.engine_health.probe_if_due()
-                self.matchmaker.tick(busy=bool(self.games.realtime_workers() or self.games.accepted)
-                                     or self.games.bot_slots() <= 0  # every slot is reserved for humans
-                                     or self.engine_health.problem is not None,
-                                     stopping=self._stop_mode is not None)
+                self.matchmaker.tick(busy=self._matchmaking_busy(), stopping=self._stop_mode is not None)
                 self.save_memory_if_changed()
                 item = stream.get(timeout=0.25) if not stream.closed else None
                 if item is None:
@@ -167,6 +164,16 @@ class Lobby:
         log.info("stopped after %d finished game%s", self.games_finished,
                  "" if self.games_finished == 1 else "s")
         return exit_code
+
+    def _matchmaking_busy(self) -> bool:
+        """Whether matchmaking must wait: no engine works, every slot is reserved for humans, or a game runs
+        (with ``matchmaking.allow_during_games``: only when no slot is free for a game against a bot)."""
+        if self.games.bot_slots() <= 0 or self.engine_health.problem is not None:
+            return True
+        if not self.settings.matchmaking.allow_during_games:
+            return bool(self.games.realtime_workers() or self.games.accepted)
+        state = self._lobby_state()
+        return state.active_games >= self.settings.challenge.concurrency or state.bot_games >= self.games.bot_slots()
 
     def _handle_stop(self, stream: object) -> bool:
         """Apply a stop request / the game limit. Returns True when the loop should end."""
