@@ -56,20 +56,63 @@ def test_plays_the_engine_move_logs_it_and_writes_the_pgn_on_game_end(tmp_path, 
     assert engine.searches[1][1] == ["g1h3e", "b8c6e"]
     assert record.result == "*" and record.pgn_path is not None
     pgn = record.pgn_path.read_text()
-    assert "1. Nh3/E Nc6/E" in pgn and '[White "SeirawanBot"]' in pgn
+    assert "1. Nh3/E {[%eval 0.42,7] [%clk 0:05:00]} Nc6/E {[%clk 0:05:00]} *" in pgn
+    assert '[White "SeirawanBot"]' in pgn
 
 
-def test_an_illegal_engine_move_is_retried_once_then_replaced_by_a_legal_fallback(tmp_path, caplog):
+def test_an_illegal_engine_move_is_retried_once_then_replaced_by_a_legal_stand_in(tmp_path, caplog):
     server = FakeServer()
-    server.on_move = lambda uci: server.push(PYCHESS_GAME_END)
+    replies = iter([lambda uci: server.push(state_line("g1h3e b8c6e")),
+                    lambda uci: server.push(state_line(f"g1h3e b8c6e {uci}"), PYCHESS_GAME_END)])
+    server.on_move = lambda uci: next(replies)(uci)
     server.push(PYCHESS_GAME_FULL)
-    engine = ScriptedEngine("e2e5")
+    engine = ScriptedEngine("g1h3e", "e2e5")
     with caplog.at_level(logging.WARNING):
-        run_worker(server, engine, tmp_path)
-    assert len(engine.searches) == 2
-    [sent] = server.moves()
+        record = run_worker(server, engine, tmp_path)
+    assert len(engine.searches) == 3
+    [_, sent] = server.moves()
     assert sent != "e2e5"
     assert "illegal" in caplog.text and "fallback " + sent in caplog.text
+    assert record.pgn_path is not None and "stand-in" in record.pgn_path.read_text()
+
+
+def test_an_engine_that_fails_on_the_first_move_gets_the_game_aborted_not_a_stand_in(tmp_path, caplog):
+    server = FakeServer()
+    lost: list[str] = []
+    server.push(PYCHESS_GAME_FULL)
+    engine = ScriptedEngine(EngineCrashed("exit code -9"))
+    settings = Settings(pgn_directory=str(tmp_path / "games"))
+    records: list[GameRecord] = []
+    worker = GameWorker("RpxjQkJ5", server, settings, ME, engine, on_done=records.append,  # type: ignore[arg-type]
+                        on_engine_lost=lost.append)
+    with caplog.at_level(logging.ERROR):
+        worker.start()
+        worker.thread.join(10)
+    assert server.moves() == [] and ("abort",) in server.calls and ("resign",) not in server.calls
+    assert lost and "engine crashed" in lost[0]
+    assert "aborting the game" in caplog.text
+
+
+def test_a_second_stand_in_in_a_row_is_a_resignation_instead(tmp_path, caplog):
+    server = FakeServer()
+    lost: list[str] = []
+    replies = iter([lambda uci: server.push(state_line("g1h3e b8c6e")),
+                    lambda uci: server.push(state_line(f"g1h3e b8c6e {uci}"), state_line(f"g1h3e b8c6e {uci} g8h6h"))])
+    server.on_move = lambda uci: next(replies)(uci)
+    server.push(PYCHESS_GAME_FULL)
+    engine = ScriptedEngine("g1h3e", EngineCrashed("exit code -9"))
+    settings = Settings(pgn_directory=str(tmp_path / "games"))
+    records: list[GameRecord] = []
+    worker = GameWorker("RpxjQkJ5", server, settings, ME, engine, on_done=records.append,  # type: ignore[arg-type]
+                        on_engine_lost=lost.append)
+    with caplog.at_level(logging.ERROR):
+        worker.start()
+        worker.thread.join(10)
+    assert len(server.moves()) == 2, "one engine move, one stand-in"
+    assert ("resign",) in server.calls and ("abort",) not in server.calls and len(lost) == 1
+    assert records and records[0].result == "0-1"
+    pgn = records[0].pgn_path.read_text() if records[0].pgn_path else ""
+    assert "stand-in" in pgn
 
 
 def test_an_illegal_move_then_a_legal_one_plays_the_legal_one(tmp_path):
