@@ -226,7 +226,7 @@ def test_engine_protocol_config_picks_the_client(caplog):
     assert isinstance(default_engine_factory(settings)("g1"), XBoardEngine)
     assert "engine.ponder is ignored with engine.protocol: xboard" in caplog.text
     assert settings_from_dict({}).engine.protocol == "uci"
-    with pytest.raises(ConfigError, match="engine.protocol must be one of uci, xboard, got 'cecp'"):
+    with pytest.raises(ConfigError, match="engine.protocol must be one of uci, xboard, homemade, got 'cecp'"):
         settings_from_dict({"engine": {"command": "x", "protocol": "cecp"}})
     with pytest.raises(ConfigError, match="engine.protocol must be uci for the builtin engine"):
         settings_from_dict({"engine": {"protocol": "xboard"}})
