@@ -26,10 +26,11 @@ def state_line(moves: str, status: str = "started", **extra: Any) -> str:
 
 
 def run_worker(server: FakeServer, engine: ScriptedEngine, tmp_path, settings: Settings | None = None,
-               timeout: float = 10.0) -> GameRecord:
+               timeout: float = 10.0, **options: Any) -> GameRecord:
     settings = settings or Settings(pgn_directory=str(tmp_path / "games"))
     records: list[GameRecord] = []
-    worker = GameWorker("RpxjQkJ5", server, settings, ME, engine, on_done=records.append)  # type: ignore[arg-type]
+    worker = GameWorker("RpxjQkJ5", server, settings, ME, engine, on_done=records.append,  # type: ignore[arg-type]
+                        **options)
     worker.start()
     worker.thread.join(timeout)
     assert not worker.thread.is_alive(), "the game worker did not finish"
@@ -80,14 +81,8 @@ def test_an_engine_that_fails_on_the_first_move_gets_the_game_aborted_not_a_stan
     server = FakeServer()
     lost: list[str] = []
     server.push(PYCHESS_GAME_FULL)
-    engine = ScriptedEngine(EngineCrashed("exit code -9"))
-    settings = Settings(pgn_directory=str(tmp_path / "games"))
-    records: list[GameRecord] = []
-    worker = GameWorker("RpxjQkJ5", server, settings, ME, engine, on_done=records.append,  # type: ignore[arg-type]
-                        on_engine_lost=lost.append)
     with caplog.at_level(logging.ERROR):
-        worker.start()
-        worker.thread.join(10)
+        run_worker(server, ScriptedEngine(EngineCrashed("exit code -9")), tmp_path, on_engine_lost=lost.append)
     assert server.moves() == [] and ("abort",) in server.calls and ("resign",) not in server.calls
     assert lost and "engine crashed" in lost[0]
     assert "aborting the game" in caplog.text
@@ -100,19 +95,13 @@ def test_a_second_stand_in_in_a_row_is_a_resignation_instead(tmp_path, caplog):
                     lambda uci: server.push(state_line(f"g1h3e b8c6e {uci}"), state_line(f"g1h3e b8c6e {uci} g8h6h"))])
     server.on_move = lambda uci: next(replies)(uci)
     server.push(PYCHESS_GAME_FULL)
-    engine = ScriptedEngine("g1h3e", EngineCrashed("exit code -9"))
-    settings = Settings(pgn_directory=str(tmp_path / "games"))
-    records: list[GameRecord] = []
-    worker = GameWorker("RpxjQkJ5", server, settings, ME, engine, on_done=records.append,  # type: ignore[arg-type]
-                        on_engine_lost=lost.append)
     with caplog.at_level(logging.ERROR):
-        worker.start()
-        worker.thread.join(10)
+        record = run_worker(server, ScriptedEngine("g1h3e", EngineCrashed("exit code -9")), tmp_path,
+                            on_engine_lost=lost.append)
     assert len(server.moves()) == 2, "one engine move, one stand-in"
     assert ("resign",) in server.calls and ("abort",) not in server.calls and len(lost) == 1
-    assert records and records[0].result == "0-1"
-    pgn = records[0].pgn_path.read_text() if records[0].pgn_path else ""
-    assert "stand-in" in pgn
+    assert record.result == "0-1"
+    assert record.pgn_path is not None and "stand-in" in record.pgn_path.read_text()
 
 
 def test_an_illegal_move_then_a_legal_one_plays_the_legal_one(tmp_path):
