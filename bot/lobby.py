@@ -101,6 +101,8 @@ class Lobby:
             if self._stop_requests > 1:
                 wanted = "abort"
             self._stop_mode = wanted
+        # a 429 pause or a back-off on accept, decline or the event stream must not hold the stop up
+        self.server.stop_waiting()
 
     @property
     def games_finished(self) -> int:

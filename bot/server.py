@@ -59,6 +59,10 @@ CAPABILITIES_HEADER = "X-PyChess-Bot-Capabilities"
 #: stream answers worth another try besides 5xx and 429: pychess answers 409 "Duplicate BOT game_stream"
 #: after a restart, sometimes for good (the game worker's bounded wait decides when to give up)
 RETRYABLE_STREAM_STATUSES = (409,)
+#: endpoints a running game needs: their waits (429 pause, back-off) go on after a stop request, for the games
+#: being finished; every other wait ends at once when the bot is asked to stop
+GAME_ENDPOINTS = frozenset({"move", "chat", "abort", "resign", "game page", "game export", "draw", "claim",
+                            "takeback", "stream game"})
 
 T = TypeVar("T")
 
@@ -167,9 +171,8 @@ class _TimeoutSession(berserk.TokenSession):
 class EndpointLimits:
     """Per-endpoint 429 pauses."""
 
-    def __init__(self, monotonic: Callable[[], float], wait: Callable[[float], bool]) -> None:
+    def __init__(self, monotonic: Callable[[], float]) -> None:
         self.monotonic = monotonic
-        self.wait = wait
         self._blocked_until: dict[str, float] = {}
         self._locks: dict[str, threading.Lock] = {}
         self._guard = threading.Lock()
@@ -187,14 +190,15 @@ class EndpointLimits:
         with self._guard:
             return self._locks.setdefault(endpoint, threading.Lock())
 
-    def call(self, endpoint: str, function: Callable[[], T]) -> T:
-        """Run ``function``; while the endpoint is paused, wait, and let only one caller through at a time."""
+    def call(self, endpoint: str, function: Callable[[], T], wait: Callable[[float], bool]) -> T:
+        """Run ``function``; while the endpoint is paused, ``wait`` (True: stop waiting, raise
+        :class:`ServerStopped`), and let only one caller through at a time."""
         if self.remaining_s(endpoint) <= 0:
             return function()
         with self.lock(endpoint):
             while (remaining := self.remaining_s(endpoint)) > 0:
                 log.info("%s is rate limited; waiting %.0f s", endpoint, remaining)
-                if self.wait(remaining):
+                if wait(remaining):
                     raise ServerStopped(f"{endpoint}: stopped while rate limited")
             return function()
 
@@ -216,18 +220,42 @@ class Server:
         self.variants = variants
         self.monotonic = monotonic
         self._closed = threading.Event()
+        #: set by :meth:`stop_waiting` (and :meth:`close`): the waits of calls no game needs end at once
+        self._stopping = threading.Event()
+        self._injected_wait = wait
         self.wait = wait or self._closed.wait
-        self.limits = EndpointLimits(monotonic, self.wait)
+        self.limits = EndpointLimits(monotonic)
         self.account: Account | None = None
 
     # ---- request plumbing ----
 
     def close(self) -> None:
+        self._stopping.set()
         self._closed.set()
+
+    def stop_waiting(self) -> None:
+        """The bot is stopping: every wait of a call that no running game needs (a 429 pause or back-off on
+        accept, decline, the event stream ...) ends now and the call raises :class:`ServerStopped`. The games'
+        own calls (move, resign, their streams) still wait, so that the games being finished can be."""
+        self._stopping.set()
 
     @property
     def closed(self) -> bool:
         return self._closed.is_set()
+
+    @property
+    def stopping(self) -> bool:
+        return self._stopping.is_set()
+
+    def wait_for(self, endpoint: str, seconds: float) -> bool:
+        """Sleep ``seconds`` before another call to ``endpoint``; True when the wait was cut short because the
+        server object was closed, or (for an endpoint no game needs) the bot is stopping."""
+        game_call = endpoint in GAME_ENDPOINTS
+        if self.closed or (not game_call and self.stopping):
+            return True
+        if self._injected_wait is not None:
+            return self._injected_wait(seconds) or self.closed or (not game_call and self.stopping)
+        return (self._closed if game_call else self._stopping).wait(seconds)
 
     def _call(self, endpoint: str, function: Callable[[], T], *, attempts: int = 4,
               retry_base_s: float | None = None, wait_when_limited: bool = True) -> T:
@@ -244,7 +272,7 @@ class Server:
             if not wait_when_limited and (paused := self.limits.remaining_s(endpoint)) > 0:
                 raise RateLimited(f"{endpoint}: rate limited for another {paused:.0f} s", paused)
             try:
-                return self.limits.call(endpoint, function)
+                return self.limits.call(endpoint, function, lambda seconds: self.wait_for(endpoint, seconds))
             except berserk.exceptions.ResponseError as error:
                 status, response = error.status_code, error.response
             except requests.HTTPError as error:
@@ -275,7 +303,7 @@ class Server:
                 raise ServerError(f"{endpoint}: {reason}, gave up after {failures} attempts", status or None)
             delay = backoff_s(failures - 1, RETRY_BASE_S if retry_base_s is None else retry_base_s)
             log.warning("%s: %s; retrying in %.1f s", endpoint, reason, delay)
-            if self.wait(delay):
+            if self.wait_for(endpoint, delay):
                 raise ServerStopped(f"{endpoint}: the bot is stopping")
 
     def _post_form(self, path: str, data: dict[str, str] | None = None,
@@ -306,7 +334,7 @@ class Server:
                 delay = min(STARTUP_MAX_DELAY_S, backoff_s(attempt, RETRY_BASE_S))
                 attempt += 1
                 log.warning("cannot reach %s yet (%s); trying again in %.0f s", self.url, error, delay)
-                if self.wait(delay):
+                if self.wait_for("account", delay):
                     raise ServerStopped("account: stopped while waiting for the server") from None
 
     def _fetch_account_once(self) -> Account:
@@ -571,17 +599,22 @@ class Stream(Generic[T]):
             pass
         _close_quietly(response)
 
+    @property
+    def endpoint(self) -> str:
+        return "stream " + ("event" if self.path == "/api/stream/event" else "game")
+
     def _wait(self, seconds: float) -> bool:
-        """Sleep unless closed; True when the stream or the server was closed."""
-        if self._closed.wait(0) or self.server.closed:
+        """Sleep unless closed; True when the stream or the server was closed (or, for the event stream, the
+        bot is stopping: no game needs it)."""
+        if self._closed.wait(0) or self.server.wait_for(self.endpoint, 0):
             return True
-        return self.server.wait(seconds) or self._closed.is_set()
+        return self.server.wait_for(self.endpoint, seconds) or self._closed.is_set()
 
     def _run(self) -> None:
         attempt = 0
-        while not self.closed and not self.server.closed:
+        while not self.closed and not self.server.wait_for(self.endpoint, 0):
             delivered, failure = self._connect_and_read()
-            if self.closed or self.server.closed:
+            if self.closed or self.server.wait_for(self.endpoint, 0):
                 return
             if isinstance(failure, StreamFailed):
                 self.items.put(failure)
@@ -598,7 +631,7 @@ class Stream(Generic[T]):
     def _connect_and_read(self) -> tuple[bool, StreamLost | StreamFailed | None]:
         """One connection. Returns (whether any line arrived, why it ended)."""
         server = self.server
-        endpoint = "stream " + ("event" if self.path == "/api/stream/event" else "game")
+        endpoint = self.endpoint
         remaining = server.limits.remaining_s(endpoint)
         if remaining > 0 and self._wait(remaining):
             return False, None

@@ -89,6 +89,9 @@ class FakeServer:
     def moves(self) -> list[str]:
         return [call[1] for call in self.calls if call[0] == "move"]
 
+    def stop_waiting(self) -> None:
+        self.calls.append(("stop waiting",))
+
 
 class ScriptedEngine:
     """Answers from a list: a UCI string, a SearchResult, or an exception to raise; the last one repeats."""
