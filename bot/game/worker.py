@@ -19,6 +19,7 @@ import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import replace
+from pathlib import Path
 
 from bot.config import Settings
 from bot.events import (
@@ -36,11 +37,12 @@ from bot.game.context import GameContext, Phase
 from bot.game.moves import MoveMaker
 from bot.game.ponder import Ponderer
 from bot.game.protocols import Engine, GameServer, GameStream
-from bot.game.record import GameRecord, describe_clock, final_outcome, write_game_pgn
+from bot.game.record import GameNote, GameRecord, describe_clock, final_outcome, write_game_pgn
 from bot.game.talk import Talk
 from bot.game.watch import ServerWatch
+from bot.pgn import safe_file_id
 from bot.position import Position, ServerMoveError
-from bot.results import ABANDONED, Outcome
+from bot.results import ABANDONED, Outcome, lichess_outcome, resignation
 from bot.server import ServerError, StreamFailed, StreamLost, StreamNotice
 
 log = logging.getLogger("bot.game")
@@ -49,6 +51,8 @@ log = logging.getLogger("bot.game")
 FINISH_GRACE_S = 10.0
 #: How often the timed checks run (parking, aborting an unstarted game, stalls, a move to retry).
 IDLE_TICK_S = 0.5
+#: A game our record says is over: how often a resignation (or abort) that the server refused is sent again.
+RESEND_RETRY_S = 5.0
 
 Item = GameEvent | StreamNotice
 
@@ -60,7 +64,8 @@ class GameWorker:
                  *, on_done: Callable[[GameRecord], None] | None = None,
                  monotonic: Callable[[], float] = time.monotonic,
                  challenges_waiting: Callable[[], int] = lambda: 0, revisit: bool = False,
-                 chess960: bool = False) -> None:
+                 chess960: bool = False, remembered: GameNote | None = None,
+                 on_note: Callable[[GameNote], None] | None = None) -> None:
         self.game = GameContext(game_id, server, settings, account, monotonic)
         self.game_id = game_id
         self.label = self.game.label
@@ -84,6 +89,11 @@ class GameWorker:
         self.park_at: float | None = None
         self.park_soon = False  # the bot is stopping: no waiting for a quick reply
         self.chess960_hint = chess960  # from gameStart: pychess's gameFull has no chess960 flag
+        # a game an earlier run (or this one) resigned, aborted or saw end: play nothing, resign (abort) again
+        self.remembered = remembered
+        self.on_note = on_note
+        self.action = remembered.action if remembered is not None else "ended"  # what we did to the game
+        self._resend_from = monotonic() if remembered is not None else None
 
     @property
     def opponent_name(self) -> str:
@@ -166,6 +176,10 @@ class GameWorker:
 
     def _on_idle(self) -> None:
         now = self.monotonic()
+        if self.remembered is not None:
+            self._resend_if_due(now)
+            if self.game.over:
+                return
         if self._finished_by_server_at is not None and now - self._finished_by_server_at > FINISH_GRACE_S:
             self.game.end_game("finished (event stream)")
             return
@@ -174,7 +188,7 @@ class GameWorker:
         if not self.game.over:
             self.watch.check(now)
             self.watch.claim_if_due(now)
-        if not self.game.over and self.mover.retry_due(now):
+        if not self.game.over and self.remembered is None and self.mover.retry_due(now):
             log.info("%s: retrying our move", self.label)
             self._play()
 
@@ -210,11 +224,11 @@ class GameWorker:
                 log.info("%s: playing %s as %s vs %s (%s)", self.label, full.variant.config_name, colour,
                          game.opponent_name, describe_clock(full))
             game.phase = Phase.PLAYING
-        if not game.correspondence:  # a correspondence visit starts the engine only when it must move
+        if not game.correspondence and self.remembered is None:  # correspondence: only when it must move
             self.mover.prepare_engine()
         self._on_state(full.state)
         opening = game.position is not None and game.position.ply < 2
-        if opening and not self.revisit and not game.over:
+        if opening and not self.revisit and not game.over and self.remembered is None:
             self.talk.greet_once()
 
     def _on_state(self, state: GameState) -> None:
@@ -241,6 +255,8 @@ class GameWorker:
         if state.is_final:
             self.ponderer.stop()
             return  # the GameEnd that follows ends the loop
+        if self.remembered is not None:
+            return  # over for us: no move, no answer to offers
         self.talk.answer_draw_offer(state)
         self.talk.answer_takeback_request(state, self.mover.answered)
         if self.mover.due(state):
@@ -273,7 +289,7 @@ class GameWorker:
     def _maybe_abort_unstarted(self, now: float) -> None:
         """Abort when the opponent has not made their first move in time."""
         game = self.game
-        if game.position is None or game.over or game.we_are_white is None:
+        if game.position is None or game.over or game.we_are_white is None or self.remembered is not None:
             return
         opponent_moved = game.position.ply >= (1 if game.we_are_white is False else 2)
         if opponent_moved or game.our_turn() or game.correspondence:
@@ -290,6 +306,7 @@ class GameWorker:
             game.server.abort_game(self.game_id)
             log.info("%s: aborted (%s)", self.label, reason)
             game.outcome = Outcome("*", ABANDONED, "aborted")
+            self._note("aborted", game.outcome)
             game.end_game(f"aborted: {reason}")
         except ServerError as error:
             if not resign:
@@ -310,7 +327,59 @@ class GameWorker:
         except ServerError as error:
             log.error("%s: could not resign (%s)", self.label, error)
             return
+        if game.we_are_white is not None:
+            self._note("resigned", resignation(game.we_are_white))
         game.end_game(game.end_reason or "resigned")  # pychess sends no end event after a resignation
+
+    # ---- a game our record says is over ----
+
+    def _resend_if_due(self, now: float) -> None:
+        """Resign (or abort) again a game we resigned (aborted) before, once its ``gameFull`` is here (to have
+        the moves for the PGN) or the stream has not brought it for ``stream_timeout_s``. Nothing is sent when
+        the server already has the game over (game page or export). A game that simply ended is only looked
+        up: over on the server too, the worker is done; otherwise it watches, playing nothing."""
+        game, note = self.game, self.remembered
+        if note is None or self._resend_from is None or now < self._resend_from:
+            return
+        waited = now - self._resend_from
+        if game.full is None and waited < game.settings.server.stream_timeout_s:
+            return
+        if note.action == "ended":  # nothing to send: is the game over on the server too?
+            self._resend_from = None
+            if self.watch.settle_from_page():
+                game.end_game("over on the server")
+            return
+        if self.watch.already_over_on_server():
+            return
+        abort = note.action == "aborted" and (game.position is None or game.position.ply < 2)
+        try:
+            if abort:
+                game.server.abort_game(self.game_id)
+            else:
+                game.server.resign_game(self.game_id)
+        except ServerError as error:
+            log.warning("%s: could not %s again (%s); trying again in %.0f s", self.label,
+                        "abort" if abort else "resign", error, RESEND_RETRY_S)
+            self._resend_from = now + RESEND_RETRY_S
+            return
+        self._resend_from = None
+        game.we_resigned = not abort
+        log.info("%s: our record says we %s this game; %s again and played nothing", self.label, note.action,
+                 "aborted it" if abort else "resigned")
+        if self.watch.settle_from_page() is None and game.server.dialect == "pychess":
+            log.info("%s: the game page cannot be read; keeping our result %s", self.label, note.result)
+        game.end_game(f"over for us since an earlier run ({note.action})")
+
+    def _note(self, action: str, outcome: Outcome) -> None:
+        """Tell the lobby (the state file) what we did to the game and the result we write."""
+        if action != "ended":
+            self.action = action
+        if self.on_note is not None:
+            try:
+                self.on_note(GameNote(self.game_id, self.action, outcome.result, outcome.termination,
+                                      self.monotonic()))
+            except Exception:  # noqa: BLE001 - a state-file problem must not cost the game its end
+                log.exception("%s: could not remember the game", self.label)
 
     # ---- the end ----
 
@@ -324,6 +393,9 @@ class GameWorker:
                     game.opponent_name)
             self._report(GameRecord(self.game_id, "*", "parked", game.opponent_name, parked=True))
             return
+        if self.remembered is not None:
+            self._finish_remembered(self.remembered)
+            return
         gave_up = game.phase is Phase.GAVE_UP
         board = game.position.board if game.position is not None else None
         outcome = final_outcome(game.outcome, game.end, board, game.we_are_white, game.we_resigned)
@@ -334,11 +406,53 @@ class GameWorker:
             if outcome.termination != ABANDONED and not gave_up:
                 self.talk.say(game.settings.greeting.goodbye)
             pgn_path = write_game_pgn(game, outcome)
+        if not gave_up and (self.action != "ended" or outcome.result != "*"):
+            self._note("ended", outcome)
         self._close_engine()
         log.info("%s: finished %s (%s; %s, %d plies) vs %s%s", self.label, outcome.result, outcome.reason,
                  outcome.termination, plies, game.opponent_name, f", PGN {pgn_path}" if pgn_path else "")
         self._report(GameRecord(self.game_id, outcome.result, game.end_reason or outcome.reason, game.opponent_name,
                                 pgn_path, termination=outcome.termination, gave_up=gave_up))
+
+    def _server_outcome(self) -> Outcome | None:
+        """How the server says the game ended (its game page or export, or Lichess's final status), if it said."""
+        game = self.game
+        if game.outcome is not None:
+            return game.outcome
+        if game.end is not None and game.end.status:
+            return lichess_outcome(game.end.status, game.end.winner)
+        return None
+
+    def _finish_remembered(self, note: GameNote) -> None:
+        """The end of a game that was already over for us: keep the PGN we wrote, unless the server's result
+        differs (then the PGN says the server's, and the log says why), or there is none yet."""
+        game = self.game
+        self._close_engine()
+        server = self._server_outcome()
+        directory = game.settings.pgn_directory
+        pgn_file = Path(directory) / f"{safe_file_id(self.game_id)}.pgn" if directory else None
+        can_write = game.full is not None and game.position is not None
+        outcome = Outcome(note.result, note.termination, f"we {note.action}" if note.action != "ended" else "ended")
+        pgn_path = pgn_file if pgn_file is not None and pgn_file.exists() else None
+        if server is not None and server.result != "*" and server.result != note.result and can_write:
+            log.warning("%s: the server's result %s (%s, %s) differs from the %s we wrote earlier (we %s); the PGN "
+                        "now says the server's", self.label, server.result, server.reason, server.termination,
+                        note.result, note.action)
+            outcome = server
+            pgn_path = write_game_pgn(game, outcome)
+            self._note(note.action, outcome)
+        elif pgn_path is None and can_write:
+            if server is None:
+                board = game.position.board if game.position is not None else None
+                server = final_outcome(None, game.end, board, game.we_are_white, game.we_resigned)
+            outcome = server if server.result != "*" or note.result == "*" else outcome
+            pgn_path = write_game_pgn(game, outcome)
+            self._note(note.action, outcome)
+        else:
+            log.info("%s: over for us since an earlier run (we %s, %s); the PGN stays", self.label, note.action,
+                     note.result)
+        self._report(GameRecord(self.game_id, outcome.result, game.end_reason or outcome.reason, game.opponent_name,
+                                pgn_path, termination=outcome.termination, remembered=True))
 
     def _report(self, record: GameRecord) -> None:
         self.record = record

@@ -12,7 +12,7 @@ from typing import Any
 from bot.config import DrawSettings, ResignSettings, Settings, TimeSettings
 from bot.engines import EngineCrashed, SearchResult
 from bot.events import Account, GameEnd, GameFull, GameState, normalise_game_line
-from bot.game import GameRecord, GameWorker
+from bot.game import GameNote, GameRecord, GameWorker
 from bot.gamepage import GamePage
 from bot.server import ServerError
 from tests.bot.conftest import PYCHESS_GAME_END, PYCHESS_GAME_FULL, needs_board
@@ -130,10 +130,11 @@ def state_line(moves: str, status: str = "started", **extra: Any) -> str:
 
 
 def run_worker(server: FakeServer, engine: ScriptedEngine, tmp_path, settings: Settings | None = None,
-               timeout: float = 10.0) -> GameRecord:
+               timeout: float = 10.0, **options: Any) -> GameRecord:
     settings = settings or Settings(pgn_directory=str(tmp_path / "games"))
     records: list[GameRecord] = []
-    worker = GameWorker("RpxjQkJ5", server, settings, ME, engine, on_done=records.append)  # type: ignore[arg-type]
+    worker = GameWorker("RpxjQkJ5", server, settings, ME, engine, on_done=records.append,  # type: ignore[arg-type]
+                        **options)
     worker.start()
     worker.thread.join(timeout)
     assert not worker.thread.is_alive(), "the game worker did not finish"
@@ -266,6 +267,45 @@ def test_resigns_when_the_score_stays_hopeless(tmp_path):
     record = run_worker(server, ScriptedEngine(hopeless), tmp_path, settings)
     assert ("resign",) in server.calls and server.moves() == []
     assert record.result == "0-1"
+
+
+def test_a_resignation_is_remembered_and_a_game_offered_again_is_resigned_again_without_a_move(tmp_path, caplog):
+    server = FakeServer()
+    server.push(PYCHESS_GAME_FULL)
+    settings = Settings(pgn_directory=str(tmp_path), resign=ResignSettings(score_cp=-800, moves=1))
+    notes: list[GameNote] = []
+    first = run_worker(server, ScriptedEngine(SearchResult(bestmove="e2e4", score_cp=-2000, depth=5)), tmp_path,
+                       settings, on_note=notes.append)
+    assert first.result == "0-1" and first.pgn_path is not None
+    assert [(n.action, n.result, n.termination) for n in notes] == [("resigned", "0-1", "Normal")] * 2
+    written = first.pgn_path.read_text()
+    # a server restart restores the game as live; a new process (or this one) gets gameStart and gameFull again
+    again = FakeServer()
+    again.push(PYCHESS_GAME_FULL, state_line("e2e4 e7e5"))
+    engine = ScriptedEngine("d2d4")
+    with caplog.at_level(logging.INFO):
+        record = run_worker(again, engine, tmp_path, settings, remembered=notes[-1], on_note=notes.append)
+    assert ("resign",) in again.calls and again.moves() == [] and engine.searches == []
+    assert not [call for call in again.calls if call[0] == "chat"]
+    assert record.remembered and record.result == "0-1"
+    assert first.pgn_path.read_text() == written, "the PGN we wrote stays"
+    assert "our record says we resigned this game; resigned again and played nothing" in caplog.text
+
+
+def test_a_remembered_game_the_server_scored_otherwise_gets_the_servers_result(tmp_path, caplog):
+    settings = Settings(pgn_directory=str(tmp_path))
+    note = GameNote("RpxjQkJ5", "resigned", "0-1", "Normal", 0.0)
+    (tmp_path / "RpxjQkJ5.pgn").write_text('[Result "0-1"]\n\n0-1\n')
+    server = FakeServer()
+    server.page = GamePage("RpxjQkJ5", 6, "1-0", ("e2e4", "e7e5"))  # flagged on the server: 1-0
+    server.push(PYCHESS_GAME_FULL, state_line("e2e4 e7e5"))
+    with caplog.at_level(logging.INFO):
+        record = run_worker(server, ScriptedEngine("d2d4"), tmp_path, settings, remembered=note)
+    assert ("resign",) not in server.calls and server.moves() == [], "nothing is sent into a finished game"
+    text = (tmp_path / "RpxjQkJ5.pgn").read_text()
+    assert '[Result "1-0"]' in text and '[Termination "Time forfeit"]' in text and "1. e4 e5" in text
+    assert record.result == "1-0"
+    assert "the server's result 1-0 (flag, Time forfeit) differs from the 0-1 we wrote earlier" in caplog.text
 
 
 def test_a_failed_move_request_is_retried(tmp_path):
