@@ -40,6 +40,7 @@ from bot.game.protocols import Engine, GameServer, GameStream
 from bot.game.record import GameNote, GameRecord, describe_clock, final_outcome, write_game_pgn
 from bot.game.talk import Talk
 from bot.game.watch import ServerWatch
+from bot.gamepage import GamePage, GamePageError
 from bot.pgn import safe_file_id
 from bot.position import Position, ServerMoveError
 from bot.results import ABANDONED, Outcome, lichess_outcome, resignation
@@ -75,6 +76,7 @@ class GameWorker:
         self.thread = threading.Thread(target=self.run, name=self.label, daemon=True)
         self.ponderer = Ponderer(self.game, engine)
         self.watch = ServerWatch(self.game)
+        self.watch.play_from = self._play_from_page
         self.mover = MoveMaker(self.game, engine, self.ponderer, self._moved_on, self._resign)
         self.talk = Talk(self.game, lambda: engine.id_name, challenges_waiting, self.ponderer.stop)
         self.pending: deque[Item] = deque()
@@ -262,9 +264,51 @@ class GameWorker:
         if self.mover.due(state):
             self._play()
 
+    def _play_from_page(self, page: GamePage) -> None:
+        """The game stream is failing and the page shows the game running: take its position and clocks as
+        the latest state (and its set-up, when the stream never brought a ``gameFull``), and move if it is our
+        turn. The stream, once back, takes over again."""
+        game = self.game
+        try:
+            if game.full is None:
+                full = page.game_full()
+                log.info("%s: no game stream; setting the game up from the game page", self.label)
+                self._on_game_full(full)
+                return
+            state = page.state(game.full.clock.increment_ms)
+        except GamePageError as error:
+            log.warning("%s: cannot play from the game page (%s)", self.label, error)
+            return
+        if game.position is None or game.over:
+            return
+        before = game.position.ply
+        try:
+            game.position.update(state.moves)
+        except ServerMoveError as error:
+            log.warning("%s: the game page's moves do not replay (%s); waiting for the stream", self.label, error)
+            return
+        if game.position.ply != before or game.state is None or game.state.moves != state.moves:
+            log.info("%s: the game stream is down; the game page is at ply %d%s", self.label, game.position.ply,
+                     ", our move" if game.our_turn() else "")
+        self._on_state(state)
+
     def _play(self) -> None:
+        if self._our_clock_ran_out() and self.watch.settle_from_page():
+            log.info("%s: our clock ran out and the game page has the game over; no move sent", self.label)
+            self.game.end_game("over on the server (our clock ran out)")
+            return
         if self.mover.play() and self.game.correspondence:
             self.park_at = self.monotonic() + self.game.settings.correspondence.disconnect_after_s
+
+    def _our_clock_ran_out(self) -> bool:
+        """pychess: our clock, counted down since the latest state, is empty (the bot was frozen or cut off):
+        the server may have flagged us, and it answers a move into a finished game with 200 and ignores it."""
+        game = self.game
+        if game.server.dialect != "pychess" or game.state is None or game.full is None \
+                or game.full.clock.kind != "clock" or game.position is None or game.position.ply < 2:
+            return False
+        ours_ms = game.state.wtime_ms if game.we_are_white else game.state.btime_ms
+        return (self.monotonic() - game.state_received_at) * 1000 >= ours_ms
 
     def _moved_on(self, state: GameState) -> bool:
         """Whether newer lines (a takeback, the game's end) arrived while the engine was thinking."""
@@ -397,6 +441,8 @@ class GameWorker:
             self._finish_remembered(self.remembered)
             return
         gave_up = game.phase is Phase.GAVE_UP
+        if gave_up:
+            self._add_our_unconfirmed_move()
         board = game.position.board if game.position is not None else None
         outcome = final_outcome(game.outcome, game.end, board, game.we_are_white, game.we_resigned)
         plies = game.position.ply if game.position is not None else 0
@@ -413,6 +459,18 @@ class GameWorker:
                  outcome.termination, plies, game.opponent_name, f", PGN {pgn_path}" if pgn_path else "")
         self._report(GameRecord(self.game_id, outcome.result, game.end_reason or outcome.reason, game.opponent_name,
                                 pgn_path, termination=outcome.termination, gave_up=gave_up))
+
+    def _add_our_unconfirmed_move(self) -> None:
+        """A given-up game's PGN has every ply we know of: our last move, which the server accepted but the
+        stream never echoed, included."""
+        game, sent = self.game, self.mover.sent
+        if game.position is None or sent is None or tuple(game.position.server_moves) != sent[0]:
+            return
+        try:
+            game.position.update([*sent[0], sent[1]])
+        except ServerMoveError:
+            return
+        log.info("%s: our last move %s was accepted but never confirmed; it is in the PGN", self.label, sent[1])
 
     def _server_outcome(self) -> Outcome | None:
         """How the server says the game ended (its game page or export, or Lichess's final status), if it said."""

@@ -156,6 +156,13 @@ class LoopbackHandler(BaseHTTPRequestHandler):
         fault = loopback.faults.take(endpoint, path_params.get("id"))
         if fault is not None:
             return fault
+        lost = loopback.faults.lost_game_stream(path_params.get("id")) if endpoint == "stream_game" else None
+        if lost == "broken":  # HTTP 200 headers, then the body breaks
+            broken = Stream("game", path_params.get("id"), "", 60.0)
+            broken.drop()
+            return broken
+        if lost == "409":
+            return Reply(409, "Duplicate BOT game_stream")
         pychess = loopback.dialect == "pychess"
         if endpoint == "game_page" and pychess:  # public: no token needed
             return loopback.api_game_page(path_params["id"])

@@ -50,6 +50,25 @@ def test_the_mating_move_the_loser_never_saw_is_on_the_page_and_replays():
     assert board.is_checkmate()
 
 
+def test_a_recorded_page_gives_the_clocks_and_time_control_to_play_from():
+    page = parse_game_page(recorded_pages()["7BbuR1UI"])
+    assert (page.clocks_ms, page.base_min, page.increment_s) == ((60000, 60000), 1.0, 1.0)
+    full = page.game_full()
+    assert (full.white.name, full.black.name, full.variant.name, full.variant.chess960) == (
+        "SBotB", "SBotA", "seirawan", False)
+    assert (full.clock.kind, full.clock.limit_ms, full.clock.increment_ms) == ("clock", 60000, 1000)
+    assert full.state.moves == page.moves and (full.state.wtime_ms, full.state.winc_ms) == (60000, 1000)
+    s960 = parse_game_page(recorded_pages()["81FH6d4t"]).game_full()
+    assert s960.variant.chess960 and s960.initial_fen is not None and s960.initial_fen.startswith("nbbqrnkr")
+
+
+def test_a_page_without_clocks_cannot_be_played_from():
+    page = parse_game_page('<body data-status="-1" data-result="*" data-board="{&#34;clocks&#34;: [1, true]}">')
+    assert page.clocks_ms is None
+    with pytest.raises(GamePageError, match="no clocks"):
+        page.state()
+
+
 def test_a_page_without_game_data_is_an_error():
     with pytest.raises(GamePageError, match="no game data"):
         parse_game_page("<html><body><h1>404</h1></body></html>")
