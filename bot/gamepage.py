@@ -15,7 +15,7 @@ from html.parser import HTMLParser
 from typing import Any
 
 from bot.events import GameFull, GameState, Player, TimeControl, parse_variant
-from bot.results import Outcome, pychess_outcome
+from bot.results import GameOutcome, pychess_outcome
 
 
 class GamePageError(ValueError):
@@ -42,7 +42,7 @@ class GamePage:
     increment_s: float | None = None
 
     @property
-    def outcome(self) -> Outcome:
+    def outcome(self) -> GameOutcome:
         return pychess_outcome(self.status, self.result)
 
     @property

@@ -10,7 +10,7 @@ MATE_CP = 100_000
 
 
 @dataclass
-class SearchResult:
+class EngineReply:
     """``score_cp``/``mate`` from the side to move's view (the last exact score the engine reported).
     ``late``: ``bestmove`` came only after ``stop`` at the deadline. ``pondered_s``: thinking done on the
     opponent's time before a ponderhit."""
@@ -60,7 +60,7 @@ class SearchResult:
         return self.score_cp
 
 
-def parse_info(line: str, result: SearchResult) -> None:
+def parse_info(line: str, result: EngineReply) -> None:
     """Fold one ``info ...`` line into ``result`` (depth, nodes, score, pv).
 
     A score with ``lowerbound``/``upperbound`` is only a bound from a failed aspiration search: it is used

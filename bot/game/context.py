@@ -9,12 +9,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from bot.config import Settings
-from bot.engines import SearchResult
+from bot.engines import EngineReply
 from bot.events import Account, GameEnd, GameFull, GameState
 from bot.game.protocols import GameServer
-from bot.position import Position
-from bot.results import Outcome
-from bot.timecontrol import SearchLimits, search_limits
+from bot.position import GameBoard
+from bot.results import GameOutcome
+from bot.timecontrol import GoLimits, search_limits
 
 
 class Phase(enum.Enum):
@@ -46,16 +46,16 @@ class GameContext:
     monotonic: Callable[[], float] = time.monotonic
     phase: Phase = Phase.STARTING
     full: GameFull | None = None
-    position: Position | None = None
+    position: GameBoard | None = None
     we_are_white: bool | None = None
     state: GameState | None = None
     state_received_at: float = 0.0
     end: GameEnd | None = None
     end_reason: str = ""
-    outcome: Outcome | None = None
+    outcome: GameOutcome | None = None
     we_resigned: bool = False
     scores: list[int | None] = field(default_factory=list)
-    last_result: SearchResult | None = None
+    last_result: EngineReply | None = None
 
     @property
     def label(self) -> str:
@@ -89,7 +89,7 @@ class GameContext:
         board = self.position.board
         return bool(board.turn == self.we_are_white) and not board.is_game_over(claim_draw=True)
 
-    def limits_now(self, *, after_our_move: bool = False) -> SearchLimits:
+    def limits_now(self, *, after_our_move: bool = False) -> GoLimits:
         """Search limits with the time since the state arrived taken off our clock. ``after_our_move``: for
         the search on the opponent's time after our move (our clock then also has the increment)."""
         assert self.state is not None and self.full is not None

@@ -9,7 +9,7 @@ from collections.abc import Callable
 
 from bot.books import book_move
 from bot.decisions import should_offer_draw, should_resign
-from bot.engines import EngineCrashed, EngineError, EngineTimeout, SearchResult
+from bot.engines import EngineCrashed, EngineError, EngineReply, EngineTimeout
 from bot.events import GameState
 from bot.game.context import GameContext
 from bot.game.ponder import Ponderer
@@ -106,7 +106,7 @@ class MoveMaker:
         return (self.retry_at is not None and now >= self.retry_at and state is not None
                 and not state.is_final and self.answered != state.moves and self.game.our_turn())
 
-    def choose(self) -> tuple[Move | None, SearchResult | None, str]:
+    def choose(self) -> tuple[Move | None, EngineReply | None, str]:
         """The engine's move, checked with the board; one retry, then a legal fallback."""
         game = self.game
         assert game.position is not None and game.state is not None and game.full is not None
@@ -117,7 +117,7 @@ class MoveMaker:
             move = parse_move(board, book)
             if move is not None:
                 self.ponderer.stop()
-                return move, SearchResult(bestmove=book, book=True), ""
+                return move, EngineReply(bestmove=book, book=True), ""
         if self.ponderer.running:
             hit = self.ponderer.hit()
             if hit is not None:

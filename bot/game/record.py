@@ -7,11 +7,11 @@ import logging
 from dataclasses import dataclass
 from pathlib import Path
 
-from bot.engines import SearchResult
+from bot.engines import EngineReply
 from bot.events import GameEnd, GameFull
 from bot.game.context import GameContext
 from bot.pgn import game_pgn, standard_headers, write_pgn
-from bot.results import UNKNOWN, Outcome, board_outcome, lichess_outcome, resignation, unknown
+from bot.results import UNKNOWN, GameOutcome, board_outcome, lichess_outcome, resignation, unknown
 from engine import Board
 
 log = logging.getLogger("bot.game")
@@ -53,8 +53,8 @@ class GameNote:
     at: float
 
 
-def final_outcome(known: Outcome | None, end: GameEnd | None, board: Board | None, we_are_white: bool | None,
-                  we_resigned: bool) -> Outcome:
+def final_outcome(known: GameOutcome | None, end: GameEnd | None, board: Board | None, we_are_white: bool | None,
+                  we_resigned: bool) -> GameOutcome:
     """How the game ended, from what we know for sure, in this order: an outcome already settled (the game
     page, or our own resignation), the server's final word (Lichess ``status``/``winner``), the final
     position itself (mate, stalemate, a draw by rule). Anything else is ``*``: never a guess."""
@@ -69,11 +69,11 @@ def final_outcome(known: Outcome | None, end: GameEnd | None, board: Board | Non
         if on_board is not None:
             return on_board
     if end is not None and end.winner is not None:
-        return Outcome("1-0" if end.winner == "white" else "0-1", UNKNOWN, "game over")
+        return GameOutcome("1-0" if end.winner == "white" else "0-1", UNKNOWN, "game over")
     return unknown("the server did not say how the game ended")
 
 
-def write_game_pgn(game: GameContext, outcome: Outcome) -> Path | None:
+def write_game_pgn(game: GameContext, outcome: GameOutcome) -> Path | None:
     """Write the game's PGN into ``pgn_directory``; None when there is no folder or nothing to write. A PGN
     problem is logged, never fatal."""
     directory = game.settings.pgn_directory
@@ -107,7 +107,7 @@ def describe_clock(full: GameFull) -> str:
     return "unlimited"
 
 
-def describe_search(result: SearchResult | None) -> str:
+def describe_search(result: EngineReply | None) -> str:
     if result is None:
         return "fallback move"
     if result.book:

@@ -42,8 +42,8 @@ from bot.game.talk import Talk
 from bot.game.watch import ServerWatch
 from bot.gamepage import GamePage, GamePageError
 from bot.pgn import safe_file_id
-from bot.position import Position, ServerMoveError
-from bot.results import ABANDONED, Outcome, lichess_outcome, resignation
+from bot.position import GameBoard, ServerMoveError
+from bot.results import ABANDONED, GameOutcome, lichess_outcome, resignation
 from bot.server import ServerError, StreamFailed, StreamLost, StreamNotice
 
 log = logging.getLogger("bot.game")
@@ -216,7 +216,7 @@ class GameWorker:
             self.park_at = self.monotonic() + wait
         if first or game.position is None:
             try:
-                game.position = Position(full.initial_fen, full.variant)
+                game.position = GameBoard(full.initial_fen, full.variant)
             except ValueError as error:
                 log.error("%s: cannot set up the position (%s); aborting", self.label, error)
                 self._abort_or_resign(f"cannot set up the position: {error}")
@@ -349,7 +349,7 @@ class GameWorker:
         try:
             game.server.abort_game(self.game_id)
             log.info("%s: aborted (%s)", self.label, reason)
-            game.outcome = Outcome("*", ABANDONED, "aborted")
+            game.outcome = GameOutcome("*", ABANDONED, "aborted")
             self._note("aborted", game.outcome)
             game.end_game(f"aborted: {reason}")
         except ServerError as error:
@@ -414,7 +414,7 @@ class GameWorker:
             log.info("%s: the game page cannot be read; keeping our result %s", self.label, note.result)
         game.end_game(f"over for us since an earlier run ({note.action})")
 
-    def _note(self, action: str, outcome: Outcome) -> None:
+    def _note(self, action: str, outcome: GameOutcome) -> None:
         """Tell the lobby (the state file) what we did to the game and the result we write."""
         if action != "ended":
             self.action = action
@@ -472,7 +472,7 @@ class GameWorker:
             return
         log.info("%s: our last move %s was accepted but never confirmed; it is in the PGN", self.label, sent[1])
 
-    def _server_outcome(self) -> Outcome | None:
+    def _server_outcome(self) -> GameOutcome | None:
         """How the server says the game ended (its game page or export, or Lichess's final status), if it said."""
         game = self.game
         if game.outcome is not None:
@@ -490,7 +490,7 @@ class GameWorker:
         directory = game.settings.pgn_directory
         pgn_file = Path(directory) / f"{safe_file_id(self.game_id)}.pgn" if directory else None
         can_write = game.full is not None and game.position is not None
-        outcome = Outcome(note.result, note.termination, f"we {note.action}" if note.action != "ended" else "ended")
+        outcome = GameOutcome(note.result, note.termination, f"we {note.action}" if note.action != "ended" else "ended")
         pgn_path = pgn_file if pgn_file is not None and pgn_file.exists() else None
         if server is not None and server.result != "*" and server.result != note.result and can_write:
             log.warning("%s: the server's result %s (%s, %s) differs from the %s we wrote earlier (we %s); the PGN "

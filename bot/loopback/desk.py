@@ -10,14 +10,14 @@ from typing import TYPE_CHECKING, Optional, Union
 import bot.loopback.wire as wire
 from bot.loopback.answers import OK, Reply
 from bot.loopback.games import BoardFactory, Game, default_board_factory
-from bot.loopback.model import ChatRecord, Dialect, MoveRecord, Player
+from bot.loopback.model import ChatRecord, Dialect, MoveRecord, User
 
 
 class GameDesk:
     """The ``api_*`` methods about running games (run under the referee's lock)."""
 
     dialect: Dialect
-    bot: Player
+    bot: User
     games: dict[str, Game]
     board_factory: Optional[BoardFactory]
     _cond: threading.Condition

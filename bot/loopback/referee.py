@@ -15,17 +15,17 @@ import time
 from typing import Any, Callable, Optional, Union
 
 import bot.loopback.wire as wire
-from bot.loopback.answers import OK, OnlineBot, OpponentFactory, Reply
+from bot.loopback.answers import OK, OpponentFactory, Reply, ScriptedBot
 from bot.loopback.desk import GameDesk
 from bot.loopback.faults import Faults
 from bot.loopback.games import BoardFactory, Game, default_board_factory
 from bot.loopback.lobby import ChallengeDesk
 from bot.loopback.model import (
-    Challenge,
     Dialect,
+    LoopbackChallenge,
     MoveRecord,
-    Player,
     RequestRecord,
+    User,
 )
 from bot.loopback.opponents import Opponent, RandomMoves
 from bot.loopback.streams import Stream
@@ -46,7 +46,7 @@ DECLINE_REASONS = (
     "onlyBot",
 )
 
-__all__ = ["CAPABILITIES_HEADER", "OK", "OnlineBot", "OpponentFactory", "Referee", "Reply"]
+__all__ = ["CAPABILITIES_HEADER", "OK", "OpponentFactory", "Referee", "Reply", "ScriptedBot"]
 
 
 class Referee(ChallengeDesk, GameDesk):
@@ -75,7 +75,7 @@ class Referee(ChallengeDesk, GameDesk):
             raise ValueError(f"unknown dialect {dialect!r}: use 'lichess' or 'pychess'")
         self.dialect: Dialect = dialect
         self.token = token
-        self.bot = Player(bot_name, 2000, bot_title)
+        self.bot = User(bot_name, 2000, bot_title)
         self.bot_title = bot_title
         self.keepalive_s = keepalive_s if keepalive_s is not None else (6.0 if dialect == "pychess" else 7.0)
         self.board_factory = board_factory
@@ -92,9 +92,9 @@ class Referee(ChallengeDesk, GameDesk):
         self._rng = random.Random(seed)
         self._cond = threading.Condition(threading.RLock())
         self.stopping = threading.Event()
-        self.challenges: dict[str, Challenge] = {}
+        self.challenges: dict[str, LoopbackChallenge] = {}
         self.games: dict[str, Game] = {}
-        self.online_bots: dict[str, OnlineBot] = {}
+        self.online_bots: dict[str, ScriptedBot] = {}
         self.event_streams: list[Stream] = []
         self.event_stream_connections = 0
         self.requests: list[RequestRecord] = []
@@ -142,7 +142,7 @@ class Referee(ChallengeDesk, GameDesk):
     def _state_line(self, game: Game, moves: Optional[list[str]] = None) -> str:
         return wire.game_state_line(game, self.dialect, moves, self.float_clocks)
 
-    def _offered_to_bot(self, challenge: Challenge) -> bool:
+    def _offered_to_bot(self, challenge: LoopbackChallenge) -> bool:
         if self.dialect != "pychess":
             return True
         # as the real server checks it: S-chess960 needs "seirawan960" in the header, "seirawan" is not enough
@@ -150,7 +150,7 @@ class Referee(ChallengeDesk, GameDesk):
         return challenge.variant + ("960" if challenge.chess960 else "") in variants
 
     # --- games ---
-    def _start_game(self, challenge: Challenge, opponent_player: Player, opponent: Opponent) -> Game:
+    def _start_game(self, challenge: LoopbackChallenge, opponent_player: User, opponent: Opponent) -> Game:
         factory = self.board_factory or default_board_factory()
         game = Game(challenge, self.bot, opponent_player, opponent, factory, self.clock_starts_at_ply)
         self.games[game.id] = game

@@ -10,7 +10,7 @@ import html
 import json
 from typing import TYPE_CHECKING, Any, Optional
 
-from bot.loopback.model import Challenge, Dialect, Player, color_name
+from bot.loopback.model import Dialect, LoopbackChallenge, User, color_name
 from engine.variants import LICHESS_KEYS
 
 if TYPE_CHECKING:
@@ -70,7 +70,7 @@ def game_variant(game: Game) -> dict[str, str]:
     return lichess_variant(game.variant, game.chess960, not game.initial_fen_is_standard)
 
 
-def _lichess_user(player: Player) -> dict[str, Any]:
+def _lichess_user(player: User) -> dict[str, Any]:
     return {
         "id": player.id,
         "name": player.name,
@@ -81,7 +81,7 @@ def _lichess_user(player: Player) -> dict[str, Any]:
     }
 
 
-def _time_control(challenge: Challenge, dialect: Dialect) -> dict[str, Any]:
+def _time_control(challenge: LoopbackChallenge, dialect: Dialect) -> dict[str, Any]:
     tc = challenge.time_control
     if tc.kind == "clock":
         data: dict[str, Any] = {"type": "clock", "limit": tc.limit_s, "increment": tc.increment_s or 0}
@@ -93,7 +93,7 @@ def _time_control(challenge: Challenge, dialect: Dialect) -> dict[str, Any]:
     return {"type": "unlimited"}
 
 
-def challenge_json(challenge: Challenge, dialect: Dialect, base_url: str) -> dict[str, Any]:
+def challenge_json(challenge: LoopbackChallenge, dialect: Dialect, base_url: str) -> dict[str, Any]:
     """The challenge object of a ``challenge`` event (and of the challenge-creation answer on Lichess)."""
     if dialect == "pychess":
         return {
@@ -141,7 +141,7 @@ def challenge_json(challenge: Challenge, dialect: Dialect, base_url: str) -> dic
     return data
 
 
-def challenge_compat(challenge: Challenge, bot_account: bool) -> dict[str, bool]:
+def challenge_compat(challenge: LoopbackChallenge, bot_account: bool) -> dict[str, bool]:
     """Lichess's ``compat`` of a challenge event, as lila computes it: a BOT may play bullet and slower
     (and only a BOT account uses the BOT API), the Board API blitz and slower."""
     speed = challenge.time_control.speed
@@ -149,7 +149,7 @@ def challenge_compat(challenge: Challenge, bot_account: bool) -> dict[str, bool]
 
 
 def challenge_event(
-    challenge: Challenge, dialect: Dialect, base_url: str, kind: str = "challenge", bot_account: bool = True
+    challenge: LoopbackChallenge, dialect: Dialect, base_url: str, kind: str = "challenge", bot_account: bool = True
 ) -> str:
     """An event line about a challenge (``challenge``, ``challengeCanceled``, ``challengeDeclined``). Lichess
     puts ``compat`` beside the challenge object of a ``challenge`` event (``bot_account``: the stream's owner
@@ -317,14 +317,14 @@ def opponent_gone_line(gone: bool, claim_win_in_s: int) -> str:
     return compact(data)
 
 
-def account_json(player: Player, dialect: Dialect, title: Optional[str]) -> dict[str, Any]:
+def account_json(player: User, dialect: Dialect, title: Optional[str]) -> dict[str, Any]:
     """``GET /api/account``."""
     if dialect == "pychess":
         return {"id": player.name, "username": player.name, "title": title or ""}
     return {"id": player.id, "username": player.name, "title": title, "perfs": {}, "createdAt": 1700000000000}
 
 
-def online_bot_json(player: Player) -> dict[str, Any]:
+def online_bot_json(player: User) -> dict[str, Any]:
     """One line of Lichess ``GET /api/bot/online``."""
     return {
         "id": player.id,

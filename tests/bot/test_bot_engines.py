@@ -9,13 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from bot.engines import EngineCrashed, EngineTimeout, SearchResult, UciEngine, parse_info, parse_option
-from bot.timecontrol import SearchLimits
+from bot.engines import EngineCrashed, EngineReply, EngineTimeout, UciEngine, parse_info, parse_option
+from bot.timecontrol import GoLimits
 from engine import Board
 
 FAKE = str(Path(__file__).with_name("fake_uci.py"))
 START = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR[HEhe] w KQBCDFGkqbcdfg - 0 1"
-QUICK = SearchLimits(movetime_ms=50, deadline_ms=1500, stop_grace_ms=300)
+QUICK = GoLimits(movetime_ms=50, deadline_ms=1500, stop_grace_ms=300)
 
 
 def fake(mode: str, move: str = "e2e4") -> UciEngine:
@@ -23,7 +23,7 @@ def fake(mode: str, move: str = "e2e4") -> UciEngine:
 
 
 def test_parse_info_reads_depth_score_nodes_and_pv_and_skips_bounds():
-    result = SearchResult(bestmove=None)
+    result = EngineReply(bestmove=None)
     parse_info("info depth 9 seldepth 12 multipv 1 score cp -35 nodes 5000 nps 1 pv g1f3h d7d5", result)
     assert (result.depth, result.score_cp, result.nodes, result.pv) == (9, -35, 5000, ["g1f3h", "d7d5"])
     parse_info("info depth 10 score cp 500 lowerbound nodes 6000", result)
@@ -69,7 +69,7 @@ def test_a_hung_engine_is_stopped_then_killed_within_deadline_plus_grace():
         engine.new_game()
         started = time.monotonic()
         with pytest.raises(EngineTimeout):
-            engine.search(START, [], SearchLimits(movetime_ms=50, deadline_ms=300, stop_grace_ms=200))
+            engine.search(START, [], GoLimits(movetime_ms=50, deadline_ms=300, stop_grace_ms=200))
         assert time.monotonic() - started < 1.5
         assert not engine.alive
     finally:
@@ -80,7 +80,7 @@ def test_an_engine_that_needs_stop_still_gives_its_move():
     engine = fake("stoppable", "d2d4")
     try:
         engine.new_game()
-        result = engine.search(START, [], SearchLimits(movetime_ms=50, deadline_ms=200, stop_grace_ms=1000))
+        result = engine.search(START, [], GoLimits(movetime_ms=50, deadline_ms=200, stop_grace_ms=1000))
         assert result.bestmove == "d2d4" and result.mate == 2
     finally:
         engine.close()
@@ -112,7 +112,7 @@ def test_fairy_stockfish_plays_a_gating_move_in_seirawan():
     try:
         engine.set_variant("seirawan", False)
         engine.new_game()
-        result = engine.search(START, ["g1f3h"], SearchLimits(movetime_ms=100, deadline_ms=3000))
+        result = engine.search(START, ["g1f3h"], GoLimits(movetime_ms=100, deadline_ms=3000))
         assert result.bestmove is not None and result.depth is not None
     finally:
         engine.close()
@@ -130,7 +130,7 @@ def test_builtin_engine_runs_under_pypy_from_the_interpreter_setting(monkeypatch
     try:
         engine.set_variant("seirawan", False)
         engine.new_game()
-        result = engine.search(START, ["g1f3h"], SearchLimits(depth=2, deadline_ms=20000))
+        result = engine.search(START, ["g1f3h"], GoLimits(depth=2, deadline_ms=20000))
         assert result.bestmove is not None
         board = Board(START)
         board.push_uci("g1f3h")

@@ -13,13 +13,13 @@ import pytest
 
 from bot.config import EngineSettings
 from bot.engines import EngineError, UciEngine
-from bot.timecontrol import SearchLimits
+from bot.timecontrol import GoLimits
 from tests.bot.conftest import needs_board
 
 FAKE = str(Path(__file__).with_name("fake_uci.py"))
 FAIRY = shutil.which("fairy-stockfish") or shutil.which("/usr/games/fairy-stockfish")
 CHESS_START = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
-CLOCK = SearchLimits(wtime_ms=30_000, btime_ms=30_000, winc_ms=0, binc_ms=0, depth=3, deadline_ms=5_000)
+CLOCK = GoLimits(wtime_ms=30_000, btime_ms=30_000, winc_ms=0, binc_ms=0, depth=3, deadline_ms=5_000)
 
 
 def engine_commands() -> list[list[str]]:

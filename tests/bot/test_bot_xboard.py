@@ -14,7 +14,7 @@ import pytest
 
 from bot.app import default_engine_factory
 from bot.config import ConfigError, settings_from_dict
-from bot.engines import EngineCrashed, EngineError, EngineStartError, EngineTimeout, SearchResult, XBoardEngine
+from bot.engines import EngineCrashed, EngineError, EngineReply, EngineStartError, EngineTimeout, XBoardEngine
 from bot.engines.xboard import (
     clock_text,
     engine_move,
@@ -26,12 +26,12 @@ from bot.engines.xboard import (
     xboard_variant,
 )
 from bot.game import PonderingEngine
-from bot.timecontrol import SearchLimits
+from bot.timecontrol import GoLimits
 from engine import Board
 
 FAKE = str(Path(__file__).with_name("fake_xboard.py"))
 START = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR[HEhe] w KQBCDFGkqbcdfg - 0 1"
-QUICK = SearchLimits(movetime_ms=1000, deadline_ms=3000, stop_grace_ms=500)
+QUICK = GoLimits(movetime_ms=1000, deadline_ms=3000, stop_grace_ms=500)
 CASTLE_GATE_MATE = "8/8/8/8/6p1/6k1/8/4K2R[E] w K - 0 1"  # the only mate: O-O with the Elephant on h1 (h1e1e)
 
 
@@ -62,7 +62,7 @@ def test_parsers():
         ("ping", "1"), ("myname", "Sjaak II 1.4.1"), ("done", "0")]
     option = parse_xboard_option("Resign Threshold -spin 800 200 1200")
     assert option is not None and (option.name, option.type) == ("Resign Threshold", "spin")
-    result = SearchResult(bestmove=None)
+    result = EngineReply(bestmove=None)
     assert parse_thinking("  5    27     57     18963  1. Nc3  d5 2.  d4", result) == ["1.", "Nc3", "d5", "2.", "d4"]
     assert (result.depth, result.score_cp, result.nodes) == (5, 27, 18963)
     parse_thinking(" 3 -100004 5 99 e1g1", result)
@@ -111,7 +111,7 @@ def test_handshake_waits_past_done_0_answers_features_and_sends_the_options(tmp_
 def test_a_search_sets_the_position_sends_clocks_in_centiseconds_and_reads_a_gating_move(tmp_path, monkeypatch):
     log = tmp_path / "xb.log"
     monkeypatch.setenv("FAKE_XB_LOG", str(log))
-    limits = SearchLimits(wtime_ms=61_230, btime_ms=45_670, winc_ms=2000, binc_ms=2000, depth=9,
+    limits = GoLimits(wtime_ms=61_230, btime_ms=45_670, winc_ms=2000, binc_ms=2000, depth=9,
                           deadline_ms=3000, stop_grace_ms=500)
     with started("move", "b8c6e") as engine:
         result = engine.search(START, ["g1f3h"], limits)
@@ -140,7 +140,7 @@ def test_move_now_at_the_deadline(tmp_path, monkeypatch):
     monkeypatch.setenv("FAKE_XB_LOG", str(log))
     with started("movenow", "d2d4") as engine:
         begun = time.monotonic()
-        result = engine.search(START, [], SearchLimits(wtime_ms=10_000, btime_ms=10_000, deadline_ms=400,
+        result = engine.search(START, [], GoLimits(wtime_ms=10_000, btime_ms=10_000, deadline_ms=400,
                                                        stop_grace_ms=2000))
         assert result.bestmove == "d2d4" and result.late and result.mate == 2
         assert 0.35 < time.monotonic() - begun < 2.0
@@ -149,7 +149,7 @@ def test_move_now_at_the_deadline(tmp_path, monkeypatch):
 
 def test_a_move_time_st_cannot_express_ends_with_move_now_and_is_not_late():
     with started("movenow", "d2d4") as engine:
-        result = engine.search(START, [], SearchLimits(movetime_ms=200, deadline_ms=3000, stop_grace_ms=500))
+        result = engine.search(START, [], GoLimits(movetime_ms=200, deadline_ms=3000, stop_grace_ms=500))
         assert result.bestmove == "d2d4" and not result.late and result.elapsed_s < 1.5
 
 
@@ -157,7 +157,7 @@ def test_a_hung_engine_is_killed_after_the_grace():
     with started("hang") as engine:
         begun = time.monotonic()
         with pytest.raises(EngineTimeout, match="engine killed"):
-            engine.search(START, [], SearchLimits(movetime_ms=1000, deadline_ms=300, stop_grace_ms=200))
+            engine.search(START, [], GoLimits(movetime_ms=1000, deadline_ms=300, stop_grace_ms=200))
         assert time.monotonic() - begun < 1.5 and not engine.alive
 
 
@@ -249,13 +249,13 @@ def test_sjaak_castles_with_gates_in_fairy_stockfish_notation():
     engine = real(SJAAK)
     try:
         assert engine.id_name.startswith("Sjaak II")
-        assert engine.search(CASTLE_GATE_MATE, [], SearchLimits(depth=3, deadline_ms=5000)).bestmove == "h1e1e"
+        assert engine.search(CASTLE_GATE_MATE, [], GoLimits(depth=3, deadline_ms=5000)).bestmove == "h1e1e"
         mate_on_e1 = "8/8/8/8/2pp4/3k4/8/1N2K2R[E] w K - 0 1"  # O-O/Ee1 mates (so do Kd1/E, Kf1/E, Kf2/E)
-        result = engine.search(mate_on_e1, [], SearchLimits(depth=3, deadline_ms=5000))
+        result = engine.search(mate_on_e1, [], GoLimits(depth=3, deadline_ms=5000))
         assert result.bestmove in ("e1g1e", "e1d1e", "e1f1e", "e1f2e")
         # our castling with a gate on the rook's square, sent as h1e1h, is read as such: Sjaak answers legally
         line = ["e2e4", "e7e5", "g1f3", "g8f6", "f1c4", "f8c5", "h1e1h"]
-        result = engine.search(START, line, SearchLimits(depth=2, deadline_ms=5000))
+        result = engine.search(START, line, GoLimits(depth=2, deadline_ms=5000))
         board = Board(START, variant="seirawan")
         for uci in line:
             board.push_uci(uci)
@@ -274,7 +274,7 @@ def test_fairy_max_plays_seirawan_from_the_start_position():
         board = Board(START, variant="seirawan")
         line: list[str] = []
         for _ in range(6):
-            result = engine.search(START, line, SearchLimits(depth=3, deadline_ms=5000))
+            result = engine.search(START, line, GoLimits(depth=3, deadline_ms=5000))
             assert result.bestmove is not None
             move = board.parse_uci(result.bestmove)
             assert move in board.legal_moves

@@ -16,7 +16,7 @@ import pytest
 import bot.game.watch
 from bot.loopback import Game, LoopbackServer, Manual, RandomMoves, Scripted
 from bot.loopback.model import MoveRecord
-from bot.loopback.opponents import Position
+from bot.loopback.opponents import OpponentView
 from tests.e2e.conftest import KEEPALIVE_S, BotProcess, BotThread, assert_clean_game, bot_config, refereed_server
 from tests.e2e.test_endings import HOPELESS, assert_pgn_matches_server, pgn_of
 
@@ -31,7 +31,7 @@ def quick_checks(monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixtu
     monkeypatch.setattr(bot.game.watch, "QUIET_PAGE_CHECK_S", 1.0)
     monkeypatch.setattr(bot.game.watch, "FLAG_GRACE_S", 1.0)
     monkeypatch.setattr(bot.game.watch, "SERVER_FLAG_DELAY_S", 1.0)
-    monkeypatch.setattr("bot.server.RECONNECT_BASE_S", 0.1)
+    monkeypatch.setattr("bot.streams.RECONNECT_BASE_S", 0.1)
 
 
 class ResignAt(RandomMoves):
@@ -41,7 +41,7 @@ class ResignAt(RandomMoves):
         super().__init__(seed)
         self.moves = moves
 
-    def choose(self, position: Position) -> Optional[str]:
+    def choose(self, position: OpponentView) -> Optional[str]:
         return "resign" if position.own_moves >= self.moves else super().choose(position)
 
 

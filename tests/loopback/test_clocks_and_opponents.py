@@ -7,7 +7,7 @@ import shutil
 import pytest
 
 from bot.loopback import Clock, EngineOpponent, LoopbackServer, Manual, RandomMoves, Scripted, start_fen
-from bot.loopback.opponents import Position
+from bot.loopback.opponents import OpponentView
 from tests.loopback.conftest import Client, start_game
 
 FAIRY_STOCKFISH = shutil.which("fairy-stockfish") or "/usr/games/fairy-stockfish"
@@ -47,7 +47,7 @@ def test_random_moves_depend_only_on_the_seed_and_the_position() -> None:
     from engine import Board
 
     board = Board()
-    position = Position("g", "seirawan", False, board.fen(), (), True, board)
+    position = OpponentView("g", "seirawan", False, board.fen(), (), True, board)
     choices = {RandomMoves(seed=5).choose(position) for _ in range(5)}
     assert len(choices) == 1 and choices.pop() in position.legal_ucis()
 
@@ -56,7 +56,7 @@ def test_scripted_opponent_falls_back_when_its_move_is_illegal() -> None:
     from engine import Board
 
     board = Board()
-    position = Position("g", "seirawan", False, board.fen(), (), True, board)
+    position = OpponentView("g", "seirawan", False, board.fen(), (), True, board)
     assert Scripted(["e2e5"], then="resign").choose(position) == "resign"
     assert Scripted(["e2e5"], then="wait").choose(position) is None
     assert Scripted(["offer-draw", "e2e4"]).choose(position) == "offer-draw"

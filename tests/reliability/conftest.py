@@ -13,7 +13,7 @@ from typing import Any, Optional
 import pytest
 
 from bot.loopback import LoopbackServer, RandomMoves
-from bot.loopback.opponents import Position
+from bot.loopback.opponents import OpponentView
 from tests.e2e.conftest import (  # noqa: F401 - fixtures re-exported for this folder
     ENGINE,
     KEEPALIVE_S,
@@ -43,9 +43,9 @@ pytestmark = pytest.mark.skipif(ENGINE is None, reason="no engine for the bot")
 @pytest.fixture(autouse=True)
 def short_waits(monkeypatch: pytest.MonkeyPatch) -> None:
     """The bot's production waits (60 s pauses, 1 s back-off doubling) scaled down for an in-process bot."""
-    monkeypatch.setattr("bot.server.RATE_LIMIT_PAUSE_S", PAUSE_S)
+    monkeypatch.setattr("bot.ratelimit.RATE_LIMIT_PAUSE_S", PAUSE_S)
     monkeypatch.setattr("bot.server.RETRY_BASE_S", 0.1)
-    monkeypatch.setattr("bot.server.RECONNECT_BASE_S", 0.1)
+    monkeypatch.setattr("bot.streams.RECONNECT_BASE_S", 0.1)
     monkeypatch.setattr("bot.server.STARTUP_RETRY_S", 30.0)
     monkeypatch.setattr("bot.server.STARTUP_MAX_DELAY_S", 0.5)
 
@@ -57,7 +57,7 @@ class ResignAfter(RandomMoves):
         super().__init__(seed)
         self.moves = moves
 
-    def choose(self, position: Position) -> Optional[str]:
+    def choose(self, position: OpponentView) -> Optional[str]:
         if position.own_moves >= self.moves:
             return "resign"
         return super().choose(position)
