@@ -43,6 +43,7 @@ from bot.events import (
     parse_account,
     parse_online_bot,
 )
+from bot.gameexport import GameExport, GameExportError, parse_game_export
 from bot.gamepage import GamePage, GamePageError, parse_game_page
 from bot.ratelimit import EndpointLimits, ServerError, ServerStopped, backoff_s, short_body
 from bot.streams import ServerStream, StreamConnected, StreamFailed, StreamLost, StreamNotice
@@ -81,6 +82,7 @@ ENDPOINTS: dict[str, tuple[str, str]] = {
     "claim": ("POST", "/api/bot/game/{game_id}/claim-victory"),
     "takeback": ("POST", "/api/bot/game/{game_id}/takeback/{answer}"),
     "game page": ("GET", "/{game_id}"),  # pychess's public game page
+    "game export": ("GET", "/game/export/{game_id}"),  # Lichess: one game, JSON with Accept: application/json
     "stream event": ("GET", "/api/stream/event"),
     "stream game": ("GET", "/api/bot/game/stream/{game_id}"),
 }
@@ -151,8 +153,8 @@ class BotSession(berserk.TokenSession):
 class _Response(berserk.formats.FormatHandler[requests.Response]):
     """A berserk format that hands back the response itself (the caller reads JSON, ndjson or HTML)."""
 
-    def __init__(self) -> None:
-        super().__init__(mime_type="*/*")
+    def __init__(self, mime_type: str = "*/*") -> None:
+        super().__init__(mime_type=mime_type)
 
     def parse(self, response: requests.Response) -> requests.Response:
         return response
@@ -410,6 +412,24 @@ class Server:
                 raise ServerError(f"game page {game_id}: {error}") from None
 
         return self._call("game page", get, attempts=2, wait_when_limited=False)
+
+    def fetch_game_export(self, game_id: str) -> GameExport:
+        """Lichess: the game's export ``GET /game/export/{gameId}`` as JSON (status, winner, every move in SAN).
+        Two attempts; raises :class:`ServerError` when it cannot be had or read."""
+
+        def get() -> GameExport:
+            method, _ = ENDPOINTS["game export"]
+            response = self._requestor.request(method, endpoint_path("game export", game_id=game_id),
+                                               params={"moves": "true", "clocks": "false", "evals": "false"},
+                                               fmt=_Response("application/json"),
+                                               timeout=self.settings.request_timeout_s)
+            assert isinstance(response, requests.Response)
+            try:
+                return parse_game_export(response.text)
+            except GameExportError as error:
+                raise ServerError(f"game export {game_id}: {error}") from None
+
+        return self._call("game export", get, attempts=2, wait_when_limited=False)
 
     def answer_draw(self, game_id: str, accept: bool) -> bool:
         """Accept/decline a draw offer (lichess). pychess has no such route: returns False, sends nothing."""

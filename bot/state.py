@@ -234,8 +234,8 @@ def load_memory(path: Path) -> BotMemory:
     except (ValueError, RecursionError) as error:
         log.warning("state file %s is unreadable (%s); starting fresh", path, error)
         return BotMemory()
-    log.info("state file %s: %d challenges from bots, %d matchmaking challenges, %d declines and %d games "
-             "remembered", path, len(memory.accepted_from_bots), len(memory.matchmaking_sent),
+    log.info("state file %s: %d challenges from bots, %d matchmaking challenges and %d declines remembered, and "
+             "what we did in %d games", path, len(memory.accepted_from_bots), len(memory.matchmaking_sent),
              len(memory.matchmaking_declines), len(memory.games))
     return memory
 

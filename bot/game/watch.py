@@ -10,6 +10,7 @@ import logging
 from collections.abc import Callable
 
 from bot.game.context import GameContext, Phase
+from bot.gameexport import GameExport
 from bot.gamepage import GamePage
 from bot.position import ServerMoveError, parse_move
 from bot.server import ServerError
@@ -210,6 +211,57 @@ class ServerWatch:
             return False
         self.settle(page)
         return True
+
+    def settle_from_server(self) -> bool | None:
+        """The server's own account of how the game ended: pychess's game page, Lichess's game export. True
+        when it says the game is over (outcome and missing plies taken), False when it is running, None when
+        it cannot be had."""
+        if self.game.server.dialect == "pychess":
+            return self.settle_from_page()
+        if self.game.server.dialect == "lichess":
+            return self.settle_from_export()
+        return None
+
+    def settle_from_export(self) -> bool | None:
+        """Lichess: read the game's export (``/game/export/{id}``), as :meth:`settle_from_page` reads the page."""
+        game = self.game
+        try:
+            export = game.server.fetch_game_export(game.game_id)
+        except ServerError as error:
+            log.warning("%s: could not read the game export (%s)", game.label, error)
+            return None
+        if not export.finished:
+            return False
+        self._take_export_moves(export)
+        game.outcome = export.outcome
+        log.info("%s: the game export says %s (%s)", game.label, export.outcome.result, export.outcome.reason)
+        return True
+
+    def _take_export_moves(self, export: GameExport) -> None:
+        """The export lists every move in SAN: add the ones the stream never brought."""
+        position = self.game.position
+        if position is None or len(export.sans) <= position.ply:
+            return
+        board = position.start.copy()
+        moves: list[str] = []
+        try:
+            for san in export.sans:
+                moves.append(board.push_san(san).uci())
+        except ValueError as error:
+            log.warning("%s: the game export's moves do not replay (%s); keeping the stream's", self.game.label,
+                        error)
+            return
+        if moves[:position.ply] != position.engine_moves():
+            log.warning("%s: the game export's moves differ from the stream's; keeping the stream's",
+                        self.game.label)
+            return
+        missing = len(moves) - position.ply
+        try:
+            position.update([*position.server_moves, *moves[position.ply:]])
+        except ServerMoveError:
+            return
+        log.info("%s: the game export has %d more pl%s (last %s)", self.game.label, missing,
+                 "y" if missing == 1 else "ies", export.sans[-1])
 
     def _take_page_moves(self, page: GamePage) -> None:
         """The page lists every ply: add the ones the stream never brought (the move that ended the game)."""

@@ -171,7 +171,7 @@ class GameWorker:
             self.watch.stream_lost(item.reason)
         elif isinstance(item, StreamFailed):
             log.warning("%s: game stream unavailable (%s); leaving the game", self.label, item.reason)
-            self.watch.settle_from_page()
+            self.watch.settle_from_server()
             game.end_game(f"stream unavailable ({item.reason})")
         elif isinstance(item, UnknownEvent):
             log.debug("%s: ignored a %r line", self.label, item.type)
@@ -343,8 +343,17 @@ class GameWorker:
             self._abort_or_resign("opponent never moved", resign=False)
 
     def _abort_or_resign(self, reason: str, *, resign: bool = True) -> None:
+        """Abort a game that can still be aborted (before both sides have moved), else resign it (when
+        ``resign``). pychess answers an abort of a game with moves with 200 and plays on, so it is never sent."""
         game = self.game
         if self.watch.already_over_on_server():
+            return
+        if game.position is not None and game.position.ply >= 2:
+            if not resign:
+                return
+            log.info("%s: too late to abort (%d plies); resigning (%s)", self.label, game.position.ply, reason)
+            self._resign(check_server=False)
+            game.end_game(f"resigned: {reason}")
             return
         try:
             game.server.abort_game(self.game_id)
@@ -390,7 +399,7 @@ class GameWorker:
             return
         if note.action == "ended":  # nothing to send: is the game over on the server too?
             self._resend_from = None
-            if self.watch.settle_from_page():
+            if self.watch.settle_from_server():
                 game.end_game("over on the server")
             return
         if self.watch.already_over_on_server():
@@ -410,8 +419,8 @@ class GameWorker:
         game.we_resigned = not abort
         log.info("%s: our record says we %s this game; %s again and played nothing", self.label, note.action,
                  "aborted it" if abort else "resigned")
-        if self.watch.settle_from_page() is None and game.server.dialect == "pychess":
-            log.info("%s: the game page cannot be read; keeping our result %s", self.label, note.result)
+        if self.watch.settle_from_server() is None:
+            log.info("%s: the server has no record of the end for us; keeping our result %s", self.label, note.result)
         game.end_game(f"over for us since an earlier run ({note.action})")
 
     def _note(self, action: str, outcome: GameOutcome) -> None:
@@ -445,6 +454,14 @@ class GameWorker:
             self._add_our_unconfirmed_move()
         board = game.position.board if game.position is not None else None
         outcome = final_outcome(game.outcome, game.end, board, game.we_are_white, game.we_resigned)
+        if not gave_up and game.position is not None and game.we_are_white is not None \
+                and self._server_outcome() is None \
+                and (outcome.result == "*" or game.we_resigned):
+            # the stream ended without saying how (or we stopped reading it after our resignation): the
+            # server's own record (game page, game export) decides, and has any plies we missed
+            if self.watch.settle_from_server():
+                board = game.position.board if game.position is not None else None
+                outcome = final_outcome(game.outcome, game.end, board, game.we_are_white, game.we_resigned)
         plies = game.position.ply if game.position is not None else 0
         pgn_path = None
         # a game that ended before its first move (a resignation, a flag) is still a game with a result

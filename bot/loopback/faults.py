@@ -38,6 +38,7 @@ ENDPOINTS = (
     "stream_event",
     "stream_game",
     "game_page",
+    "game_export",
     "move",
     "chat",
     "abort",

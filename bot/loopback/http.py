@@ -39,9 +39,10 @@ ROUTES: list[tuple[str, re.Pattern[str], str]] = [
         ("GET", r"^/api/bot/online$", "online"),
         ("POST", rf"^/api/challenge/{_ID}$", "challenge_create"),
         ("GET", r"^/(?P<id>[A-Za-z0-9]{8})$", "game_page"),
+        ("GET", rf"^/game/export/{_ID}$", "game_export"),
     )
 ]
-LICHESS_ONLY = {"draw", "takeback", "claim_victory", "claim_draw", "online"}
+LICHESS_ONLY = {"draw", "takeback", "claim_victory", "claim_draw", "online", "game_export"}
 PYCHESS_ONLY = {"game_page"}
 FORM_ONLY_ON_PYCHESS = {"chat", "decline"}
 
@@ -166,6 +167,8 @@ class LoopbackHandler(BaseHTTPRequestHandler):
         pychess = loopback.dialect == "pychess"
         if endpoint == "game_page" and pychess:  # public: no token needed
             return loopback.api_game_page(path_params["id"])
+        if endpoint == "game_export" and not pychess:  # public as well
+            return loopback.api_game_export(path_params["id"])
         if self.headers.get("Authorization") != f"Bearer {loopback.token}":
             # pychess answers a bad token with 403 Forbidden, Lichess with 401
             return Reply(403, "403: Forbidden") if pychess else Reply(401, {"error": "No such token"})

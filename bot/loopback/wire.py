@@ -351,6 +351,33 @@ PYCHESS_STATUS_NUMBERS = {
 }
 
 
+def game_export_json(game: Game) -> dict[str, Any]:
+    """Lichess's ``GET /game/export/{gameId}`` with ``Accept: application/json``, as the API documents it: the
+    game's status name (``started`` while it runs), ``winner`` when there is one, every move in SAN."""
+    tc = game.challenge.time_control
+    data: dict[str, Any] = {
+        "id": game.id,
+        "rated": game.challenge.rated,
+        "variant": lichess_variant(game.variant, game.chess960, not game.initial_fen_is_standard)["key"],
+        "speed": tc.speed,
+        "perf": tc.speed,
+        "createdAt": int(game.created_at * 1000),
+        "lastMoveAt": int((game.move_log[-1].at if game.move_log else game.created_at) * 1000),
+        "status": game.status,
+        "players": {color_name(color): {"user": {"name": player.name, "id": player.id}, "rating": player.rating}
+                    for color, player in ((True, game.white), (False, game.black))},
+        "moves": " ".join(game.sans),
+    }
+    if game.winner is not None:
+        data["winner"] = color_name(game.winner)
+    if not game.initial_fen_is_standard or game.chess960:
+        data["initialFen"] = game.initial_fen
+    if tc.kind == "clock":
+        data["clock"] = {"initial": tc.limit_s, "increment": tc.increment_s or 0,
+                         "totalTime": (tc.limit_s or 0) + 40 * (tc.increment_s or 0)}
+    return data
+
+
 def game_page_html(game: Game, board_factory: Any) -> str:
     """pychess's public game page ``GET /{gameId}``, reduced to what the real one carries for a bot: the
     ``<body>`` attributes ``data-gameid``, ``data-fen``, ``data-result``, ``data-status`` (a number),

@@ -273,6 +273,29 @@ def test_a_stream_failing_with_409_forever_without_a_game_page_is_given_up_and_l
         "not given up before the opponent's clock could run out (the server flagged it first)"
 
 
+def test_a_lichess_game_whose_stream_never_says_how_it_ended_gets_the_exports_result(
+    lichess_server: LoopbackServer, tmp_path: Path, bots: list[BotThread], caplog: pytest.LogCaptureFixture,
+    monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The game stream goes silent before the end; only the event stream's gameFinish arrives: the result,
+    termination and plies come from ``/game/export/{id}``, not ``*``."""
+    import bot.game.worker
+
+    monkeypatch.setattr(bot.game.worker, "FINISH_GRACE_S", 0.5)
+    game_id = lichess_server.challenge(color="black", clock=(600, 0), opponent=Scripted(["e7e5"], then="wait"))
+    bots.append(BotThread(bot_config(lichess_server, tmp_path, server={"stream_timeout_s": 30}),
+                          max_games=1).start())
+    lichess_server.wait_for_plies(game_id, 3, 30)
+    lichess_server.faults.silence_streams("game", game_id)
+    lichess_server.opponent_resign(game_id)
+    assert bots[0].join(30) == 0
+    game = lichess_server.game(game_id)
+    assert lichess_server.requests_to("game_export", game_id), "the result comes from the game export"
+    assert_pgn_matches_server(game, tmp_path)
+    assert "finished 1-0 (resignation; Normal, 3 plies)" in finished_line(caplog, game_id)
+    assert any("the game export says 1-0" in r.getMessage() for r in caplog.records)
+
+
 @pytest.mark.parametrize("dialect", ["pychess", "lichess"])
 def test_upgrade_makes_the_account_a_bot_account(dialect: str, tmp_path: Path) -> None:
     with refereed_server(dialect, bot_title=None) as server:
