@@ -351,7 +351,8 @@ class GameWorker:
         if game.position is not None and game.position.ply >= 2:
             if not resign:
                 return
-            log.info("%s: too late to abort (%d plies); resigning (%s)", self.label, game.position.ply, reason)
+            log.info("%s: too late to abort (%d plies on the board); resigning (%s)", self.label, game.position.ply,
+                     reason)
             self._resign(check_server=False)
             game.end_game(f"resigned: {reason}")
             return
@@ -472,8 +473,9 @@ class GameWorker:
         if not gave_up and (self.action != "ended" or outcome.result != "*"):
             self._note("ended", outcome)
         self._close_engine()
-        log.info("%s: finished %s (%s; %s, %d plies) vs %s%s", self.label, outcome.result, outcome.reason,
-                 outcome.termination, plies, game.opponent_name, f", PGN {pgn_path}" if pgn_path else "")
+        log.info("%s: finished %s (%s; %s, %d pl%s) vs %s%s", self.label, outcome.result, outcome.reason,
+                 outcome.termination, plies, "y" if plies == 1 else "ies", game.opponent_name,
+                 f", PGN {pgn_path}" if pgn_path else "")
         self._report(GameRecord(self.game_id, outcome.result, game.end_reason or outcome.reason, game.opponent_name,
                                 pgn_path, termination=outcome.termination, gave_up=gave_up))
 

@@ -84,7 +84,7 @@ def test_we_mate(server: LoopbackServer, tmp_path: Path, bots: list[BotThread],
     assert bots[0].join(20) == 0
     assert (game.status, game.moves) == ("mate", ["a1a8"])
     assert_pgn_matches_server(game, tmp_path)
-    assert "finished 1-0 (mate; Normal, 1 plies)" in finished_line(caplog, game_id)
+    assert "finished 1-0 (mate; Normal, 1 ply)" in finished_line(caplog, game_id)
 
 
 def test_we_are_mated_and_never_see_the_mating_move_on_pychess(
