@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from html.parser import HTMLParser
 from typing import Any
 
-from bot.events import GameFull, GameState, Player, TimeControl, parse_variant
+from bot.events import GameFull, GameState, Player, TimeControl
+from bot.normalise import parse_variant
 from bot.results import GameOutcome, pychess_outcome
 
 

@@ -30,21 +30,10 @@ import berserk.session
 import requests
 
 from bot.config import ServerSettings
-from bot.events import (
-    Account,
-    Dialect,
-    GameEnd,
-    GameEvent,
-    LobbyEvent,
-    MalformedLine,
-    OnlineBot,
-    normalise_game_line,
-    normalise_lobby_line,
-    parse_account,
-    parse_online_bot,
-)
+from bot.events import Account, Dialect, GameEnd, GameEvent, LobbyEvent, MalformedLine, OnlineBot
 from bot.gameexport import GameExport, GameExportError, parse_game_export
 from bot.gamepage import GamePage, GamePageError, parse_game_page
+from bot.normalise import normalise_game_line, normalise_lobby_line, parse_account, parse_online_bot
 from bot.ratelimit import EndpointLimits, ServerError, ServerStopped, backoff_s, short_body
 from bot.streams import ServerStream, StreamConnected, StreamFailed, StreamLost, StreamNotice
 from engine import __version__
@@ -462,10 +451,10 @@ class Server:
         return {CAPABILITIES_HEADER: value}
 
     def open_event_stream(self, on_line: Callable[[], None] | None = None) -> ServerStream[LobbyEvent]:
-        dialect = self._require_dialect()
+        self._require_dialect()  # the capabilities header depends on it
         stream: ServerStream[LobbyEvent] = ServerStream(
             self, "stream event", endpoint_path("stream event"), "event stream",
-            lambda line: [normalise_lobby_line(line, dialect)], headers=self.capabilities_header(), on_line=on_line,
+            lambda line: [normalise_lobby_line(line)], headers=self.capabilities_header(), on_line=on_line,
         )
         stream.start()
         return stream

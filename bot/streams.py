@@ -1,6 +1,6 @@
 """The server's ndjson streams (``/api/stream/event`` and game streams), each read in a thread of its own.
 
-Every line becomes events through a normaliser of :mod:`bot.events`; a lost connection is reopened with
+Every line becomes events through a normaliser of :mod:`bot.normalise`; a lost connection is reopened with
 back-off; a watchdog closes a stream after ``stream_timeout_s`` without a line (a stream can stall without
 closing). HTTP 429 pauses the stream's endpoint through the same :class:`bot.ratelimit.EndpointLimits` as
 every request.

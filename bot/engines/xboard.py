@@ -38,7 +38,7 @@ from typing import Any
 
 from bot.engines.client import EngineClient, OptionValue
 from bot.engines.process import EngineCrashed, EngineError, EngineStartError, EngineTimeout
-from bot.engines.result import MATE_CP, EngineReply
+from bot.engines.result import MATE_CP, EngineReply, Score
 from bot.timecontrol import GoLimits
 
 log = logging.getLogger(__name__)
@@ -112,9 +112,9 @@ def parse_thinking(line: str, result: EngineReply) -> list[str] | None:
     result.depth, result.nodes = depth, nodes
     if abs(score) >= XBOARD_MATE:
         moves = abs(score) - XBOARD_MATE
-        result.mate, result.score_cp = (moves if score > 0 else -moves), None
+        result.score = Score(mate=moves if score > 0 else -moves)
     else:
-        result.score_cp, result.mate = max(-MATE_CP + 1, min(MATE_CP - 1, score)), None
+        result.score = Score(cp=max(-MATE_CP + 1, min(MATE_CP - 1, score)))
     return (match[5] or "").split()
 
 

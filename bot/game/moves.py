@@ -70,7 +70,7 @@ class MoveMaker:
         if self.moved_on(state):
             log.info("%s: the position changed while thinking; not sending %s", game.label, move.uci())
             return False
-        game.scores.append(result.score_for_decisions() if result is not None else None)
+        game.scores.append(result.centipawns() if result is not None else None)
         if should_resign(game.scores, game.settings.resign):
             log.info("%s: resigning (eval %s for %d moves)", game.label,
                      result.describe_score() if result else "?", game.settings.resign.moves)

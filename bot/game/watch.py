@@ -82,8 +82,9 @@ class ServerWatch:
             return
         self.claim_at = None
         last = game.last_result
-        if last is not None and last.mate is not None and last.mate > 0 and game.our_turn():
-            log.info("%s: the opponent left, but we mate in %d: no claim needed", game.label, last.mate)
+        mate = last.score.mate if last is not None and last.score is not None else None
+        if mate is not None and mate > 0 and game.our_turn():
+            log.info("%s: the opponent left, but we mate in %d: no claim needed", game.label, mate)
             return
         try:
             if game.server.claim_victory(game.game_id):

@@ -22,17 +22,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from bot.config import Settings
-from bot.events import (
-    Account,
-    ChatLine,
-    GameEnd,
-    GameEvent,
-    GameFull,
-    GameState,
-    OpponentGone,
-    UnknownEvent,
-    Variant,
-)
+from bot.events import Account, ChatLine, GameEnd, GameEvent, GameFull, GameState, OpponentGone, UnknownEvent, Variant
 from bot.game.context import GameContext, Phase
 from bot.game.moves import MoveMaker
 from bot.game.ponder import Ponderer

@@ -15,6 +15,7 @@ import time
 from typing import Any, Callable, Optional, Union
 
 import bot.loopback.wire as wire
+from bot.loopback.account import AccountDesk
 from bot.loopback.answers import OK, OpponentFactory, Reply, ScriptedBot
 from bot.loopback.desk import GameDesk
 from bot.loopback.faults import Faults
@@ -49,7 +50,7 @@ DECLINE_REASONS = (
 __all__ = ["CAPABILITIES_HEADER", "OK", "OpponentFactory", "Referee", "Reply", "ScriptedBot"]
 
 
-class Referee(ChallengeDesk, GameDesk):
+class Referee(AccountDesk, ChallengeDesk, GameDesk):
     """Game logic shared by the HTTP layer and the test API."""
 
     def __init__(
@@ -290,18 +291,6 @@ class Referee(ChallengeDesk, GameDesk):
         with self._cond:
             self.requests.append(entry)
             self._cond.notify_all()
-
-    def api_account(self) -> Reply:
-        """``GET /api/account``."""
-        return Reply(200, wire.account_json(self.bot, self.dialect, self.bot_title))
-
-    def api_upgrade(self) -> Reply:
-        """``POST /api/bot/account/upgrade``: becomes a BOT account (400 if it already is one)."""
-        with self._cond:
-            if self.bot_title == "BOT":
-                return Reply(400, {"error": "This account is already a bot account"})
-            self.bot_title = "BOT"
-            return OK
 
     def api_open_event_stream(self, headers: dict[str, str]) -> Union[Stream, Reply]:
         """``GET /api/stream/event``: the new stream, already holding re-sent challenges and games."""

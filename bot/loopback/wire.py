@@ -160,10 +160,8 @@ def challenge_event(
     return compact(data)
 
 
-def game_start_event(game: Game, dialect: Dialect, kind: str = "gameStart") -> str:
-    """``gameStart`` (or Lichess ``gameFinish``) for the event stream."""
-    if dialect == "pychess":
-        return spaced({"type": kind, "game": {"id": game.id, "skill_level": "6", "chess960": str(game.chess960)}})
+def now_playing_json(game: Game) -> dict[str, Any]:
+    """Lichess's summary of one of the bot's games (``gameStart``/``gameFinish`` and ``nowPlaying``)."""
     opponent = game.opponent_player
     tc = game.challenge.time_control
     if game.clock is not None:
@@ -186,11 +184,18 @@ def game_start_event(game: Game, dialect: Dialect, kind: str = "gameStart") -> s
         "status": {"id": _LICHESS_STATUS_IDS.get(game.status, 20), "name": game.status},
         "speed": tc.speed,
         "variant": {k: v for k, v in game_variant(game).items() if k != "short"},
-        "compat": {"bot": True, "board": True},
-        "id": game.id,
     }
     if game.winner is not None:
         data["winner"] = color_name(game.winner)
+    return data
+
+
+def game_start_event(game: Game, dialect: Dialect, kind: str = "gameStart") -> str:
+    """``gameStart`` (or Lichess ``gameFinish``) for the event stream."""
+    if dialect == "pychess":
+        return spaced({"type": kind, "game": {"id": game.id, "skill_level": "6", "chess960": str(game.chess960)}})
+    data = now_playing_json(game)
+    data.update({"compat": {"bot": True, "board": True}, "id": game.id})
     return compact({"type": kind, "game": data})
 
 

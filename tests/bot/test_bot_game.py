@@ -10,10 +10,11 @@ from dataclasses import replace
 from typing import Any
 
 from bot.config import DrawSettings, ResignSettings, Settings, TimeSettings
-from bot.engines import EngineCrashed, EngineReply
-from bot.events import Account, GameEnd, GameFull, GameState, normalise_game_line
+from bot.engines import EngineCrashed, EngineReply, Score
+from bot.events import Account, GameEnd, GameFull, GameState
 from bot.game import GameNote, GameRecord, GameWorker
 from bot.gamepage import GamePage
+from bot.normalise import normalise_game_line
 from bot.server import ServerError
 from tests.bot.conftest import PYCHESS_GAME_END, PYCHESS_GAME_FULL, needs_board
 
@@ -116,7 +117,7 @@ class ScriptedEngine:
             raise answer
         if isinstance(answer, EngineReply):
             return answer
-        return EngineReply(bestmove=answer, score_cp=42, depth=7, elapsed_s=1.2)
+        return EngineReply(bestmove=answer, score=Score(cp=42), depth=7, elapsed_s=1.2)
 
     def close(self) -> None:
         self.closed = True
@@ -261,7 +262,7 @@ def test_lichess_draw_offer_by_the_opponent_is_answered_once(tmp_path):
 
 def test_resigns_when_the_score_stays_hopeless(tmp_path):
     server = FakeServer()
-    hopeless = EngineReply(bestmove="e2e4", score_cp=-2000, depth=5)
+    hopeless = EngineReply(bestmove="e2e4", score=Score(cp=-2000), depth=5)
     server.push(PYCHESS_GAME_FULL)
     settings = Settings(pgn_directory=None, resign=ResignSettings(score_cp=-800, moves=1))
     record = run_worker(server, ScriptedEngine(hopeless), tmp_path, settings)
@@ -274,7 +275,7 @@ def test_a_resignation_is_remembered_and_a_game_offered_again_is_resigned_again_
     server.push(PYCHESS_GAME_FULL)
     settings = Settings(pgn_directory=str(tmp_path), resign=ResignSettings(score_cp=-800, moves=1))
     notes: list[GameNote] = []
-    first = run_worker(server, ScriptedEngine(EngineReply(bestmove="e2e4", score_cp=-2000, depth=5)), tmp_path,
+    first = run_worker(server, ScriptedEngine(EngineReply(bestmove="e2e4", score=Score(cp=-2000), depth=5)), tmp_path,
                        settings, on_note=notes.append)
     assert first.result == "0-1" and first.pgn_path is not None
     assert [(n.action, n.result, n.termination) for n in notes] == [("resigned", "0-1", "Normal")] * 2

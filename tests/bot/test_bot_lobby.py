@@ -14,8 +14,9 @@ from pathlib import Path
 import yaml
 
 from bot.config import ChallengeSettings, Settings
-from bot.events import ChallengeEvent, ChallengeGone, GameStart, normalise_lobby_line
+from bot.events import ChallengeEvent, ChallengeGone, GameStart
 from bot.lobby import Lobby
+from bot.normalise import normalise_lobby_line
 from tests.bot.conftest import PYCHESS_ACCOUNT, PYCHESS_CHALLENGE, PYCHESS_GAME_FULL, needs_board
 from tests.bot.http_fixture import Reply, ScriptedServer
 from tests.bot.test_bot_game import ME, FakeServer, ScriptedEngine
@@ -37,7 +38,7 @@ class LobbyServer(FakeServer):
 def challenge_event(challenge_id: str) -> ChallengeEvent:
     data = json.loads(PYCHESS_CHALLENGE)
     data["challenge"]["id"] = challenge_id
-    event = normalise_lobby_line(json.dumps(data), "pychess")
+    event = normalise_lobby_line(json.dumps(data))
     assert isinstance(event, ChallengeEvent)
     return event
 
@@ -103,7 +104,7 @@ def named_challenge(challenge_id: str, name: str, title: str = "") -> ChallengeE
     data = json.loads(PYCHESS_CHALLENGE)
     data["challenge"]["id"] = challenge_id
     data["challenge"]["challenger"] = {"name": name, "rating": 1500, "title": title}
-    event = normalise_lobby_line(json.dumps(data), "pychess")
+    event = normalise_lobby_line(json.dumps(data))
     assert isinstance(event, ChallengeEvent)
     return event
 

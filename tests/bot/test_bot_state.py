@@ -12,11 +12,12 @@ import pytest
 
 from bot.challenges import DAY_S, AcceptedBotChallenge
 from bot.config import MatchmakingTimeControl, settings_from_dict
-from bot.events import ChallengeEvent, GameStart, normalise_lobby_line
+from bot.events import ChallengeEvent, GameStart
 from bot.game import GameNote
 from bot.game.record import GameRecord
 from bot.lobby import Lobby
 from bot.matchmaking import DeclineNote
+from bot.normalise import normalise_lobby_line
 from bot.state import (
     STATE_FILE_NAME,
     BotMemory,
@@ -118,7 +119,7 @@ def bot_challenge(challenge_id: str) -> ChallengeEvent:
     data = json.loads(PYCHESS_CHALLENGE)
     data["challenge"]["id"] = challenge_id
     data["challenge"]["challenger"] = {"name": "Robot", "rating": 1500, "title": "BOT"}
-    event = normalise_lobby_line(json.dumps(data), "pychess")
+    event = normalise_lobby_line(json.dumps(data))
     assert isinstance(event, ChallengeEvent)
     return event
 
@@ -143,13 +144,13 @@ def test_the_daily_bot_limit_and_matchmaking_declines_survive_a_restart(tmp_path
                    monotonic=lambda: 7.0, wall_clock=lambda: wall[0])
     second._handle(bot_challenge("c2"))
     assert server.calls == [("accept", "c1"), ("decline", "c2", "later")]
-    assert second.accepted_from_bots == [AcceptedBotChallenge(7.0 - 3600, "robot")]
+    assert second.games.accepted_from_bots == [AcceptedBotChallenge(7.0 - 3600, "robot")]
     assert second.matchmaker.notes == [DeclineNote("picky", "tooFast", 7.0 - 3610, "chess", BLITZ)]
 
     wall[0] += DAY_S
     third = Lobby(server, settings, ME, lambda label: None,  # type: ignore[arg-type]
                   monotonic=lambda: 9.0, wall_clock=lambda: wall[0])
-    assert third.accepted_from_bots == [] and third.matchmaker.notes == [], "a day later all is forgotten"
+    assert third.games.accepted_from_bots == [] and third.matchmaker.notes == [], "a day later all is forgotten"
     third._handle(bot_challenge("c3"))
     assert server.calls[-1] == ("accept", "c3")
 

@@ -14,7 +14,7 @@ import pytest
 
 from bot.app import default_engine_factory
 from bot.config import ConfigError, settings_from_dict
-from bot.engines import EngineCrashed, EngineError, EngineReply, EngineStartError, EngineTimeout, XBoardEngine
+from bot.engines import EngineCrashed, EngineError, EngineReply, EngineStartError, EngineTimeout, Score, XBoardEngine
 from bot.engines.xboard import (
     clock_text,
     engine_move,
@@ -64,9 +64,9 @@ def test_parsers():
     assert option is not None and (option.name, option.type) == ("Resign Threshold", "spin")
     result = EngineReply(bestmove=None)
     assert parse_thinking("  5    27     57     18963  1. Nc3  d5 2.  d4", result) == ["1.", "Nc3", "d5", "2.", "d4"]
-    assert (result.depth, result.score_cp, result.nodes) == (5, 27, 18963)
+    assert (result.depth, result.score, result.nodes) == (5, Score(cp=27), 18963)
     parse_thinking(" 3 -100004 5 99 e1g1", result)
-    assert result.mate == -4 and result.score_cp is None
+    assert result.score == Score(mate=-4)
     assert parse_thinking("move e2e4", result) is None and parse_thinking("1-0 {White mates}", result) is None
     assert clock_text(65_400) == "1:05" and clock_text(300) == "0:01"
     assert [xboard_variant("seirawan", False), xboard_variant("chess", False), xboard_variant("chess", True)] == [
@@ -115,7 +115,7 @@ def test_a_search_sets_the_position_sends_clocks_in_centiseconds_and_reads_a_gat
                           deadline_ms=3000, stop_grace_ms=500)
     with started("move", "b8c6e") as engine:
         result = engine.search(START, ["g1f3h"], limits)
-        assert (result.bestmove, result.score_cp, result.depth, result.nodes) == ("b8c6e", 42, 7, 1234)
+        assert (result.bestmove, result.score, result.depth, result.nodes) == ("b8c6e", Score(cp=42), 7, 1234)
         assert result.pv == ["b8c6e"] and not result.late
         first = sent(log)
         go = first.index("go")
@@ -142,7 +142,7 @@ def test_move_now_at_the_deadline(tmp_path, monkeypatch):
         begun = time.monotonic()
         result = engine.search(START, [], GoLimits(wtime_ms=10_000, btime_ms=10_000, deadline_ms=400,
                                                        stop_grace_ms=2000))
-        assert result.bestmove == "d2d4" and result.late and result.mate == 2
+        assert result.bestmove == "d2d4" and result.late and result.score == Score(mate=2)
         assert 0.35 < time.monotonic() - begun < 2.0
         assert "?" in sent(log)
 

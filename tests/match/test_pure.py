@@ -7,7 +7,7 @@ import enum
 from dataclasses import dataclass
 from typing import Optional
 
-from bot.engines import EngineReply, parse_info, parse_option
+from bot.engines import EngineReply, Score, parse_info, parse_option
 from engine.variants import START_FENS
 from tools.match.game import (
     MatchRecord,
@@ -82,10 +82,10 @@ def _scored(line: str) -> EngineReply:
 
 
 def test_scores_print_as_pawns_and_mates_and_order_for_adjudication() -> None:
-    assert _scored("info depth 7 score cp 35").pgn_score() == "+0.35"
-    assert _scored("info depth 7 score cp -120").pgn_score() == "-1.20"
-    assert _scored("info depth 7 score mate 3").pgn_score() == "+M3"
-    assert _scored("info depth 7 score mate -2").pgn_score() == "-M2"
+    assert _scored("info depth 7 score cp 35").describe_score() == "+0.35"
+    assert _scored("info depth 7 score cp -120").describe_score() == "-1.20"
+    assert _scored("info depth 7 score mate 3").describe_score() == "#3"
+    assert _scored("info depth 7 score mate -2").describe_score() == "#-2"
     mated_in_2, down_a_lot, mate_in_1 = (
         _scored(f"info depth 3 score {score}").centipawns() for score in ("mate -2", "cp -5000", "mate 1")
     )
@@ -139,7 +139,7 @@ def _record(start_fen: str, sans: list, result: str) -> MatchRecord:
         reason="White mates",
     )
     record.moves = [
-        PlayedMove("", san, EngineReply(bestmove="", score_cp=35, depth=5, elapsed_s=0.12)) for san in sans
+        PlayedMove("", san, EngineReply(bestmove="", score=Score(cp=35), depth=5, elapsed_s=0.12)) for san in sans
     ]
     return record
 

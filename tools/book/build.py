@@ -17,7 +17,7 @@ from engine.book import MAX_WEIGHT, Entry, position_key, write_book
 
 Log = Callable[[str], None]
 
-# An analysis score for mates, on the centipawn scale (mate in n: MATE_CP - n).
+# An analysis score for mates, on the centipawn scale (mate in n: MATE_CP - n; book scores are 16-bit).
 MATE_CP = 30000
 
 
@@ -116,12 +116,10 @@ class MultiPvEngine(UciEngine):
                 continue
             info = EngineReply(bestmove=None)
             parse_info(line, info)
-            if not info.has_score or info.depth is None or not info.pv:
+            if info.score is None or info.depth is None or not info.pv:
                 continue
             index = int(words[words.index("multipv") + 1])
-            value = info.score_cp if info.mate is None else (
-                MATE_CP - abs(info.mate) if info.mate > 0 else -MATE_CP + abs(info.mate))
-            by_depth.setdefault(info.depth, {})[index] = PvLine(info.pv[0], value or 0)
+            by_depth.setdefault(info.depth, {})[index] = PvLine(info.pv[0], info.score.centipawns(MATE_CP))
         return best_complete_iteration(by_depth)
 
 

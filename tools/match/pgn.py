@@ -47,7 +47,7 @@ def game_to_pgn(
     headers.update(PlyCount=str(len(record.moves)), Termination=record.termination, Opening=record.job.opening.source)
     move_comments = (
         [
-            move_comment(move.search.elapsed_s, move.search.pgn_score() if move.search.has_score else None, move.depth)
+            move_comment(move.search.elapsed_s, str(move.search.score) if move.search.score else None, move.depth)
             for move in record.moves
         ]
         if comments
