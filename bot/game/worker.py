@@ -34,7 +34,7 @@ from bot.gamepage import GamePage, GamePageError
 from bot.pgn import safe_file_id
 from bot.position import GameBoard, ServerMoveError
 from bot.results import ABANDONED, GameOutcome, lichess_outcome, resignation
-from bot.server import ServerError, StreamFailed, StreamLost, StreamNotice
+from bot.server import ServerError, StreamConnected, StreamFailed, StreamLost, StreamNotice
 
 log = logging.getLogger("bot.game")
 
@@ -75,6 +75,7 @@ class GameWorker:
         self._stream: GameStream | None = None
         self._abort_requested = False
         self._finished_by_server_at: float | None = None
+        self._stale_until_full = False  # the stream reconnected: its lines before gameFull are old (pychess)
         self._last_tick = monotonic()
         # correspondence: a revisit (the lobby's periodic check) parks at once when it is not our turn
         self.revisit = revisit
@@ -140,9 +141,18 @@ class GameWorker:
 
     def _handle(self, item: Item) -> None:
         game = self.game
+        if isinstance(item, StreamConnected):
+            # pychess sends the lines queued while we were away before the new gameFull: old states (seen on
+            # the real server after a restart: a "takeback" to where the stream had broken off), not news
+            self._stale_until_full = game.server.dialect == "pychess"
+            return
+        if isinstance(item, GameState) and self._stale_until_full:
+            log.debug("%s: skipped a state queued before the reconnection (%d plies)", self.label, len(item.moves))
+            return
         if isinstance(item, (GameFull, GameState)):
             self.watch.news()
         if isinstance(item, GameFull):
+            self._stale_until_full = False
             self._on_game_full(item)
         elif isinstance(item, GameState):
             self._on_state(item)

@@ -15,7 +15,7 @@ from bot.events import Account, GameEnd, GameFull, GameState
 from bot.game import GameNote, GameRecord, GameWorker
 from bot.gamepage import GamePage
 from bot.normalise import normalise_game_line
-from bot.server import ServerError
+from bot.server import ServerError, StreamConnected
 from tests.bot.conftest import PYCHESS_GAME_END, PYCHESS_GAME_FULL, needs_board
 
 pytestmark = needs_board
@@ -307,6 +307,35 @@ def test_a_remembered_game_the_server_scored_otherwise_gets_the_servers_result(t
     assert '[Result "1-0"]' in text and '[Termination "Time forfeit"]' in text and "1. e4 e5" in text
     assert record.result == "1-0"
     assert "the server's result 1-0 (flag, Time forfeit) differs from the 0-1 we wrote earlier" in caplog.text
+
+
+def test_lines_queued_before_a_reconnections_game_full_are_not_taken_for_a_takeback(tmp_path, caplog):
+    """pychess sends the lines it queued while the bot was away before the new gameFull (seen after a server
+    restart): an old state there is not a takeback, and no move is played for it."""
+    server = FakeServer()
+    full = json.loads(PYCHESS_GAME_FULL)
+    full["state"]["moves"] = "e2e4 e7e5"
+
+    def answer(uci: str) -> None:
+        if uci == "d2d4":
+            server.push(state_line("e2e4 e7e5 d2d4 d7d5"))
+        elif uci == "c2c4":  # the stream breaks; the new one starts with a state from long ago
+            server.stream.items.put(StreamConnected())
+            server.push(state_line("e2e4 e7e5"))
+            newer = json.loads(json.dumps(full))
+            newer["state"]["moves"] = "e2e4 e7e5 d2d4 d7d5 c2c4 g8f6"
+            server.push(json.dumps(newer))
+        else:
+            server.push(PYCHESS_GAME_END)
+
+    server.on_move = answer
+    server.push(json.dumps(full))
+    engine = ScriptedEngine("d2d4", "c2c4", "b1c3")
+    with caplog.at_level(logging.INFO):
+        run_worker(server, engine, tmp_path)
+    assert server.moves() == ["d2d4", "c2c4", "b1c3"]
+    assert [len(moves) for _fen, moves in engine.searches] == [2, 4, 6], "no search for the old state"
+    assert "takeback" not in caplog.text
 
 
 def test_a_failed_move_request_is_retried(tmp_path):
