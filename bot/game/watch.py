@@ -48,6 +48,8 @@ class ServerWatch:
         self.page_alive_at: float | None = None  # the game page last answered
         #: the worker's handler for a running game's page while the stream is failing (to play from it)
         self.play_from: Callable[[GamePage], None] | None = None
+        #: the move list our last move answered (the worker's): our move sent, not yet in the stream
+        self.answered: Callable[[], tuple[str, ...] | None] = lambda: None
 
     # ---- what the stream says ----
 
@@ -170,9 +172,12 @@ class ServerWatch:
             game.end_game(f"gave up: {reason}", Phase.GAVE_UP)
 
     def _peek_while_quiet(self, now: float) -> None:
+        """pychess, while we wait for the server (the opponent to move, or the echo of our move: a move sent
+        into a game that ended meanwhile, e.g. by a BOT's resignation, is answered 200 and never echoed)."""
         game = self.game
-        if (game.server.dialect != "pychess" or game.position is None or game.state is None
-                or game.correspondence or game.our_turn()):
+        if game.server.dialect != "pychess" or game.position is None or game.state is None or game.correspondence:
+            return
+        if game.our_turn() and self.answered() != game.state.moves:
             return
         if now - self.last_news_at < QUIET_PAGE_CHECK_S or now - self.quiet_check_at < QUIET_PAGE_CHECK_S:
             return

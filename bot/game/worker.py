@@ -23,6 +23,7 @@ from pathlib import Path
 
 from bot.config import Settings
 from bot.events import Account, ChatLine, GameEnd, GameEvent, GameFull, GameState, OpponentGone, UnknownEvent, Variant
+from bot.game import watch
 from bot.game.context import GameContext, Phase
 from bot.game.moves import MoveMaker
 from bot.game.ponder import Ponderer
@@ -67,6 +68,7 @@ class GameWorker:
         self.ponderer = Ponderer(self.game, engine)
         self.watch = ServerWatch(self.game)
         self.watch.play_from = self._play_from_page
+        self.watch.answered = lambda: self.mover.answered
         self.mover = MoveMaker(self.game, engine, self.ponderer, self._moved_on, self._resign)
         self.talk = Talk(self.game, lambda: engine.id_name, challenges_waiting, self.ponderer.stop)
         self.pending: deque[Item] = deque()
@@ -391,15 +393,17 @@ class GameWorker:
         """Resign (or abort) again a game we resigned (aborted) before, once its ``gameFull`` is here (to have
         the moves for the PGN) or the stream has not brought it for ``stream_timeout_s``. Nothing is sent when
         the server already has the game over (game page or export). A game that simply ended is only looked
-        up: over on the server too, the worker is done; otherwise it watches, playing nothing."""
+        up (every ``QUIET_PAGE_CHECK_S``): over on the server too, the worker is done; until then it watches,
+        playing nothing."""
         game, note = self.game, self.remembered
         if note is None or self._resend_from is None or now < self._resend_from:
             return
         waited = now - self._resend_from
         if game.full is None and waited < game.settings.server.stream_timeout_s:
             return
-        if note.action == "ended":  # nothing to send: is the game over on the server too?
-            self._resend_from = None
+        if note.action == "ended":  # nothing to send: is the game over on the server too? (ask every minute:
+            # a BOT's resignation never reaches us, and we do not move)
+            self._resend_from = now + watch.QUIET_PAGE_CHECK_S
             if self.watch.settle_from_server():
                 game.end_game("over on the server")
             return
@@ -464,6 +468,11 @@ class GameWorker:
                 board = game.position.board if game.position is not None else None
                 outcome = final_outcome(game.outcome, game.end, board, game.we_are_white, game.we_resigned)
         plies = game.position.ply if game.position is not None else 0
+        sent = self.mover.sent
+        if not gave_up and sent is not None and game.position is not None and self._server_outcome() is not None \
+                and tuple(game.position.server_moves) == sent[0]:
+            log.info("%s: our move %s did not count: the game had ended on the server before it arrived",
+                     self.label, sent[1])
         pgn_path = None
         # a game that ended before its first move (a resignation, a flag) is still a game with a result
         if game.full is not None and game.position is not None and (plies > 0 or outcome.result != "*"):

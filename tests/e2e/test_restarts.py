@@ -110,6 +110,32 @@ def test_a_given_up_game_has_every_ply_in_its_pgn_including_our_unconfirmed_move
     assert any("was accepted but never confirmed; it is in the PGN" in m for m in messages)
 
 
+def test_our_move_into_a_game_that_ended_silently_is_noticed_and_not_counted(
+    pychess: LoopbackServer, tmp_path: Path, bots: list[BotThread], caplog: pytest.LogCaptureFixture
+) -> None:
+    """Seen on the real server: the opponent BOT resigned while our reply was on its way; pychess answered our
+    move with 200, ignored it, and said nothing more. The bot waited for the echo forever (its own turn on
+    its board). Now it looks at the game page, ends the game as the server has it, and says the move did not
+    count."""
+    game_id = pychess.challenge(color="white", clock=(300, 2), opponent=Scripted(["e2e4", "g1f3"], then="wait"))
+    real_move = pychess.api_move
+
+    def resign_first_at_our_second_move(gid: str, uci: str, offering_draw: bool) -> Any:
+        if len(pychess.game(gid).moves) == 3:
+            pychess.opponent_resign(gid, announce=False)  # as a BOT's resignation: no gameEnd for us
+        return real_move(gid, uci, offering_draw)
+
+    pychess.api_move = resign_first_at_our_second_move  # type: ignore[method-assign]
+    bots.append(BotThread(bot_config(pychess, tmp_path), max_games=1).start())
+    assert bots[0].join(40) == 0, "the bot must not wait for the echo of a move the server ignored"
+    game = pychess.game(game_id)
+    assert (game.status, game.winner, len(game.moves)) == ("resign", game.bot_color, 3)
+    ignored = [uci for uci, why in game.rejected if why == "game over"]
+    assert len(ignored) == 1, game.rejected
+    assert_pgn_matches_server(game, tmp_path)
+    assert any(f"our move {ignored[0]} did not count" in r.getMessage() for r in caplog.records)
+
+
 def test_a_fresh_bot_process_resigns_again_a_game_the_restarted_server_restored_and_plays_no_move(
     pychess: LoopbackServer, tmp_path: Path
 ) -> None:
