@@ -77,7 +77,7 @@ class GameWorker:
         self._stream: GameStream | None = None
         self._abort_requested = False
         self._finished_by_server_at: float | None = None
-        self._stale_until_full = False  # the stream reconnected: its lines before gameFull are old (pychess)
+        self._replaying = False  # pychess: the stream reconnected and may replay the game from long ago
         self._last_tick = monotonic()
         # correspondence: a revisit (the lobby's periodic check) parks at once when it is not our turn
         self.revisit = revisit
@@ -144,17 +144,15 @@ class GameWorker:
     def _handle(self, item: Item) -> None:
         game = self.game
         if isinstance(item, StreamConnected):
-            # pychess sends the lines queued while we were away before the new gameFull: old states (seen on
-            # the real server after a restart: a "takeback" to where the stream had broken off), not news
-            self._stale_until_full = game.server.dialect == "pychess"
+            self._replaying = game.server.dialect == "pychess"
             return
-        if isinstance(item, GameState) and self._stale_until_full:
-            log.debug("%s: skipped a state queued before the reconnection (%d plies)", self.label, len(item.moves))
-            return
+        if self._replaying and isinstance(item, (GameFull, GameState)):
+            if self._is_replayed(item.state if isinstance(item, GameFull) else item):
+                return
+            self._replaying = False
         if isinstance(item, (GameFull, GameState)):
             self.watch.news()
         if isinstance(item, GameFull):
-            self._stale_until_full = False
             self._on_game_full(item)
         elif isinstance(item, GameState):
             self._on_state(item)
@@ -177,6 +175,20 @@ class GameWorker:
             game.end_game(f"stream unavailable ({item.reason})")
         elif isinstance(item, UnknownEvent):
             log.debug("%s: ignored a %r line", self.label, item.type)
+
+    def _is_replayed(self, state: GameState) -> bool:
+        """pychess, after a reconnection: the new stream replays what it queued while we were away, from a
+        ``gameFull`` as old as the server's restart onwards (seen on the real server: a "takeback" to ply 24
+        when the game, played on from the game page, was at ply 27). A state that is a strict beginning of the
+        moves we know is such a replay, not a takeback; the first one that is not ends the replay."""
+        position = self.game.position
+        if position is None or len(state.moves) >= position.ply:
+            return False
+        if list(state.moves) != position.server_moves[:len(state.moves)]:
+            return False
+        log.debug("%s: skipped a replayed state (%d plies; we are at %d)", self.label, len(state.moves),
+                  position.ply)
+        return True
 
     def _on_idle(self) -> None:
         now = self.monotonic()

@@ -9,6 +9,8 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
+import pytest
+
 from bot.config import DrawSettings, ResignSettings, Settings, TimeSettings
 from bot.engines import EngineCrashed, EngineReply, Score
 from bot.events import Account, GameEnd, GameFull, GameState
@@ -309,22 +311,30 @@ def test_a_remembered_game_the_server_scored_otherwise_gets_the_servers_result(t
     assert "the server's result 1-0 (flag, Time forfeit) differs from the 0-1 we wrote earlier" in caplog.text
 
 
-def test_lines_queued_before_a_reconnections_game_full_are_not_taken_for_a_takeback(tmp_path, caplog):
-    """pychess sends the lines it queued while the bot was away before the new gameFull (seen after a server
-    restart): an old state there is not a takeback, and no move is played for it."""
+@pytest.mark.parametrize("replay", ["old gameFull first", "old state before the new gameFull"])
+def test_a_reconnected_stream_replaying_old_states_is_not_taken_for_a_takeback(tmp_path, caplog, replay):
+    """pychess, after a restart: the new game stream replays the game from long ago (seen on the real server:
+    a gameFull as old as the restart, then every state since, up to now): a state that is a beginning of the
+    moves we know is not a takeback, and no move is searched or played for it."""
     server = FakeServer()
     full = json.loads(PYCHESS_GAME_FULL)
     full["state"]["moves"] = "e2e4 e7e5"
 
+    def game_full(moves: str) -> str:
+        line = json.loads(json.dumps(full))
+        line["state"]["moves"] = moves
+        return json.dumps(line)
+
     def answer(uci: str) -> None:
         if uci == "d2d4":
             server.push(state_line("e2e4 e7e5 d2d4 d7d5"))
-        elif uci == "c2c4":  # the stream breaks; the new one starts with a state from long ago
+        elif uci == "c2c4":  # the stream breaks; the new one starts from long ago
             server.stream.items.put(StreamConnected())
-            server.push(state_line("e2e4 e7e5"))
-            newer = json.loads(json.dumps(full))
-            newer["state"]["moves"] = "e2e4 e7e5 d2d4 d7d5 c2c4 g8f6"
-            server.push(json.dumps(newer))
+            if replay == "old gameFull first":
+                server.push(game_full("e2e4 e7e5"), state_line("e2e4 e7e5 d2d4"), state_line("e2e4 e7e5 d2d4 d7d5"),
+                            state_line("e2e4 e7e5 d2d4 d7d5 c2c4"), state_line("e2e4 e7e5 d2d4 d7d5 c2c4 g8f6"))
+            else:
+                server.push(state_line("e2e4 e7e5"), game_full("e2e4 e7e5 d2d4 d7d5 c2c4 g8f6"))
         else:
             server.push(PYCHESS_GAME_END)
 
@@ -334,7 +344,7 @@ def test_lines_queued_before_a_reconnections_game_full_are_not_taken_for_a_takeb
     with caplog.at_level(logging.INFO):
         run_worker(server, engine, tmp_path)
     assert server.moves() == ["d2d4", "c2c4", "b1c3"]
-    assert [len(moves) for _fen, moves in engine.searches] == [2, 4, 6], "no search for the old state"
+    assert [len(moves) for _fen, moves in engine.searches] == [2, 4, 6], "no search for a replayed state"
     assert "takeback" not in caplog.text
 
 
