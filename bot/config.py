@@ -44,9 +44,10 @@ Mode = Literal["casual", "rated"]
 DialectSetting = Literal["auto", "lichess", "pychess"]
 ShutdownMode = Literal["finish", "abort"]
 #: how the bot talks to its engine: UCI (the bundled engine, Fairy-Stockfish) or XBoard/CECP (Sjaak II, Fairy-Max)
-EngineProtocol = Literal["uci", "xboard"]
+EngineProtocol = Literal["uci", "xboard", "homemade"]
 BookSelection = Literal["weighted_random", "best_move", "uniform_random"]
 ChatRoom = Literal["player", "spectator"]
+LogLevel = Literal["DEBUG", "INFO", "WARNING", "ERROR"]
 
 #: the engine's variant names (``engine.variants.VARIANT_NAMES``; a test keeps the two equal)
 VARIANT_NAMES: tuple[str, ...] = get_args(Variant)
@@ -186,10 +187,17 @@ class EngineSettings:
     limits: EngineLimits = field(default_factory=EngineLimits)
     startup_timeout_s: float = setting(20.0, minimum=0.1)
     polyglot: BookSettings = field(default_factory=BookSettings)
+    #: a variant of challenge.variants the engine cannot play: dropped with a warning (else exit 2 at start)
+    drop_unplayable_variants: bool = False
+    #: log every line to and from the engine (logger ``bot.engine.io``)
+    debug: bool = False
 
     def check(self, section: _Section) -> EngineSettings:
         if self.protocol == "xboard" and self.command == "builtin":
             raise section.fail("protocol", "uci for the builtin engine (it speaks UCI only)", self.protocol)
+        if self.protocol == "homemade" and (self.command == "builtin" or ":" not in self.command
+                                            or " " in self.command.strip()):
+            raise section.fail("command", "package.module:ClassName with engine.protocol: homemade", self.command)
         return self
 
     def command_line(self) -> list[str]:
@@ -232,6 +240,12 @@ class ChallengeSettings:
     reserve_for_humans: int = setting(0, minimum=0, at_most="concurrency")
     #: games (real-time and correspondence) at once against one user (None = no limit)
     max_games_per_user: int | None = setting(None, minimum=1)
+    #: pychess.org: the decline reason as free text for the person (Lichess gets the reason key); "" = key
+    decline_message: str = "{reason}. I accept {variants}, {clock}."
+    #: challenges kept unanswered while every slot is busy, accepted when a game ends (0 = decline later)
+    queue_size: int = setting(0, minimum=0)
+    #: a queued challenge not started within this many seconds is declined (later)
+    queue_timeout_s: float = setting(300.0, minimum=1.0)
     #: challenges accepted from one bot in the last hour (None = no limit)
     max_challenges_per_bot_per_hour: int | None = setting(None, minimum=1)
     #: challenges accepted from all bots together in the last 24 hours (None = no limit)
@@ -278,7 +292,9 @@ class ChatSettings:
     """Game-chat commands (``!help``, ``!name``, ``!eval``, ``!queue``)."""
 
     commands: bool = True
-    eval_rooms: tuple[ChatRoom, ...] = ("spectator",)
+    #: rooms where !eval is answered; null = per server: pychess.org the player room (a BOT's chat reaches only
+    #: the opponent's page, which drops spectator lines), Lichess the spectator room
+    eval_rooms: tuple[ChatRoom, ...] | None = None
     cooldown_s: float = setting(5.0, minimum=0.0)
 
 
@@ -315,6 +331,33 @@ class MatchmakingTimeControl:
 
 
 @dataclass(frozen=True)
+class MatchmakingOverride:
+    """What matchmaking does differently for one variant (``matchmaking.overrides.<variant>``); a key left out
+    keeps the section's value."""
+
+    time_controls: tuple[MatchmakingTimeControl, ...] | None = setting(
+        None, non_empty=True, what="a non-empty list of {base_s, increment_s} or {days} mappings")
+    rated: bool | None = None
+    min_rating: int | None = setting(None, minimum=0)
+    max_rating: int | None = setting(None, minimum=0)
+    rating_difference: int | None = setting(None, minimum=0)
+
+
+def _overrides(value: Any, section: _Section, name: str) -> dict[str, MatchmakingOverride]:
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping):
+        raise section.fail(name, "a mapping of variant names to settings", value)
+    overrides: dict[str, MatchmakingOverride] = {}
+    for variant_key, entry in value.items():
+        variant = "chess" if variant_key == "standard" else str(variant_key)
+        if variant not in VARIANT_NAMES:
+            raise section.fail(name, f"variant names from {', '.join(VARIANT_NAMES)} (or standard)", variant_key)
+        overrides[variant] = _read_section(MatchmakingOverride, entry, f"{section.key(name)}.{variant_key}")
+    return overrides
+
+
+@dataclass(frozen=True)
 class MatchmakingSettings:
     """Challenging online bots when idle (Lichess only: pychess.org does not let bots challenge)."""
 
@@ -331,6 +374,38 @@ class MatchmakingSettings:
     challenge_timeout_s: float = setting(30.0, minimum=1.0)
     decline_cooldown_s: float = setting(3600.0, minimum=0.0)
     daily_limit: int = setting(100, minimum=1)
+    #: the opponent's rating at most this far from ours in the game's category (None = no such check)
+    rating_difference: int | None = setting(None, minimum=0)
+    #: also challenge while games run, as long as a slot (challenge.concurrency) is free
+    allow_during_games: bool = False
+    #: URLs of text files with one bot name per line, never challenged (fetched without our token)
+    online_block_list: tuple[str, ...] = ()
+    #: per variant name: other time controls, rated, rating range or rating_difference
+    overrides: dict[str, MatchmakingOverride] = setting(factory=dict, parse=_overrides)
+
+    def for_variant(self, variant: str) -> MatchmakingSettings:
+        """These settings with ``overrides[variant]`` applied."""
+        override = self.overrides.get(variant)
+        if override is None:
+            return self
+        changes = {name: value for name, value in dataclasses.asdict(override).items() if value is not None}
+        if override.time_controls is not None:
+            changes["time_controls"] = override.time_controls  # asdict made plain dicts of them
+        return dataclasses.replace(self, **changes)
+
+
+@dataclass(frozen=True)
+class LoggingSettings:
+    """Where the log goes: stderr at ``level`` (``--log-level`` overrides it), and with ``file`` also a file
+    rotated by size (``max_bytes``, ``backup_count`` old files kept) at ``file_level``. ``engine_file``: the
+    engine's own lines (``engine.debug``, logger ``bot.engine.io``) go to this file instead of the others."""
+
+    level: LogLevel = "INFO"
+    file: str | None = None
+    file_level: LogLevel = "DEBUG"
+    max_bytes: int = setting(10_000_000, minimum=1)
+    backup_count: int = setting(5, minimum=0)
+    engine_file: str | None = None
 
 
 @dataclass(frozen=True)
@@ -347,6 +422,7 @@ class Settings:
     chat: ChatSettings = field(default_factory=ChatSettings)
     correspondence: CorrespondenceSettings = field(default_factory=CorrespondenceSettings)
     matchmaking: MatchmakingSettings = field(default_factory=MatchmakingSettings)
+    logging: LoggingSettings = field(default_factory=LoggingSettings)
     pgn_directory: str | None = "games"
     heartbeat_file: str | None = None
     token_file: str | None = None

@@ -11,8 +11,19 @@ from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
-from bot.challenges import Accept, AcceptedBotChallenge, LobbyState, decide_challenge, describe_time_control, our_rating
+from bot.challenges import (
+    Accept,
+    AcceptedBotChallenge,
+    Decision,
+    Decline,
+    LobbyState,
+    decide_challenge,
+    decline_message,
+    describe_time_control,
+    our_rating,
+)
 from bot.config import Settings
+from bot.enginehealth import EngineHealth
 from bot.events import (
     Account,
     Challenge,
@@ -56,6 +67,10 @@ class Lobby:
         self._stopping = False
         self._lock = threading.Lock()
         self.heartbeat_path = Path(settings.heartbeat_file) if settings.heartbeat_file else None
+        self._health_written: str | None = None
+        self.engine_health = EngineHealth(engine_factory, on_change=self.heartbeat, monotonic=monotonic)
+        #: challenges waiting for a free slot (``challenge.queue_size``), oldest first: id -> (challenge, when)
+        self.queued: dict[str, tuple[Challenge, float]] = {}
         self._rating_diff_note_logged = False
         self.state_file = StateFile(state_path(settings.pgn_directory), monotonic, wall_clock)
         memory = self.state_file.load(settings.matchmaking.decline_cooldown_s)
@@ -84,14 +99,22 @@ class Lobby:
         return len(self.finished)
 
     def challenges_waiting(self) -> int:
-        """Accepted challenges whose game has not started, plus our own challenge in flight (``!queue``)."""
-        return len(self.games.accepted) + self.matchmaker.waiting
+        """Queued challenges, accepted ones whose game has not started, and our own challenge in flight
+        (``!queue``)."""
+        return len(self.queued) + len(self.games.accepted) + self.matchmaker.waiting
 
     def heartbeat(self) -> None:
+        """Touch the heartbeat file (every event-stream line); its text is ``ok`` or ``unhealthy: ...`` while no
+        engine works, read by ``python -m bot.health``. Called from the stream's reader thread too."""
         if self.heartbeat_path is None:
             return
+        text = self.engine_health.health_text()
         try:
-            self.heartbeat_path.touch()
+            if text != self._health_written:
+                self.heartbeat_path.write_text(text + "\n", encoding="utf-8")
+                self._health_written = text
+            else:
+                self.heartbeat_path.touch()
         except OSError as error:
             log.debug("heartbeat %s: %s", self.heartbeat_path, error)
 
@@ -122,12 +145,12 @@ class Lobby:
         try:
             while True:
                 self._reap()
+                self._serve_queue()  # a slot may have come free, or the bot is stopping
                 if self._handle_stop(stream):
                     break
                 self._visit_parked()
-                self.matchmaker.tick(busy=bool(self.games.realtime_workers() or self.games.accepted)
-                                     or self.games.bot_slots() <= 0,  # every slot is reserved for humans
-                                     stopping=self._stop_mode is not None)
+                self.engine_health.probe_if_due()
+                self.matchmaker.tick(busy=self._matchmaking_busy(), stopping=self._stop_mode is not None)
                 self.save_memory_if_changed()
                 item = stream.get(timeout=0.25) if not stream.closed else None
                 if item is None:
@@ -142,6 +165,9 @@ class Lobby:
                     continue
                 self._handle(item)
         finally:
+            for challenge, _queued_at in list(self.queued.values()):
+                self._answer(challenge, Decline("later", "the bot is stopping"))
+            self.queued.clear()
             self.matchmaker.cancel_pending()
             self.save_memory_if_changed()
             stream.close()
@@ -152,6 +178,16 @@ class Lobby:
         log.info("stopped after %d finished game%s", self.games_finished,
                  "" if self.games_finished == 1 else "s")
         return exit_code
+
+    def _matchmaking_busy(self) -> bool:
+        """Whether matchmaking must wait: no engine works, every slot is reserved for humans, or a game runs
+        (with ``matchmaking.allow_during_games``: only when no slot is free for a game against a bot)."""
+        if self.games.bot_slots() <= 0 or self.engine_health.problem is not None:
+            return True
+        if not self.settings.matchmaking.allow_during_games:
+            return bool(self.games.realtime_workers() or self.games.accepted)
+        state = self._lobby_state()
+        return state.active_games >= self.settings.challenge.concurrency or state.bot_games >= self.games.bot_slots()
 
     def _handle_stop(self, stream: object) -> bool:
         """Apply a stop request / the game limit. Returns True when the loop should end."""
@@ -182,6 +218,8 @@ class Lobby:
             elif self.games.parked.pop(item.game_id, None) is not None:
                 self._start_worker(item.game_id, revisit=True)  # to read the result and write the PGN
         elif isinstance(item, ChallengeGone):
+            if self.queued.pop(item.challenge_id, None) is not None:
+                log.info("challenge %s: withdrawn while queued", item.challenge_id)
             self.games.drop_challenge(item.challenge_id)
             self.matchmaker.on_challenge_gone(item)
         elif isinstance(item, ServerTerminated):
@@ -198,32 +236,52 @@ class Lobby:
             log.debug("challenge %s: our own challenge", challenge.id)  # Lichess echoes outgoing ones
             return
         self.games.expire_accepted()
+        decision = self._decide(challenge)
+        if isinstance(decision, Decline) and decision.busy and len(self.queued) < self.settings.challenge.queue_size:
+            self.queued[challenge.id] = (challenge, self.monotonic())
+            log.info("challenge %s: queued %s (%s; %d waiting)", challenge.id, self._summary(challenge),
+                     decision.detail, len(self.queued))
+            return
+        self._answer(challenge, decision)
+
+    def _decide(self, challenge: Challenge) -> Decision:
+        if self.engine_health.problem is not None:
+            return Decline("later", f"no engine works: {self.engine_health.problem}")
         rating = our_rating(challenge, self.account.ratings)
         if rating is None and self.settings.challenge.max_rating_diff is not None \
                 and not self._rating_diff_note_logged:
             log.info("challenge.max_rating_diff is not applied: the server does not tell our rating")
             self._rating_diff_note_logged = True
         state = replace(self._lobby_state(), our_rating=rating)
-        decision = decide_challenge(challenge, self.settings.challenge, state,
-                                    max_correspondence_games=self.settings.correspondence.max_games)
+        return decide_challenge(challenge, self.settings.challenge, state,
+                                max_correspondence_games=self.settings.correspondence.max_games)
+
+    @staticmethod
+    def _summary(challenge: Challenge) -> str:
         who = challenge.challenger.name + (f" ({challenge.challenger.rating})" if challenge.challenger.rating
                                            else "")
-        summary = (f"{describe_time_control(challenge)} {challenge.variant.config_name} "
-                   f"{'rated' if challenge.rated else 'casual'} from {who}")
+        return (f"{describe_time_control(challenge)} {challenge.variant.config_name} "
+                f"{'rated' if challenge.rated else 'casual'} from {who}")
+
+    def _answer(self, challenge: Challenge, decision: Decision) -> None:
+        """Accept or decline (pychess.org: the reason as free text from ``challenge.decline_message``)."""
+        summary = self._summary(challenge)
         try:
             if isinstance(decision, Accept):
                 self.games.accepted[challenge.id] = self.monotonic()
                 if challenge.time_control.kind != "clock":
                     self.games.correspondence_ids.add(challenge.id)
                 self.games.opponents[challenge.id] = KnownOpponent(challenge.challenger.name.lower(),
-                                                             challenge.challenger.is_bot)
+                                                                   challenge.challenger.is_bot)
                 self.server.accept_challenge(challenge.id)
                 if challenge.challenger.is_bot:
                     self.games.accepted_from_bots.append(AcceptedBotChallenge(self.monotonic(),
-                                                                        challenge.challenger.name.lower()))
+                                                                              challenge.challenger.name.lower()))
                 log.info("challenge %s: accepted %s", challenge.id, summary)
             else:
-                self.server.decline_challenge(challenge.id, decision.reason)
+                reason = (decline_message(decision, self.settings.challenge) if self.server.dialect == "pychess"
+                          else decision.reason)
+                self.server.decline_challenge(challenge.id, reason)
                 log.info("challenge %s: declined %s (%s: %s)", challenge.id, summary, decision.reason,
                          decision.detail)
         except TokenRejected:
@@ -231,6 +289,27 @@ class Lobby:
         except ServerError as error:
             self.games.drop_challenge(challenge.id)
             log.warning("challenge %s: could not answer (%s)", challenge.id, error)
+
+    def _serve_queue(self) -> None:
+        """Queued challenges: declined (later) after ``challenge.queue_timeout_s`` or when the bot stops; the
+        oldest one is answered as soon as more than a busy slot is in its way, or nothing is."""
+        if not self.queued:
+            return
+        now = self.monotonic()
+        timeout = self.settings.challenge.queue_timeout_s
+        for challenge_id, (challenge, queued_at) in list(self.queued.items()):
+            if self._stop_mode is not None or now - queued_at > timeout:
+                del self.queued[challenge_id]
+                why = "the bot is stopping" if self._stop_mode is not None else f"queued for more than {timeout:g} s"
+                self._answer(challenge, Decline("later", why))
+        if not self.queued:
+            return
+        challenge_id, (challenge, _queued_at) = next(iter(self.queued.items()))
+        decision = self._decide(challenge)
+        if isinstance(decision, Decline) and decision.busy:
+            return
+        del self.queued[challenge_id]
+        self._answer(challenge, decision)
 
     def _on_game_start(self, start: GameStart) -> None:
         games = self.games
@@ -271,7 +350,8 @@ class Lobby:
                             on_done=self._done.put, monotonic=self.monotonic,
                             challenges_waiting=self.challenges_waiting, revisit=revisit,
                             chess960=game_id in self.games.chess960_games, remembered=remembered,
-                            on_note=self.remember_game)
+                            on_note=self.remember_game,
+                            on_engine_lost=lambda reason: self.engine_health.lost(game_id, reason))
         self.workers[game_id] = worker
         if self._stop_mode == "abort":
             worker.request_stop("abort")

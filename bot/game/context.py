@@ -34,10 +34,22 @@ class Phase(enum.Enum):
         return self in (Phase.ENDED, Phase.PARKED, Phase.GAVE_UP)
 
 
+@dataclass(frozen=True)
+class MoveNote:
+    """How one of our moves was chosen, for the PGN: ``engine`` (its search ``result``), ``book``, or
+    ``stand-in`` (the engine gave no usable move; ``reason`` says why)."""
+
+    kind: str
+    result: EngineReply | None = None
+    reason: str = ""
+
+
 @dataclass
 class GameContext:
     """One game's shared facts. ``state_received_at``: when the latest state arrived (our clock runs from
-    then); ``end``: the server's end event; ``outcome``: how the game ended, once known for sure."""
+    then); ``end``: the server's end event; ``outcome``: how the game ended, once known for sure;
+    ``move_notes``: how each of our moves was chosen, by its index in the move list; ``clocks``: the mover's
+    clock (ms) after each ply, by its index, as the states reported it."""
 
     game_id: str
     server: GameServer
@@ -56,6 +68,8 @@ class GameContext:
     we_resigned: bool = False
     scores: list[int | None] = field(default_factory=list)
     last_result: EngineReply | None = None
+    move_notes: dict[int, MoveNote] = field(default_factory=dict)
+    clocks: dict[int, int] = field(default_factory=dict)
 
     @property
     def label(self) -> str:

@@ -11,7 +11,7 @@ from bot.books import book_move
 from bot.decisions import should_offer_draw, should_resign
 from bot.engines import EngineCrashed, EngineError, EngineReply, EngineTimeout
 from bot.events import GameState
-from bot.game.context import GameContext
+from bot.game.context import GameContext, MoveNote
 from bot.game.ponder import Ponderer
 from bot.game.protocols import Engine
 from bot.game.record import describe_search
@@ -21,18 +21,29 @@ from engine import Move
 
 log = logging.getLogger("bot.game")
 
+#: Stand-in moves in a row a game may get: the next failure of the engine ends the game (abort or resign).
+MAX_STAND_IN_MOVES = 1
+
 
 class MoveMaker:
     """Plays our side of one game. ``answered``: the move list our last move answered; ``sent``: (the moves
-    before it, our move) of the last move sent; ``moved_this_visit``: a correspondence visit made a move."""
+    before it, our move) of the last move sent; ``moved_this_visit``: a correspondence visit made a move.
+
+    The failure policy: when the engine gives no usable move (it failed twice, restart included), a legal
+    stand-in move saves the clock, once; if it fails again on the next move, or on a move at which the game can
+    still be aborted (the first two plies), ``engine_lost(reason)`` is called instead (the worker aborts or
+    resigns the game): no game is played on stand-in moves."""
 
     def __init__(self, game: GameContext, engine: Engine, ponderer: Ponderer,
-                 moved_on: Callable[[GameState], bool], resign: Callable[[], None]) -> None:
+                 moved_on: Callable[[GameState], bool], resign: Callable[[], None],
+                 engine_lost: Callable[[str], None] = lambda reason: None) -> None:
         self.game = game
         self.engine = engine
         self.ponderer = ponderer
         self.moved_on = moved_on
         self.resign = resign
+        self.engine_lost = engine_lost
+        self.stand_ins_in_a_row = 0
         self.engine_ready = False
         self.answered: tuple[str, ...] | None = None
         self.sent: tuple[tuple[str, ...], str] | None = None
@@ -67,6 +78,9 @@ class MoveMaker:
         if move is None:
             log.error("%s: no legal move to play", game.label)
             return False
+        if result is None and (self.stand_ins_in_a_row >= MAX_STAND_IN_MOVES or game.position.ply < 2):
+            self.engine_lost(note)  # and while the game can still be aborted, no stand-in at all
+            return False
         if self.moved_on(state):
             log.info("%s: the position changed while thinking; not sending %s", game.label, move.uci())
             return False
@@ -89,6 +103,12 @@ class MoveMaker:
         self.retry_at = None
         self.answered = state.moves
         self.sent = (state.moves, move.uci())
+        if result is None:
+            self.stand_ins_in_a_row += 1
+            game.move_notes[len(state.moves)] = MoveNote("stand-in", reason=note)
+        else:
+            self.stand_ins_in_a_row = 0
+            game.move_notes[len(state.moves)] = MoveNote("book" if result.book else "engine", result)
         if result is not None:
             game.last_result = result
         ponder_note, self.ponderer.note = self.ponderer.note, ""
@@ -146,6 +166,7 @@ class MoveMaker:
                 return move, result, "; ".join(problems)
             problems.append(f"engine move {result.bestmove!r} is illegal")
         move = fallback_move(board)
-        note = "; ".join(problems) + (f"; fallback {move.uci()}" if move is not None else "")
-        log.warning("%s: %s", game.label, note)
+        note = "; ".join(problems)
+        if move is not None:
+            log.warning("%s: %s; stand-in move (fallback %s)", game.label, note, move.uci())
         return move, None, note

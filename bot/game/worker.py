@@ -57,7 +57,8 @@ class GameWorker:
                  monotonic: Callable[[], float] = time.monotonic,
                  challenges_waiting: Callable[[], int] = lambda: 0, revisit: bool = False,
                  chess960: bool = False, remembered: GameNote | None = None,
-                 on_note: Callable[[GameNote], None] | None = None) -> None:
+                 on_note: Callable[[GameNote], None] | None = None,
+                 on_engine_lost: Callable[[str], None] = lambda reason: None) -> None:
         self.game = GameContext(game_id, server, settings, account, monotonic)
         self.game_id = game_id
         self.label = self.game.label
@@ -69,7 +70,8 @@ class GameWorker:
         self.watch = ServerWatch(self.game)
         self.watch.play_from = self._play_from_page
         self.watch.answered = lambda: self.mover.answered
-        self.mover = MoveMaker(self.game, engine, self.ponderer, self._moved_on, self._resign)
+        self.on_engine_lost = on_engine_lost
+        self.mover = MoveMaker(self.game, engine, self.ponderer, self._moved_on, self._resign, self._engine_lost)
         self.talk = Talk(self.game, lambda: engine.id_name, challenges_waiting, self.ponderer.stop)
         self.pending: deque[Item] = deque()
         self.position_changed_at = monotonic()
@@ -261,6 +263,7 @@ class GameWorker:
             log.error("%s: %s; aborting", self.label, error)
             self._abort_or_resign(str(error))
             return
+        self._note_clock(state)
         if previous is None or previous.moves != state.moves:
             self.position_changed_at = self.monotonic()
             if self.mover.answered is not None and self.mover.answered != state.moves:
@@ -305,6 +308,15 @@ class GameWorker:
             log.info("%s: the game stream is down; the game page is at ply %d%s", self.label, game.position.ply,
                      ", our move" if game.our_turn() else "")
         self._on_state(state)
+
+    def _note_clock(self, state: GameState) -> None:
+        """The clock of the side that made the last move, as this state reports it (for the PGN)."""
+        game = self.game
+        if not state.moves or game.position is None:
+            return
+        ply = len(state.moves) - 1
+        white_moved = (ply % 2 == 0) == bool(game.position.start.turn)
+        game.clocks[ply] = int(state.wtime_ms if white_moved else state.btime_ms)
 
     def _play(self) -> None:
         if self._our_clock_ran_out() and self.watch.settle_from_page():
@@ -384,6 +396,23 @@ class GameWorker:
             log.info("%s: cannot abort (%s); resigning", self.label, error)
             self._resign(check_server=False)
             game.end_game(f"resigned: {reason}")
+
+    def _engine_lost(self, reason: str) -> None:
+        """The engine failed on two moves in a row: end the game (abort while the game allows it, else
+        resign) rather than play it on stand-in moves, and tell the lobby (no new challenges, health check
+        fails)."""
+        game = self.game
+        can_abort = game.position is not None and game.position.ply < 2
+        log.error("%s: the engine gave no move on two moves in a row (%s); %s the game", self.label, reason,
+                  "aborting" if can_abort else "resigning")
+        self.on_engine_lost(reason)
+        self.ponderer.stop()
+        if can_abort:
+            self._abort_or_resign("the engine cannot play")
+        else:
+            self._resign()
+            if game.over:
+                game.end_game("resigned: the engine cannot play")
 
     def _resign(self, *, check_server: bool = True) -> None:
         game = self.game

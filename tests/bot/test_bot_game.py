@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import logging
-import queue
 from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
@@ -13,117 +12,15 @@ import pytest
 
 from bot.config import DrawSettings, ResignSettings, Settings, TimeSettings
 from bot.engines import EngineCrashed, EngineReply, Score
-from bot.events import Account, GameEnd, GameFull, GameState
+from bot.events import GameEnd, GameFull, GameState
 from bot.game import GameNote, GameRecord, GameWorker
 from bot.gamepage import GamePage
 from bot.normalise import normalise_game_line
-from bot.server import ServerError, StreamConnected
+from bot.server import StreamConnected
 from tests.bot.conftest import PYCHESS_GAME_END, PYCHESS_GAME_FULL, needs_board
+from tests.bot.fakes import ME, FakeServer, ScriptedEngine
 
 pytestmark = needs_board
-
-ME = Account(id="SeirawanBot", username="SeirawanBot", title="BOT")
-
-
-class FakeStream:
-    def __init__(self) -> None:
-        self.items: queue.Queue[Any] = queue.Queue()
-        self.closed = False
-
-    def get(self, timeout: float | None = None) -> Any:
-        try:
-            return self.items.get(timeout=timeout) if timeout else self.items.get_nowait()
-        except queue.Empty:
-            return None
-
-    def close(self) -> None:
-        self.closed = True
-
-
-class FakeServer:
-    """Records calls; ``on_move`` may push the opponent's reply into the stream."""
-
-    url = "https://www.pychess.org"
-
-    def __init__(self, dialect: str = "pychess") -> None:
-        self.dialect = dialect
-        self.stream = FakeStream()
-        self.calls: list[tuple[str, ...]] = []
-        self.on_move: Any = None
-        self.fail_moves = 0
-        # the pychess game page: running unless a test says otherwise; None = cannot be read
-        self.page: GamePage | None = GamePage("g1", -1, "*", ())
-
-    def fetch_game_page(self, game_id: str) -> GamePage:
-        self.calls.append(("page",))
-        if self.page is None:
-            raise ServerError("game page: HTTP 502, gave up after 2 attempts", 502)
-        return self.page
-
-    def open_game_stream(self, game_id: str) -> FakeStream:
-        return self.stream
-
-    def push(self, *lines: str) -> None:
-        for line in lines:
-            for event in normalise_game_line(line, self.dialect):  # type: ignore[arg-type]
-                self.stream.items.put(event)
-
-    def make_move(self, game_id: str, uci: str, *, offer_draw: bool = False) -> None:
-        if self.fail_moves:
-            self.fail_moves -= 1
-            raise ServerError("move: HTTP 503, gave up", 503)
-        self.calls.append(("move", uci, "draw" if offer_draw else ""))
-        if self.on_move is not None:
-            self.on_move(uci)
-
-    def chat(self, game_id: str, text: str, room: str = "player", wait: bool = True) -> None:
-        self.calls.append(("chat", text))
-
-    def abort_game(self, game_id: str) -> None:
-        self.calls.append(("abort",))
-
-    def resign_game(self, game_id: str) -> None:
-        self.calls.append(("resign",))
-
-    def answer_draw(self, game_id: str, accept: bool) -> bool:
-        self.calls.append(("draw", "yes" if accept else "no"))
-        return True
-
-    def moves(self) -> list[str]:
-        return [call[1] for call in self.calls if call[0] == "move"]
-
-    def stop_waiting(self) -> None:
-        self.calls.append(("stop waiting",))
-
-
-class ScriptedEngine:
-    """Answers from a list: a UCI string, a SearchResult, or an exception to raise; the last one repeats."""
-
-    id_name = "Scripted"
-
-    def __init__(self, *answers: Any) -> None:
-        self.answers = list(answers)
-        self.searches: list[tuple[str, list[str]]] = []
-        self.closed = False
-
-    def set_variant(self, variant: str, chess960: bool) -> None:
-        self.variant = (variant, chess960)
-
-    def new_game(self) -> None:
-        pass
-
-    def search(self, fen: str, moves: Sequence[str], limits: Any) -> EngineReply:
-        self.searches.append((fen, list(moves)))
-        answer = self.answers.pop(0) if len(self.answers) > 1 else self.answers[0]
-        if isinstance(answer, Exception):
-            raise answer
-        if isinstance(answer, EngineReply):
-            return answer
-        return EngineReply(bestmove=answer, score=Score(cp=42), depth=7, elapsed_s=1.2)
-
-    def close(self) -> None:
-        self.closed = True
-
 
 def state_line(moves: str, status: str = "started", **extra: Any) -> str:
     data = {"type": "gameState", "moves": moves, "wtime": 300000, "btime": 300000, "winc": 3, "binc": 3,
@@ -164,20 +61,51 @@ def test_plays_the_engine_move_logs_it_and_writes_the_pgn_on_game_end(tmp_path, 
     assert engine.searches[1][1] == ["g1h3e", "b8c6e"]
     assert record.result == "*" and record.pgn_path is not None
     pgn = record.pgn_path.read_text()
-    assert "1. Nh3/E Nc6/E" in pgn and '[White "SeirawanBot"]' in pgn
+    assert "1. Nh3/E {[%eval 0.42,7] [%clk 0:05:00]} Nc6/E {[%clk 0:05:00]} *" in pgn
+    assert '[White "SeirawanBot"]' in pgn
 
 
-def test_an_illegal_engine_move_is_retried_once_then_replaced_by_a_legal_fallback(tmp_path, caplog):
+def test_an_illegal_engine_move_is_retried_once_then_replaced_by_a_legal_stand_in(tmp_path, caplog):
     server = FakeServer()
-    server.on_move = lambda uci: server.push(PYCHESS_GAME_END)
+    replies = iter([lambda uci: server.push(state_line("g1h3e b8c6e")),
+                    lambda uci: server.push(state_line(f"g1h3e b8c6e {uci}"), PYCHESS_GAME_END)])
+    server.on_move = lambda uci: next(replies)(uci)
     server.push(PYCHESS_GAME_FULL)
-    engine = ScriptedEngine("e2e5")
+    engine = ScriptedEngine("g1h3e", "e2e5")
     with caplog.at_level(logging.WARNING):
-        run_worker(server, engine, tmp_path)
-    assert len(engine.searches) == 2
-    [sent] = server.moves()
+        record = run_worker(server, engine, tmp_path)
+    assert len(engine.searches) == 3
+    [_, sent] = server.moves()
     assert sent != "e2e5"
     assert "illegal" in caplog.text and "fallback " + sent in caplog.text
+    assert record.pgn_path is not None and "stand-in" in record.pgn_path.read_text()
+
+
+def test_an_engine_that_fails_on_the_first_move_gets_the_game_aborted_not_a_stand_in(tmp_path, caplog):
+    server = FakeServer()
+    lost: list[str] = []
+    server.push(PYCHESS_GAME_FULL)
+    with caplog.at_level(logging.ERROR):
+        run_worker(server, ScriptedEngine(EngineCrashed("exit code -9")), tmp_path, on_engine_lost=lost.append)
+    assert server.moves() == [] and ("abort",) in server.calls and ("resign",) not in server.calls
+    assert lost and "engine crashed" in lost[0]
+    assert "aborting the game" in caplog.text
+
+
+def test_a_second_stand_in_in_a_row_is_a_resignation_instead(tmp_path, caplog):
+    server = FakeServer()
+    lost: list[str] = []
+    replies = iter([lambda uci: server.push(state_line("g1h3e b8c6e")),
+                    lambda uci: server.push(state_line(f"g1h3e b8c6e {uci}"), state_line(f"g1h3e b8c6e {uci} g8h6h"))])
+    server.on_move = lambda uci: next(replies)(uci)
+    server.push(PYCHESS_GAME_FULL)
+    with caplog.at_level(logging.ERROR):
+        record = run_worker(server, ScriptedEngine("g1h3e", EngineCrashed("exit code -9")), tmp_path,
+                            on_engine_lost=lost.append)
+    assert len(server.moves()) == 2, "one engine move, one stand-in"
+    assert ("resign",) in server.calls and ("abort",) not in server.calls and len(lost) == 1
+    assert record.result == "0-1"
+    assert record.pgn_path is not None and "stand-in" in record.pgn_path.read_text()
 
 
 def test_an_illegal_move_then_a_legal_one_plays_the_legal_one(tmp_path):

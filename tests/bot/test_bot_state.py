@@ -30,8 +30,7 @@ from bot.state import (
     state_path,
 )
 from tests.bot.conftest import PYCHESS_CHALLENGE
-from tests.bot.test_bot_game import ME
-from tests.bot.test_bot_lobby import LobbyServer
+from tests.bot.fakes import ME, LobbyServer
 
 BLITZ = MatchmakingTimeControl(base_s=180, increment_s=2)
 MEMORY = BotMemory(
@@ -127,7 +126,8 @@ def bot_challenge(challenge_id: str) -> ChallengeEvent:
 def test_the_daily_bot_limit_and_matchmaking_declines_survive_a_restart(tmp_path: Path) -> None:
     """A new lobby (a new process: another monotonic clock) reads what the last one wrote."""
     settings = settings_from_dict({"pgn_directory": str(tmp_path), "matchmaking": {"decline_cooldown_s": 7200},
-                                   "challenge": {"concurrency": 3, "max_bot_challenges_per_day": 1}})
+                                   "challenge": {"concurrency": 3, "max_bot_challenges_per_day": 1,
+                                                 "decline_message": ""}})
     wall = [1_700_000_000.0]
     server = LobbyServer()
     first = Lobby(server, settings, ME, lambda label: None,  # type: ignore[arg-type]

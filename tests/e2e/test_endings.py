@@ -51,10 +51,10 @@ def scripted_engine(monkeypatch: pytest.MonkeyPatch, moves: str) -> str:
 
 
 def pgn_of(path: Path) -> tuple[dict[str, str], list[str]]:
-    """The saved PGN's tags and its SAN moves."""
+    """The saved PGN's tags and its SAN moves (comments such as ``{[%clk 0:00:58]}`` left out)."""
     text = path.read_text()
     tags = dict(re.findall(r'^\[(\w+) "(.*)"\]$', text, re.M))
-    body = text.split("\n\n", 1)[1]
+    body = re.sub(r"\{[^}]*\}", " ", text.split("\n\n", 1)[1])
     sans = [t for t in body.split() if not re.match(r"^(\d+\.+|1-0|0-1|1/2-1/2|\*)$", t)]
     return tags, sans
 
