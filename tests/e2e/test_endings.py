@@ -18,6 +18,7 @@ from bot.loopback import Game, LoopbackServer, Manual, Scripted
 from tests.e2e.conftest import KEEPALIVE_S, TOKEN, BotProcess, BotThread, bot_config, refereed_server
 
 FAKE_UCI = str(Path(__file__).resolve().parents[1] / "bot" / "fake_uci.py")
+FAULTY_UCI = str(Path(__file__).resolve().parents[1] / "reliability" / "faulty_uci.py")
 MATE_IN_ONE = "6k1/5ppp/8/8/8/8/5PPP/R5K1[] w - - 0 1"
 HOPELESS = "qr4k1/8/8/8/8/8/8/7K[] w - - 0 1"
 FIFTY_MOVES_NEAR = "8/8/4k3/8/8/8/4K3/7R[] w - - 99 80"
@@ -137,18 +138,18 @@ def test_a_bot_resignation_that_never_reaches_us_is_read_from_the_game_page(
     assert "finished 1-0 (resignation; Normal, 3 plies)" in finished_line(caplog, game_id)
 
 
-def test_we_flag(running_clock_server: LoopbackServer, tmp_path: Path, bots: list[BotThread],
-                 monkeypatch: pytest.MonkeyPatch) -> None:
+def test_we_flag(running_clock_server: LoopbackServer, tmp_path: Path, bots: list[BotThread]) -> None:
+    """Our engine hangs on its second search (past the abort window: on the first one the failure policy
+    would abort the game instead) while our clock runs out."""
     server = running_clock_server
-    monkeypatch.setenv("FAKE_UCI_SCRIPT", "")
-    engine = f"{sys.executable} {FAKE_UCI} hang"  # never answers: the bot's clock runs out meanwhile
-    game_id = server.challenge(color="white", clock=(60, 0), opponent=Scripted(["e2e4"]))
+    engine = f"{sys.executable} {FAULTY_UCI} --hang-on=2 --counter={tmp_path / 'searches'}"
+    game_id = server.challenge(color="white", clock=(60, 0), opponent=Scripted(["e2e4", "d2d4"]))
     bots.append(BotThread(bot_config(server, tmp_path, engine={"command": engine}), max_games=1).start())
-    server.wait_for_plies(game_id, 1, 30)
+    server.wait_for_plies(game_id, 3, 30)
     server.set_clock(game_id, False, 1)
     game = server.wait_for_game_end(game_id, 30)
     assert bots[0].join(30) == 0
-    assert (game.status, game.winner, len(game.moves)) == ("outoftime", True, 1)
+    assert (game.status, game.winner, len(game.moves)) == ("outoftime", True, 3)
     assert_pgn_matches_server(game, tmp_path)
 
 
