@@ -6,7 +6,7 @@ lobby), ``config`` (YAML -> settings), ``state`` (what the limits remember acros
 a loopback server, ``--sandbox``).
 Talking to the server: ``server`` (the HTTP client), ``streams`` (the event and game stream readers),
 ``ratelimit`` (429 pauses and back-off), ``events`` (the event model), ``normalise`` (server lines ->
-events), ``gamepage`` (pychess's public game page).
+events), ``gamepage`` (pychess's public game page), ``gameexport`` (Lichess's game export).
 Deciding: ``lobby`` (the event loop) with ``roster`` (its games) and ``answering`` (its challenge answers and
 queue), ``challenges`` (accept or decline), ``matchmaking`` (challenging online bots), ``decisions`` (draw,
 resign, takeback), ``chat`` (chat commands).
