@@ -18,21 +18,13 @@ from bot.events import ChallengeEvent, ChallengeGone, GameStart
 from bot.lobby import Lobby
 from bot.normalise import normalise_lobby_line
 from tests.bot.conftest import PYCHESS_ACCOUNT, PYCHESS_CHALLENGE, PYCHESS_GAME_FULL, needs_board
+from tests.bot.fakes import ME, LobbyServer, ScriptedEngine
 from tests.bot.http_fixture import Reply, ScriptedServer
-from tests.bot.test_bot_game import ME, FakeServer, ScriptedEngine
 
 pytestmark = needs_board
 
 REPO = Path(__file__).resolve().parents[2]
 FAKE = str(Path(__file__).with_name("fake_uci.py"))
-
-
-class LobbyServer(FakeServer):
-    def accept_challenge(self, challenge_id: str) -> None:
-        self.calls.append(("accept", challenge_id))
-
-    def decline_challenge(self, challenge_id: str, reason: str) -> None:
-        self.calls.append(("decline", challenge_id, reason))
 
 
 def challenge_event(challenge_id: str) -> ChallengeEvent:

@@ -17,7 +17,7 @@ from bot.events import Challenge, Player, TimeControl, Variant
 from bot.game import GameRecord, GameWorker
 from bot.normalise import normalise_game_line
 from tests.bot.conftest import needs_board
-from tests.bot.test_bot_game import FakeServer, ScriptedEngine
+from tests.bot.fakes import FakeServer, ScriptedEngine
 
 LICHESS_ME_ID = "schessbot"
 

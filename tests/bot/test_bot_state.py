@@ -28,8 +28,7 @@ from bot.state import (
     state_path,
 )
 from tests.bot.conftest import PYCHESS_CHALLENGE
-from tests.bot.test_bot_game import ME
-from tests.bot.test_bot_lobby import LobbyServer
+from tests.bot.fakes import ME, LobbyServer
 
 BLITZ = MatchmakingTimeControl(base_s=180, increment_s=2)
 MEMORY = BotMemory(

@@ -13,6 +13,7 @@ import pytest
 
 from bot.loopback import LoopbackServer, Scripted
 from tests.e2e.conftest import BotThread, assert_clean_game, bot_config
+from tests.timing import PATIENCE_S
 
 
 def matchmaking_config(server: LoopbackServer, tmp_path: Path, **overrides: Any) -> dict[str, Any]:
@@ -62,7 +63,7 @@ def test_an_unanswered_challenge_is_cancelled_and_that_bot_is_avoided(
     lichess_server.add_online_bot("Sleepy", rating=1800, answer="ignore")
     bots.append(BotThread(matchmaking_config(lichess_server, tmp_path, challenge_timeout_s=1)).start())
     lichess_server.wait_for_request("challenge_create", timeout=10)
-    cancel = lichess_server.wait_for_request("challenge_cancel", timeout=5)[0]
+    cancel = lichess_server.wait_for_request("challenge_cancel", timeout=PATIENCE_S)[0]
     assert lichess_server.challenges[str(cancel.target)].status == "canceled"
     time.sleep(1.0)
     assert len(created(lichess_server)) == 1, "Sleepy is not challenged again during the cooldown"

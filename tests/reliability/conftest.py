@@ -12,7 +12,7 @@ from typing import Any, Optional
 
 import pytest
 
-from bot.loopback import LoopbackServer, RandomMoves
+from bot.loopback import RandomMoves
 from bot.loopback.opponents import OpponentView
 from tests.e2e.conftest import (  # noqa: F401 - fixtures re-exported for this folder
     ENGINE,
@@ -31,7 +31,7 @@ from tests.e2e.conftest import (  # noqa: F401 - fixtures re-exported for this f
 
 __all__ = ["ENGINE", "KEEPALIVE_S", "TOKEN", "BotProcess", "BotThread", "assert_clean_game", "bot_config", "bots",
            "dialect", "lichess_server", "pychess_server", "server", "PAUSE_S", "ResignAfter", "WorkerWatch",
-           "faulty_engine", "in_window"]
+           "faulty_engine", "PauseLog", "pauses"]
 
 HERE = Path(__file__).resolve().parent
 #: the 429 pause the bot uses in these tests (60 s in production; Retry-After still wins when longer)
@@ -101,6 +101,49 @@ def faulty_engine(tmp_path: Path, **faults: Any) -> str:
     return f"{sys.executable} {HERE / 'faulty_uci.py'} {args}".strip()
 
 
-def in_window(loopback: LoopbackServer, endpoint: str, start: float, end: float) -> list[Any]:
-    """Requests to ``endpoint`` that arrived in [start, end) (wall-clock seconds)."""
-    return [r for r in loopback.requests_to(endpoint) if start <= r.started_at < end]
+class PauseLog:
+    """What the bot's :class:`bot.ratelimit.EndpointLimits` did, on its own clock: each 429 pause it started
+    (endpoint, when, how long) and each request it let through (endpoint, when). Judging "nothing was sent
+    during a pause" by these, not by when the server saw a request, holds however busy the machine is: a
+    request let through just before the pause began may reach the server long after it."""
+
+    def __init__(self) -> None:
+        self.pauses: list[tuple[str, float, float]] = []
+        self.admitted: list[tuple[str, float]] = []
+        self.lock = threading.Lock()
+
+    def admitted_during_pauses(self, endpoint: str) -> list[float]:
+        with self.lock:
+            return [at for name, at in self.admitted if name == endpoint
+                    for paused, started, seconds in self.pauses
+                    if paused == endpoint and started < at < started + seconds]
+
+    def admitted_after_pauses(self, endpoint: str) -> list[float]:
+        with self.lock:
+            ends = [started + seconds for paused, started, seconds in self.pauses if paused == endpoint]
+            return [at for name, at in self.admitted if name == endpoint and ends and at >= max(ends)]
+
+
+@pytest.fixture
+def pauses(monkeypatch: pytest.MonkeyPatch) -> PauseLog:
+    from bot.ratelimit import EndpointLimits
+
+    log = PauseLog()
+    block, call = EndpointLimits.block, EndpointLimits.call
+
+    def logged_block(self: EndpointLimits, endpoint: str, seconds: float) -> None:
+        with log.lock:
+            log.pauses.append((endpoint, self.monotonic(), seconds))
+        block(self, endpoint, seconds)
+
+    def logged_call(self: EndpointLimits, endpoint: str, function: Any) -> Any:
+        def admitted() -> Any:
+            with log.lock:
+                log.admitted.append((endpoint, self.monotonic()))
+            return function()
+
+        return call(self, endpoint, admitted)
+
+    monkeypatch.setattr(EndpointLimits, "block", logged_block)
+    monkeypatch.setattr(EndpointLimits, "call", logged_call)
+    return log
