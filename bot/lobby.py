@@ -34,7 +34,7 @@ from bot.events import (
     ServerTerminated,
     UnknownEvent,
 )
-from bot.game import Engine, GameRecord, GameWorker
+from bot.game import Engine, GameNote, GameRecord, GameWorker
 from bot.matchmaking import Matchmaker
 from bot.roster import KnownOpponent, Roster
 from bot.server import Server, ServerError, StreamConnected, StreamFailed, StreamLost, TokenRejected
@@ -75,6 +75,9 @@ class Lobby:
         self.state_file = StateFile(state_path(settings.pgn_directory), monotonic, wall_clock)
         memory = self.state_file.load(settings.matchmaking.decline_cooldown_s)
         self.games.accepted_from_bots = list(memory.accepted_from_bots)
+        #: what we did to each game (resigned, aborted, the result we wrote): written by the game workers
+        self.game_notes: dict[str, GameNote] = {note.game_id: note for note in memory.games}
+        self._memory_lock = threading.Lock()
         self.matchmaker.restore(memory.matchmaking_sent, memory.matchmaking_declines)
 
     # ---- control ----
@@ -88,6 +91,8 @@ class Lobby:
             if self._stop_requests > 1:
                 wanted = "abort"
             self._stop_mode = wanted
+        # a 429 pause or a back-off on accept, decline or the event stream must not hold the stop up
+        self.server.stop_waiting()
 
     @property
     def games_finished(self) -> int:
@@ -114,9 +119,17 @@ class Lobby:
             log.debug("heartbeat %s: %s", self.heartbeat_path, error)
 
     def save_memory_if_changed(self) -> None:
-        """Write the state file when what the limits remember has changed (see :mod:`bot.state`)."""
-        self.state_file.save_if_changed(BotMemory(tuple(self.games.accepted_from_bots), tuple(self.matchmaker.sent_at),
-                                                  tuple(self.matchmaker.notes)))
+        """Write the state file when what the bot remembers has changed (see :mod:`bot.state`)."""
+        with self._memory_lock:
+            self.state_file.save_if_changed(BotMemory(tuple(self.games.accepted_from_bots),
+                                                      tuple(self.matchmaker.sent_at), tuple(self.matchmaker.notes),
+                                                      tuple(self.game_notes.values())))
+
+    def remember_game(self, note: GameNote) -> None:
+        """A game worker resigned, aborted or ended its game: on disk at once (the bot may be killed next)."""
+        with self._memory_lock:
+            self.game_notes[note.game_id] = note
+        self.save_memory_if_changed()
 
     def _lobby_state(self) -> LobbyState:
         return self.games.state(self.matchmaker, stopping=self._stop_mode is not None,
@@ -161,6 +174,7 @@ class Lobby:
             for worker in list(self.workers.values()):
                 worker.thread.join(timeout=5)
             self._reap()
+            self.save_memory_if_changed()
         log.info("stopped after %d finished game%s", self.games_finished,
                  "" if self.games_finished == 1 else "s")
         return exit_code
@@ -308,6 +322,17 @@ class Lobby:
         self.matchmaker.on_game_start(start.game_id)
         if start.game_id in self.workers:
             return  # a reconnect re-sends gameStart for running games
+        note = self.game_notes.get(start.game_id)
+        if note is not None:
+            # pychess restores a game whose BOT resignation it did not store as live, and offers it again:
+            # over for us; a worker that plays nothing resigns (aborts) again and keeps our PGN
+            log.info("game %s: gameStart for a game our record says is over (we %s, %s); resigning or aborting "
+                     "again if the server still has it running, playing nothing", start.game_id, note.action,
+                     note.result)
+            if start.chess960:
+                games.chess960_games.add(start.game_id)
+            self._start_worker(start.game_id, revisit=False, remembered=note)
+            return
         if start.game_id in self.ended:
             # pychess re-sends gameStart for games it still stores as running (a BOT's resignation that
             # never reached the store, a game we gave up on after a restart): they are over for us
@@ -319,12 +344,13 @@ class Lobby:
             games.chess960_games.add(start.game_id)
         self._start_worker(start.game_id, revisit=revisit)
 
-    def _start_worker(self, game_id: str, *, revisit: bool) -> None:
+    def _start_worker(self, game_id: str, *, revisit: bool, remembered: GameNote | None = None) -> None:
         label = f"game {game_id}"
         worker = GameWorker(game_id, self.server, self.settings, self.account, self.engine_factory(label),
                             on_done=self._done.put, monotonic=self.monotonic,
                             challenges_waiting=self.challenges_waiting, revisit=revisit,
-                            chess960=game_id in self.games.chess960_games,
+                            chess960=game_id in self.games.chess960_games, remembered=remembered,
+                            on_note=self.remember_game,
                             on_engine_lost=lambda reason: self.engine_health.lost(game_id, reason))
         self.workers[game_id] = worker
         if self._stop_mode == "abort":
@@ -362,6 +388,8 @@ class Lobby:
                 games.correspondence_ids.discard(record.game_id)
                 games.chess960_games.discard(record.game_id)
                 games.forget(record.game_id)
+                if record.remembered:
+                    continue  # a game over before (resigned again, looked up): not one this run played
                 self.finished.append(record)
                 if record.gave_up or record.result != "*" or record.termination not in ("", "Unknown"):
                     self.ended.add(record.game_id)

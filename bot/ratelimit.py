@@ -89,13 +89,15 @@ class EndpointLimits:
         with self._guard:
             return self._locks.setdefault(endpoint, threading.Lock())
 
-    def call(self, endpoint: str, function: Callable[[], T]) -> T:
-        """Run ``function``; while the endpoint is paused, wait, and let only one caller through at a time."""
+    def call(self, endpoint: str, function: Callable[[], T], wait: Callable[[float], bool] | None = None) -> T:
+        """Run ``function``; while the endpoint is paused, wait (``wait``, else the one given at creation;
+        True from it stops the wait: :class:`ServerStopped`), and let only one caller through at a time."""
         if self.remaining_s(endpoint) <= 0:
             return function()
+        wait = wait or self.wait
         with self.lock(endpoint):
             while (remaining := self.remaining_s(endpoint)) > 0:
                 log.info("%s is rate limited; waiting %.0f s", endpoint, remaining)
-                if self.wait(remaining):
+                if wait(remaining):
                     raise ServerStopped(f"{endpoint}: stopped while rate limited")
             return function()

@@ -31,6 +31,7 @@ import requests
 
 from bot.config import ServerSettings
 from bot.events import Account, Dialect, GameEnd, GameEvent, LobbyEvent, MalformedLine, OnlineBot
+from bot.gameexport import GameExport, GameExportError, parse_game_export
 from bot.gamepage import GamePage, GamePageError, parse_game_page
 from bot.normalise import normalise_game_line, normalise_lobby_line, parse_account, parse_online_bot
 from bot.ratelimit import EndpointLimits, ServerError, ServerStopped, backoff_s, short_body
@@ -70,9 +71,15 @@ ENDPOINTS: dict[str, tuple[str, str]] = {
     "claim": ("POST", "/api/bot/game/{game_id}/claim-victory"),
     "takeback": ("POST", "/api/bot/game/{game_id}/takeback/{answer}"),
     "game page": ("GET", "/{game_id}"),  # pychess's public game page
+    "game export": ("GET", "/game/export/{game_id}"),  # Lichess: one game, JSON with Accept: application/json
     "stream event": ("GET", "/api/stream/event"),
     "stream game": ("GET", "/api/bot/game/stream/{game_id}"),
 }
+
+#: endpoints a running game needs: their waits (429 pause, back-off) go on after a stop request, for the games
+#: being finished; every other wait ends at once when the bot is asked to stop
+GAME_ENDPOINTS = frozenset({"move", "chat", "abort", "resign", "game page", "game export", "draw", "claim",
+                            "takeback", "stream game"})
 
 T = TypeVar("T")
 
@@ -135,8 +142,8 @@ class BotSession(berserk.TokenSession):
 class _Response(berserk.formats.FormatHandler[requests.Response]):
     """A berserk format that hands back the response itself (the caller reads JSON, ndjson or HTML)."""
 
-    def __init__(self) -> None:
-        super().__init__(mime_type="*/*")
+    def __init__(self, mime_type: str = "*/*") -> None:
+        super().__init__(mime_type=mime_type)
 
     def parse(self, response: requests.Response) -> requests.Response:
         return response
@@ -159,6 +166,9 @@ class Server:
         self.variants = variants
         self.monotonic = monotonic
         self._closed = threading.Event()
+        #: set by :meth:`stop_waiting` (and :meth:`close`): the waits of calls no game needs end at once
+        self._stopping = threading.Event()
+        self._injected_wait = wait
         self.wait = wait or self._closed.wait
         self.limits = EndpointLimits(monotonic, self.wait)
         self.account: Account | None = None
@@ -166,11 +176,32 @@ class Server:
     # ---- request plumbing ----
 
     def close(self) -> None:
+        self._stopping.set()
         self._closed.set()
+
+    def stop_waiting(self) -> None:
+        """The bot is stopping: every wait of a call that no running game needs (a 429 pause or back-off on
+        accept, decline, the event stream ...) ends now and the call raises :class:`ServerStopped`. The games'
+        own calls (move, resign, their streams) still wait, so that the games being finished can be."""
+        self._stopping.set()
 
     @property
     def closed(self) -> bool:
         return self._closed.is_set()
+
+    @property
+    def stopping(self) -> bool:
+        return self._stopping.is_set()
+
+    def wait_for(self, endpoint: str, seconds: float) -> bool:
+        """Sleep ``seconds`` before another call to ``endpoint``; True when the wait was cut short because the
+        server object was closed, or (for an endpoint no game needs) the bot is stopping."""
+        game_call = endpoint in GAME_ENDPOINTS
+        if self.closed or (not game_call and self.stopping):
+            return True
+        if self._injected_wait is not None:
+            return self._injected_wait(seconds) or self.closed or (not game_call and self.stopping)
+        return (self._closed if game_call else self._stopping).wait(seconds)
 
     def _request(self, endpoint: str, *, data: Mapping[str, str] | None = None,
                  params: Mapping[str, str] | None = None, **parts: str) -> requests.Response:
@@ -198,7 +229,7 @@ class Server:
                 raise RateLimited(f"{endpoint}: rate limited for another {paused:.0f} s", paused)
             response: requests.Response | None = None
             try:
-                return self.limits.call(endpoint, function)
+                return self.limits.call(endpoint, function, lambda seconds: self.wait_for(endpoint, seconds))
             except berserk.exceptions.ResponseError as error:
                 status, response = error.status_code, error.response
             except berserk.exceptions.ApiError as error:
@@ -224,7 +255,7 @@ class Server:
                 raise ServerError(f"{endpoint}: {reason}, gave up after {failures} attempts", status or None)
             delay = backoff_s(failures - 1, RETRY_BASE_S if retry_base_s is None else retry_base_s)
             log.warning("%s: %s; retrying in %.1f s", endpoint, reason, delay)
-            if self.wait(delay):
+            if self.wait_for(endpoint, delay):
                 raise ServerStopped(f"{endpoint}: the bot is stopping")
 
     # ---- account ----
@@ -248,7 +279,7 @@ class Server:
                 delay = min(STARTUP_MAX_DELAY_S, backoff_s(attempt, RETRY_BASE_S))
                 attempt += 1
                 log.warning("cannot reach %s yet (%s); trying again in %.0f s", self.url, error, delay)
-                if self.wait(delay):
+                if self.wait_for("account", delay):
                     raise ServerStopped("account: stopped while waiting for the server") from None
 
     def _fetch_account_once(self) -> Account:
@@ -370,6 +401,24 @@ class Server:
                 raise ServerError(f"game page {game_id}: {error}") from None
 
         return self._call("game page", get, attempts=2, wait_when_limited=False)
+
+    def fetch_game_export(self, game_id: str) -> GameExport:
+        """Lichess: the game's export ``GET /game/export/{gameId}`` as JSON (status, winner, every move in SAN).
+        Two attempts; raises :class:`ServerError` when it cannot be had or read."""
+
+        def get() -> GameExport:
+            method, _ = ENDPOINTS["game export"]
+            response = self._requestor.request(method, endpoint_path("game export", game_id=game_id),
+                                               params={"moves": "true", "clocks": "false", "evals": "false"},
+                                               fmt=_Response("application/json"),
+                                               timeout=self.settings.request_timeout_s)
+            assert isinstance(response, requests.Response)
+            try:
+                return parse_game_export(response.text)
+            except GameExportError as error:
+                raise ServerError(f"game export {game_id}: {error}") from None
+
+        return self._call("game export", get, attempts=2, wait_when_limited=False)
 
     def answer_draw(self, game_id: str, accept: bool) -> bool:
         """Accept/decline a draw offer (lichess). pychess has no such route: returns False, sends nothing."""

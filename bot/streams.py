@@ -67,6 +67,7 @@ class StreamSource(Protocol):
 
     @property
     def closed(self) -> bool: ...
+    def wait_for(self, endpoint: str, seconds: float) -> bool: ...
 
 
 class ServerStream(Generic[T]):
@@ -136,17 +137,21 @@ class ServerStream(Generic[T]):
             pass
         _close_quietly(response)
 
+    def _ended(self) -> bool:
+        """Closed, or the server was closed (or, for the event stream, which no game needs, is stopping)."""
+        return self._closed.is_set() or self.server.wait_for(self.endpoint, 0)
+
     def _wait(self, seconds: float) -> bool:
-        """Sleep unless closed; True when the stream or the server was closed."""
-        if self._closed.wait(0) or self.server.closed:
+        """Sleep unless ended; True when the stream should end (see :meth:`_ended`)."""
+        if self._ended():
             return True
-        return self.server.wait(seconds) or self._closed.is_set()
+        return self.server.wait_for(self.endpoint, seconds) or self._closed.is_set()
 
     def _run(self) -> None:
         attempt = 0
-        while not self.closed and not self.server.closed:
+        while not self._ended():
             delivered, failure = self._connect_and_read()
-            if self.closed or self.server.closed:
+            if self._ended():
                 return
             if isinstance(failure, StreamFailed):
                 self.items.put(failure)

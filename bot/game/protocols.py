@@ -8,6 +8,7 @@ from typing import Protocol, runtime_checkable
 
 from bot.engines import EngineReply
 from bot.events import Dialect, GameEvent
+from bot.gameexport import GameExport
 from bot.gamepage import GamePage
 from bot.server import StreamNotice
 from bot.timecontrol import GoLimits
@@ -36,6 +37,7 @@ class GameServer(Protocol):
     def answer_takeback(self, game_id: str, accept: bool) -> bool: ...
     def claim_victory(self, game_id: str) -> bool: ...
     def fetch_game_page(self, game_id: str) -> GamePage: ...
+    def fetch_game_export(self, game_id: str) -> GameExport: ...
 
 
 class Engine(Protocol):

@@ -20,7 +20,8 @@ log = logging.getLogger("bot.game")
 @dataclass(frozen=True)
 class GameRecord:
     """What the lobby learns when a game worker is done. ``parked``: a correspondence game left for now;
-    ``gave_up``: the worker stopped waiting for a game the server no longer told it about."""
+    ``gave_up``: the worker stopped waiting for a game the server no longer told it about; ``remembered``: a
+    game that was already over for us (see :class:`GameNote`), not one played now."""
 
     game_id: str
     result: str
@@ -30,6 +31,26 @@ class GameRecord:
     parked: bool = False
     termination: str = ""
     gave_up: bool = False
+    remembered: bool = False
+
+
+#: what a :class:`GameNote` says the bot did: resigned, aborted, or saw the game end (with the result it wrote)
+GAME_ACTIONS = ("resigned", "aborted", "ended")
+
+
+@dataclass(frozen=True)
+class GameNote:
+    """What the bot did to one game, kept in the state file across restarts: ``action`` (one of
+    :data:`GAME_ACTIONS`), the PGN ``result`` and ``termination`` it wrote (``*`` before the PGN), ``at`` (the
+    lobby's clock in memory, wall-clock seconds in the file). A game with a note is over for the bot: when the
+    server offers it again (pychess restores a game whose BOT resignation it did not store), the bot resigns or
+    aborts again and plays nothing."""
+
+    game_id: str
+    action: str
+    result: str
+    termination: str
+    at: float
 
 
 def final_outcome(known: GameOutcome | None, end: GameEnd | None, board: Board | None, we_are_white: bool | None,

@@ -41,9 +41,10 @@ ROUTES: list[tuple[str, re.Pattern[str], str]] = [
         ("GET", r"^/api/bot/online$", "online"),
         ("POST", rf"^/api/challenge/{_ID}$", "challenge_create"),
         ("GET", r"^/(?P<id>[A-Za-z0-9]{8})$", "game_page"),
+        ("GET", rf"^/game/export/{_ID}$", "game_export"),
     )
 ]
-LICHESS_ONLY = {"draw", "takeback", "claim_victory", "claim_draw", "online"}
+LICHESS_ONLY = {"draw", "takeback", "claim_victory", "claim_draw", "online", "game_export"}
 PYCHESS_ONLY = {"game_page"}
 FORM_ONLY_ON_PYCHESS = {"chat", "decline"}
 
@@ -166,9 +167,18 @@ class LoopbackHandler(BaseHTTPRequestHandler):
         fault = loopback.faults.take(endpoint, path_params.get("id"))
         if fault is not None:
             return fault
+        lost = loopback.faults.lost_game_stream(path_params.get("id")) if endpoint == "stream_game" else None
+        if lost == "broken":  # HTTP 200 headers, then the body breaks
+            broken = Stream("game", path_params.get("id"), "", 60.0)
+            broken.drop()
+            return broken
+        if lost == "409":
+            return Reply(409, "Duplicate BOT game_stream")
         pychess = loopback.dialect == "pychess"
         if endpoint == "game_page" and pychess:  # public: no token needed
             return loopback.api_game_page(path_params["id"])
+        if endpoint == "game_export" and not pychess:  # public as well
+            return loopback.api_game_export(path_params["id"])
         if endpoint == "token_test":  # public: the tokens to test are the body
             return loopback.api_token_test(self.raw_body.strip())
         if self.headers.get("Authorization") != f"Bearer {loopback.token}":

@@ -165,12 +165,13 @@ class Referee(AccountDesk, ChallengeDesk, GameDesk):
         game.push(uci, by, now, self.king_takes_rook and self.dialect == "lichess")
         record = game.move_log[-1]
         ending = game.outcome_status()
+        # before the move goes out on the streams: a test may cut the stream so that the bot never sees it
+        if self.on_move is not None:
+            self.on_move(game, record)
         # lichess: the final state (with status) comes from _finish; pychess never sends the state of the
         # move that ended the game, only a bare gameEnd (docs/server-api.md)
         if ending is None:
             self._emit_game(game, self._state_line(game))
-        if self.on_move is not None:
-            self.on_move(game, record)
         if ending is not None:
             self._finish(game, *ending)
         self._cond.notify_all()
@@ -237,6 +238,22 @@ class Referee(AccountDesk, ChallengeDesk, GameDesk):
         elif game.canonical_move(action, lichess=False) is not None:
             self._push(game, action, "opponent")
         self._cond.notify_all()
+
+    def restore_bot_resignations(self) -> list[str]:
+        """pychess after a restart: games the bot resigned are running again (the server never stored a BOT's
+        resignation), clocks and opponent included. Returns their ids."""
+        with self._cond:
+            restored = []
+            for game in self.games.values():
+                if game.status == "resign" and game.termination == "bot resigned":
+                    game.status, game.winner, game.termination, game.ended_at = "started", None, "", None
+                    if game.clock is not None:
+                        game.clock.restart(bool(game.board.turn), len(game.moves), time.monotonic())
+                    game.version += 1
+                    self._spawn(self._opponent_loop, game, name=f"loopback-opponent-{game.id}")
+                    restored.append(game.id)
+            self._cond.notify_all()
+            return restored
 
     def check_clocks(self) -> None:
         """Flag games whose side to move has run out of time, abort games the bot never started."""

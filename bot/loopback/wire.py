@@ -356,11 +356,39 @@ PYCHESS_STATUS_NUMBERS = {
 }
 
 
+def game_export_json(game: Game) -> dict[str, Any]:
+    """Lichess's ``GET /game/export/{gameId}`` with ``Accept: application/json``, as the API documents it: the
+    game's status name (``started`` while it runs), ``winner`` when there is one, every move in SAN."""
+    tc = game.challenge.time_control
+    data: dict[str, Any] = {
+        "id": game.id,
+        "rated": game.challenge.rated,
+        "variant": lichess_variant(game.variant, game.chess960, not game.initial_fen_is_standard)["key"],
+        "speed": tc.speed,
+        "perf": tc.speed,
+        "createdAt": int(game.created_at * 1000),
+        "lastMoveAt": int((game.move_log[-1].at if game.move_log else game.created_at) * 1000),
+        "status": game.status,
+        "players": {color_name(color): {"user": {"name": player.name, "id": player.id}, "rating": player.rating}
+                    for color, player in ((True, game.white), (False, game.black))},
+        "moves": " ".join(game.sans),
+    }
+    if game.winner is not None:
+        data["winner"] = color_name(game.winner)
+    if not game.initial_fen_is_standard or game.chess960:
+        data["initialFen"] = game.initial_fen
+    if tc.kind == "clock":
+        data["clock"] = {"initial": tc.limit_s, "increment": tc.increment_s or 0,
+                         "totalTime": (tc.limit_s or 0) + 40 * (tc.increment_s or 0)}
+    return data
+
+
 def game_page_html(game: Game, board_factory: Any) -> str:
     """pychess's public game page ``GET /{gameId}``, reduced to what the real one carries for a bot: the
-    ``<body>`` attributes ``data-gameid``, ``data-result``, ``data-status`` (a number), ``data-board`` (JSON
-    with ``result``, ``status`` and one ``steps`` entry per ply: ``fen``, ``move``, ``san``), players and variant,
-    HTML-escaped as the real server writes them."""
+    ``<body>`` attributes ``data-gameid``, ``data-fen``, ``data-result``, ``data-status`` (a number),
+    ``data-board`` (JSON with ``result``, ``status``, ``clocks`` [white ms, black ms] and one ``steps`` entry per
+    ply: ``fen``, ``move``, ``san``), players, variant and time control (``data-base`` minutes, ``data-inc``
+    seconds), HTML-escaped as the real server writes them."""
     board = board_factory(game.initial_fen, variant=game.variant, chess960=game.chess960)
     steps: list[dict[str, Any]] = [{"fen": board.fen(), "san": None, "turnColor": color_name(board.turn)}]
     for uci, wire_uci, san in zip(game.moves, game.wire_moves, game.sans):
@@ -368,11 +396,19 @@ def game_page_html(game: Game, board_factory: Any) -> str:
         steps.append({"fen": board.fen(), "move": wire_uci, "san": san, "turnColor": color_name(board.turn),
                       "check": board.is_check()})
     status = PYCHESS_STATUS_NUMBERS.get(game.status, 11)
-    data_board = {"type": "board", "gameId": game.id, "variant": game.variant, "status": status,
-                  "result": game.result(), "fen": board.fen(), "lastMove": game.wire_moves[-1] if game.moves else "",
-                  "steps": steps, "ply": len(game.moves)}
+    data_board: dict[str, Any] = {
+        "type": "board", "gameId": game.id, "variant": game.variant, "status": status, "result": game.result(),
+        "fen": board.fen(), "lastMove": game.wire_moves[-1] if game.moves else "", "steps": steps,
+        "ply": len(game.moves),
+    }
+    tc = game.challenge.time_control
+    if game.clock is not None:  # as the real page: the side to move's clock already counts its thinking time
+        data_board["clocks"] = [int(game.clock.remaining_ms(True)), int(game.clock.remaining_ms(False))]
     attributes = {
         "data-gameid": game.id,
+        "data-fen": board.fen(),
+        "data-base": f"{(tc.limit_s or 0) / 60:g}",
+        "data-inc": str(tc.increment_s or 0),
         "data-initialfen": "None" if game.initial_fen_is_standard else game.initial_fen,
         "data-board": compact(data_board),
         "data-result": game.result(),

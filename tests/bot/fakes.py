@@ -76,6 +76,9 @@ class FakeServer:
     def resign_game(self, game_id: str) -> None:
         self.calls.append(("resign",))
 
+    def stop_waiting(self) -> None:
+        self.calls.append(("stop waiting",))
+
     def answer_draw(self, game_id: str, accept: bool) -> bool:
         self.calls.append(("draw", "yes" if accept else "no"))
         return True

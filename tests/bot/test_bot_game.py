@@ -8,11 +8,15 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
+import pytest
+
 from bot.config import DrawSettings, ResignSettings, Settings, TimeSettings
 from bot.engines import EngineCrashed, EngineReply, EngineTimeout, Score
 from bot.events import GameEnd, GameFull, GameState
-from bot.game import GameRecord, GameWorker
+from bot.game import GameNote, GameRecord, GameWorker
+from bot.gamepage import GamePage
 from bot.normalise import normalise_game_line
+from bot.server import StreamConnected
 from tests.bot.conftest import PYCHESS_GAME_END, PYCHESS_GAME_FULL, needs_board
 from tests.bot.fakes import ME, FakeServer, ScriptedEngine
 
@@ -208,6 +212,82 @@ def test_resigns_when_the_score_stays_hopeless(tmp_path):
     record = run_worker(server, ScriptedEngine(hopeless), tmp_path, settings)
     assert ("resign",) in server.calls and server.moves() == []
     assert record.result == "0-1"
+
+
+def test_a_resignation_is_remembered_and_a_game_offered_again_is_resigned_again_without_a_move(tmp_path, caplog):
+    server = FakeServer()
+    server.push(PYCHESS_GAME_FULL)
+    settings = Settings(pgn_directory=str(tmp_path), resign=ResignSettings(score_cp=-800, moves=1))
+    notes: list[GameNote] = []
+    first = run_worker(server, ScriptedEngine(EngineReply(bestmove="e2e4", score=Score(cp=-2000), depth=5)), tmp_path,
+                       settings, on_note=notes.append)
+    assert first.result == "0-1" and first.pgn_path is not None
+    assert [(n.action, n.result, n.termination) for n in notes] == [("resigned", "0-1", "Normal")] * 2
+    written = first.pgn_path.read_text()
+    # a server restart restores the game as live; a new process (or this one) gets gameStart and gameFull again
+    again = FakeServer()
+    again.push(PYCHESS_GAME_FULL, state_line("e2e4 e7e5"))
+    engine = ScriptedEngine("d2d4")
+    with caplog.at_level(logging.INFO):
+        record = run_worker(again, engine, tmp_path, settings, remembered=notes[-1], on_note=notes.append)
+    assert ("resign",) in again.calls and again.moves() == [] and engine.searches == []
+    assert not [call for call in again.calls if call[0] == "chat"]
+    assert record.remembered and record.result == "0-1"
+    assert first.pgn_path.read_text() == written, "the PGN we wrote stays"
+    assert "our record says we resigned this game; resigned again and played nothing" in caplog.text
+
+
+def test_a_remembered_game_the_server_scored_otherwise_gets_the_servers_result(tmp_path, caplog):
+    settings = Settings(pgn_directory=str(tmp_path))
+    note = GameNote("RpxjQkJ5", "resigned", "0-1", "Normal", 0.0)
+    (tmp_path / "RpxjQkJ5.pgn").write_text('[Result "0-1"]\n\n0-1\n')
+    server = FakeServer()
+    server.page = GamePage("RpxjQkJ5", 6, "1-0", ("e2e4", "e7e5"))  # flagged on the server: 1-0
+    server.push(PYCHESS_GAME_FULL, state_line("e2e4 e7e5"))
+    with caplog.at_level(logging.INFO):
+        record = run_worker(server, ScriptedEngine("d2d4"), tmp_path, settings, remembered=note)
+    assert ("resign",) not in server.calls and server.moves() == [], "nothing is sent into a finished game"
+    text = (tmp_path / "RpxjQkJ5.pgn").read_text()
+    assert '[Result "1-0"]' in text and '[Termination "Time forfeit"]' in text and "1. e4 e5" in text
+    assert record.result == "1-0"
+    assert "the server's result 1-0 (flag, Time forfeit) differs from the 0-1 we wrote earlier" in caplog.text
+
+
+@pytest.mark.parametrize("replay", ["old gameFull first", "old state before the new gameFull"])
+def test_a_reconnected_stream_replaying_old_states_is_not_taken_for_a_takeback(tmp_path, caplog, replay):
+    """pychess, after a restart: the new game stream replays the game from long ago (seen on the real server:
+    a gameFull as old as the restart, then every state since, up to now): a state that is a beginning of the
+    moves we know is not a takeback, and no move is searched or played for it."""
+    server = FakeServer()
+    full = json.loads(PYCHESS_GAME_FULL)
+    full["state"]["moves"] = "e2e4 e7e5"
+
+    def game_full(moves: str) -> str:
+        line = json.loads(json.dumps(full))
+        line["state"]["moves"] = moves
+        return json.dumps(line)
+
+    def answer(uci: str) -> None:
+        if uci == "d2d4":
+            server.push(state_line("e2e4 e7e5 d2d4 d7d5"))
+        elif uci == "c2c4":  # the stream breaks; the new one starts from long ago
+            server.stream.items.put(StreamConnected())
+            if replay == "old gameFull first":
+                server.push(game_full("e2e4 e7e5"), state_line("e2e4 e7e5 d2d4"), state_line("e2e4 e7e5 d2d4 d7d5"),
+                            state_line("e2e4 e7e5 d2d4 d7d5 c2c4"), state_line("e2e4 e7e5 d2d4 d7d5 c2c4 g8f6"))
+            else:
+                server.push(state_line("e2e4 e7e5"), game_full("e2e4 e7e5 d2d4 d7d5 c2c4 g8f6"))
+        else:
+            server.push(PYCHESS_GAME_END)
+
+    server.on_move = answer
+    server.push(json.dumps(full))
+    engine = ScriptedEngine("d2d4", "c2c4", "b1c3")
+    with caplog.at_level(logging.INFO):
+        run_worker(server, engine, tmp_path)
+    assert server.moves() == ["d2d4", "c2c4", "b1c3"]
+    assert [len(moves) for _fen, moves in engine.searches] == [2, 4, 6], "no search for a replayed state"
+    assert "takeback" not in caplog.text
 
 
 def test_a_failed_move_request_is_retried(tmp_path):

@@ -79,7 +79,6 @@ FIVE_XX: dict[str, list[int]] = {
     "stream_game": [500, 502, 503],
     "move": [502, 503, 500],
     "chat": [500, 502, 503],  # one per call (hello, !help reply, goodbye; chat tries twice): injected later
-    "abort": [503, 500],  # then the server's own 400 (too late to abort): the bot resigns
     "resign": [502, 503],
 }
 
@@ -102,9 +101,10 @@ def test_500_502_503_on_every_endpoint_are_retried_until_the_game_is_played(
     faults.append(server.faults.fail("chat", 503, times=1))  # for the goodbye
     declined = server.challenge(challenger="Late", clock=(60, 0))  # busy: declined 'later'
     assert server.wait_for_answer(declined, 15).reason == "later"
-    assert bots[0].stop(30) == 0  # abort: too late for it (400 after the 5xx), so the bot resigns
+    assert bots[0].stop(30) == 0  # abort: too late for it (4 plies), so the bot resigns without trying
     game = server.game(game_id)
     assert game.over and game.status == "resign" and game.winner is not game.bot_color
+    assert not server.requests_to("abort"), "a game with moves is never aborted (pychess would play on)"
     for fault in faults:
         assert fault.hits == 1, f"{fault.endpoint} {fault.status} was never hit"
     for endpoint, statuses in FIVE_XX.items():
