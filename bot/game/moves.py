@@ -23,6 +23,9 @@ log = logging.getLogger("bot.game")
 
 #: Stand-in moves in a row a game may get: the next failure of the engine ends the game (abort or resign).
 MAX_STAND_IN_MOVES = 1
+#: An engine that only ran out of a deadline shorter than this is in time trouble, not broken: its stand-in
+#: move saves the clock and does not count towards MAX_STAND_IN_MOVES.
+TIME_TROUBLE_DEADLINE_MS = 2000
 
 
 class MoveMaker:
@@ -32,7 +35,8 @@ class MoveMaker:
     The failure policy: when the engine gives no usable move (it failed twice, restart included), a legal
     stand-in move saves the clock, once; if it fails again on the next move, or on a move at which the game can
     still be aborted (the first two plies), ``engine_lost(reason)`` is called instead (the worker aborts or
-    resigns the game): no game is played on stand-in moves."""
+    resigns the game): no game is played on stand-in moves. An engine that only missed a deadline shorter
+    than TIME_TROUBLE_DEADLINE_MS (time trouble, not a broken engine) gets its stand-in without counting."""
 
     def __init__(self, game: GameContext, engine: Engine, ponderer: Ponderer,
                  moved_on: Callable[[GameState], bool], resign: Callable[[], None],
@@ -44,6 +48,7 @@ class MoveMaker:
         self.resign = resign
         self.engine_lost = engine_lost
         self.stand_ins_in_a_row = 0
+        self.time_trouble = False  # the last stand-in was only a short deadline running out
         self.engine_ready = False
         self.answered: tuple[str, ...] | None = None
         self.sent: tuple[tuple[str, ...], str] | None = None
@@ -78,7 +83,8 @@ class MoveMaker:
         if move is None:
             log.error("%s: no legal move to play", game.label)
             return False
-        if result is None and (self.stand_ins_in_a_row >= MAX_STAND_IN_MOVES or game.position.ply < 2):
+        if result is None and not self.time_trouble and (self.stand_ins_in_a_row >= MAX_STAND_IN_MOVES
+                                                         or game.position.ply < 2):
             self.engine_lost(note)  # and while the game can still be aborted, no stand-in at all
             return False
         if self.moved_on(state):
@@ -104,7 +110,7 @@ class MoveMaker:
         self.answered = state.moves
         self.sent = (state.moves, move.uci())
         if result is None:
-            self.stand_ins_in_a_row += 1
+            self.stand_ins_in_a_row += 0 if self.time_trouble else 1
             game.move_notes[len(state.moves)] = MoveNote("stand-in", reason=note)
         else:
             self.stand_ins_in_a_row = 0
@@ -132,6 +138,7 @@ class MoveMaker:
         assert game.position is not None and game.state is not None and game.full is not None
         board = game.position.board
         problems: list[str] = []
+        self.time_trouble = False
         book = book_move(game.settings.engine.polyglot, game.full.variant.config_name, board)
         if book is not None:
             move = parse_move(board, book)
@@ -149,6 +156,7 @@ class MoveMaker:
                 result = self.engine.search(game.position.start_fen, game.position.engine_moves(), limits)
             except EngineTimeout as error:
                 problems.append(f"engine timed out: {error}")
+                self.time_trouble = not problems[:-1] and limits.deadline_ms < TIME_TROUBLE_DEADLINE_MS
                 break  # no time left for a second attempt
             except EngineCrashed as error:
                 problems.append(f"engine crashed: {error}")

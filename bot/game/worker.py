@@ -395,7 +395,8 @@ class GameWorker:
                 return
             log.info("%s: cannot abort (%s); resigning", self.label, error)
             self._resign(check_server=False)
-            game.end_game(f"resigned: {reason}")
+            if game.we_resigned:  # else the game goes on (or already ended: its final state says how)
+                game.end_game(f"resigned: {reason}")
 
     def _engine_lost(self, reason: str) -> None:
         """The engine failed on two moves in a row: end the game (abort while the game allows it, else

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from bot.config import DrawSettings, ResignSettings, Settings, TimeSettings
-from bot.engines import EngineCrashed, EngineReply, Score
+from bot.engines import EngineCrashed, EngineReply, EngineTimeout, Score
 from bot.events import GameEnd, GameFull, GameState
 from bot.game import GameNote, GameRecord, GameWorker
 from bot.gamepage import GamePage
@@ -106,6 +106,20 @@ def test_a_second_stand_in_in_a_row_is_a_resignation_instead(tmp_path, caplog):
     assert ("resign",) in server.calls and ("abort",) not in server.calls and len(lost) == 1
     assert record.result == "0-1"
     assert record.pgn_path is not None and "stand-in" in record.pgn_path.read_text()
+
+
+def test_timeouts_on_a_short_clock_are_time_trouble_not_a_broken_engine(tmp_path):
+    """A deadline under two seconds that runs out: the stand-in saves the clock and the game goes on."""
+    server = FakeServer()
+    lost: list[str] = []
+    short = {"wtime": 1500, "btime": 1500}
+    replies = iter([lambda uci: server.push(state_line(f"{uci} b8c6e", **short)),
+                    lambda uci: server.push(state_line(f"{server.moves()[0]} b8c6e {uci} g8h6h", **short)),
+                    lambda uci: server.push(PYCHESS_GAME_END)])
+    server.on_move = lambda uci: next(replies)(uci)
+    server.push(PYCHESS_GAME_FULL.replace('"wtime": 300000', '"wtime": 1500'))
+    run_worker(server, ScriptedEngine(EngineTimeout("no bestmove")), tmp_path, on_engine_lost=lost.append)
+    assert len(server.moves()) == 3 and not lost and ("resign",) not in server.calls
 
 
 def test_an_illegal_move_then_a_legal_one_plays_the_legal_one(tmp_path):

@@ -231,3 +231,31 @@ def replay_pgn(path: Path, variant: str = "seirawan", chess960: bool = False) ->
             continue
         moves.append(str(board.push_san(token)))
     return moves
+
+
+#: a position where the side to move has lost (the bot resigns it)
+HOPELESS = "qr4k1/8/8/8/8/8/8/7K[] w - - 0 1"
+
+#: what Lichess's PGN exports write for each final status (docs/bot.md)
+TERMINATION = {"mate": "Normal", "resign": "Normal", "stalemate": "Normal", "draw": "Normal",
+               "outoftime": "Time forfeit", "aborted": "Abandoned"}
+
+
+def pgn_of(path: Path) -> tuple[dict[str, str], list[str]]:
+    """The saved PGN's tags and its SAN moves (comments such as ``{[%clk 0:00:58]}`` left out)."""
+    text = path.read_text()
+    tags = dict(re.findall(r'^\[(\w+) "(.*)"\]$', text, re.M))
+    body = re.sub(r"\{[^}]*\}", " ", text.split("\n\n", 1)[1])
+    sans = [t for t in body.split() if not re.match(r"^(\d+\.+|1-0|0-1|1/2-1/2|\*)$", t)]
+    return tags, sans
+
+
+def assert_pgn_matches_server(game: Game, pgn_directory: Path, termination: str | None = None) -> dict[str, str]:
+    """The bot's PGN has the server's result, the Termination for its status, and exactly its plies."""
+    path = pgn_directory / f"{game.id}.pgn"
+    assert path.exists(), f"no PGN for {game.describe()}"
+    tags, sans = pgn_of(path)
+    assert tags["Result"] == game.result(), (tags, game.describe())
+    assert tags["Termination"] == (termination or TERMINATION[game.status]), (tags, game.describe())
+    assert sans == game.sans, f"PGN plies {sans} != server's {game.sans}"
+    return tags

@@ -6,7 +6,6 @@ so. Also: S-chess960 challenges from people, a rejected token, and game streams 
 from __future__ import annotations
 
 import logging
-import re
 import sys
 from pathlib import Path
 from typing import Any, Iterator
@@ -14,18 +13,23 @@ from typing import Any, Iterator
 import pytest
 
 import bot.game.watch
-from bot.loopback import Game, LoopbackServer, Manual, Scripted
-from tests.e2e.conftest import KEEPALIVE_S, TOKEN, BotProcess, BotThread, bot_config, refereed_server
+from bot.loopback import LoopbackServer, Manual, Scripted
+from tests.e2e.conftest import (
+    HOPELESS,
+    KEEPALIVE_S,
+    TOKEN,
+    BotProcess,
+    BotThread,
+    assert_pgn_matches_server,
+    bot_config,
+    pgn_of,
+    refereed_server,
+)
 
 FAKE_UCI = str(Path(__file__).resolve().parents[1] / "bot" / "fake_uci.py")
+FAULTY_UCI = str(Path(__file__).resolve().parents[1] / "reliability" / "faulty_uci.py")
 MATE_IN_ONE = "6k1/5ppp/8/8/8/8/5PPP/R5K1[] w - - 0 1"
-HOPELESS = "qr4k1/8/8/8/8/8/8/7K[] w - - 0 1"
 FIFTY_MOVES_NEAR = "8/8/4k3/8/8/8/4K3/7R[] w - - 99 80"
-#: what Lichess's PGN exports write for each final status (docs/bot.md)
-TERMINATION = {"mate": "Normal", "resign": "Normal", "stalemate": "Normal", "draw": "Normal",
-               "outoftime": "Time forfeit", "aborted": "Abandoned"}
-
-
 @pytest.fixture(autouse=True)
 def quick_checks(monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
     """The bot's waits for a silent server, shortened from minutes to about a second; INFO logs kept."""
@@ -48,26 +52,6 @@ def scripted_engine(monkeypatch: pytest.MonkeyPatch, moves: str) -> str:
     """An engine command that plays ``moves`` (both sides' moves, in order) whatever the position."""
     monkeypatch.setenv("FAKE_UCI_SCRIPT", moves)
     return f"{sys.executable} {FAKE_UCI} script"
-
-
-def pgn_of(path: Path) -> tuple[dict[str, str], list[str]]:
-    """The saved PGN's tags and its SAN moves (comments such as ``{[%clk 0:00:58]}`` left out)."""
-    text = path.read_text()
-    tags = dict(re.findall(r'^\[(\w+) "(.*)"\]$', text, re.M))
-    body = re.sub(r"\{[^}]*\}", " ", text.split("\n\n", 1)[1])
-    sans = [t for t in body.split() if not re.match(r"^(\d+\.+|1-0|0-1|1/2-1/2|\*)$", t)]
-    return tags, sans
-
-
-def assert_pgn_matches_server(game: Game, pgn_directory: Path, termination: str | None = None) -> dict[str, str]:
-    """The bot's PGN has the server's result, the Termination for its status, and exactly its plies."""
-    path = pgn_directory / f"{game.id}.pgn"
-    assert path.exists(), f"no PGN for {game.describe()}"
-    tags, sans = pgn_of(path)
-    assert tags["Result"] == game.result(), (tags, game.describe())
-    assert tags["Termination"] == (termination or TERMINATION[game.status]), (tags, game.describe())
-    assert sans == game.sans, f"PGN plies {sans} != server's {game.sans}"
-    return tags
 
 
 def finished_line(caplog: pytest.LogCaptureFixture, game_id: str) -> str:
@@ -137,18 +121,18 @@ def test_a_bot_resignation_that_never_reaches_us_is_read_from_the_game_page(
     assert "finished 1-0 (resignation; Normal, 3 plies)" in finished_line(caplog, game_id)
 
 
-def test_we_flag(running_clock_server: LoopbackServer, tmp_path: Path, bots: list[BotThread],
-                 monkeypatch: pytest.MonkeyPatch) -> None:
+def test_we_flag(running_clock_server: LoopbackServer, tmp_path: Path, bots: list[BotThread]) -> None:
+    """Our engine hangs on its second search (past the abort window: on the first one the failure policy
+    would abort the game instead) while our clock runs out."""
     server = running_clock_server
-    monkeypatch.setenv("FAKE_UCI_SCRIPT", "")
-    engine = f"{sys.executable} {FAKE_UCI} hang"  # never answers: the bot's clock runs out meanwhile
-    game_id = server.challenge(color="white", clock=(60, 0), opponent=Scripted(["e2e4"]))
+    engine = f"{sys.executable} {FAULTY_UCI} --hang-on=2 --counter={tmp_path / 'searches'}"
+    game_id = server.challenge(color="white", clock=(60, 0), opponent=Scripted(["e2e4", "d2d4"]))
     bots.append(BotThread(bot_config(server, tmp_path, engine={"command": engine}), max_games=1).start())
-    server.wait_for_plies(game_id, 1, 30)
+    server.wait_for_plies(game_id, 3, 30)
     server.set_clock(game_id, False, 1)
     game = server.wait_for_game_end(game_id, 30)
     assert bots[0].join(30) == 0
-    assert (game.status, game.winner, len(game.moves)) == ("outoftime", True, 1)
+    assert (game.status, game.winner, len(game.moves)) == ("outoftime", True, 3)
     assert_pgn_matches_server(game, tmp_path)
 
 

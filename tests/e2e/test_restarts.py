@@ -17,8 +17,17 @@ import bot.game.watch
 from bot.loopback import Game, LoopbackServer, Manual, RandomMoves, Scripted
 from bot.loopback.model import MoveRecord
 from bot.loopback.opponents import OpponentView
-from tests.e2e.conftest import KEEPALIVE_S, BotProcess, BotThread, assert_clean_game, bot_config, refereed_server
-from tests.e2e.test_endings import HOPELESS, assert_pgn_matches_server, pgn_of
+from tests.e2e.conftest import (
+    HOPELESS,
+    KEEPALIVE_S,
+    BotProcess,
+    BotThread,
+    assert_clean_game,
+    assert_pgn_matches_server,
+    bot_config,
+    pgn_of,
+    refereed_server,
+)
 
 
 @pytest.fixture(autouse=True)
