@@ -54,6 +54,19 @@ def merge(base: dict[str, Any], overrides: dict[str, Any]) -> dict[str, Any]:
     return result
 
 
+def shorten_game_watch(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The game worker's waits for a silent server (bot.game.watch), shortened from minutes to about a
+    second: the page checks, the flag grace, the server's flag delay, the switch to the game page."""
+    import bot.game.watch as watch
+
+    monkeypatch.setattr(watch, "QUIET_PAGE_CHECK_S", 1.0)
+    monkeypatch.setattr(watch, "PAGE_CHECK_INTERVAL_S", 0.5)
+    monkeypatch.setattr(watch, "FLAG_GRACE_S", 1.0)
+    monkeypatch.setattr(watch, "SERVER_FLAG_DELAY_S", 1.0)
+    monkeypatch.setattr(watch, "STREAM_TROUBLE_S", 1.0)
+    monkeypatch.setattr(watch, "PAGE_POLL_S", 0.3)
+
+
 def bot_config(loopback: LoopbackServer, pgn_directory: Path, **overrides: Any) -> dict[str, Any]:
     """A config for the bot against ``loopback``: depth-1 engine, fast stream watchdog, PGNs in a temp dir."""
     base: dict[str, Any] = {

@@ -12,7 +12,6 @@ from typing import Any, Iterator
 
 import pytest
 
-import bot.game.watch
 from bot.loopback import LoopbackServer, Manual, Scripted
 from tests.e2e.conftest import (
     HOPELESS,
@@ -24,6 +23,7 @@ from tests.e2e.conftest import (
     bot_config,
     pgn_of,
     refereed_server,
+    shorten_game_watch,
 )
 
 FAKE_UCI = str(Path(__file__).resolve().parents[1] / "bot" / "fake_uci.py")
@@ -34,10 +34,7 @@ FIFTY_MOVES_NEAR = "8/8/4k3/8/8/8/4K3/7R[] w - - 99 80"
 def quick_checks(monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
     """The bot's waits for a silent server, shortened from minutes to about a second; INFO logs kept."""
     caplog.set_level(logging.INFO)
-    monkeypatch.setattr(bot.game.watch, "QUIET_PAGE_CHECK_S", 1.0)
-    monkeypatch.setattr(bot.game.watch, "PAGE_CHECK_INTERVAL_S", 0.5)
-    monkeypatch.setattr(bot.game.watch, "FLAG_GRACE_S", 1.0)
-    monkeypatch.setattr(bot.game.watch, "SERVER_FLAG_DELAY_S", 1.0)
+    shorten_game_watch(monkeypatch)
 
 
 @pytest.fixture
