@@ -19,22 +19,21 @@ import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import replace
-from pathlib import Path
 
 from bot.config import Settings
 from bot.events import Account, ChatLine, GameEnd, GameEvent, GameFull, GameState, OpponentGone, UnknownEvent, Variant
 from bot.game import watch
 from bot.game.context import GameContext, Phase
+from bot.game.ending import Ending
 from bot.game.moves import MoveMaker
 from bot.game.ponder import Ponderer
 from bot.game.protocols import Engine, GameServer, GameStream
-from bot.game.record import GameNote, GameRecord, describe_clock, final_outcome, write_game_pgn
+from bot.game.record import GameNote, GameRecord, describe_clock
 from bot.game.talk import Talk
 from bot.game.watch import ServerWatch
 from bot.gamepage import GamePage, GamePageError
-from bot.pgn import safe_file_id
 from bot.position import GameBoard, ServerMoveError
-from bot.results import ABANDONED, GameOutcome, lichess_outcome, resignation
+from bot.results import ABANDONED, GameOutcome, resignation
 from bot.server import ServerError, StreamConnected, StreamFailed, StreamLost, StreamNotice
 
 log = logging.getLogger("bot.game")
@@ -63,7 +62,6 @@ class GameWorker:
         self.game_id = game_id
         self.label = self.game.label
         self.engine = engine
-        self.on_done = on_done
         self.monotonic = monotonic
         self.thread = threading.Thread(target=self.run, name=self.label, daemon=True)
         self.ponderer = Ponderer(self.game, engine)
@@ -75,7 +73,6 @@ class GameWorker:
         self.talk = Talk(self.game, lambda: engine.id_name, challenges_waiting, self.ponderer.stop)
         self.pending: deque[Item] = deque()
         self.position_changed_at = monotonic()
-        self.record: GameRecord | None = None
         self._stream: GameStream | None = None
         self._abort_requested = False
         self._finished_by_server_at: float | None = None
@@ -88,8 +85,8 @@ class GameWorker:
         self.chess960_hint = chess960  # from gameStart: pychess's gameFull has no chess960 flag
         # a game an earlier run (or this one) resigned, aborted or saw end: play nothing, resign (abort) again
         self.remembered = remembered
-        self.on_note = on_note
-        self.action = remembered.action if remembered is not None else "ended"  # what we did to the game
+        self.ending = Ending(self.game, engine, self.mover, self.talk, self.watch, revisit=revisit,
+                             remembered=remembered, on_done=on_done, on_note=on_note)
         self._resend_from = monotonic() if remembered is not None else None
 
     @property
@@ -141,7 +138,7 @@ class GameWorker:
         finally:
             if self._stream is not None:
                 self._stream.close()
-            self._finish()
+            self.ending.finish()
 
     def _handle(self, item: Item) -> None:
         game = self.game
@@ -386,7 +383,7 @@ class GameWorker:
             game.server.abort_game(self.game_id)
             log.info("%s: aborted (%s)", self.label, reason)
             game.outcome = GameOutcome("*", ABANDONED, "aborted")
-            self._note("aborted", game.outcome)
+            self.ending.note("aborted", game.outcome)
             game.end_game(f"aborted: {reason}")
         except ServerError as error:
             if not resign:
@@ -426,7 +423,7 @@ class GameWorker:
             log.error("%s: could not resign (%s)", self.label, error)
             return
         if game.we_are_white is not None:
-            self._note("resigned", resignation(game.we_are_white))
+            self.ending.note("resigned", resignation(game.we_are_white))
         game.end_game(game.end_reason or "resigned")  # pychess sends no end event after a resignation
 
     # ---- a game our record says is over ----
@@ -469,126 +466,3 @@ class GameWorker:
         if self.watch.settle_from_server() is None:
             log.info("%s: the server has no record of the end for us; keeping our result %s", self.label, note.result)
         game.end_game(f"over for us since an earlier run ({note.action})")
-
-    def _note(self, action: str, outcome: GameOutcome) -> None:
-        """Tell the lobby (the state file) what we did to the game and the result we write."""
-        if action != "ended":
-            self.action = action
-        if self.on_note is not None:
-            try:
-                self.on_note(GameNote(self.game_id, self.action, outcome.result, outcome.termination,
-                                      self.monotonic()))
-            except Exception:  # noqa: BLE001 - a state-file problem must not cost the game its end
-                log.exception("%s: could not remember the game", self.label)
-
-    # ---- the end ----
-
-    def _finish(self) -> None:
-        game = self.game
-        if game.phase is Phase.PARKED:
-            self._close_engine()
-            # a check that found nothing to do is not worth an INFO line (there is one per game and interval)
-            level = logging.INFO if self.mover.moved_this_visit or not self.revisit else logging.DEBUG
-            log.log(level, "%s: %s to move; parked until the next check (correspondence)", self.label,
-                    game.opponent_name)
-            self._report(GameRecord(self.game_id, "*", "parked", game.opponent_name, parked=True))
-            return
-        if self.remembered is not None:
-            self._finish_remembered(self.remembered)
-            return
-        gave_up = game.phase is Phase.GAVE_UP
-        if gave_up:
-            self._add_our_unconfirmed_move()
-        board = game.position.board if game.position is not None else None
-        outcome = final_outcome(game.outcome, game.end, board, game.we_are_white, game.we_resigned)
-        if not gave_up and game.position is not None and game.we_are_white is not None \
-                and self._server_outcome() is None \
-                and (outcome.result == "*" or game.we_resigned):
-            # the stream ended without saying how (or we stopped reading it after our resignation): the
-            # server's own record (game page, game export) decides, and has any plies we missed
-            if self.watch.settle_from_server():
-                board = game.position.board if game.position is not None else None
-                outcome = final_outcome(game.outcome, game.end, board, game.we_are_white, game.we_resigned)
-        plies = game.position.ply if game.position is not None else 0
-        sent = self.mover.sent
-        if not gave_up and sent is not None and game.position is not None and self._server_outcome() is not None \
-                and tuple(game.position.server_moves) == sent[0]:
-            log.info("%s: our move %s did not count: the game had ended on the server before it arrived",
-                     self.label, sent[1])
-        pgn_path = None
-        # a game that ended before its first move (a resignation, a flag) is still a game with a result
-        if game.full is not None and game.position is not None and (plies > 0 or outcome.result != "*"):
-            if outcome.termination != ABANDONED and not gave_up:
-                self.talk.say(game.settings.greeting.goodbye)
-            pgn_path = write_game_pgn(game, outcome)
-        if not gave_up and (self.action != "ended" or outcome.result != "*"):
-            self._note("ended", outcome)
-        self._close_engine()
-        log.info("%s: finished %s (%s; %s, %d pl%s) vs %s%s", self.label, outcome.result, outcome.reason,
-                 outcome.termination, plies, "y" if plies == 1 else "ies", game.opponent_name,
-                 f", PGN {pgn_path}" if pgn_path else "")
-        self._report(GameRecord(self.game_id, outcome.result, game.end_reason or outcome.reason, game.opponent_name,
-                                pgn_path, termination=outcome.termination, gave_up=gave_up))
-
-    def _add_our_unconfirmed_move(self) -> None:
-        """A given-up game's PGN has every ply we know of: our last move, which the server accepted but the
-        stream never echoed, included."""
-        game, sent = self.game, self.mover.sent
-        if game.position is None or sent is None or tuple(game.position.server_moves) != sent[0]:
-            return
-        try:
-            game.position.update([*sent[0], sent[1]])
-        except ServerMoveError:
-            return
-        log.info("%s: our last move %s was accepted but never confirmed; it is in the PGN", self.label, sent[1])
-
-    def _server_outcome(self) -> GameOutcome | None:
-        """How the server says the game ended (its game page or export, or Lichess's final status), if it said."""
-        game = self.game
-        if game.outcome is not None:
-            return game.outcome
-        if game.end is not None and game.end.status:
-            return lichess_outcome(game.end.status, game.end.winner)
-        return None
-
-    def _finish_remembered(self, note: GameNote) -> None:
-        """The end of a game that was already over for us: keep the PGN we wrote, unless the server's result
-        differs (then the PGN says the server's, and the log says why), or there is none yet."""
-        game = self.game
-        self._close_engine()
-        server = self._server_outcome()
-        directory = game.settings.pgn_directory
-        pgn_file = Path(directory) / f"{safe_file_id(self.game_id)}.pgn" if directory else None
-        can_write = game.full is not None and game.position is not None
-        outcome = GameOutcome(note.result, note.termination, f"we {note.action}" if note.action != "ended" else "ended")
-        pgn_path = pgn_file if pgn_file is not None and pgn_file.exists() else None
-        if server is not None and server.result != "*" and server.result != note.result and can_write:
-            log.warning("%s: the server's result %s (%s, %s) differs from the %s we wrote earlier (we %s); the PGN "
-                        "now says the server's", self.label, server.result, server.reason, server.termination,
-                        note.result, note.action)
-            outcome = server
-            pgn_path = write_game_pgn(game, outcome)
-            self._note(note.action, outcome)
-        elif pgn_path is None and can_write:
-            if server is None:
-                board = game.position.board if game.position is not None else None
-                server = final_outcome(None, game.end, board, game.we_are_white, game.we_resigned)
-            outcome = server if server.result != "*" or note.result == "*" else outcome
-            pgn_path = write_game_pgn(game, outcome)
-            self._note(note.action, outcome)
-        else:
-            log.info("%s: over for us since an earlier run (we %s, %s); the PGN stays", self.label, note.action,
-                     note.result)
-        self._report(GameRecord(self.game_id, outcome.result, game.end_reason or outcome.reason, game.opponent_name,
-                                pgn_path, termination=outcome.termination, remembered=True))
-
-    def _report(self, record: GameRecord) -> None:
-        self.record = record
-        if self.on_done is not None:
-            self.on_done(record)
-
-    def _close_engine(self) -> None:
-        try:
-            self.engine.close()
-        except Exception:  # noqa: BLE001 - closing a broken engine must not hide the result
-            log.debug("%s: engine close failed", self.label, exc_info=True)

@@ -1,0 +1,162 @@
+"""The end of one game's worker: the result it settles on, the PGN, the goodbye, the state-file note, the
+engine closed, and the :class:`~bot.game.record.GameRecord` the lobby gets."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from pathlib import Path
+
+from bot.game.context import GameContext, Phase
+from bot.game.moves import MoveMaker
+from bot.game.protocols import Engine
+from bot.game.record import GameNote, GameRecord, final_outcome, write_game_pgn
+from bot.game.talk import Talk
+from bot.game.watch import ServerWatch
+from bot.pgn import safe_file_id
+from bot.position import ServerMoveError
+from bot.results import ABANDONED, GameOutcome, lichess_outcome
+
+log = logging.getLogger("bot.game")
+
+
+class Ending:
+    """Ends one game once its worker's loop is over, and keeps the state file told what we did to the game
+    (``action``: resigned, aborted or ended)."""
+
+    def __init__(self, game: GameContext, engine: Engine, mover: MoveMaker, talk: Talk, watch: ServerWatch, *,
+                 revisit: bool, remembered: GameNote | None, on_done: Callable[[GameRecord], None] | None,
+                 on_note: Callable[[GameNote], None] | None) -> None:
+        self.game = game
+        self.label = game.label
+        self.engine = engine
+        self.mover = mover
+        self.talk = talk
+        self.watch = watch
+        self.revisit = revisit
+        self.remembered = remembered
+        self.on_done = on_done
+        self.on_note = on_note
+        self.action = remembered.action if remembered is not None else "ended"  # what we did to the game
+        self.record: GameRecord | None = None
+
+    def note(self, action: str, outcome: GameOutcome) -> None:
+        """Tell the lobby (the state file) what we did to the game and the result we write."""
+        if action != "ended":
+            self.action = action
+        if self.on_note is not None:
+            try:
+                self.on_note(GameNote(self.game.game_id, self.action, outcome.result, outcome.termination,
+                                      self.game.monotonic()))
+            except Exception:  # noqa: BLE001 - a state-file problem must not cost the game its end
+                log.exception("%s: could not remember the game", self.label)
+
+    def finish(self) -> None:
+        game = self.game
+        if game.phase is Phase.PARKED:
+            self._close_engine()
+            # a check that found nothing to do is not worth an INFO line (there is one per game and interval)
+            level = logging.INFO if self.mover.moved_this_visit or not self.revisit else logging.DEBUG
+            log.log(level, "%s: %s to move; parked until the next check (correspondence)", self.label,
+                    game.opponent_name)
+            self._report(GameRecord(game.game_id, "*", "parked", game.opponent_name, parked=True))
+            return
+        if self.remembered is not None:
+            self._finish_remembered(self.remembered)
+            return
+        gave_up = game.phase is Phase.GAVE_UP
+        if gave_up:
+            self._add_our_unconfirmed_move()
+        board = game.position.board if game.position is not None else None
+        outcome = final_outcome(game.outcome, game.end, board, game.we_are_white, game.we_resigned)
+        if not gave_up and game.position is not None and game.we_are_white is not None \
+                and self._server_outcome() is None \
+                and (outcome.result == "*" or game.we_resigned):
+            # the stream ended without saying how (or we stopped reading it after our resignation): the
+            # server's own record (game page, game export) decides, and has any plies we missed
+            if self.watch.settle_from_server():
+                board = game.position.board if game.position is not None else None
+                outcome = final_outcome(game.outcome, game.end, board, game.we_are_white, game.we_resigned)
+        plies = game.position.ply if game.position is not None else 0
+        sent = self.mover.sent
+        if not gave_up and sent is not None and game.position is not None and self._server_outcome() is not None \
+                and tuple(game.position.server_moves) == sent[0]:
+            log.info("%s: our move %s did not count: the game had ended on the server before it arrived",
+                     self.label, sent[1])
+        pgn_path = None
+        # a game that ended before its first move (a resignation, a flag) is still a game with a result
+        if game.full is not None and game.position is not None and (plies > 0 or outcome.result != "*"):
+            if outcome.termination != ABANDONED and not gave_up:
+                self.talk.say(game.settings.greeting.goodbye)
+            pgn_path = write_game_pgn(game, outcome)
+        if not gave_up and (self.action != "ended" or outcome.result != "*"):
+            self.note("ended", outcome)
+        self._close_engine()
+        log.info("%s: finished %s (%s; %s, %d pl%s) vs %s%s", self.label, outcome.result, outcome.reason,
+                 outcome.termination, plies, "y" if plies == 1 else "ies", game.opponent_name,
+                 f", PGN {pgn_path}" if pgn_path else "")
+        self._report(GameRecord(game.game_id, outcome.result, game.end_reason or outcome.reason, game.opponent_name,
+                                pgn_path, termination=outcome.termination, gave_up=gave_up))
+
+    def _add_our_unconfirmed_move(self) -> None:
+        """A given-up game's PGN has every ply we know of: our last move, which the server accepted but the
+        stream never echoed, included."""
+        game, sent = self.game, self.mover.sent
+        if game.position is None or sent is None or tuple(game.position.server_moves) != sent[0]:
+            return
+        try:
+            game.position.update([*sent[0], sent[1]])
+        except ServerMoveError:
+            return
+        log.info("%s: our last move %s was accepted but never confirmed; it is in the PGN", self.label, sent[1])
+
+    def _server_outcome(self) -> GameOutcome | None:
+        """How the server says the game ended (its game page or export, or Lichess's final status), if it said."""
+        game = self.game
+        if game.outcome is not None:
+            return game.outcome
+        if game.end is not None and game.end.status:
+            return lichess_outcome(game.end.status, game.end.winner)
+        return None
+
+    def _finish_remembered(self, note: GameNote) -> None:
+        """The end of a game that was already over for us: keep the PGN we wrote, unless the server's result
+        differs (then the PGN says the server's, and the log says why), or there is none yet."""
+        game = self.game
+        self._close_engine()
+        server = self._server_outcome()
+        directory = game.settings.pgn_directory
+        pgn_file = Path(directory) / f"{safe_file_id(game.game_id)}.pgn" if directory else None
+        can_write = game.full is not None and game.position is not None
+        outcome = GameOutcome(note.result, note.termination, f"we {note.action}" if note.action != "ended" else "ended")
+        pgn_path = pgn_file if pgn_file is not None and pgn_file.exists() else None
+        if server is not None and server.result != "*" and server.result != note.result and can_write:
+            log.warning("%s: the server's result %s (%s, %s) differs from the %s we wrote earlier (we %s); the PGN "
+                        "now says the server's", self.label, server.result, server.reason, server.termination,
+                        note.result, note.action)
+            outcome = server
+            pgn_path = write_game_pgn(game, outcome)
+            self.note(note.action, outcome)
+        elif pgn_path is None and can_write:
+            if server is None:
+                board = game.position.board if game.position is not None else None
+                server = final_outcome(None, game.end, board, game.we_are_white, game.we_resigned)
+            outcome = server if server.result != "*" or note.result == "*" else outcome
+            pgn_path = write_game_pgn(game, outcome)
+            self.note(note.action, outcome)
+        else:
+            log.info("%s: over for us since an earlier run (we %s, %s); the PGN stays", self.label, note.action,
+                     note.result)
+        self._report(GameRecord(game.game_id, outcome.result, game.end_reason or outcome.reason, game.opponent_name,
+                                pgn_path, termination=outcome.termination, remembered=True))
+
+    def _report(self, record: GameRecord) -> None:
+        self.record = record
+        if self.on_done is not None:
+            self.on_done(record)
+
+    def _close_engine(self) -> None:
+        try:
+            self.engine.close()
+        except Exception:  # noqa: BLE001 - closing a broken engine must not hide the result
+            log.debug("%s: engine close failed", self.label, exc_info=True)
