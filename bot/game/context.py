@@ -47,9 +47,10 @@ class MoveNote:
 @dataclass
 class GameContext:
     """One game's shared facts. ``state_received_at``: when the latest state arrived (our clock runs from
-    then); ``end``: the server's end event; ``outcome``: how the game ended, once known for sure;
-    ``move_notes``: how each of our moves was chosen, by its index in the move list; ``clocks``: the mover's
-    clock (ms) after each ply, by its index, as the states reported it."""
+    then); ``position_changed_at``: when the moves last changed (the worker sets it at its start; an opponent
+    who never starts the game is timed from it); ``end``: the server's end event; ``outcome``: how the game
+    ended, once known for sure; ``move_notes``: how each of our moves was chosen, by its index in the move
+    list; ``clocks``: the mover's clock (ms) after each ply, by its index, as the states reported it."""
 
     game_id: str
     server: GameServer
@@ -62,6 +63,7 @@ class GameContext:
     we_are_white: bool | None = None
     state: GameState | None = None
     state_received_at: float = 0.0
+    position_changed_at: float = 0.0
     end: GameEnd | None = None
     end_reason: str = ""
     outcome: GameOutcome | None = None

@@ -22,9 +22,9 @@ from dataclasses import replace
 
 from bot.config import Settings
 from bot.events import Account, ChatLine, GameEnd, GameEvent, GameFull, GameState, OpponentGone, UnknownEvent, Variant
-from bot.game import watch
 from bot.game.context import GameContext, Phase
 from bot.game.ending import Ending
+from bot.game.leaving import Leaving
 from bot.game.moves import MoveMaker
 from bot.game.ponder import Ponderer
 from bot.game.protocols import Engine, GameServer, GameStream
@@ -33,8 +33,7 @@ from bot.game.talk import Talk
 from bot.game.watch import ServerWatch
 from bot.gamepage import GamePage, GamePageError
 from bot.position import GameBoard, ServerMoveError
-from bot.results import ABANDONED, GameOutcome, resignation
-from bot.server import ServerError, StreamConnected, StreamFailed, StreamLost, StreamNotice
+from bot.server import StreamConnected, StreamFailed, StreamLost, StreamNotice
 
 log = logging.getLogger("bot.game")
 
@@ -42,8 +41,6 @@ log = logging.getLogger("bot.game")
 FINISH_GRACE_S = 10.0
 #: How often the timed checks run (parking, aborting an unstarted game, stalls, a move to retry).
 IDLE_TICK_S = 0.5
-#: A game our record says is over: how often a resignation (or abort) that the server refused is sent again.
-RESEND_RETRY_S = 5.0
 
 Item = GameEvent | StreamNotice
 
@@ -68,11 +65,13 @@ class GameWorker:
         self.watch = ServerWatch(self.game)
         self.watch.play_from = self._play_from_page
         self.watch.answered = lambda: self.mover.answered
-        self.on_engine_lost = on_engine_lost
-        self.mover = MoveMaker(self.game, engine, self.ponderer, self._moved_on, self._resign, self._engine_lost)
+        self.leaving = Leaving(self.game, self.watch, self.ponderer, on_engine_lost=on_engine_lost,
+                               note=lambda action, outcome: self.ending.note(action, outcome), remembered=remembered)
+        self.mover = MoveMaker(self.game, engine, self.ponderer, self._moved_on, self.leaving.resign,
+                               self.leaving.engine_lost)
         self.talk = Talk(self.game, lambda: engine.id_name, challenges_waiting, self.ponderer.stop)
         self.pending: deque[Item] = deque()
-        self.position_changed_at = monotonic()
+        self.game.position_changed_at = monotonic()  # for aborting a game the opponent never starts
         self._stream: GameStream | None = None
         self._abort_requested = False
         self._finished_by_server_at: float | None = None
@@ -87,7 +86,6 @@ class GameWorker:
         self.remembered = remembered
         self.ending = Ending(self.game, engine, self.mover, self.talk, self.watch, revisit=revisit,
                              remembered=remembered, on_done=on_done, on_note=on_note)
-        self._resend_from = monotonic() if remembered is not None else None
 
     @property
     def opponent_name(self) -> str:
@@ -121,7 +119,7 @@ class GameWorker:
                     if game.correspondence:  # days per move: leave it for the next run, never resign it
                         game.end_game("parked", Phase.PARKED)
                     else:
-                        self._abort_or_resign("the bot is shutting down")
+                        self.leaving.abort_or_resign("the bot is shutting down")
                     break
                 item = self.pending.popleft() if self.pending else self._stream.get(timeout=IDLE_TICK_S)
                 if item is not None:
@@ -192,13 +190,13 @@ class GameWorker:
     def _on_idle(self) -> None:
         now = self.monotonic()
         if self.remembered is not None:
-            self._resend_if_due(now)
+            self.leaving.resend_if_due(now)
             if self.game.over:
                 return
         if self._finished_by_server_at is not None and now - self._finished_by_server_at > FINISH_GRACE_S:
             self.game.end_game("finished (event stream)")
             return
-        self._maybe_abort_unstarted(now)
+        self.leaving.maybe_abort_unstarted(now)
         self._maybe_park(now)
         if not self.game.over:
             self.watch.check(now)
@@ -232,7 +230,7 @@ class GameWorker:
                 game.position = GameBoard(full.initial_fen, full.variant)
             except ValueError as error:
                 log.error("%s: cannot set up the position (%s); aborting", self.label, error)
-                self._abort_or_resign(f"cannot set up the position: {error}")
+                self.leaving.abort_or_resign(f"cannot set up the position: {error}")
                 return
             if first:
                 colour = "white" if game.we_are_white else "black"
@@ -258,11 +256,11 @@ class GameWorker:
             game.position.update(state.moves)
         except ServerMoveError as error:
             log.error("%s: %s; aborting", self.label, error)
-            self._abort_or_resign(str(error))
+            self.leaving.abort_or_resign(str(error))
             return
         self._note_clock(state)
         if previous is None or previous.moves != state.moves:
-            self.position_changed_at = self.monotonic()
+            self.game.position_changed_at = self.monotonic()
             if self.mover.answered is not None and self.mover.answered != state.moves:
                 self.mover.answered = None
             if previous is not None and len(state.moves) < before:
@@ -353,116 +351,3 @@ class GameWorker:
         self.ponderer.stop()
         game.end_game("parked", Phase.PARKED)
 
-    def _maybe_abort_unstarted(self, now: float) -> None:
-        """Abort when the opponent has not made their first move in time."""
-        game = self.game
-        if game.position is None or game.over or game.we_are_white is None or self.remembered is not None:
-            return
-        opponent_moved = game.position.ply >= (1 if game.we_are_white is False else 2)
-        if opponent_moved or game.our_turn() or game.correspondence:
-            return  # Lichess aborts unstarted correspondence games itself, days later
-        if now - self.position_changed_at > game.settings.time.abort_unstarted_after_s:
-            log.info("%s: the opponent never moved; aborting", self.label)
-            self._abort_or_resign("opponent never moved", resign=False)
-
-    def _abort_or_resign(self, reason: str, *, resign: bool = True) -> None:
-        """Abort a game that can still be aborted (before both sides have moved), else resign it (when
-        ``resign``). pychess answers an abort of a game with moves with 200 and plays on, so it is never sent."""
-        game = self.game
-        if self.watch.already_over_on_server():
-            return
-        if game.position is not None and game.position.ply >= 2:
-            if not resign:
-                return
-            log.info("%s: too late to abort (%d plies on the board); resigning (%s)", self.label, game.position.ply,
-                     reason)
-            self._resign(check_server=False)
-            game.end_game(f"resigned: {reason}")
-            return
-        try:
-            game.server.abort_game(self.game_id)
-            log.info("%s: aborted (%s)", self.label, reason)
-            game.outcome = GameOutcome("*", ABANDONED, "aborted")
-            self.ending.note("aborted", game.outcome)
-            game.end_game(f"aborted: {reason}")
-        except ServerError as error:
-            if not resign:
-                log.warning("%s: could not abort (%s)", self.label, error)
-                self.position_changed_at = self.monotonic()  # try again later
-                return
-            log.info("%s: cannot abort (%s); resigning", self.label, error)
-            self._resign(check_server=False)
-            if game.we_resigned:  # else the game goes on (or already ended: its final state says how)
-                game.end_game(f"resigned: {reason}")
-
-    def _engine_lost(self, reason: str) -> None:
-        """The engine failed on two moves in a row: end the game (abort while the game allows it, else
-        resign) rather than play it on stand-in moves, and tell the lobby (no new challenges, health check
-        fails)."""
-        game = self.game
-        can_abort = game.position is not None and game.position.ply < 2
-        log.error("%s: the engine gave no move on two moves in a row (%s); %s the game", self.label, reason,
-                  "aborting" if can_abort else "resigning")
-        self.on_engine_lost(reason)
-        self.ponderer.stop()
-        if can_abort:
-            self._abort_or_resign("the engine cannot play")
-        else:
-            self._resign()
-            if game.over:
-                game.end_game("resigned: the engine cannot play")
-
-    def _resign(self, *, check_server: bool = True) -> None:
-        game = self.game
-        if game.over or (check_server and self.watch.already_over_on_server()):
-            return
-        try:
-            game.server.resign_game(self.game_id)
-            game.we_resigned = True
-        except ServerError as error:
-            log.error("%s: could not resign (%s)", self.label, error)
-            return
-        if game.we_are_white is not None:
-            self.ending.note("resigned", resignation(game.we_are_white))
-        game.end_game(game.end_reason or "resigned")  # pychess sends no end event after a resignation
-
-    # ---- a game our record says is over ----
-
-    def _resend_if_due(self, now: float) -> None:
-        """Resign (or abort) again a game we resigned (aborted) before, once its ``gameFull`` is here (to have
-        the moves for the PGN) or the stream has not brought it for ``stream_timeout_s``. Nothing is sent when
-        the server already has the game over (game page or export). A game that simply ended is only looked
-        up (every ``QUIET_PAGE_CHECK_S``): over on the server too, the worker is done; until then it watches,
-        playing nothing."""
-        game, note = self.game, self.remembered
-        if note is None or self._resend_from is None or now < self._resend_from:
-            return
-        waited = now - self._resend_from
-        if game.full is None and waited < game.settings.server.stream_timeout_s:
-            return
-        if note.action == "ended":  # nothing to send: is the game over on the server too? (ask every minute:
-            # a BOT's resignation never reaches us, and we do not move)
-            self._resend_from = now + watch.QUIET_PAGE_CHECK_S
-            if self.watch.settle_from_server():
-                game.end_game("over on the server")
-            return
-        if self.watch.already_over_on_server():
-            return
-        abort = note.action == "aborted" and (game.position is None or game.position.ply < 2)
-        try:
-            if abort:
-                game.server.abort_game(self.game_id)
-            else:
-                game.server.resign_game(self.game_id)
-        except ServerError as error:
-            log.warning("%s: could not %s again (%s); trying again in %.0f s", self.label,
-                        "abort" if abort else "resign", error, RESEND_RETRY_S)
-            self._resend_from = now + RESEND_RETRY_S
-            return
-        self._resend_from = None
-        game.we_resigned = not abort
-        log.info("%s: our record says we %s this game; %s again and played nothing", self.label, note.action,
-                 "aborted it" if abort else "resigned")
-        if self.watch.settle_from_server() is None:
-            log.info("%s: the server has no record of the end for us; keeping our result %s", self.label, note.result)
-        game.end_game(f"over for us since an earlier run ({note.action})")

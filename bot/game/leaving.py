@@ -1,0 +1,152 @@
+"""Leaving a game early: aborting it (while it can still be aborted) or resigning it, when the opponent never
+moves, the engine is lost for good, the position cannot be set up, or the bot shuts down; and a game our
+state file says is over (we resigned, aborted or saw it end in an earlier run), which gets its resignation
+(abort) sent again and nothing played."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+
+from bot.game import watch
+from bot.game.context import GameContext
+from bot.game.ponder import Ponderer
+from bot.game.record import GameNote
+from bot.game.watch import ServerWatch
+from bot.results import ABANDONED, GameOutcome, resignation
+from bot.server import ServerError
+
+log = logging.getLogger("bot.game")
+
+#: A game our record says is over: how often a resignation (or abort) that the server refused is sent again.
+RESEND_RETRY_S = 5.0
+
+
+class Leaving:
+    """Aborts or resigns one game, and sends again the resignation (abort) of a game that is already over
+    for us (``remembered``). ``note(action, outcome)`` tells the state file; ``on_engine_lost(reason)`` tells
+    the lobby that the engine failed for good."""
+
+    def __init__(self, game: GameContext, watch: ServerWatch, ponderer: Ponderer, *,
+                 note: Callable[[str, GameOutcome], None], on_engine_lost: Callable[[str], None],
+                 remembered: GameNote | None) -> None:
+        self.game = game
+        self.label = game.label
+        self.watch = watch
+        self.ponderer = ponderer
+        self.note = note
+        self.on_engine_lost = on_engine_lost
+        self.remembered = remembered
+        self._resend_from = game.monotonic() if remembered is not None else None
+
+    def maybe_abort_unstarted(self, now: float) -> None:
+        """Abort when the opponent has not made their first move in time."""
+        game = self.game
+        if game.position is None or game.over or game.we_are_white is None or self.remembered is not None:
+            return
+        opponent_moved = game.position.ply >= (1 if game.we_are_white is False else 2)
+        if opponent_moved or game.our_turn() or game.correspondence:
+            return  # Lichess aborts unstarted correspondence games itself, days later
+        if now - self.game.position_changed_at > game.settings.time.abort_unstarted_after_s:
+            log.info("%s: the opponent never moved; aborting", self.label)
+            self.abort_or_resign("opponent never moved", resign=False)
+
+    def abort_or_resign(self, reason: str, *, resign: bool = True) -> None:
+        """Abort a game that can still be aborted (before both sides have moved), else resign it (when
+        ``resign``). pychess answers an abort of a game with moves with 200 and plays on, so it is never sent."""
+        game = self.game
+        if self.watch.already_over_on_server():
+            return
+        if game.position is not None and game.position.ply >= 2:
+            if not resign:
+                return
+            log.info("%s: too late to abort (%d plies on the board); resigning (%s)", self.label, game.position.ply,
+                     reason)
+            self.resign(check_server=False)
+            game.end_game(f"resigned: {reason}")
+            return
+        try:
+            game.server.abort_game(self.game.game_id)
+            log.info("%s: aborted (%s)", self.label, reason)
+            game.outcome = GameOutcome("*", ABANDONED, "aborted")
+            self.note("aborted", game.outcome)
+            game.end_game(f"aborted: {reason}")
+        except ServerError as error:
+            if not resign:
+                log.warning("%s: could not abort (%s)", self.label, error)
+                self.game.position_changed_at = self.game.monotonic()  # try again later
+                return
+            log.info("%s: cannot abort (%s); resigning", self.label, error)
+            self.resign(check_server=False)
+            if game.we_resigned:  # else the game goes on (or already ended: its final state says how)
+                game.end_game(f"resigned: {reason}")
+
+    def engine_lost(self, reason: str) -> None:
+        """The engine failed on two moves in a row: end the game (abort while the game allows it, else
+        resign) rather than play it on stand-in moves, and tell the lobby (no new challenges, health check
+        fails)."""
+        game = self.game
+        can_abort = game.position is not None and game.position.ply < 2
+        log.error("%s: the engine gave no move on two moves in a row (%s); %s the game", self.label, reason,
+                  "aborting" if can_abort else "resigning")
+        self.on_engine_lost(reason)
+        self.ponderer.stop()
+        if can_abort:
+            self.abort_or_resign("the engine cannot play")
+        else:
+            self.resign()
+            if game.over:
+                game.end_game("resigned: the engine cannot play")
+
+    def resign(self, *, check_server: bool = True) -> None:
+        game = self.game
+        if game.over or (check_server and self.watch.already_over_on_server()):
+            return
+        try:
+            game.server.resign_game(self.game.game_id)
+            game.we_resigned = True
+        except ServerError as error:
+            log.error("%s: could not resign (%s)", self.label, error)
+            return
+        if game.we_are_white is not None:
+            self.note("resigned", resignation(game.we_are_white))
+        game.end_game(game.end_reason or "resigned")  # pychess sends no end event after a resignation
+
+    def resend_if_due(self, now: float) -> None:
+        """Resign (or abort) again a game we resigned (aborted) before, once its ``gameFull`` is here (to have
+        the moves for the PGN) or the stream has not brought it for ``stream_timeout_s``. Nothing is sent when
+        the server already has the game over (game page or export). A game that simply ended is only looked
+        up (every ``QUIET_PAGE_CHECK_S``): over on the server too, the worker is done; until then it watches,
+        playing nothing."""
+        game, note = self.game, self.remembered
+        if note is None or self._resend_from is None or now < self._resend_from:
+            return
+        waited = now - self._resend_from
+        if game.full is None and waited < game.settings.server.stream_timeout_s:
+            return
+        if note.action == "ended":  # nothing to send: is the game over on the server too? (ask every minute:
+            # a BOT's resignation never reaches us, and we do not move)
+            self._resend_from = now + watch.QUIET_PAGE_CHECK_S
+            if self.watch.settle_from_server():
+                game.end_game("over on the server")
+            return
+        if self.watch.already_over_on_server():
+            return
+        abort = note.action == "aborted" and (game.position is None or game.position.ply < 2)
+        try:
+            if abort:
+                game.server.abort_game(self.game.game_id)
+            else:
+                game.server.resign_game(self.game.game_id)
+        except ServerError as error:
+            log.warning("%s: could not %s again (%s); trying again in %.0f s", self.label,
+                        "abort" if abort else "resign", error, RESEND_RETRY_S)
+            self._resend_from = now + RESEND_RETRY_S
+            return
+        self._resend_from = None
+        game.we_resigned = not abort
+        log.info("%s: our record says we %s this game; %s again and played nothing", self.label, note.action,
+                 "aborted it" if abort else "resigned")
+        if self.watch.settle_from_server() is None:
+            log.info("%s: the server has no record of the end for us; keeping our result %s", self.label, note.result)
+        game.end_game(f"over for us since an earlier run ({note.action})")
