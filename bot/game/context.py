@@ -105,6 +105,15 @@ class GameContext:
         board = self.position.board
         return bool(board.turn == self.we_are_white) and not board.is_game_over(claim_draw=True)
 
+    def our_clock_ran_out(self) -> bool:
+        """pychess: our clock, counted down since the latest state, is empty (the bot was frozen or cut off):
+        the server may have flagged us, and it answers a move into a finished game with 200 and ignores it."""
+        if self.server.dialect != "pychess" or self.state is None or self.full is None \
+                or self.full.clock.kind != "clock" or self.position is None or self.position.ply < 2:
+            return False
+        ours_ms = self.state.wtime_ms if self.we_are_white else self.state.btime_ms
+        return (self.monotonic() - self.state_received_at) * 1000 >= ours_ms
+
     def limits_now(self, *, after_our_move: bool = False) -> GoLimits:
         """Search limits with the time since the state arrived taken off our clock. ``after_our_move``: for
         the search on the opponent's time after our move (our clock then also has the increment)."""

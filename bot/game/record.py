@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bot.engines import EngineReply
-from bot.events import GameEnd, GameFull
+from bot.events import GameEnd, GameFull, GameState
 from bot.game.context import GameContext
 from bot.pgn import clock_command, eval_command, game_pgn, standard_headers, write_pgn
 from bot.results import UNKNOWN, GameOutcome, board_outcome, lichess_outcome, resignation, unknown
@@ -114,6 +114,15 @@ def player_headers(full: GameFull) -> dict[str, str]:
 
 
 STAND_IN_REASON_CHARS = 120
+
+
+def note_clock(game: GameContext, state: GameState) -> None:
+    """Keep the clock of the side that made the last move, as this state reports it (for the PGN)."""
+    if not state.moves or game.position is None:
+        return
+    ply = len(state.moves) - 1
+    white_moved = (ply % 2 == 0) == bool(game.position.start.turn)
+    game.clocks[ply] = int(state.wtime_ms if white_moved else state.btime_ms)
 
 
 def move_comments(game: GameContext, plies: int, white_first: bool) -> list[str | None]:

@@ -28,7 +28,7 @@ from bot.game.leaving import Leaving
 from bot.game.moves import MoveMaker
 from bot.game.ponder import Ponderer
 from bot.game.protocols import Engine, GameServer, GameStream
-from bot.game.record import GameNote, GameRecord, describe_clock
+from bot.game.record import GameNote, GameRecord, describe_clock, note_clock
 from bot.game.talk import Talk
 from bot.game.watch import ServerWatch
 from bot.gamepage import GamePage, GamePageError
@@ -258,7 +258,7 @@ class GameWorker:
             log.error("%s: %s; aborting", self.label, error)
             self.leaving.abort_or_resign(str(error))
             return
-        self._note_clock(state)
+        note_clock(self.game, state)
         if previous is None or previous.moves != state.moves:
             self.game.position_changed_at = self.monotonic()
             if self.mover.answered is not None and self.mover.answered != state.moves:
@@ -304,32 +304,13 @@ class GameWorker:
                      ", our move" if game.our_turn() else "")
         self._on_state(state)
 
-    def _note_clock(self, state: GameState) -> None:
-        """The clock of the side that made the last move, as this state reports it (for the PGN)."""
-        game = self.game
-        if not state.moves or game.position is None:
-            return
-        ply = len(state.moves) - 1
-        white_moved = (ply % 2 == 0) == bool(game.position.start.turn)
-        game.clocks[ply] = int(state.wtime_ms if white_moved else state.btime_ms)
-
     def _play(self) -> None:
-        if self._our_clock_ran_out() and self.watch.settle_from_page():
+        if self.game.our_clock_ran_out() and self.watch.settle_from_page():
             log.info("%s: our clock ran out and the game page has the game over; no move sent", self.label)
             self.game.end_game("over on the server (our clock ran out)")
             return
         if self.mover.play() and self.game.correspondence:
             self.park_at = self.monotonic() + self.game.settings.correspondence.disconnect_after_s
-
-    def _our_clock_ran_out(self) -> bool:
-        """pychess: our clock, counted down since the latest state, is empty (the bot was frozen or cut off):
-        the server may have flagged us, and it answers a move into a finished game with 200 and ignores it."""
-        game = self.game
-        if game.server.dialect != "pychess" or game.state is None or game.full is None \
-                or game.full.clock.kind != "clock" or game.position is None or game.position.ply < 2:
-            return False
-        ours_ms = game.state.wtime_ms if game.we_are_white else game.state.btime_ms
-        return (self.monotonic() - game.state_received_at) * 1000 >= ours_ms
 
     def _moved_on(self, state: GameState) -> bool:
         """Whether newer lines (a takeback, the game's end) arrived while the engine was thinking."""
