@@ -1,9 +1,11 @@
 """One game in a thread of its own: stream it, rebuild the position, play our moves, end it properly.
 
-The worker owns the loop and the game's life (set-up, phases, aborting, resigning, parking, the end); the
-parts it delegates to: :class:`~bot.game.moves.MoveMaker` (engine and our moves),
-:class:`~bot.game.ponder.Ponderer` (thinking on the opponent's time), :class:`~bot.game.talk.Talk` (chat,
-draw and takeback answers), :class:`~bot.game.watch.ServerWatch` (bounded waits and pychess's game page).
+The worker owns the loop and the game's life (set-up, states, phases, parking); the parts it delegates to:
+:class:`~bot.game.moves.MoveMaker` (engine and our moves), :class:`~bot.game.ponder.Ponderer` (thinking on
+the opponent's time), :class:`~bot.game.talk.Talk` (chat, draw and takeback answers),
+:class:`~bot.game.watch.ServerWatch` (bounded waits and pychess's game page),
+:class:`~bot.game.leaving.Leaving` (aborting, resigning, and a game our state file says is over) and
+:class:`~bot.game.ending.Ending` (the result, the PGN and the record once the loop is over).
 
 Correspondence (and unlimited) games are played in visits: the worker plays when it is our turn, waits
 ``correspondence.disconnect_after_s`` for a quick reply, then *parks* the game (closes the stream and the
