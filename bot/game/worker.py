@@ -67,6 +67,7 @@ class GameWorker:
         self.watch = ServerWatch(self.game)
         self.watch.play_from = self._play_from_page
         self.watch.answered = lambda: self.mover.answered
+        # aborting and resigning (the move maker calls them); their notes go through the ending, made below
         self.leaving = Leaving(self.game, self.watch, self.ponderer, on_engine_lost=on_engine_lost,
                                note=lambda action, outcome: self.ending.note(action, outcome), remembered=remembered)
         self.mover = MoveMaker(self.game, engine, self.ponderer, self._moved_on, self.leaving.resign,
@@ -92,6 +93,11 @@ class GameWorker:
     @property
     def opponent_name(self) -> str:
         return self.game.opponent_name
+
+    @property
+    def record(self) -> GameRecord | None:
+        """What the lobby was told when the worker was done (None before)."""
+        return self.ending.record
 
     # ---- control from the lobby ----
 

@@ -38,7 +38,7 @@ def run_worker(server: FakeServer, engine: ScriptedEngine, tmp_path, settings: S
     worker.start()
     worker.thread.join(timeout)
     assert not worker.thread.is_alive(), "the game worker did not finish"
-    assert records
+    assert records and worker.record == records[0]
     return records[0]
 
 
