@@ -47,6 +47,14 @@ IDLE_TICK_S = 0.5
 Item = GameEvent | StreamNotice
 
 
+def is_replayed(position: GameBoard, state: GameState) -> bool:
+    """pychess, after a reconnection: the new stream replays what it queued while we were away, from a
+    ``gameFull`` as old as the server's restart onwards (seen on the real server: a "takeback" to ply 24
+    when the game, played on from the game page, was at ply 27). A state that is a strict beginning of the
+    moves we know is such a replay, not a takeback; the first one that is not ends the replay."""
+    return len(state.moves) < position.ply and list(state.moves) == position.server_moves[:len(state.moves)]
+
+
 class GameWorker:
     """Plays one game to its end in a thread of its own."""
 
@@ -152,7 +160,10 @@ class GameWorker:
             self._replaying = game.server.dialect == "pychess"
             return
         if self._replaying and isinstance(item, (GameFull, GameState)):
-            if self._is_replayed(item.state if isinstance(item, GameFull) else item):
+            state = item.state if isinstance(item, GameFull) else item
+            if game.position is not None and is_replayed(game.position, state):
+                log.debug("%s: skipped a replayed state (%d plies; we are at %d)", self.label, len(state.moves),
+                          game.position.ply)
                 return
             self._replaying = False
         if isinstance(item, (GameFull, GameState)):
@@ -180,20 +191,6 @@ class GameWorker:
             game.end_game(f"stream unavailable ({item.reason})")
         elif isinstance(item, UnknownEvent):
             log.debug("%s: ignored a %r line", self.label, item.type)
-
-    def _is_replayed(self, state: GameState) -> bool:
-        """pychess, after a reconnection: the new stream replays what it queued while we were away, from a
-        ``gameFull`` as old as the server's restart onwards (seen on the real server: a "takeback" to ply 24
-        when the game, played on from the game page, was at ply 27). A state that is a strict beginning of the
-        moves we know is such a replay, not a takeback; the first one that is not ends the replay."""
-        position = self.game.position
-        if position is None or len(state.moves) >= position.ply:
-            return False
-        if list(state.moves) != position.server_moves[:len(state.moves)]:
-            return False
-        log.debug("%s: skipped a replayed state (%d plies; we are at %d)", self.label, len(state.moves),
-                  position.ply)
-        return True
 
     def _on_idle(self) -> None:
         now = self.monotonic()
