@@ -13,7 +13,6 @@ from __future__ import annotations
 import random
 
 PAWN, KNIGHT, BISHOP, ROOK, QUEEN, KING, HAWK, ELEPHANT = 1, 2, 3, 4, 5, 6, 7, 8
-PIECE_TYPES = (PAWN, KNIGHT, BISHOP, ROOK, QUEEN, KING, HAWK, ELEPHANT)
 PIECE_SYMBOLS = ".pnbrqkhe"  # index by piece type
 SYMBOL_TO_TYPE = {ch: i for i, ch in enumerate(PIECE_SYMBOLS) if i}
 
