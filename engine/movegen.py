@@ -1,4 +1,4 @@
-"""Legal move generation and attack detection for :class:`engine.position.Position` (a mixin).
+"""Legal move generation and attack detection for :class:`engine.position.Position` (one of its base classes).
 
 Legal moves are generated directly, without make-and-test: checkers and pinned pieces are found once per
 node from rays out of the king's square; in check only evasions survive (captures of the checker, blocks),
@@ -42,6 +42,7 @@ from .tables import (
     QUEEN_RAYS,
     ROOK,
     ROOK_RAYS,
+    SQUARE_BITS,
     TAGGED_RAYS,
 )
 
@@ -138,7 +139,7 @@ class MoveGenerator(PositionState):
                         blocker = t
                         continue
                     if q in (ortho_enemy if orthogonal else diag_enemy):
-                        line = BETWEEN[ksq][t] | 1 << t
+                        line = BETWEEN[ksq][t] | SQUARE_BITS[t]
                         if blocker < 0:
                             checkers += 1
                             check_mask = line
@@ -150,11 +151,11 @@ class MoveGenerator(PositionState):
         for t in KNIGHT_TARGETS[ksq]:
             if squares[t] in _LEAP_ENEMY[us]:
                 checkers += 1
-                check_mask = 1 << t
+                check_mask = SQUARE_BITS[t]
         for t in _PAWN_ATTACK_FROM[us][ksq]:
             if squares[t] == -side:
                 checkers += 1
-                check_mask = 1 << t
+                check_mask = SQUARE_BITS[t]
 
         hand = self.hand
         gate_types = [g for g in GATE_TYPES if hand[g * side]] if self.gates else None

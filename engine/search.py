@@ -51,6 +51,38 @@ __all__ = [  # the rules helpers the search uses keep their old import path (eng
 ]
 
 
+def _plausible(pos: Position, m: int) -> bool:
+    """Cheap sanity check of a move from the transposition table before it is played without generating
+    the legal moves: the key matched, so it is legal unless two positions share a 64-bit key; this only
+    makes sure such a collision cannot corrupt the board (no king capture, own piece moving)."""
+    squares = pos.squares
+    side = pos.side
+    frm = m & 63
+    to = m >> 6 & 63
+    flag = m >> 16
+    if squares[frm] * side <= 0:
+        return False
+    if flag == CASTLE or flag == CASTLE_ROOK_GATE:
+        return squares[frm] == KING * side and pos.castling >> to & 1 == 1 and squares[to] == ROOK * side
+    victim = squares[to]
+    if victim * side > 0 or victim == KING or victim == -KING:
+        return False
+    if flag == EN_PASSANT:
+        return to == pos.ep
+    gate = m >> 12 & 15
+    if gate and flag != PROMOTION:
+        return pos.hand[gate * side] > 0 and pos.gates >> frm & 1 == 1
+    return True
+
+
+def _has_pieces(pos: Position, side: int) -> bool:
+    """Anything but king and pawns (on the board, or in hand with a gate) for the null-move test."""
+    for p in pos.squares:
+        if p * side > 1 and p * side != KING:
+            return True
+    return False
+
+
 class SearchAborted(Exception):
     """Raised inside the tree when time is up or ``stop`` arrived; the root restores the position."""
 
@@ -320,7 +352,7 @@ class Searcher:
                 if depth <= 3 and static_eval - REVERSE_FUTILITY_MARGIN * depth >= beta:
                     return static_eval
                 # Null move: pass and see whether the opponent still cannot reach beta.
-                if null_ok and depth >= 3 and static_eval >= beta and self._has_pieces(pos, side):
+                if null_ok and depth >= 3 and static_eval >= beta and _has_pieces(pos, side):
                     reduction = 3 + depth // 6
                     pos.make_null()
                     score = -self._search(depth - 1 - reduction, -beta, -beta + 1, ply + 1, mg, eg, phase, False, False)
@@ -338,7 +370,7 @@ class Searcher:
                 prev_to = prev >> 6 & 63
                 counter_index = (pos.squares[prev_to] + 8) * 64 + prev_to
                 counter = self.countermoves[counter_index]
-        if hash_move and self._plausible(pos, hash_move):
+        if hash_move and _plausible(pos, hash_move):
             # Staged: try the hash move before generating the others (it often cuts off on its own).
             ordered = [hash_move]
             staged = True
@@ -469,38 +501,6 @@ class Searcher:
             stored -= ply
         table[key] = (depth, bound, stored, best_move)
         return best
-
-    @staticmethod
-    def _plausible(pos: Position, m: int) -> bool:
-        """Cheap sanity check of a move from the transposition table before it is played without generating
-        the legal moves: the key matched, so it is legal unless two positions share a 64-bit key; this only
-        makes sure such a collision cannot corrupt the board (no king capture, own piece moving)."""
-        squares = pos.squares
-        side = pos.side
-        frm = m & 63
-        to = m >> 6 & 63
-        flag = m >> 16
-        if squares[frm] * side <= 0:
-            return False
-        if flag == CASTLE or flag == CASTLE_ROOK_GATE:
-            return squares[frm] == KING * side and pos.castling >> to & 1 == 1 and squares[to] == ROOK * side
-        victim = squares[to]
-        if victim * side > 0 or victim == KING or victim == -KING:
-            return False
-        if flag == EN_PASSANT:
-            return to == pos.ep
-        gate = m >> 12 & 15
-        if gate and flag != PROMOTION:
-            return pos.hand[gate * side] > 0 and pos.gates >> frm & 1 == 1
-        return True
-
-    @staticmethod
-    def _has_pieces(pos: Position, side: int) -> bool:
-        """Anything but king and pawns (on the board, or in hand with a gate) for the null-move test."""
-        for p in pos.squares:
-            if p * side > 1 and p * side != KING:
-                return True
-        return False
 
     # ------------------------------------------------------------------ root
 

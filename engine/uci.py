@@ -16,12 +16,14 @@ from typing import Any, Callable, Dict, Optional, TextIO
 from . import __version__
 from .board import Board
 from .book import DEFAULT_BOOK, Book, BookError, open_book
+from .buildinfo import build_name
 from .perft import perft_divide
 from .search import MATE_BOUND, Searcher, SearchLimits
 from .timeman import plan_time
 from .variants import START_FENS
 
-ENGINE_NAME = f"S-chess Python engine {__version__}"
+BUILD = build_name()  # "compiled (Cython)" or "pure Python"
+ENGINE_NAME = f"S-chess Python engine {__version__} ({BUILD})"
 ENGINE_AUTHOR = "the schess-bot authors"
 
 BENCH_POSITIONS = (
@@ -446,6 +448,7 @@ def bench_report(depth: int, send: Writer) -> None:
     elapsed = time.perf_counter() - start
     cpu = time.process_time() - cpu_start
     send("")
+    send(f"Build: {BUILD}")
     send(f"Total time (ms) : {int(elapsed * 1000)}")
     # CPU time tells the engine's speed even when other processes share the cores.
     send(f"CPU time (ms)   : {int(cpu * 1000)}")
