@@ -1,7 +1,11 @@
-# Cython declarations for the compiled build (engine/_build.py); the .py file stays plain Python.
+# Cython declarations for the compiled build (setup.py, SCHESS_ENGINE_COMPILE=1); the .py file stays plain Python.
 cimport cython
 
 from engine.position cimport Position
+
+# Constants the module imports or defines for itself alone, as C values (not importable from the compiled module).
+cdef int BISHOP, ELEPHANT, HAWK, KING, KNIGHT, PAWN, QUEEN, ROOK, EN_PASSANT, PROMOTION
+cdef list _ALIGNED, _RAY_THROUGH, _ORTHO_SLIDER, _DIAG_SLIDER, _LEAPER, _KNIGHT_LIKE
 
 
 @cython.locals(squares=list, side=int, frm=int, to=int, piece=int, enemy_king=int, t=int, q=int)

@@ -1,4 +1,4 @@
-# Cython declarations for the compiled build (engine/_build.py); the .py file stays plain Python.
+# Cython declarations for the compiled build (setup.py, SCHESS_ENGINE_COMPILE=1); the .py file stays plain Python.
 from engine.movegen cimport MoveGenerator
 
 

@@ -1,7 +1,12 @@
-# Cython declarations for the compiled build (engine/_build.py); the .py file stays plain Python.
+# Cython declarations for the compiled build (setup.py, SCHESS_ENGINE_COMPILE=1); the .py file stays plain Python.
 cimport cython
 
 from engine.movecodes cimport PositionState
+
+# Constants the module imports or defines for itself alone, as C values (not importable from the compiled module).
+cdef int CASTLE, CASTLE_ROOK_GATE, DOUBLE_PUSH, EN_PASSANT, NORMAL, PROMOTION
+cdef int BISHOP, ELEPHANT, HAWK, KING, KNIGHT, PAWN, QUEEN, ROOK
+cdef tuple _ORTHO_ENEMY, _DIAG_ENEMY, _LEAP_ENEMY, _PAWN_ATTACK_FROM, _LEAPS_BY_TYPE, _RAYS_BY_TYPE
 
 
 cdef class MoveGenerator(PositionState):

@@ -1,8 +1,14 @@
-# Cython declarations for the compiled build (engine/_build.py); the .py file stays plain Python.
+# Cython declarations for the compiled build (setup.py, SCHESS_ENGINE_COMPILE=1); the .py file stays plain Python.
 cimport cython
 
 from engine.position cimport Position
 from engine.tt cimport TranspositionTable
+
+# Constants the module imports or defines for itself alone, as C values (not importable from the compiled module).
+cdef int CASTLE, CASTLE_ROOK_GATE, EN_PASSANT, PROMOTION, KING, QUEEN, ROOK, EXACT, LOWER, UPPER
+cdef int INFINITE, MATE, MAX_PLY, HISTORY_MAX, REVERSE_FUTILITY_MARGIN, FALLING_MARGIN
+cdef long long HASH_MOVE_KEY, CAPTURE_KEY, KILLER_KEY  # shifted left by 20 in the ordering keys
+cdef list _LMR
 
 
 @cython.locals(squares=list, side=int, frm=int, to=int, flag=int, victim=int, gate=int)

@@ -46,8 +46,8 @@ LATE_MOVE_COUNT = (0, 6, 10, 16)  # quiet moves searched at depth 1..3 before th
 FALLING_MARGIN = 30  # cp: a root score that falls more than this between iterations earns more time
 
 __all__ = [  # the rules helpers the search uses keep their old import path (engine.search.see ...)
-    "INFINITE", "MATE", "MATE_BOUND", "MAX_PLY", "SearchAborted", "SearchLimits", "SearchResult", "Searcher",
-    "captures", "gives_check_quiet", "mate_in", "see",
+    "MATE_BOUND", "SearchAborted", "SearchLimits", "SearchResult", "Searcher", "captures", "gives_check_quiet",
+    "mate_in", "see",
 ]
 
 
