@@ -10,14 +10,15 @@ cdef tuple _ORTHO_ENEMY, _DIAG_ENEMY, _LEAP_ENEMY, _PAWN_ATTACK_FROM, _LEAPS_BY_
 
 
 cdef class MoveGenerator(PositionState):
-    @cython.locals(squares=list, enemy_index=int, t=int, q=int, pawn=int, king=int)
+    @cython.locals(squares=list, enemy_index=int, t=int, q=int, pawn=int, king=int, leap=list, ortho=list, diag=list)
     cpdef bint is_attacked(self, int sq, int by_side)
 
     cpdef bint in_check(self)
 
     @cython.locals(squares=list, side=int, us=int, ksq=int, moves=list, checkers=int, blocker=int, t=int, q=int,
                    hand=list, up=int, start_rank=int, promo_rank=int, frm=int, piece=int, p=int, rank=int,
-                   one=int, m=int, g=int, king=int, start=int, promo=int, orthogonal=bint)
+                   one=int, m=int, g=int, king=int, start=int, promo=int, orthogonal=bint,
+                   ortho_enemy=list, diag_enemy=list, leap_enemy=list)
     cpdef list generate_legal(self)
 
     @cython.locals(ep=int, squares=list, victim=int, frm=int, legal=bint)
