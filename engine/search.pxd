@@ -33,6 +33,8 @@ cdef class Searcher:
     cdef public bint infinite
     cdef public int skill_level
     cdef public object rng
+    cdef public int start_depth
+    cdef public object stop_signal
 
     cpdef _check_limits(self)
 
@@ -47,7 +49,7 @@ cdef class Searcher:
                    squares=list, to=int, victim=int, gain=int, check=bint)
     cpdef int _qsearch(self, int alpha, int beta, int ply, int mg, int eg, int phase, bint in_check) except? -32767
 
-    @cython.locals(pos=Position, pv_node=bint, table=dict, key="long long", entry=tuple, hash_move=int,
+    @cython.locals(pos=Position, pv_node=bint, table=object, key="long long", entry=tuple, hash_move=int,
                    e_depth=int, bound=int, e_score=int, side=int, static_eval=int, reduction=int, score=int,
                    stack=list, counter_index=int, counter=int, prev=int, prev_to=int, ordered=list, staged=bint,
                    moves=list, squares=list, best=int, best_move=int, original_alpha=int, futile=bint,

@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 import random
 import time
-from typing import Any, Callable, Dict, Optional
+from typing import TYPE_CHECKING, Any, Callable, Dict, Optional
 
 from .attacks import ATTACKER_RANK, MVV, SEE_VALUE, captures, gives_check_quiet, see
 from .evaluate import ORDER_VALUE, evaluate, initial_scores, move_delta
@@ -22,6 +22,9 @@ from .tables import (
     ROOK,
 )
 from .tt import EXACT, LOWER, UPPER, TranspositionTable, tt_key
+
+if TYPE_CHECKING:
+    from .smp import SharedTable
 
 INFINITE = 32000
 MATE = 31000
@@ -137,6 +140,8 @@ class Searcher:
         self.infinite = False
         self.skill_level = 20
         self.rng = random.Random()
+        self.start_depth = 1  # where iterative deepening starts (Lazy SMP helpers start deeper)
+        self.stop_signal: Optional[SharedTable] = None  # a helper's: stop when the main search has stopped
 
     # ------------------------------------------------------------------ control
 
@@ -148,6 +153,10 @@ class Searcher:
     def stop_now(self) -> None:
         self.stop_flag = True
 
+    def use_shared_table(self, shared: Optional[SharedTable]) -> None:
+        """Search with the transposition table in shared memory of Lazy SMP (None: an own table again)."""
+        self.tt.use_shared(shared)
+
     def _check_limits(self) -> None:
         if self.stop_flag:
             raise SearchAborted
@@ -155,9 +164,11 @@ class Searcher:
             raise SearchAborted
         if self.node_limit is not None and self.nodes >= self.node_limit:
             raise SearchAborted
-        tt = self.tt
-        if len(tt.table) > tt.capacity:
-            tt.table.clear()
+        signal = self.stop_signal
+        if signal is not None and signal.stopped:  # a Lazy SMP helper: the main search has finished
+            raise SearchAborted
+        if self.tt.over_capacity():
+            self.tt.table.clear()
 
     # ------------------------------------------------------------------ helpers
 
@@ -330,7 +341,7 @@ class Searcher:
         pv_node = beta - alpha > 1
         table = self.tt.table
         key = tt_key(pos.hash, pos.gates)
-        entry = table.get(key)
+        entry: Optional[tuple[int, int, int, int]] = table.get(key)
         hash_move = 0
         if entry is not None:
             e_depth, bound, e_score, hash_move = entry
@@ -594,7 +605,7 @@ class Searcher:
         previous_best = best_move
         previous_score = 0
         stability = 0
-        depth = 1
+        depth = min(self.start_depth, max_depth)
         while depth <= max_depth:
             self.seldepth = 0
             try:

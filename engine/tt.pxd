@@ -3,5 +3,6 @@ cpdef long long tt_key(long long position_hash, object gates)
 
 
 cdef class TranspositionTable:
-    cdef public dict table
+    cdef public object table
+    cdef public object shared
     cdef public long capacity
