@@ -21,8 +21,11 @@ from bot import server as server_module
 from bot.books import check_books
 from bot.config import Settings
 from bot.engines import UciEngine, XBoardEngine
+from bot.engines.check import EngineCheck, EngineCheckFailed, check_engine
+from bot.engines.homemade import homemade_factory
 from bot.game import Engine
 from bot.lobby import Lobby
+from bot.logsetup import startup_block
 from bot.server import Server, ServerError, ServerStopped, TokenRejected
 from engine.book import BookError
 
@@ -30,14 +33,18 @@ log = logging.getLogger("bot")
 
 
 def default_engine_factory(settings: Settings) -> Callable[[str], Engine]:
-    """Engines for the games: the UCI client, or the XBoard client with ``engine.protocol: xboard``."""
+    """Engines for the games: the UCI client, the XBoard client with ``engine.protocol: xboard``, or a Python
+    class with ``engine.protocol: homemade``."""
+    if settings.engine.protocol == "homemade":
+        return homemade_factory(settings.engine.command)
     client = XBoardEngine if settings.engine.protocol == "xboard" else UciEngine
     if client is XBoardEngine and settings.engine.ponder:
         log.warning("engine.ponder is ignored with engine.protocol: xboard (pondering is UCI-only)")
 
     def make(label: str) -> Engine:
         return client(settings.engine.command_line(), settings.engine.options, label=label,
-                      startup_timeout_s=settings.engine.startup_timeout_s, ponder=settings.engine.ponder)
+                      startup_timeout_s=settings.engine.startup_timeout_s, ponder=settings.engine.ponder,
+                      echo=settings.engine.debug)
 
     return make
 
@@ -119,11 +126,29 @@ def token_hint(url: str, dialect: str) -> str:
     return "create a personal token with the scope bot:play at https://lichess.org/account/oauth/token"
 
 
+def check_configured_engine(settings: Settings) -> tuple[Settings, EngineCheck]:
+    """Run the start-up engine check (:mod:`bot.engines.check`) on the configured engine; returns the
+    settings with unplayable variants dropped (``engine.drop_unplayable_variants``) and what was found.
+    Raises :class:`EngineCheckFailed`."""
+    engine = settings.engine
+    found = check_engine(engine.command, engine.protocol, default_engine_factory(settings),
+                         settings.challenge.variants, drop_unplayable=engine.drop_unplayable_variants,
+                         startup_timeout_s=engine.startup_timeout_s)
+    if found.dropped:
+        accepted = tuple(name for name in settings.challenge.variants if name in found.accepted)
+        challenge = dataclasses.replace(settings.challenge, variants=accepted)
+        settings = dataclasses.replace(settings, challenge=challenge)
+    return settings, found
+
+
 def run_bot(settings: Settings, token: str, *, max_games: int | None = None, upgrade: bool = False,
             engine_factory: Callable[[str], Engine] | None = None,
-            on_lobby: Callable[[Lobby], None] | None = None, stop: StopSignal | None = None) -> int:
+            on_lobby: Callable[[Lobby], None] | None = None, stop: StopSignal | None = None,
+            engine_check: EngineCheck | None = None) -> int:
     """Log in and play. ``stop``: the process's signal handling (``main`` installs it first thing).
-    For tests: ``on_lobby`` receives the lobby (to call ``request_stop``)."""
+    The configured engine is checked first (exit 2 when it cannot play), unless ``engine_check`` says it
+    was already checked or ``engine_factory`` replaces it. For tests: ``on_lobby`` receives the lobby (to
+    call ``request_stop``)."""
     stop = stop or StopSignal()
     problem = check_pgn_directory(settings.pgn_directory)
     if problem is not None:
@@ -135,6 +160,16 @@ def run_bot(settings: Settings, token: str, *, max_games: int | None = None, upg
     except BookError as error:
         print(f"error: engine.polyglot: {error}", file=sys.stderr)
         return 2
+    if engine_check is None and engine_factory is None:
+        try:
+            settings, engine_check = check_configured_engine(settings)
+        except EngineCheckFailed as error:
+            print(str(error), file=sys.stderr)
+            return 2
+        except StopDuringStartup:
+            print("stopped before the bot started playing", file=sys.stderr)
+            return 0
+        log.info("engine check: %s plays %s", engine_check.id_name, ", ".join(engine_check.playable))
     server = Server(settings.server, token, variants=settings.challenge.variants)
     stop.during_startup(server.close)
     try:
@@ -157,6 +192,10 @@ def run_bot(settings: Settings, token: str, *, max_games: int | None = None, upg
         print(f"error: could not {action}: {error}", file=sys.stderr)
         return 1
     log.info("logged in to %s as %s (%s dialect)", settings.server.url, account.username, server.dialect)
+    engine_text = (f"{engine_check.id_name} ({settings.engine.command}, {settings.engine.protocol}; plays "
+                   f"{', '.join(engine_check.playable)})" if engine_check is not None else "supplied by the caller")
+    log.info("%s", startup_block(settings, engine=engine_text, url=settings.server.url,
+                                 dialect=str(server.dialect), account=account.username))
     if not account.is_bot:
         log.warning("%s is not a BOT account (title %r); run with --upgrade to make it one",
                     account.username, account.title)

@@ -7,11 +7,10 @@ from __future__ import annotations
 import functools
 import logging
 import random
-from typing import cast
 
 from bot.config import BUILTIN_BOOK, BookSettings
 from engine import Board
-from engine.book import DEFAULT_BOOK, Book, BookError, Selection, open_book
+from engine.book import DEFAULT_BOOK, Book, BookError, open_book
 
 log = logging.getLogger(__name__)
 
@@ -37,7 +36,7 @@ def book_move(settings: BookSettings, variant_name: str, board: Board,
         return None
     for path in settings.books.get(variant_name, ()):
         try:
-            move = _book(path).choose(board, selection=cast(Selection, settings.selection),
+            move = _book(path).choose(board, selection=settings.selection,
                                       min_weight=settings.min_weight, max_depth=settings.max_depth, rng=rng)
         except BookError as error:
             log.warning("opening book %s cannot be read (%s); playing without it", path, error)

@@ -24,8 +24,12 @@ class Accept:
 
 @dataclass(frozen=True)
 class Decline:
+    """``reason``: the server's decline key; ``detail``: for the log; ``busy``: only because every real-time
+    slot is taken (such a challenge may wait in the queue)."""
+
     reason: str
     detail: str = ""
+    busy: bool = False
 
 
 Decision = Union[Accept, Decline]
@@ -218,7 +222,8 @@ def decide_challenge(challenge: Challenge, settings: ChallengeSettings, state: L
         return Decline("later", f"{state.bot_games} games against bots; {settings.reserve_for_humans} of "
                                 f"{settings.concurrency} slots are reserved for humans (reserve_for_humans)")
     if state.active_games >= settings.concurrency:
-        return Decline("later", f"already playing {state.active_games} of {settings.concurrency} games")
+        return Decline("later", f"already playing {state.active_games} of {settings.concurrency} games",
+                       busy=True)
     return Accept()
 
 
@@ -227,3 +232,52 @@ def _mode_decision(challenge: Challenge, settings: ChallengeSettings) -> Decline
     if mode not in settings.modes:
         return Decline("casual" if challenge.rated else "rated", f"{mode} games are not accepted")
     return None
+
+
+#: What each decline key tells a person, for ``{reason}`` in ``challenge.decline_message``.
+REASON_TEXTS = {
+    "generic": "I am not accepting this challenge",
+    "later": "I am busy right now, please try again later",
+    "tooFast": "This time control is too fast for me",
+    "tooSlow": "This time control is too slow for me",
+    "timeControl": "I do not play this time control",
+    "rated": "Please send me a rated challenge instead",
+    "casual": "Please send me a casual challenge instead",
+    "standard": "I am not accepting variant challenges right now",
+    "variant": "I do not play this variant",
+    "noBot": "I am not accepting challenges from bots",
+    "onlyBot": "I am only accepting challenges from bots",
+}
+#: Variant names for people.
+VARIANT_TEXTS = {"seirawan": "S-chess", "seirawan960": "S-chess960", "chess": "chess", "chess960": "Chess960"}
+#: pychess.org shows at most this much of a decline reason.
+MAX_DECLINE_CHARS = 300
+
+
+def accepted_clock_text(settings: ChallengeSettings) -> str:
+    """``3+2 or slower`` (the least base and increment), ``any time control``, ``correspondence only``..."""
+    speeds = set(settings.speeds)
+    if speeds == {"correspondence"}:
+        return f"correspondence only ({settings.min_days}-{settings.max_days} days per move)"
+    if settings.min_base_s or settings.min_increment_s:
+        return f"{settings.min_base_s / 60:g}+{settings.min_increment_s} or slower"
+    if "ultraBullet" in speeds and "correspondence" in speeds:
+        return "any time control"
+    fastest = next((speed for speed in SPEED_ORDER if speed in speeds), "bullet")
+    return f"{fastest} or slower" if fastest != "ultraBullet" else "any time control"
+
+
+SPEED_ORDER = ("ultraBullet", "bullet", "blitz", "rapid", "classical", "correspondence")
+
+
+def decline_message(decision: Decline, settings: ChallengeSettings) -> str:
+    """The free-text decline reason (pychess.org) from ``challenge.decline_message``: ``{reason}`` (what the
+    key means to a person), ``{variants}`` and ``{clock}`` (what is accepted); at most 300 characters. An empty
+    template gives the key itself."""
+    template = settings.decline_message
+    if not template:
+        return decision.reason
+    text = (template.replace("{reason}", REASON_TEXTS.get(decision.reason, REASON_TEXTS["generic"]))
+            .replace("{variants}", ", ".join(VARIANT_TEXTS.get(name, name) for name in settings.variants))
+            .replace("{clock}", accepted_clock_text(settings)))
+    return text[:MAX_DECLINE_CHARS]

@@ -38,15 +38,26 @@ def parse_command(text: str) -> str | None:
     return word if word in COMMANDS else None
 
 
-def command_reply(command: str, room: str, context: ChatContext, settings: ChatSettings) -> str | None:
+def eval_rooms(settings: ChatSettings, dialect: str | None) -> tuple[str, ...]:
+    """Where ``!eval`` is answered: ``chat.eval_rooms``, or by default where people can read it: on pychess.org
+    the player room (a BOT's chat reaches only the opponent's page, which drops spectator lines), on Lichess
+    the spectator room (the opponent is not told our evaluation)."""
+    if settings.eval_rooms is not None:
+        return tuple(settings.eval_rooms)
+    return ("player",) if dialect == "pychess" else ("spectator",)
+
+
+def command_reply(command: str, room: str, context: ChatContext, settings: ChatSettings,
+                  dialect: str | None = None) -> str | None:
     """The reply to ``command`` written in ``room`` (``player`` / ``spectator``), or None to stay silent."""
     if command == "!help":
         reply = "Commands: " + ", ".join(COMMANDS)
     elif command == "!name":
         reply = f"I am schess-bot {context.bot_version}, playing with {context.engine_name}."
     elif command == "!eval":
-        if room not in settings.eval_rooms:
-            reply = "I only tell the evaluation to spectators."
+        rooms = eval_rooms(settings, dialect)
+        if room not in rooms:
+            reply = f"I tell the evaluation only in the {' and '.join(rooms)} chat."
         elif context.last_score is None:
             reply = "No evaluation yet."
         else:

@@ -14,10 +14,9 @@ from collections.abc import Sequence
 
 from bot.app import StopDuringStartup, StopSignal, run_bot
 from bot.config import ConfigError, TokenError, load_settings, resolve_token
+from bot.logsetup import LogFileError, apply_logging, configure_logging, remove_handlers
 
 log = logging.getLogger("bot")
-
-LOG_FORMAT = "%(asctime)s %(levelname)-7s %(message)s"
 
 
 class RedactingFilter(logging.Filter):
@@ -42,9 +41,10 @@ class RedactingFilter(logging.Filter):
 
 
 def install_redaction(secret: str) -> RedactingFilter:
-    """Attach the filter to every handler of the root logger (handlers see records of all loggers)."""
+    """Attach the filter to every handler of the root logger (handlers see records of all loggers) and of the
+    engine's own logger (``logging.engine_file``)."""
     redactor = RedactingFilter(secret)
-    for handler in logging.getLogger().handlers:
+    for handler in [*logging.getLogger().handlers, *logging.getLogger("bot.engine.io").handlers]:
         handler.addFilter(redactor)
     return redactor
 
@@ -54,8 +54,8 @@ def build_parser() -> argparse.ArgumentParser:
                                      description="Play S-chess (and chess) on pychess.org or Lichess.")
     parser.add_argument("--config", default="config.yml",
                         help="YAML configuration file (default: %(default)s)")
-    parser.add_argument("--log-level", default="INFO", choices=["DEBUG", "INFO", "WARNING", "ERROR"],
-                        help="log verbosity (default: %(default)s)")
+    parser.add_argument("--log-level", default=None, choices=["DEBUG", "INFO", "WARNING", "ERROR"],
+                        help="log verbosity on stderr (default: logging.level of the config, INFO)")
     parser.add_argument("--games", type=int, default=None, metavar="N",
                         help="quit after N finished games")
     parser.add_argument("--upgrade", action="store_true", help="upgrade the account to a BOT account first")
@@ -68,17 +68,6 @@ def build_parser() -> argparse.ArgumentParser:
                         help="play one game against the engine on a local loopback server "
                              "(no account needed)")
     return parser
-
-
-def configure_logging(level: str) -> None:
-    root = logging.getLogger()
-    if not root.handlers:
-        handler = logging.StreamHandler(sys.stderr)
-        handler.setFormatter(logging.Formatter(LOG_FORMAT))
-        root.addHandler(handler)
-    root.setLevel(level)
-    # urllib3 logs every connection at DEBUG; keep it quieter unless asked
-    logging.getLogger("urllib3").setLevel(max(logging.getLevelName(level), logging.INFO))
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -96,7 +85,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _main(argv: Sequence[str] | None, stop: StopSignal) -> int:
     args = build_parser().parse_args(list(argv) if argv is not None else None)
-    configure_logging(args.log_level)
+    configure_logging(args.log_level or "INFO")
     if args.sandbox:
         from bot.sandbox import run_sandbox  # imported only when asked for: it brings the loopback server
 
@@ -117,12 +106,18 @@ def _main(argv: Sequence[str] | None, stop: StopSignal) -> int:
     except TokenError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
+    try:
+        log_handlers = apply_logging(settings.logging, args.log_level)
+    except LogFileError as error:
+        print(str(error), file=sys.stderr)
+        return 2
     redactor = install_redaction(token)
     try:
         return run_bot(settings, token, max_games=args.games, upgrade=args.upgrade, stop=stop)
     finally:
-        for handler in logging.getLogger().handlers:
+        for handler in [*logging.getLogger().handlers, *logging.getLogger("bot.engine.io").handlers]:
             handler.removeFilter(redactor)
+        remove_handlers(log_handlers)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -2,34 +2,60 @@
 
 Every error names the key: ``config error: challenge.concurrency must be a positive integer, got 'x'``.
 Unknown keys are errors too (a typo must not silently fall back to a default).
+
+The dataclasses below are the one table of settings: a field's type, its default and its metadata (bound,
+"null means", a per-field parser) are written once, and :func:`settings_from_dict` walks them generically.
+
+**Adding a key** is one line in the section's dataclass plus its documented line in ``config.yml``::
+
+    retry_after_s: float = setting(5.0, minimum=1.0)   # a number >= 1; int fields say "a positive integer"
+
+The type decides how the value is read and what the error says: ``bool``, ``int``, ``float``, ``str``,
+``X | None`` (null allowed), a ``Literal[...]`` (one of its values), ``tuple[str, ...]`` or
+``tuple[Literal[...], ...]`` (a list), a nested settings dataclass (a sub-section). A field needs
+``setting(...)`` only for metadata; a plain default is enough otherwise. Rules between fields go in the
+dataclass's ``check`` method. ``tests/bot/test_bot_config.py`` fails until ``config.yml`` has the key.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import os
 import shlex
 import stat
 import sys
-from collections.abc import Mapping
+import types
+import typing
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, TypeVar, Union, get_args, get_origin
 
 import yaml
-
-from engine import variants as engine_variants
 
 log = logging.getLogger(__name__)
 
 TOKEN_ENV = "SCHESS_BOT_TOKEN"
-VARIANT_NAMES = engine_variants.VARIANT_NAMES
-SPEED_NAMES = ("ultraBullet", "bullet", "blitz", "rapid", "classical", "correspondence")
-MODE_NAMES = ("casual", "rated")
-DIALECTS = ("auto", "lichess", "pychess")
-SHUTDOWN_MODES = ("finish", "abort")
+
+Variant = Literal["seirawan", "seirawan960", "chess", "chess960"]
+Speed = Literal["ultraBullet", "bullet", "blitz", "rapid", "classical", "correspondence"]
+Mode = Literal["casual", "rated"]
+DialectSetting = Literal["auto", "lichess", "pychess"]
+ShutdownMode = Literal["finish", "abort"]
 #: how the bot talks to its engine: UCI (the bundled engine, Fairy-Stockfish) or XBoard/CECP (Sjaak II, Fairy-Max)
-ENGINE_PROTOCOLS = ("uci", "xboard")
+EngineProtocol = Literal["uci", "xboard", "homemade"]
+BookSelection = Literal["weighted_random", "best_move", "uniform_random"]
+ChatRoom = Literal["player", "spectator"]
+LogLevel = Literal["DEBUG", "INFO", "WARNING", "ERROR"]
+
+#: the engine's variant names (``engine.variants.VARIANT_NAMES``; a test keeps the two equal)
+VARIANT_NAMES: tuple[str, ...] = get_args(Variant)
+SPEED_NAMES: tuple[str, ...] = get_args(Speed)
+#: ``engine.polyglot.book: {seirawan: builtin}`` means the S-chess book shipped with the engine.
+BUILTIN_BOOK = "builtin"
+
+_T = TypeVar("_T")
 
 
 class ConfigError(ValueError):
@@ -40,24 +66,101 @@ class TokenError(RuntimeError):
     """No usable token."""
 
 
+def setting(default: Any = dataclasses.MISSING, *, factory: Callable[[], Any] | None = None,
+            minimum: float | None = None, what: str | None = None, null: Any = dataclasses.MISSING,
+            at_most: str | None = None, lower: bool = False, non_empty: bool = False, key: str | None = None,
+            parse: Callable[[Any, _Section, str], Any] | None = None) -> Any:
+    """A settings field with its reading rules in the metadata.
+
+    ``minimum``: the least value (ints: 0 reads "a non-negative integer", 1 "a positive integer"); ``what``:
+    the expectation in messages, when the type's own wording does not fit; ``null``: what a YAML null means
+    for a field whose type does not allow None; ``at_most``: the name of a sibling field this one may not
+    exceed; ``lower``: lower-case every string of a list; ``non_empty``: a list must have an item; ``key``:
+    the YAML key when it differs from the field name; ``parse(value, section, key)``: a reader of its own for
+    values the type does not describe (it returns the field's value or raises ``section.fail(...)``).
+    """
+    metadata = {name: value for name, value in (
+        ("minimum", minimum), ("what", what), ("at_most", at_most), ("key", key), ("parse", parse)
+    ) if value is not None}
+    if null is not dataclasses.MISSING:
+        metadata["null"] = null
+    if lower:
+        metadata["lower"] = True
+    if non_empty:
+        metadata["non_empty"] = True
+    if factory is not None:
+        return field(default_factory=factory, metadata=metadata)
+    return field(default=default, metadata=metadata)
+
+
+# ---- readers for values the types do not describe ---------------------------------------------------------
+
+
+def _origin(value: Any, section: _Section, name: str) -> str:
+    if not isinstance(value, str):
+        raise section.fail(name, "a string", value)
+    if not value.startswith(("http://", "https://")):
+        raise section.fail(name, "an http:// or https:// origin", value)
+    return value.rstrip("/")
+
+
+def _command(value: Any, section: _Section, name: str) -> str:
+    if isinstance(value, list) and value and all(isinstance(part, str) for part in value):
+        value = shlex.join(value)
+    if not isinstance(value, str) or not value.strip():
+        raise section.fail(name, "'builtin' or an engine command line", value)
+    try:
+        shlex.split(value)
+    except ValueError as error:
+        raise section.fail(name, f"a valid command line ({error})", value) from None
+    return value.strip()
+
+
+def _options(value: Any, section: _Section, name: str) -> dict[str, str | int | float | bool]:
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping) or not all(isinstance(item, (str, int, float, bool)) for item in value.values()):
+        raise section.fail(name, "a mapping of engine option names to values", value)
+    return {str(option): item for option, item in value.items()}
+
+
+def _books(value: Any, section: _Section, name: str) -> dict[str, tuple[str, ...]]:
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping):
+        raise section.fail(name, "a mapping of variant names to book files", value)
+    books: dict[str, tuple[str, ...]] = {}
+    for variant_key, files in value.items():
+        variant = "chess" if variant_key == "standard" else str(variant_key)  # lichess-bot's name for chess
+        if variant not in VARIANT_NAMES:
+            raise section.fail(name, f"variant names from {', '.join(VARIANT_NAMES)} (or standard)", variant_key)
+        paths = [files] if isinstance(files, str) else files
+        if not isinstance(paths, list) or not all(isinstance(path, str) and path for path in paths):
+            raise ConfigError(f"config error: {section.key(name)}.{variant_key} must be a book file or a list of "
+                              f"them, got {files!r}")
+        for path in paths:
+            if path != BUILTIN_BOOK and not Path(path).is_file():
+                raise ConfigError(f"config error: {section.key(name)}.{variant_key}: no such book file {path!r}")
+        books[variant] = tuple(paths)
+    return books
+
+
+# ---- the settings ------------------------------------------------------------------------------------------
+
+
 @dataclass(frozen=True)
 class ServerSettings:
-    url: str = "https://www.pychess.org"
-    dialect: str = "auto"
-    request_timeout_s: float = 15.0
-    stream_timeout_s: float = 20.0
+    url: str = setting("https://www.pychess.org", parse=_origin)
+    dialect: DialectSetting = "auto"
+    request_timeout_s: float = setting(15.0, minimum=0.1)
+    stream_timeout_s: float = setting(20.0, minimum=0.1)
 
 
 @dataclass(frozen=True)
 class EngineLimits:
-    depth: int | None = None
-    nodes: int | None = None
-    movetime_ms: int | None = None
-
-
-BOOK_SELECTIONS = ("weighted_random", "best_move", "uniform_random")
-#: ``engine.polyglot.book: {seirawan: builtin}`` means the S-chess book shipped with the engine.
-BUILTIN_BOOK = "builtin"
+    depth: int | None = setting(None, minimum=1)
+    nodes: int | None = setting(None, minimum=1)
+    movetime_ms: int | None = setting(None, minimum=1)
 
 
 @dataclass(frozen=True)
@@ -67,22 +170,35 @@ class BookSettings:
     book), how to pick a move, up to which ply, and the least weight an entry needs."""
 
     enabled: bool = False
-    books: dict[str, tuple[str, ...]] = field(default_factory=lambda: {"seirawan": (BUILTIN_BOOK,)})
-    selection: str = "weighted_random"
-    max_depth: int = 20
-    min_weight: int = 1
+    books: dict[str, tuple[str, ...]] = setting(factory=lambda: {"seirawan": (BUILTIN_BOOK,)}, key="book",
+                                                parse=_books)
+    selection: BookSelection = "weighted_random"
+    max_depth: int = setting(20, minimum=1)
+    min_weight: int = setting(1, minimum=0)
 
 
 @dataclass(frozen=True)
 class EngineSettings:
-    command: str = "builtin"
-    protocol: str = "uci"
+    command: str = setting("builtin", parse=_command)
+    protocol: EngineProtocol = "uci"
     interpreter: str | None = None
-    options: dict[str, str | int | float | bool] = field(default_factory=lambda: {"Hash": 64})
+    options: dict[str, str | int | float | bool] = setting(factory=lambda: {"Hash": 64}, parse=_options)
     ponder: bool = False
     limits: EngineLimits = field(default_factory=EngineLimits)
-    startup_timeout_s: float = 20.0
-    polyglot: BookSettings = field(default_factory=lambda: BookSettings())
+    startup_timeout_s: float = setting(20.0, minimum=0.1)
+    polyglot: BookSettings = field(default_factory=BookSettings)
+    #: a variant of challenge.variants the engine cannot play: dropped with a warning (else exit 2 at start)
+    drop_unplayable_variants: bool = False
+    #: log every line to and from the engine (logger ``bot.engine.io``)
+    debug: bool = False
+
+    def check(self, section: _Section) -> EngineSettings:
+        if self.protocol == "xboard" and self.command == "builtin":
+            raise section.fail("protocol", "uci for the builtin engine (it speaks UCI only)", self.protocol)
+        if self.protocol == "homemade" and (self.command == "builtin" or ":" not in self.command
+                                            or " " in self.command.strip()):
+            raise section.fail("command", "package.module:ClassName with engine.protocol: homemade", self.command)
+        return self
 
     def command_line(self) -> list[str]:
         """``builtin`` -> the bundled engine under this or the configured interpreter; else split the line."""
@@ -93,41 +209,47 @@ class EngineSettings:
 
 @dataclass(frozen=True)
 class TimeSettings:
-    move_overhead_ms: int = 300
-    correspondence_move_s: int = 60
-    abort_unstarted_after_s: int = 60
-    give_up_after_s: int = 300
+    move_overhead_ms: int = setting(300, minimum=0)
+    correspondence_move_s: int = setting(60, minimum=1)
+    abort_unstarted_after_s: int = setting(60, minimum=1)
+    give_up_after_s: int = setting(300, minimum=1)
 
 
 @dataclass(frozen=True)
 class ChallengeSettings:
-    concurrency: int = 1
-    variants: tuple[str, ...] = ("seirawan", "seirawan960", "chess")
-    speeds: tuple[str, ...] = ("bullet", "blitz", "rapid", "classical", "correspondence")
-    min_base_s: int = 0
-    max_base_s: int = 10800
-    min_increment_s: int = 0
-    max_increment_s: int = 180
-    min_days: int = 1
-    max_days: int = 14
-    modes: tuple[str, ...] = ("casual", "rated")
+    concurrency: int = setting(1, minimum=1)
+    variants: tuple[Variant, ...] = ("seirawan", "seirawan960", "chess")
+    speeds: tuple[Speed, ...] = ("bullet", "blitz", "rapid", "classical", "correspondence")
+    min_base_s: int = setting(0, minimum=0, at_most="max_base_s")
+    max_base_s: int = setting(10800, minimum=0)
+    min_increment_s: int = setting(0, minimum=0, at_most="max_increment_s")
+    max_increment_s: int = setting(180, minimum=0)
+    min_days: int = setting(1, minimum=0, at_most="max_days")
+    max_days: int = setting(14, minimum=0)
+    modes: tuple[Mode, ...] = ("casual", "rated")
     accept_bots: bool = True
     only_bots: bool = False
-    block_list: tuple[str, ...] = ()
-    allow_list: tuple[str, ...] = ()
+    block_list: tuple[str, ...] = setting((), lower=True)
+    allow_list: tuple[str, ...] = setting((), lower=True)
     #: the challenger's rating (for the game's category) must lie in [min_rating, max_rating] ...
-    min_rating: int = 0
-    max_rating: int = 4000
+    min_rating: int = setting(0, minimum=0, at_most="max_rating")
+    max_rating: int = setting(4000, minimum=0)
     #: ... and within this many points of ours, when the server tells us our rating (None = no such check)
-    max_rating_diff: int | None = None
+    max_rating_diff: int | None = setting(None, minimum=0)
     #: real-time slots (out of ``concurrency``) that bots may not take
-    reserve_for_humans: int = 0
+    reserve_for_humans: int = setting(0, minimum=0, at_most="concurrency")
     #: games (real-time and correspondence) at once against one user (None = no limit)
-    max_games_per_user: int | None = None
+    max_games_per_user: int | None = setting(None, minimum=1)
+    #: pychess.org: the decline reason as free text for the person (Lichess gets the reason key); "" = key
+    decline_message: str = "{reason}. I accept {variants}, {clock}."
+    #: challenges kept unanswered while every slot is busy, accepted when a game ends (0 = decline later)
+    queue_size: int = setting(0, minimum=0)
+    #: a queued challenge not started within this many seconds is declined (later)
+    queue_timeout_s: float = setting(300.0, minimum=1.0)
     #: challenges accepted from one bot in the last hour (None = no limit)
-    max_challenges_per_bot_per_hour: int | None = None
+    max_challenges_per_bot_per_hour: int | None = setting(None, minimum=1)
     #: challenges accepted from all bots together in the last 24 hours (None = no limit)
-    max_bot_challenges_per_day: int | None = None
+    max_bot_challenges_per_day: int | None = setting(None, minimum=1)
     #: decline bullet and ultraBullet games without increment (1+0, 2+0, ...)
     bullet_requires_increment: bool = False
 
@@ -135,34 +257,34 @@ class ChallengeSettings:
 @dataclass(frozen=True)
 class DrawSettings:
     enabled: bool = True
-    offer_after_move: int = 40
-    max_score_cp: int = 15
-    moves: int = 6
+    offer_after_move: int = setting(40, minimum=1)
+    max_score_cp: int = setting(15, minimum=0)
+    moves: int = setting(6, minimum=1)
 
 
 @dataclass(frozen=True)
 class ResignSettings:
     enabled: bool = True
-    score_cp: int = -800
-    moves: int = 5
+    score_cp: int = setting(-800, what="an integer (centipawns, negative)")
+    moves: int = setting(5, minimum=1)
 
 
 @dataclass(frozen=True)
 class GreetingSettings:
-    hello: str = "Hi, I'm {me}. Good luck!"
-    goodbye: str = "Good game!"
+    hello: str = setting("Hi, I'm {me}. Good luck!", null="")
+    goodbye: str = setting("Good game!", null="")
 
 
 @dataclass(frozen=True)
 class ShutdownSettings:
-    on_signal: str = "finish"
+    on_signal: ShutdownMode = "finish"
 
 
 @dataclass(frozen=True)
 class TakebackSettings:
     """Lichess takeback requests from the opponent: grant at most ``max_takebacks`` per game (0 = never)."""
 
-    max_takebacks: int = 0
+    max_takebacks: int = setting(0, minimum=0)
 
 
 @dataclass(frozen=True)
@@ -170,26 +292,37 @@ class ChatSettings:
     """Game-chat commands (``!help``, ``!name``, ``!eval``, ``!queue``)."""
 
     commands: bool = True
-    eval_rooms: tuple[str, ...] = ("spectator",)
-    cooldown_s: float = 5.0
+    #: rooms where !eval is answered; null = per server: pychess.org the player room (a BOT's chat reaches only
+    #: the opponent's page, which drops spectator lines), Lichess the spectator room
+    eval_rooms: tuple[ChatRoom, ...] | None = None
+    cooldown_s: float = setting(5.0, minimum=0.0)
 
 
 @dataclass(frozen=True)
 class CorrespondenceSettings:
     """Games with days per move: played in short visits instead of a worker held open for days."""
 
-    check_interval_s: float = 600.0
-    disconnect_after_s: float = 120.0
-    max_games: int = 20
+    check_interval_s: float = setting(600.0, minimum=1.0)
+    disconnect_after_s: float = setting(120.0, minimum=0.0)
+    max_games: int = setting(20, minimum=1)
 
 
 @dataclass(frozen=True)
 class MatchmakingTimeControl:
     """One time control the bot offers: a clock (``base_s`` + ``increment_s``) or ``days`` per move."""
 
-    base_s: int | None = None
-    increment_s: int = 0
-    days: int | None = None
+    base_s: int | None = setting(None, minimum=0)
+    increment_s: int = setting(0, minimum=0)
+    days: int | None = setting(None, minimum=1)
+
+    def check(self, section: _Section) -> MatchmakingTimeControl:
+        where = section.key("")
+        if (self.base_s is None) == (self.days is None):
+            raise ConfigError(f"config error: {where} must have either base_s (with increment_s) or days, "
+                              f"got {dict(section.data)!r}")
+        if self.base_s == 0 and self.increment_s == 0:
+            raise ConfigError(f"config error: {where} must not be a clock of 0+0")
+        return self if self.base_s is not None else dataclasses.replace(self, increment_s=0)
 
     def describe(self) -> str:
         if self.days is not None:
@@ -198,21 +331,81 @@ class MatchmakingTimeControl:
 
 
 @dataclass(frozen=True)
+class MatchmakingOverride:
+    """What matchmaking does differently for one variant (``matchmaking.overrides.<variant>``); a key left out
+    keeps the section's value."""
+
+    time_controls: tuple[MatchmakingTimeControl, ...] | None = setting(
+        None, non_empty=True, what="a non-empty list of {base_s, increment_s} or {days} mappings")
+    rated: bool | None = None
+    min_rating: int | None = setting(None, minimum=0)
+    max_rating: int | None = setting(None, minimum=0)
+    rating_difference: int | None = setting(None, minimum=0)
+
+
+def _overrides(value: Any, section: _Section, name: str) -> dict[str, MatchmakingOverride]:
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping):
+        raise section.fail(name, "a mapping of variant names to settings", value)
+    overrides: dict[str, MatchmakingOverride] = {}
+    for variant_key, entry in value.items():
+        variant = "chess" if variant_key == "standard" else str(variant_key)
+        if variant not in VARIANT_NAMES:
+            raise section.fail(name, f"variant names from {', '.join(VARIANT_NAMES)} (or standard)", variant_key)
+        overrides[variant] = _read_section(MatchmakingOverride, entry, f"{section.key(name)}.{variant_key}")
+    return overrides
+
+
+@dataclass(frozen=True)
 class MatchmakingSettings:
     """Challenging online bots when idle (Lichess only: pychess.org does not let bots challenge)."""
 
     enabled: bool = False
-    idle_s: float = 300.0
-    variants: tuple[str, ...] = ("chess",)
-    time_controls: tuple[MatchmakingTimeControl, ...] = (
-        MatchmakingTimeControl(base_s=180, increment_s=2), MatchmakingTimeControl(base_s=300, increment_s=3))
+    idle_s: float = setting(300.0, minimum=0.0)
+    variants: tuple[Variant, ...] = setting(("chess",), non_empty=True)
+    time_controls: tuple[MatchmakingTimeControl, ...] = setting(
+        (MatchmakingTimeControl(base_s=180, increment_s=2), MatchmakingTimeControl(base_s=300, increment_s=3)),
+        non_empty=True, what="a non-empty list of {base_s, increment_s} or {days} mappings")
     rated: bool = False
-    min_rating: int = 0
-    max_rating: int = 4000
-    block_list: tuple[str, ...] = ()
-    challenge_timeout_s: float = 30.0
-    decline_cooldown_s: float = 3600.0
-    daily_limit: int = 100
+    min_rating: int = setting(0, minimum=0, at_most="max_rating")
+    max_rating: int = setting(4000, minimum=0)
+    block_list: tuple[str, ...] = setting((), lower=True)
+    challenge_timeout_s: float = setting(30.0, minimum=1.0)
+    decline_cooldown_s: float = setting(3600.0, minimum=0.0)
+    daily_limit: int = setting(100, minimum=1)
+    #: the opponent's rating at most this far from ours in the game's category (None = no such check)
+    rating_difference: int | None = setting(None, minimum=0)
+    #: also challenge while games run, as long as a slot (challenge.concurrency) is free
+    allow_during_games: bool = False
+    #: URLs of text files with one bot name per line, never challenged (fetched without our token)
+    online_block_list: tuple[str, ...] = ()
+    #: per variant name: other time controls, rated, rating range or rating_difference
+    overrides: dict[str, MatchmakingOverride] = setting(factory=dict, parse=_overrides)
+
+    def for_variant(self, variant: str) -> MatchmakingSettings:
+        """These settings with ``overrides[variant]`` applied."""
+        override = self.overrides.get(variant)
+        if override is None:
+            return self
+        changes = {name: value for name, value in dataclasses.asdict(override).items() if value is not None}
+        if override.time_controls is not None:
+            changes["time_controls"] = override.time_controls  # asdict made plain dicts of them
+        return dataclasses.replace(self, **changes)
+
+
+@dataclass(frozen=True)
+class LoggingSettings:
+    """Where the log goes: stderr at ``level`` (``--log-level`` overrides it), and with ``file`` also a file
+    rotated by size (``max_bytes``, ``backup_count`` old files kept) at ``file_level``. ``engine_file``: the
+    engine's own lines (``engine.debug``, logger ``bot.engine.io``) go to this file instead of the others."""
+
+    level: LogLevel = "INFO"
+    file: str | None = None
+    file_level: LogLevel = "DEBUG"
+    max_bytes: int = setting(10_000_000, minimum=1)
+    backup_count: int = setting(5, minimum=0)
+    engine_file: str | None = None
 
 
 @dataclass(frozen=True)
@@ -229,16 +422,17 @@ class Settings:
     chat: ChatSettings = field(default_factory=ChatSettings)
     correspondence: CorrespondenceSettings = field(default_factory=CorrespondenceSettings)
     matchmaking: MatchmakingSettings = field(default_factory=MatchmakingSettings)
+    logging: LoggingSettings = field(default_factory=LoggingSettings)
     pgn_directory: str | None = "games"
     heartbeat_file: str | None = None
     token_file: str | None = None
 
 
-# ---- validation helpers ------------------------------------------------------------------------------------
+# ---- the reader --------------------------------------------------------------------------------------------
 
 
 class _Section:
-    """Reads one mapping of the YAML file, remembering the key path for messages."""
+    """One mapping of the YAML file and its key path, for messages."""
 
     def __init__(self, data: Any, path: str) -> None:
         if data is None:
@@ -247,338 +441,132 @@ class _Section:
             raise ConfigError(f"config error: {path or 'the file'} must be a mapping, got {data!r}")
         self.data: Mapping[str, Any] = data
         self.path = path
-        self.used: set[str] = set()
 
     def key(self, name: str) -> str:
+        """The full key path of ``name`` in this section (``""`` = the section itself)."""
+        if not name:
+            return self.path
         return f"{self.path}.{name}" if self.path else name
-
-    def raw(self, name: str, default: Any) -> Any:
-        self.used.add(name)
-        return self.data.get(name, default)
-
-    def section(self, name: str) -> _Section:
-        return _Section(self.raw(name, {}), self.key(name))
 
     def fail(self, name: str, what: str, value: Any) -> ConfigError:
         return ConfigError(f"config error: {self.key(name)} must be {what}, got {value!r}")
 
-    def integer(self, name: str, default: int | None, *, minimum: int | None = None,
-                what: str = "an integer", nullable: bool = False) -> Any:
-        value = self.raw(name, default)
-        if value is None and nullable:
+
+def _optional(hint: Any) -> tuple[Any, bool]:
+    """``X | None`` -> (X, True); anything else -> (hint, False)."""
+    if get_origin(hint) in (Union, types.UnionType):
+        args = [arg for arg in get_args(hint) if arg is not type(None)]
+        if len(args) == 1 and len(args) < len(get_args(hint)):
+            return args[0], True
+    return hint, False
+
+
+def _integer_words(minimum: float | None) -> str:
+    if minimum is None:
+        return "an integer"
+    return {0: "a non-negative integer", 1: "a positive integer"}.get(int(minimum), f"an integer >= {minimum:g}")
+
+
+def _read_value(section: _Section, name: str, hint: Any, meta: Mapping[str, Any], value: Any) -> Any:
+    parse = meta.get("parse")
+    if parse is not None:
+        return parse(value, section, name)
+    if isinstance(hint, type) and dataclasses.is_dataclass(hint):
+        return _read_section(hint, value, section.key(name))
+    hint, nullable = _optional(hint)
+    if value is None:
+        if nullable:
             return None
-        if isinstance(value, bool) or not isinstance(value, int) or (minimum is not None and value < minimum):
-            raise self.fail(name, what, value)
-        return value
-
-    def number(self, name: str, default: float, *, minimum: float = 0.0) -> float:
-        value = self.raw(name, default)
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or value < minimum:
-            raise self.fail(name, f"a number >= {minimum:g}", value)
-        return float(value)
-
-    def boolean(self, name: str, default: bool) -> bool:
-        value = self.raw(name, default)
-        if not isinstance(value, bool):
-            raise self.fail(name, "true or false", value)
-        return value
-
-    def string(self, name: str, default: str | None, *, nullable: bool = False) -> Any:
-        value = self.raw(name, default)
-        if value is None and nullable:
-            return None
-        if not isinstance(value, str):
-            raise self.fail(name, "a string", value)
-        return value
-
-    def choice(self, name: str, default: str, choices: tuple[str, ...]) -> str:
-        value = self.raw(name, default)
-        if value not in choices:
-            raise self.fail(name, "one of " + ", ".join(choices), value)
-        return str(value)
-
-    def string_list(self, name: str, default: tuple[str, ...], choices: tuple[str, ...] | None = None
-                    ) -> tuple[str, ...]:
-        value = self.raw(name, list(default))
-        if value is None:
+        if "null" in meta:
+            return meta["null"]
+        if get_origin(hint) is tuple:
             value = []
-        if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
-            raise self.fail(name, "a list of strings", value)
-        if choices is not None:
-            for item in value:
-                if item not in choices:
-                    raise self.fail(name, "a list of " + ", ".join(choices), item)
-        return tuple(value)
-
-    def finish(self) -> None:
-        unknown = sorted(set(map(str, self.data)) - self.used)
-        if unknown:
-            raise ConfigError(f"config error: unknown key {self.key(unknown[0])}")
-
-
-def _server(section: _Section) -> ServerSettings:
-    url = section.string("url", ServerSettings.url)
-    if not url.startswith(("http://", "https://")):
-        raise section.fail("url", "an http:// or https:// origin", url)
-    settings = ServerSettings(
-        url=url.rstrip("/"),
-        dialect=section.choice("dialect", "auto", DIALECTS),
-        request_timeout_s=section.number("request_timeout_s", 15.0, minimum=0.1),
-        stream_timeout_s=section.number("stream_timeout_s", 20.0, minimum=0.1),
-    )
-    section.finish()
-    return settings
-
-
-def _engine(section: _Section) -> EngineSettings:
-    command = section.raw("command", "builtin")
-    if isinstance(command, list) and command and all(isinstance(part, str) for part in command):
-        command = shlex.join(command)
-    if not isinstance(command, str) or not command.strip():
-        raise section.fail("command", "'builtin' or an engine command line", command)
-    try:
-        shlex.split(command)
-    except ValueError as error:
-        raise section.fail("command", f"a valid command line ({error})", command) from None
-    options = section.raw("options", {"Hash": 64})
-    if options is None:
-        options = {}
-    if not isinstance(options, Mapping) or not all(
-        isinstance(value, (str, int, float, bool)) for value in options.values()
-    ):
-        raise section.fail("options", "a mapping of engine option names to values", options)
-    limits = section.section("limits")
-    engine_limits = EngineLimits(
-        depth=limits.integer("depth", None, minimum=1, what="a positive integer or null", nullable=True),
-        nodes=limits.integer("nodes", None, minimum=1, what="a positive integer or null", nullable=True),
-        movetime_ms=limits.integer("movetime_ms", None, minimum=1, what="a positive integer or null",
-                                   nullable=True),
-    )
-    limits.finish()
-    protocol = section.choice("protocol", "uci", ENGINE_PROTOCOLS)
-    if protocol == "xboard" and command.strip() == "builtin":
-        raise section.fail("protocol", "uci for the builtin engine (it speaks UCI only)", protocol)
-    settings = EngineSettings(
-        command=command.strip(),
-        protocol=protocol,
-        interpreter=section.string("interpreter", None, nullable=True),
-        options={str(name): value for name, value in options.items()},
-        ponder=section.boolean("ponder", False),
-        limits=engine_limits,
-        startup_timeout_s=section.number("startup_timeout_s", 20.0, minimum=0.1),
-        polyglot=_books(section.section("polyglot")),
-    )
-    section.finish()
-    return settings
+    or_null = " or null" if nullable else ""
+    minimum = meta.get("minimum")
+    what = meta.get("what")
+    if hint is bool:
+        if not isinstance(value, bool):
+            raise section.fail(name, what or "true or false", value)
+        return value
+    if hint is int:
+        if isinstance(value, bool) or not isinstance(value, int) or (minimum is not None and value < minimum):
+            raise section.fail(name, what or _integer_words(minimum) + or_null, value)
+        return value
+    if hint is float:
+        least = 0.0 if minimum is None else minimum
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or value < least:
+            raise section.fail(name, what or f"a number >= {least:g}" + or_null, value)
+        return float(value)
+    if hint is str:
+        if not isinstance(value, str):
+            raise section.fail(name, what or "a string" + or_null, value)
+        return value
+    if get_origin(hint) is Literal:
+        choices = get_args(hint)
+        if value not in choices:
+            raise section.fail(name, what or "one of " + ", ".join(choices), value)
+        return value
+    if get_origin(hint) is tuple:
+        return _read_list(section, name, get_args(hint)[0], meta, value)
+    raise TypeError(f"bot.config cannot read a {hint!r} ({section.key(name)}): give the field a parse function")
 
 
-def _books(section: _Section) -> BookSettings:
-    raw = section.raw("book", {"seirawan": BUILTIN_BOOK})
-    if raw is None:
-        raw = {}
-    if not isinstance(raw, Mapping):
-        raise section.fail("book", "a mapping of variant names to book files", raw)
-    books: dict[str, tuple[str, ...]] = {}
-    for name, files in raw.items():
-        variant = "chess" if name == "standard" else str(name)  # lichess-bot's name for chess
-        if variant not in VARIANT_NAMES:
-            raise section.fail("book", f"variant names from {', '.join(VARIANT_NAMES)} (or standard)", name)
-        paths = [files] if isinstance(files, str) else files
-        if not isinstance(paths, list) or not all(isinstance(path, str) and path for path in paths):
-            raise ConfigError(f"config error: {section.key('book')}.{name} must be a book file or a list of "
-                              f"them, got {files!r}")
-        for path in paths:
-            if path != BUILTIN_BOOK and not Path(path).is_file():
-                raise ConfigError(f"config error: {section.key('book')}.{name}: no such book file {path!r}")
-        books[variant] = tuple(paths)
-    settings = BookSettings(
-        enabled=section.boolean("enabled", False),
-        books=books,
-        selection=section.choice("selection", "weighted_random", BOOK_SELECTIONS),
-        max_depth=int(section.integer("max_depth", 20, minimum=1, what="a positive integer")),
-        min_weight=int(section.integer("min_weight", 1, minimum=0, what="a non-negative integer")),
-    )
-    section.finish()
-    return settings
+def _read_list(section: _Section, name: str, item: Any, meta: Mapping[str, Any], value: Any) -> tuple[Any, ...]:
+    if isinstance(item, type) and dataclasses.is_dataclass(item):
+        if not isinstance(value, list) or (meta.get("non_empty") and not value):
+            raise section.fail(name, meta.get("what", "a list of mappings"), value)
+        return tuple(_read_section(item, entry, f"{section.key(name)}[{index}]") for index, entry in enumerate(value))
+    if not isinstance(value, list) or not all(isinstance(entry, str) for entry in value):
+        raise section.fail(name, "a list of strings", value)
+    if get_origin(item) is Literal:
+        choices = ", ".join(get_args(item))
+        for entry in value:
+            if entry not in get_args(item):
+                raise section.fail(name, "a list of " + choices, entry)
+        if meta.get("non_empty") and not value:
+            raise section.fail(name, "a non-empty list of " + choices, value)
+    elif meta.get("non_empty") and not value:
+        raise section.fail(name, "a non-empty list of strings", value)
+    return tuple(entry.lower() for entry in value) if meta.get("lower") else tuple(value)
 
 
-def _challenge(section: _Section) -> ChallengeSettings:
-    def non_negative(name: str, default: int) -> int:
-        return int(section.integer(name, default, minimum=0, what="a non-negative integer"))
-
-    def positive_or_null(name: str) -> int | None:
-        value = section.integer(name, None, minimum=1, what="a positive integer or null", nullable=True)
-        return None if value is None else int(value)
-
-    settings = ChallengeSettings(
-        concurrency=section.integer("concurrency", 1, minimum=1, what="a positive integer"),
-        variants=section.string_list("variants", ChallengeSettings.variants, VARIANT_NAMES),
-        speeds=section.string_list("speeds", ChallengeSettings.speeds, SPEED_NAMES),
-        min_base_s=non_negative("min_base_s", 0),
-        max_base_s=non_negative("max_base_s", 10800),
-        min_increment_s=non_negative("min_increment_s", 0),
-        max_increment_s=non_negative("max_increment_s", 180),
-        min_days=non_negative("min_days", 1),
-        max_days=non_negative("max_days", 14),
-        modes=section.string_list("modes", ChallengeSettings.modes, MODE_NAMES),
-        accept_bots=section.boolean("accept_bots", True),
-        only_bots=section.boolean("only_bots", False),
-        block_list=tuple(name.lower() for name in section.string_list("block_list", ())),
-        allow_list=tuple(name.lower() for name in section.string_list("allow_list", ())),
-        min_rating=non_negative("min_rating", 0),
-        max_rating=non_negative("max_rating", 4000),
-        max_rating_diff=section.integer("max_rating_diff", None, minimum=0,
-                                        what="a non-negative integer or null", nullable=True),
-        reserve_for_humans=non_negative("reserve_for_humans", 0),
-        max_games_per_user=positive_or_null("max_games_per_user"),
-        max_challenges_per_bot_per_hour=positive_or_null("max_challenges_per_bot_per_hour"),
-        max_bot_challenges_per_day=positive_or_null("max_bot_challenges_per_day"),
-        bullet_requires_increment=section.boolean("bullet_requires_increment", False),
-    )
-    for low, high in (("min_base_s", "max_base_s"), ("min_increment_s", "max_increment_s"),
-                      ("min_days", "max_days"), ("min_rating", "max_rating"),
-                      ("reserve_for_humans", "concurrency")):
-        if getattr(settings, low) > getattr(settings, high):
-            raise section.fail(low, f"at most {section.key(high)} ({getattr(settings, high)})",
-                               getattr(settings, low))
-    section.finish()
-    return settings
+def config_key(item: dataclasses.Field[Any]) -> str:
+    """The YAML key of a settings field (its name unless ``setting(key=...)`` says otherwise)."""
+    return str(item.metadata.get("key", item.name))
 
 
-def _draw(section: _Section) -> DrawSettings:
-    settings = DrawSettings(
-        enabled=section.boolean("enabled", True),
-        offer_after_move=section.integer("offer_after_move", 40, minimum=1, what="a positive integer"),
-        max_score_cp=section.integer("max_score_cp", 15, minimum=0, what="a non-negative integer"),
-        moves=section.integer("moves", 6, minimum=1, what="a positive integer"),
-    )
-    section.finish()
-    return settings
-
-
-def _resign(section: _Section) -> ResignSettings:
-    settings = ResignSettings(
-        enabled=section.boolean("enabled", True),
-        score_cp=section.integer("score_cp", -800, what="an integer (centipawns, negative)"),
-        moves=section.integer("moves", 5, minimum=1, what="a positive integer"),
-    )
-    section.finish()
-    return settings
-
-
-CHAT_ROOMS = ("player", "spectator")
-
-
-def _chat(section: _Section) -> ChatSettings:
-    settings = ChatSettings(
-        commands=section.boolean("commands", True),
-        eval_rooms=section.string_list("eval_rooms", ChatSettings.eval_rooms, CHAT_ROOMS),
-        cooldown_s=section.number("cooldown_s", 5.0),
-    )
-    section.finish()
-    return settings
-
-
-def _correspondence(section: _Section) -> CorrespondenceSettings:
-    settings = CorrespondenceSettings(
-        check_interval_s=section.number("check_interval_s", 600.0, minimum=1.0),
-        disconnect_after_s=section.number("disconnect_after_s", 120.0),
-        max_games=section.integer("max_games", 20, minimum=1, what="a positive integer"),
-    )
-    section.finish()
-    return settings
-
-
-def _time_control_entry(value: Any, path: str) -> MatchmakingTimeControl:
-    entry = _Section(value, path)
-    base = entry.integer("base_s", None, minimum=0, what="a non-negative integer or null", nullable=True)
-    increment = entry.integer("increment_s", 0, minimum=0, what="a non-negative integer")
-    days = entry.integer("days", None, minimum=1, what="a positive integer or null", nullable=True)
-    entry.finish()
-    if (base is None) == (days is None):
-        raise ConfigError(f"config error: {path} must have either base_s (with increment_s) or days, "
-                          f"got {value!r}")
-    if base is not None and base == 0 and increment == 0:
-        raise ConfigError(f"config error: {path} must not be a clock of 0+0")
-    return MatchmakingTimeControl(base_s=base, increment_s=increment if base is not None else 0, days=days)
-
-
-def _matchmaking(section: _Section) -> MatchmakingSettings:
-    raw_controls = section.raw("time_controls", None)
-    if raw_controls is None:
-        controls = MatchmakingSettings.time_controls
-    elif isinstance(raw_controls, list) and raw_controls:
-        controls = tuple(_time_control_entry(item, f"{section.key('time_controls')}[{index}]")
-                         for index, item in enumerate(raw_controls))
-    else:
-        raise section.fail("time_controls", "a non-empty list of {base_s, increment_s} or {days} mappings",
-                           raw_controls)
-    variants = section.string_list("variants", MatchmakingSettings.variants, VARIANT_NAMES)
-    if not variants:
-        raise section.fail("variants", "a non-empty list of " + ", ".join(VARIANT_NAMES), [])
-    settings = MatchmakingSettings(
-        enabled=section.boolean("enabled", False),
-        idle_s=section.number("idle_s", 300.0),
-        variants=variants,
-        time_controls=controls,
-        rated=section.boolean("rated", False),
-        min_rating=section.integer("min_rating", 0, minimum=0, what="a non-negative integer"),
-        max_rating=section.integer("max_rating", 4000, minimum=0, what="a non-negative integer"),
-        block_list=tuple(name.lower() for name in section.string_list("block_list", ())),
-        challenge_timeout_s=section.number("challenge_timeout_s", 30.0, minimum=1.0),
-        decline_cooldown_s=section.number("decline_cooldown_s", 3600.0),
-        daily_limit=section.integer("daily_limit", 100, minimum=1, what="a positive integer"),
-    )
-    if settings.min_rating > settings.max_rating:
-        raise section.fail("min_rating", f"at most {section.key('max_rating')} ({settings.max_rating})",
-                           settings.min_rating)
-    section.finish()
-    return settings
+def _read_section(cls: type[_T], data: Any, path: str) -> _T:
+    """Read one section into the dataclass ``cls``: every field by its type and metadata, then the rules
+    between fields (``at_most``, the class's ``check``); unknown keys are errors."""
+    section = _Section(data, path)
+    hints = typing.get_type_hints(cls)
+    fields = dataclasses.fields(cls)  # type: ignore[arg-type]
+    values: dict[str, Any] = {}
+    for item in fields:
+        name = config_key(item)
+        if name in section.data:
+            values[item.name] = _read_value(section, name, hints[item.name], item.metadata, section.data[name])
+        elif item.default_factory is not dataclasses.MISSING:
+            values[item.name] = item.default_factory()
+        else:
+            values[item.name] = item.default
+    by_name = {item.name: item for item in fields}
+    for item in fields:
+        high = item.metadata.get("at_most")
+        if high is not None and values[item.name] > values[high]:
+            raise section.fail(config_key(item), f"at most {section.key(config_key(by_name[high]))} "
+                               f"({values[high]})", values[item.name])
+    unknown = sorted(set(map(str, section.data)) - {config_key(item) for item in fields})
+    if unknown:
+        raise ConfigError(f"config error: unknown key {section.key(unknown[0])}")
+    settings = cls(**values)
+    check = getattr(settings, "check", None)
+    return check(section) if check is not None else settings
 
 
 def settings_from_dict(data: Any) -> Settings:
     """Validate a parsed YAML document (or a dict built by tests) into :class:`Settings`."""
-    root = _Section(data, "")
-    server = _server(root.section("server"))
-    engine = _engine(root.section("engine"))
-    time_section = root.section("time")
-    time = TimeSettings(
-        move_overhead_ms=time_section.integer("move_overhead_ms", 300, minimum=0,
-                                              what="a non-negative integer"),
-        correspondence_move_s=time_section.integer("correspondence_move_s", 60, minimum=1,
-                                                   what="a positive integer"),
-        abort_unstarted_after_s=time_section.integer("abort_unstarted_after_s", 60, minimum=1,
-                                                     what="a positive integer"),
-        give_up_after_s=time_section.integer("give_up_after_s", 300, minimum=1, what="a positive integer"),
-    )
-    time_section.finish()
-    challenge = _challenge(root.section("challenge"))
-    draw = _draw(root.section("draw"))
-    resign = _resign(root.section("resign"))
-    greeting_section = root.section("greeting")
-    greeting = GreetingSettings(
-        hello=greeting_section.string("hello", GreetingSettings.hello, nullable=True) or "",
-        goodbye=greeting_section.string("goodbye", GreetingSettings.goodbye, nullable=True) or "",
-    )
-    greeting_section.finish()
-    shutdown_section = root.section("shutdown")
-    shutdown = ShutdownSettings(on_signal=shutdown_section.choice("on_signal", "finish", SHUTDOWN_MODES))
-    shutdown_section.finish()
-    takeback_section = root.section("takeback")
-    takeback = TakebackSettings(max_takebacks=takeback_section.integer(
-        "max_takebacks", 0, minimum=0, what="a non-negative integer"))
-    takeback_section.finish()
-    settings = Settings(
-        server=server, engine=engine, time=time, challenge=challenge, draw=draw, resign=resign,
-        greeting=greeting, shutdown=shutdown, takeback=takeback, chat=_chat(root.section("chat")),
-        correspondence=_correspondence(root.section("correspondence")),
-        matchmaking=_matchmaking(root.section("matchmaking")),
-        pgn_directory=root.string("pgn_directory", "games", nullable=True),
-        heartbeat_file=root.string("heartbeat_file", None, nullable=True),
-        token_file=root.string("token_file", None, nullable=True),
-    )
-    root.finish()
-    return settings
+    return _read_section(Settings, data, "")
 
 
 def load_settings(path: str | os.PathLike[str]) -> Settings:

@@ -14,7 +14,9 @@ from dataclasses import dataclass
 from html.parser import HTMLParser
 from typing import Any
 
-from bot.results import Outcome, pychess_outcome
+from bot.events import GameFull, GameState, Player, TimeControl
+from bot.normalise import parse_variant
+from bot.results import GameOutcome, pychess_outcome
 
 
 class GamePageError(ValueError):
@@ -23,7 +25,9 @@ class GamePageError(ValueError):
 
 @dataclass(frozen=True)
 class GamePage:
-    """What the game page says. ``moves``: every ply from the initial position, in UCI."""
+    """What the game page says. ``moves``: every ply from the initial position, in UCI; ``clocks_ms``: (white,
+    black) as the page shows them (the side to move's clock already counts the time since its turn began);
+    ``base_min``/``increment_s``: the time control (``data-base``, ``data-inc``)."""
 
     game_id: str
     status: int
@@ -33,15 +37,43 @@ class GamePage:
     chess960: bool = False
     white: str = ""
     black: str = ""
+    initial_fen: str = ""
+    clocks_ms: tuple[int, int] | None = None
+    base_min: float | None = None
+    increment_s: float | None = None
 
     @property
-    def outcome(self) -> Outcome:
+    def outcome(self) -> GameOutcome:
         return pychess_outcome(self.status, self.result)
 
     @property
     def finished(self) -> bool:
         """Whether the server considers the game over (status 0 or more)."""
         return self.status >= 0
+
+    def state(self, increment_ms: int | None = None) -> GameState:
+        """The page as a ``gameState`` (for a game whose stream has failed): its moves and clocks, the
+        increment from the page or ``increment_ms``. Raises :class:`GamePageError` without clocks."""
+        if self.clocks_ms is None:
+            raise GamePageError("the page shows no clocks")
+        increment = int(self.increment_s * 1000) if self.increment_s is not None else (increment_ms or 0)
+        return GameState(moves=self.moves, wtime_ms=self.clocks_ms[0], btime_ms=self.clocks_ms[1],
+                         winc_ms=increment, binc_ms=increment)
+
+    def game_full(self) -> GameFull:
+        """The page as a ``gameFull``, for a game whose stream never brought one (a bot started after a server
+        restart that did not restore its game stream). Raises :class:`GamePageError` when a part is missing."""
+        if not self.white or not self.black or not self.variant:
+            raise GamePageError("the page does not name the players and the variant")
+        if self.base_min is None:
+            raise GamePageError("the page has no time control (data-base)")
+        base_ms = int(self.base_min * 60_000)
+        increment_ms = int((self.increment_s or 0) * 1000)
+        clock = TimeControl("clock", base_ms, increment_ms) if base_ms or increment_ms else TimeControl("unlimited")
+        fen = self.initial_fen if self.initial_fen not in ("", "None") else None
+        return GameFull(game_id=self.game_id, variant=parse_variant(self.variant, self.chess960),
+                        white=Player(self.white), black=Player(self.black), initial_fen=fen,
+                        state=self.state(increment_ms), clock=clock)
 
 
 class _BodyAttributes(HTMLParser):
@@ -73,6 +105,10 @@ def parse_game_page(html: str) -> GamePage:
     board = _board(attributes.get("data-board", ""))
     result = attributes.get("data-result") or str(board.get("result") or "*")
     return GamePage(
+        initial_fen=attributes.get("data-initialfen", ""),
+        clocks_ms=_clocks(board.get("clocks")),
+        base_min=_number(attributes.get("data-base")),
+        increment_s=_number(attributes.get("data-inc")),
         game_id=attributes.get("data-gameid", "") or str(board.get("gameId") or ""),
         status=status,
         result=result,
@@ -94,6 +130,23 @@ def _board(text: str) -> dict[str, Any]:
     if not isinstance(data, dict):
         raise GamePageError("data-board is not a JSON object")
     return data
+
+
+def _clocks(value: Any) -> tuple[int, int] | None:
+    """``data-board``'s ``clocks``: [white ms, black ms]; None when absent or not two finite numbers."""
+    if not isinstance(value, list) or len(value) != 2:
+        return None
+    if not all(isinstance(ms, (int, float)) and not isinstance(ms, bool) and 0 <= ms < 1e12 for ms in value):
+        return None
+    return int(value[0]), int(value[1])
+
+
+def _number(text: str | None) -> float | None:
+    try:
+        value = float(text) if text else None
+    except ValueError:
+        return None
+    return value if value is not None and 0 <= value < 1e9 else None
 
 
 def _moves(board: dict[str, Any]) -> tuple[str, ...]:

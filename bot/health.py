@@ -1,9 +1,10 @@
-"""Container health check: is the bot's event stream alive?
+"""Container health check: is the bot's event stream alive, and can it play?
 
 ``python -m bot.health PATH [MAX_AGE_S]`` exits 0 when the heartbeat file (touched by the bot on every
-event-stream line, keep-alives included) was modified in the last MAX_AGE_S seconds (default 60), else 1.
-The servers send a keep-alive every 6-7 s, so a minute of silence means the stream is dead and the bot
-has not managed to reconnect.
+event-stream line, keep-alives included) was modified in the last MAX_AGE_S seconds (default 60) and does not
+say ``unhealthy``, else 1. The servers send a keep-alive every 6-7 s, so a minute of silence means the stream
+is dead and the bot has not managed to reconnect. The bot writes ``unhealthy: ...`` into the file while no
+engine works (a game's engine failed for good; see docs/bot.md, "When the engine fails").
 """
 
 from __future__ import annotations
@@ -31,6 +32,13 @@ def main(argv: list[str] | None = None) -> int:
     age = heartbeat_age_s(args[0])
     if age is None:
         print(f"unhealthy: no heartbeat file at {args[0]}")
+        return 1
+    try:
+        text = open(args[0], encoding="utf-8").read(1000).strip()
+    except OSError:
+        text = ""
+    if text.startswith("unhealthy"):
+        print(text)
         return 1
     if age > max_age:
         print(f"unhealthy: last event-stream line {age:.0f} s ago (limit {max_age:.0f} s)")

@@ -8,19 +8,22 @@ import queue
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 
 from bot.challenges import (
-    DAY_S,
     Accept,
     AcceptedBotChallenge,
+    Decision,
+    Decline,
     LobbyState,
     decide_challenge,
+    decline_message,
     describe_time_control,
     our_rating,
 )
 from bot.config import Settings
+from bot.enginehealth import EngineHealth
 from bot.events import (
     Account,
     Challenge,
@@ -31,23 +34,13 @@ from bot.events import (
     ServerTerminated,
     UnknownEvent,
 )
-from bot.game import Engine, GameRecord, GameWorker
+from bot.game import Engine, GameNote, GameRecord, GameWorker
 from bot.matchmaking import Matchmaker
+from bot.roster import KnownOpponent, Roster
 from bot.server import Server, ServerError, StreamConnected, StreamFailed, StreamLost, TokenRejected
 from bot.state import BotMemory, StateFile, state_path
 
 log = logging.getLogger(__name__)
-
-#: An accepted challenge holds a concurrency slot until its gameStart arrives, or this many seconds.
-ACCEPTED_SLOT_S = 30.0
-
-
-@dataclass(frozen=True)
-class KnownOpponent:
-    """Who a game is against: name in lower case; ``is_bot`` None until the server has told us."""
-
-    name: str
-    is_bot: bool | None = None
 
 
 class Lobby:
@@ -63,15 +56,9 @@ class Lobby:
         self.engine_factory = engine_factory
         self.max_games = max_games
         self.monotonic = monotonic
-        self.workers: dict[str, GameWorker] = {}
+        self.games = Roster(settings, monotonic)
+        self.workers = self.games.workers
         self.ended: set[str] = set()  # games that ended (or were given up) in this run: never restarted
-        self.accepted: dict[str, float] = {}
-        #: ids of accepted challenges and running games known to have days per move
-        self.correspondence_ids: set[str] = set()
-        #: correspondence games waiting for the opponent: game id -> when to look again (monotonic)
-        self.parked: dict[str, float] = {}
-        #: games whose gameStart said chess960 (pychess's gameFull does not say it)
-        self.chess960_games: set[str] = set()
         self.matchmaker = Matchmaker(server, settings, account, monotonic=monotonic)
         self.finished: list[GameRecord] = []
         self._done: queue.Queue[GameRecord] = queue.Queue()
@@ -80,14 +67,17 @@ class Lobby:
         self._stopping = False
         self._lock = threading.Lock()
         self.heartbeat_path = Path(settings.heartbeat_file) if settings.heartbeat_file else None
-        #: the opponent of each game running, parked or about to start (by game / challenge id)
-        self.opponents: dict[str, KnownOpponent] = {}
-        #: challenges from bots accepted in the last 24 hours (max_challenges_per_bot_per_hour / _per_day)
-        self.accepted_from_bots: list[AcceptedBotChallenge] = []
+        self._health_written: str | None = None
+        self.engine_health = EngineHealth(engine_factory, on_change=self.heartbeat, monotonic=monotonic)
+        #: challenges waiting for a free slot (``challenge.queue_size``), oldest first: id -> (challenge, when)
+        self.queued: dict[str, tuple[Challenge, float]] = {}
         self._rating_diff_note_logged = False
         self.state_file = StateFile(state_path(settings.pgn_directory), monotonic, wall_clock)
         memory = self.state_file.load(settings.matchmaking.decline_cooldown_s)
-        self.accepted_from_bots = list(memory.accepted_from_bots)
+        self.games.accepted_from_bots = list(memory.accepted_from_bots)
+        #: what we did to each game (resigned, aborted, the result we wrote): written by the game workers
+        self.game_notes: dict[str, GameNote] = {note.game_id: note for note in memory.games}
+        self._memory_lock = threading.Lock()
         self.matchmaker.restore(memory.matchmaking_sent, memory.matchmaking_declines)
 
     # ---- control ----
@@ -101,85 +91,49 @@ class Lobby:
             if self._stop_requests > 1:
                 wanted = "abort"
             self._stop_mode = wanted
+        # a 429 pause or a back-off on accept, decline or the event stream must not hold the stop up
+        self.server.stop_waiting()
 
     @property
     def games_finished(self) -> int:
         return len(self.finished)
 
     def challenges_waiting(self) -> int:
-        """Accepted challenges whose game has not started, plus our own challenge in flight (``!queue``)."""
-        return len(self.accepted) + self.matchmaker.waiting
-
-    def _is_correspondence(self, game_id: str, worker: GameWorker) -> bool:
-        return game_id in self.correspondence_ids or worker.game.correspondence
-
-    def _realtime_workers(self) -> int:
-        return sum(1 for game_id, worker in list(self.workers.items())
-                   if not self._is_correspondence(game_id, worker))
-
-    def _correspondence_games(self) -> int:
-        visiting = {game_id for game_id, worker in list(self.workers.items())
-                    if self._is_correspondence(game_id, worker)}
-        return len(visiting | set(self.parked) | self.correspondence_ids)
+        """Queued challenges, accepted ones whose game has not started, and our own challenge in flight
+        (``!queue``)."""
+        return len(self.queued) + len(self.games.accepted) + self.matchmaker.waiting
 
     def heartbeat(self) -> None:
+        """Touch the heartbeat file (every event-stream line); its text is ``ok`` or ``unhealthy: ...`` while no
+        engine works, read by ``python -m bot.health``. Called from the stream's reader thread too."""
         if self.heartbeat_path is None:
             return
+        text = self.engine_health.health_text()
         try:
-            self.heartbeat_path.touch()
+            if text != self._health_written:
+                self.heartbeat_path.write_text(text + "\n", encoding="utf-8")
+                self._health_written = text
+            else:
+                self.heartbeat_path.touch()
         except OSError as error:
             log.debug("heartbeat %s: %s", self.heartbeat_path, error)
 
     def save_memory_if_changed(self) -> None:
-        """Write the state file when what the limits remember has changed (see :mod:`bot.state`)."""
-        self.state_file.save_if_changed(BotMemory(tuple(self.accepted_from_bots), tuple(self.matchmaker.sent_at),
-                                                  tuple(self.matchmaker.notes)))
+        """Write the state file when what the bot remembers has changed (see :mod:`bot.state`)."""
+        with self._memory_lock:
+            self.state_file.save_if_changed(BotMemory(tuple(self.games.accepted_from_bots),
+                                                      tuple(self.matchmaker.sent_at), tuple(self.matchmaker.notes),
+                                                      tuple(self.game_notes.values())))
 
-    # ---- who we play ----
-
-    def _opponent(self, game_id: str) -> KnownOpponent | None:
-        """The opponent of a game: from its challenge or gameStart, else from its worker's gameFull."""
-        known = self.opponents.get(game_id)
-        if known is not None and known.is_bot is not None:
-            return known
-        worker = self.workers.get(game_id)
-        full = worker.game.full if worker is not None else None
-        if worker is not None and full is not None and worker.game.we_are_white is not None:
-            player = full.black if worker.game.we_are_white else full.white
-            # pychess's gameFull has names only: no title does not prove a human
-            is_bot = True if player.is_bot else (None if self.server.dialect == "pychess" else False)
-            known = KnownOpponent(player.name.lower(), is_bot)
-            self.opponents[game_id] = known
-        return known
-
-    def _game_ids(self) -> set[str]:
-        return set(self.workers) | set(self.parked) | set(self.accepted)
-
-    def _forget_game(self, game_id: str) -> None:
-        if game_id not in self._game_ids():
-            self.opponents.pop(game_id, None)
-
-    def _bot_slots(self) -> int:
-        return self.settings.challenge.concurrency - self.settings.challenge.reserve_for_humans
+    def remember_game(self, note: GameNote) -> None:
+        """A game worker resigned, aborted or ended its game: on disk at once (the bot may be killed next)."""
+        with self._memory_lock:
+            self.game_notes[note.game_id] = note
+        self.save_memory_if_changed()
 
     def _lobby_state(self) -> LobbyState:
-        realtime_accepted = set(self.accepted) - self.correspondence_ids
-        realtime_ids = realtime_accepted | {game_id for game_id, worker in list(self.workers.items())
-                                            if not self._is_correspondence(game_id, worker)}
-        opponents = {game_id: self._opponent(game_id) for game_id in self._game_ids()}
-        bot_games = sum(1 for game_id in realtime_ids
-                        if (opponent := opponents.get(game_id)) is not None and opponent.is_bot)
-        names = [opponent.name for opponent in opponents.values() if opponent is not None]
-        pending = self.matchmaker.pending
-        if pending is not None:
-            names.append(pending.offer.opponent.lower())
-        now = self.monotonic()
-        self.accepted_from_bots = [item for item in self.accepted_from_bots if now - item.at < DAY_S]
-        return LobbyState(active_games=self._realtime_workers() + len(realtime_accepted) + self.matchmaker.waiting,
-                          shutting_down=self._stop_mode is not None,
-                          correspondence_games=self._correspondence_games(),
-                          bot_games=bot_games + self.matchmaker.waiting, opponents=tuple(names),
-                          accepted_from_bots=tuple(self.accepted_from_bots), now=now)
+        return self.games.state(self.matchmaker, stopping=self._stop_mode is not None,
+                                pychess=self.server.dialect == "pychess")
 
     # ---- the loop ----
 
@@ -191,16 +145,16 @@ class Lobby:
         try:
             while True:
                 self._reap()
+                self._serve_queue()  # a slot may have come free, or the bot is stopping
                 if self._handle_stop(stream):
                     break
                 self._visit_parked()
-                self.matchmaker.tick(busy=bool(self._realtime_workers() or self.accepted)
-                                     or self._bot_slots() <= 0,  # every slot is reserved for humans
-                                     stopping=self._stop_mode is not None)
+                self.engine_health.probe_if_due()
+                self.matchmaker.tick(busy=self._matchmaking_busy(), stopping=self._stop_mode is not None)
                 self.save_memory_if_changed()
                 item = stream.get(timeout=0.25) if not stream.closed else None
                 if item is None:
-                    self._expire_accepted()
+                    self.games.expire_accepted()
                     if stream.closed and not self.workers and self._stop_mode is None:
                         break
                     continue
@@ -211,15 +165,29 @@ class Lobby:
                     continue
                 self._handle(item)
         finally:
+            for challenge, _queued_at in list(self.queued.values()):
+                self._answer(challenge, Decline("later", "the bot is stopping"))
+            self.queued.clear()
             self.matchmaker.cancel_pending()
             self.save_memory_if_changed()
             stream.close()
             for worker in list(self.workers.values()):
                 worker.thread.join(timeout=5)
             self._reap()
+            self.save_memory_if_changed()
         log.info("stopped after %d finished game%s", self.games_finished,
                  "" if self.games_finished == 1 else "s")
         return exit_code
+
+    def _matchmaking_busy(self) -> bool:
+        """Whether matchmaking must wait: no engine works, every slot is reserved for humans, or a game runs
+        (with ``matchmaking.allow_during_games``: only when no slot is free for a game against a bot)."""
+        if self.games.bot_slots() <= 0 or self.engine_health.problem is not None:
+            return True
+        if not self.settings.matchmaking.allow_during_games:
+            return bool(self.games.realtime_workers() or self.games.accepted)
+        state = self._lobby_state()
+        return state.active_games >= self.settings.challenge.concurrency or state.bot_games >= self.games.bot_slots()
 
     def _handle_stop(self, stream: object) -> bool:
         """Apply a stop request / the game limit. Returns True when the loop should end."""
@@ -247,12 +215,12 @@ class Lobby:
             worker = self.workers.get(item.game_id)
             if worker is not None:
                 worker.server_finished()
-            elif self.parked.pop(item.game_id, None) is not None:
+            elif self.games.parked.pop(item.game_id, None) is not None:
                 self._start_worker(item.game_id, revisit=True)  # to read the result and write the PGN
         elif isinstance(item, ChallengeGone):
-            self.accepted.pop(item.challenge_id, None)
-            self.correspondence_ids.discard(item.challenge_id)
-            self._forget_game(item.challenge_id)
+            if self.queued.pop(item.challenge_id, None) is not None:
+                log.info("challenge %s: withdrawn while queued", item.challenge_id)
+            self.games.drop_challenge(item.challenge_id)
             self.matchmaker.on_challenge_gone(item)
         elif isinstance(item, ServerTerminated):
             log.warning("the server announced a shutdown; will reconnect")
@@ -267,70 +235,123 @@ class Lobby:
         if challenge.challenger.is_user(self.account.id, self.account.username):
             log.debug("challenge %s: our own challenge", challenge.id)  # Lichess echoes outgoing ones
             return
-        self._expire_accepted()
+        self.games.expire_accepted()
+        decision = self._decide(challenge)
+        if isinstance(decision, Decline) and decision.busy and len(self.queued) < self.settings.challenge.queue_size:
+            self.queued[challenge.id] = (challenge, self.monotonic())
+            log.info("challenge %s: queued %s (%s; %d waiting)", challenge.id, self._summary(challenge),
+                     decision.detail, len(self.queued))
+            return
+        self._answer(challenge, decision)
+
+    def _decide(self, challenge: Challenge) -> Decision:
+        if self.engine_health.problem is not None:
+            return Decline("later", f"no engine works: {self.engine_health.problem}")
         rating = our_rating(challenge, self.account.ratings)
         if rating is None and self.settings.challenge.max_rating_diff is not None \
                 and not self._rating_diff_note_logged:
             log.info("challenge.max_rating_diff is not applied: the server does not tell our rating")
             self._rating_diff_note_logged = True
         state = replace(self._lobby_state(), our_rating=rating)
-        decision = decide_challenge(challenge, self.settings.challenge, state,
-                                    max_correspondence_games=self.settings.correspondence.max_games)
+        return decide_challenge(challenge, self.settings.challenge, state,
+                                max_correspondence_games=self.settings.correspondence.max_games)
+
+    @staticmethod
+    def _summary(challenge: Challenge) -> str:
         who = challenge.challenger.name + (f" ({challenge.challenger.rating})" if challenge.challenger.rating
                                            else "")
-        summary = (f"{describe_time_control(challenge)} {challenge.variant.config_name} "
-                   f"{'rated' if challenge.rated else 'casual'} from {who}")
+        return (f"{describe_time_control(challenge)} {challenge.variant.config_name} "
+                f"{'rated' if challenge.rated else 'casual'} from {who}")
+
+    def _answer(self, challenge: Challenge, decision: Decision) -> None:
+        """Accept or decline (pychess.org: the reason as free text from ``challenge.decline_message``)."""
+        summary = self._summary(challenge)
         try:
             if isinstance(decision, Accept):
-                self.accepted[challenge.id] = self.monotonic()
+                self.games.accepted[challenge.id] = self.monotonic()
                 if challenge.time_control.kind != "clock":
-                    self.correspondence_ids.add(challenge.id)
-                self.opponents[challenge.id] = KnownOpponent(challenge.challenger.name.lower(),
-                                                             challenge.challenger.is_bot)
+                    self.games.correspondence_ids.add(challenge.id)
+                self.games.opponents[challenge.id] = KnownOpponent(challenge.challenger.name.lower(),
+                                                                   challenge.challenger.is_bot)
                 self.server.accept_challenge(challenge.id)
                 if challenge.challenger.is_bot:
-                    self.accepted_from_bots.append(AcceptedBotChallenge(self.monotonic(),
-                                                                        challenge.challenger.name.lower()))
+                    self.games.accepted_from_bots.append(AcceptedBotChallenge(self.monotonic(),
+                                                                              challenge.challenger.name.lower()))
                 log.info("challenge %s: accepted %s", challenge.id, summary)
             else:
-                self.server.decline_challenge(challenge.id, decision.reason)
+                reason = (decline_message(decision, self.settings.challenge) if self.server.dialect == "pychess"
+                          else decision.reason)
+                self.server.decline_challenge(challenge.id, reason)
                 log.info("challenge %s: declined %s (%s: %s)", challenge.id, summary, decision.reason,
                          decision.detail)
         except TokenRejected:
             raise
         except ServerError as error:
-            self.accepted.pop(challenge.id, None)
-            self.correspondence_ids.discard(challenge.id)
-            self._forget_game(challenge.id)
+            self.games.drop_challenge(challenge.id)
             log.warning("challenge %s: could not answer (%s)", challenge.id, error)
 
+    def _serve_queue(self) -> None:
+        """Queued challenges: declined (later) after ``challenge.queue_timeout_s`` or when the bot stops; the
+        oldest one is answered as soon as more than a busy slot is in its way, or nothing is."""
+        if not self.queued:
+            return
+        now = self.monotonic()
+        timeout = self.settings.challenge.queue_timeout_s
+        for challenge_id, (challenge, queued_at) in list(self.queued.items()):
+            if self._stop_mode is not None or now - queued_at > timeout:
+                del self.queued[challenge_id]
+                why = "the bot is stopping" if self._stop_mode is not None else f"queued for more than {timeout:g} s"
+                self._answer(challenge, Decline("later", why))
+        if not self.queued:
+            return
+        challenge_id, (challenge, _queued_at) = next(iter(self.queued.items()))
+        decision = self._decide(challenge)
+        if isinstance(decision, Decline) and decision.busy:
+            return
+        del self.queued[challenge_id]
+        self._answer(challenge, decision)
+
     def _on_game_start(self, start: GameStart) -> None:
-        self.accepted.pop(start.game_id, None)
+        games = self.games
+        games.accepted.pop(start.game_id, None)
         pending = self.matchmaker.pending
         if pending is not None and self.matchmaker.owns(start.game_id):
-            self.opponents[start.game_id] = KnownOpponent(pending.offer.opponent.lower(), True)  # we challenged a bot
-        elif start.opponent and start.game_id not in self.opponents:
-            self.opponents[start.game_id] = KnownOpponent(start.opponent.lower())
+            games.opponents[start.game_id] = KnownOpponent(pending.offer.opponent.lower(), True)  # we challenged a bot
+        elif start.opponent and start.game_id not in games.opponents:
+            games.opponents[start.game_id] = KnownOpponent(start.opponent.lower())
         self.matchmaker.on_game_start(start.game_id)
         if start.game_id in self.workers:
             return  # a reconnect re-sends gameStart for running games
+        note = self.game_notes.get(start.game_id)
+        if note is not None:
+            # pychess restores a game whose BOT resignation it did not store as live, and offers it again:
+            # over for us; a worker that plays nothing resigns (aborts) again and keeps our PGN
+            log.info("game %s: gameStart for a game our record says is over (we %s, %s); resigning or aborting "
+                     "again if the server still has it running, playing nothing", start.game_id, note.action,
+                     note.result)
+            if start.chess960:
+                games.chess960_games.add(start.game_id)
+            self._start_worker(start.game_id, revisit=False, remembered=note)
+            return
         if start.game_id in self.ended:
             # pychess re-sends gameStart for games it still stores as running (a BOT's resignation that
             # never reached the store, a game we gave up on after a restart): they are over for us
             log.debug("game %s: gameStart for a game that already ended here; ignored", start.game_id)
             return
         # a restart or reconnect re-sends gameStart for unfinished games: parked ones get a visit now
-        revisit = self.parked.pop(start.game_id, None) is not None
+        revisit = games.parked.pop(start.game_id, None) is not None
         if start.chess960:
-            self.chess960_games.add(start.game_id)
+            games.chess960_games.add(start.game_id)
         self._start_worker(start.game_id, revisit=revisit)
 
-    def _start_worker(self, game_id: str, *, revisit: bool) -> None:
+    def _start_worker(self, game_id: str, *, revisit: bool, remembered: GameNote | None = None) -> None:
         label = f"game {game_id}"
         worker = GameWorker(game_id, self.server, self.settings, self.account, self.engine_factory(label),
                             on_done=self._done.put, monotonic=self.monotonic,
                             challenges_waiting=self.challenges_waiting, revisit=revisit,
-                            chess960=game_id in self.chess960_games)
+                            chess960=game_id in self.games.chess960_games, remembered=remembered,
+                            on_note=self.remember_game,
+                            on_engine_lost=lambda reason: self.engine_health.lost(game_id, reason))
         self.workers[game_id] = worker
         if self._stop_mode == "abort":
             worker.request_stop("abort")
@@ -338,12 +359,13 @@ class Lobby:
 
     def _visit_parked(self) -> None:
         """Open parked correspondence games whose check is due (never while stopping)."""
-        if self._stop_mode is not None or not self.parked:
+        parked = self.games.parked
+        if self._stop_mode is not None or not parked:
             return
         now = self.monotonic()
-        for game_id, due in list(self.parked.items()):
+        for game_id, due in list(parked.items()):
             if now >= due and game_id not in self.workers:
-                del self.parked[game_id]
+                del parked[game_id]
                 log.debug("game %s: correspondence check", game_id)
                 self._start_worker(game_id, revisit=True)
 
@@ -353,25 +375,21 @@ class Lobby:
                 record = self._done.get_nowait()
             except queue.Empty:
                 return
-            if record.parked and self._opponent(record.game_id) is None and record.opponent != "?":
-                self.opponents[record.game_id] = KnownOpponent(record.opponent.lower())
+            games = self.games
+            if record.parked and games.opponent(record.game_id, pychess=self.server.dialect == "pychess") is None \
+                    and record.opponent != "?":
+                games.opponents[record.game_id] = KnownOpponent(record.opponent.lower())
             worker = self.workers.pop(record.game_id, None)
             if worker is not None:
                 worker.thread.join(timeout=5)
             if record.parked:
-                self.parked[record.game_id] = self.monotonic() + self.settings.correspondence.check_interval_s
+                games.parked[record.game_id] = self.monotonic() + self.settings.correspondence.check_interval_s
             else:
-                self.correspondence_ids.discard(record.game_id)
-                self.chess960_games.discard(record.game_id)
-                self._forget_game(record.game_id)
+                games.correspondence_ids.discard(record.game_id)
+                games.chess960_games.discard(record.game_id)
+                games.forget(record.game_id)
+                if record.remembered:
+                    continue  # a game over before (resigned again, looked up): not one this run played
                 self.finished.append(record)
                 if record.gave_up or record.result != "*" or record.termination not in ("", "Unknown"):
                     self.ended.add(record.game_id)
-
-    def _expire_accepted(self) -> None:
-        now = self.monotonic()
-        for challenge_id, accepted_at in list(self.accepted.items()):
-            if now - accepted_at > ACCEPTED_SLOT_S:
-                del self.accepted[challenge_id]
-                self.correspondence_ids.discard(challenge_id)
-                self._forget_game(challenge_id)

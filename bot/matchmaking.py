@@ -5,6 +5,10 @@ The choices are pure functions (:func:`choose_offer`, :func:`is_avoided`, :func:
 was sent in the last 24 hours) and does the I/O through :class:`bot.server.Server`. The lobby calls
 :meth:`Matchmaker.tick` from its loop and forwards the challenge events that concern our own challenges.
 
+As lichess-bot's matchmaking: ``rating_difference`` (the opponent's rating near ours), ``allow_during_games``
+(the lobby then counts only free slots as idle), ``online_block_list`` (:class:`OnlineBlockList`: names
+fetched from URLs, without our token) and per-variant ``overrides`` (:meth:`MatchmakingSettings.for_variant`).
+
 A decline is remembered for ``decline_cooldown_s``: a reason about the variant avoids that bot for that
 variant, a reason about the time control avoids it for that time control, any other reason (``later``,
 ``generic``, rated/casual, an unanswered challenge) avoids the bot altogether.
@@ -16,7 +20,7 @@ import logging
 import random
 import time
 from collections import deque
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -25,6 +29,10 @@ from bot.events import Account, ChallengeGone, OnlineBot
 from bot.server import RateLimited, ServerError, TokenRejected
 
 log = logging.getLogger(__name__)
+
+#: How often the online block lists are fetched again.
+ONLINE_BLOCK_LIST_REFRESH_S = 3600.0
+ONLINE_BLOCK_LIST_TIMEOUT_S = 10.0
 
 DAY_S = 86400.0
 VARIANT_REASONS = ("variant", "standard")
@@ -52,9 +60,10 @@ class Offer:
     rating: int
     variant: str  # config name: chess, chess960, seirawan, seirawan960
     time_control: MatchmakingTimeControl
+    rated: bool = False
 
-    def describe(self, rated: bool) -> str:
-        return f"{self.time_control.describe()} {self.variant} {'rated' if rated else 'casual'}"
+    def describe(self) -> str:
+        return f"{self.time_control.describe()} {self.variant} {'rated' if self.rated else 'casual'}"
 
 
 @dataclass(frozen=True)
@@ -92,6 +101,13 @@ def rating_for(bot: OnlineBot, perf: str) -> int | None:
     return next((bot.ratings[name] for name in FALLBACK_PERFS if name in bot.ratings), None)
 
 
+def our_rating_for(ratings: Mapping[str, int], perf: str) -> int | None:
+    """Our rating in ``perf`` (the account's ``perfs``), with the same stand-ins as :func:`rating_for`."""
+    if perf in ratings:
+        return ratings[perf]
+    return next((ratings[name] for name in FALLBACK_PERFS if name in ratings), None)
+
+
 def is_avoided(notes: Iterable[DeclineNote], opponent: str, variant: str, control: MatchmakingTimeControl,
                now: float, cooldown_s: float) -> bool:
     """Whether a recent decline by ``opponent`` rules out this variant and time control."""
@@ -117,26 +133,70 @@ def under_daily_limit(sent_at: Sequence[float], now: float, limit: int) -> bool:
 def choose_offer(bots: Sequence[OnlineBot], settings: MatchmakingSettings, notes: Sequence[DeclineNote],
                  now: float, me: Account, extra_block_list: Sequence[str] = (),
                  rng: random.Random | None = None) -> Offer | None:
-    """A random (bot, variant, time control) allowed by the rating range, the block lists and the recent
-    declines; None when nobody fits. Bots without any rating are skipped (see :func:`rating_for`)."""
+    """A random (bot, variant, time control) allowed by the rating range and ``rating_difference`` (each as
+    the variant's ``overrides`` say), the block lists and the recent declines; None when nobody fits. Bots
+    without any rating are skipped (see :func:`rating_for`); ``rating_difference`` is not applied when our
+    own rating for the category is unknown."""
     blocked = set(settings.block_list) | {name.lower() for name in extra_block_list}
     blocked |= {me.username.lower(), me.id.lower()}
     candidates: list[Offer] = []
     for variant in settings.variants:
-        for control in settings.time_controls:
+        chosen = settings.for_variant(variant)
+        for control in chosen.time_controls:
             perf = perf_for(variant, control)
+            ours = our_rating_for(me.ratings, perf)
             for bot in bots:
                 if bot.name.lower() in blocked or bot.id.lower() in blocked:
                     continue
                 rating = rating_for(bot, perf)
-                if rating is None or not settings.min_rating <= rating <= settings.max_rating:
+                if rating is None or not chosen.min_rating <= rating <= chosen.max_rating:
+                    continue
+                if chosen.rating_difference is not None and ours is not None \
+                        and abs(rating - ours) > chosen.rating_difference:
                     continue
                 if is_avoided(notes, bot.name, variant, control, now, settings.decline_cooldown_s):
                     continue
-                candidates.append(Offer(bot.name, rating, variant, control))
+                candidates.append(Offer(bot.name, rating, variant, control, chosen.rated))
     if not candidates:
         return None
     return (rng or random.Random()).choice(candidates)
+
+
+def fetch_text(url: str) -> str:
+    """GET a block list (plain HTTP, no token: the list is on someone else's server)."""
+    import requests
+
+    response = requests.get(url, timeout=ONLINE_BLOCK_LIST_TIMEOUT_S)
+    response.raise_for_status()
+    return response.text
+
+
+def parse_block_list(text: str) -> set[str]:
+    """One bot name per line (lower case); blank lines and ``#`` comments are skipped."""
+    return {line.split("#", 1)[0].strip().lower() for line in text.splitlines()} - {""}
+
+
+class OnlineBlockList:
+    """``matchmaking.online_block_list``: bot names fetched from URLs (``example.com/list`` means https),
+    again every ONLINE_BLOCK_LIST_REFRESH_S; a list that cannot be fetched keeps its last names."""
+
+    def __init__(self, urls: Sequence[str], *, fetch: Callable[[str], str] = fetch_text) -> None:
+        self.urls = [url if "://" in url else f"https://{url}" for url in urls]
+        self.fetch = fetch
+        self.by_url: dict[str, set[str]] = {}
+        self.fetched_at: float | None = None
+
+    def names(self, now: float) -> set[str]:
+        if self.urls and (self.fetched_at is None or now - self.fetched_at >= ONLINE_BLOCK_LIST_REFRESH_S):
+            self.fetched_at = now
+            for url in self.urls:
+                try:
+                    self.by_url[url] = parse_block_list(self.fetch(url))
+                    log.info("matchmaking: online block list %s: %d bots", url, len(self.by_url[url]))
+                except Exception as error:  # noqa: BLE001 - a list we cannot read must not stop matchmaking
+                    log.warning("matchmaking: cannot fetch the online block list %s (%s); %s", url, error,
+                                "keeping its last names" if url in self.by_url else "skipping it")
+        return set().union(*self.by_url.values()) if self.by_url else set()
 
 
 @dataclass
@@ -150,10 +210,12 @@ class Matchmaker:
     """Challenges online bots when idle; one challenge in flight at a time."""
 
     def __init__(self, server: ChallengeServer, settings: Settings, account: Account, *,
-                 monotonic: Callable[[], float] = time.monotonic, rng: random.Random | None = None) -> None:
+                 monotonic: Callable[[], float] = time.monotonic, rng: random.Random | None = None,
+                 fetch: Callable[[str], str] = fetch_text) -> None:
         self.server = server
         self.settings = settings.matchmaking
         self.incoming_block_list = settings.challenge.block_list
+        self.online_block_list = OnlineBlockList(self.settings.online_block_list, fetch=fetch)
         self.account = account
         self.monotonic = monotonic
         self.rng = rng or random.Random()
@@ -212,8 +274,8 @@ class Matchmaker:
         except ServerError as error:
             self._pause(now, self.settings.idle_s, f"cannot list online bots ({error})")
             return
-        offer = choose_offer(bots, self.settings, self.notes, now, self.account, self.incoming_block_list,
-                             self.rng)
+        blocked = [*self.incoming_block_list, *sorted(self.online_block_list.names(now))]
+        offer = choose_offer(bots, self.settings, self.notes, now, self.account, blocked, self.rng)
         if offer is None:
             self._pause(now, max(self.settings.idle_s, 60.0),
                         f"none of {len(bots)} online bots fits the rating range, block lists and declines")
@@ -222,7 +284,7 @@ class Matchmaker:
         try:
             challenge_id = self.server.create_challenge(
                 offer.opponent, variant=LICHESS_VARIANT_KEYS.get(offer.variant, offer.variant),
-                rated=self.settings.rated, base_s=control.base_s, increment_s=control.increment_s,
+                rated=offer.rated, base_s=control.base_s, increment_s=control.increment_s,
                 days=control.days)
         except TokenRejected:
             raise
@@ -241,7 +303,7 @@ class Matchmaker:
         self.sent_at.append(now)
         self.pending = Pending(challenge_id, offer, now)
         log.info("matchmaking: challenged %s (%d) to %s (challenge %s)", offer.opponent, offer.rating,
-                 offer.describe(self.settings.rated), challenge_id)
+                 offer.describe(), challenge_id)
 
     def _cancel_unanswered(self, now: float) -> None:
         assert self.pending is not None

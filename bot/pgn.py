@@ -105,6 +105,24 @@ def move_comment(seconds: float, score_text: str | None, depth: int | None) -> s
     return f"{score_text}/{depth or 0} {seconds:.3f}s"
 
 
+def eval_command(score_cp: int | None, mate: int | None, depth: int | None) -> str | None:
+    """``[%eval 0.42,7]`` / ``[%eval #-3,12]``: a score from White's point of view in pawns (mate in moves),
+    with the search depth, as Lichess writes it and python-chess reads it; None without a score."""
+    if mate is not None:
+        value = f"#{mate}"
+    elif score_cp is not None:
+        value = f"{score_cp / 100:.2f}"
+    else:
+        return None
+    return f"[%eval {value}{f',{depth}' if depth is not None else ''}]"
+
+
+def clock_command(ms: int) -> str:
+    """``[%clk 0:00:58]``: the mover's clock after the move, whole seconds (as Lichess exports it)."""
+    seconds = max(0, int(ms) // 1000)
+    return f"[%clk {seconds // 3600}:{seconds // 60 % 60:02d}:{seconds % 60:02d}]"
+
+
 def standard_headers(*, event: str, site: str, white: str, black: str, variant: Variant, clock: TimeControl,
                      started_at: float | None = None) -> dict[str, str]:
     when = time.gmtime(started_at if started_at is not None else time.time())

@@ -57,7 +57,7 @@ def fallback_move(board: Board) -> Move | None:
     return min(moves, key=lambda move: move.uci()) if moves else None
 
 
-class Position:
+class GameBoard:
     """Initial position + server move list -> current board."""
 
     def __init__(self, initial_fen: str | None, variant: Variant) -> None:

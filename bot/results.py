@@ -23,7 +23,7 @@ RESULTS = ("1-0", "0-1", "1/2-1/2", "*")
 
 
 @dataclass(frozen=True)
-class Outcome:
+class GameOutcome:
     """``result``: ``1-0``, ``0-1``, ``1/2-1/2`` or ``*``; ``termination``: the PGN tag; ``reason``: for the
     log (``mate``, ``resignation``, ``white ran out of time``...)."""
 
@@ -76,7 +76,7 @@ PYCHESS_STATUSES: dict[int, tuple[str, str]] = {
 }
 
 
-def lichess_outcome(status: str, winner: str | None) -> Outcome:
+def lichess_outcome(status: str, winner: str | None) -> GameOutcome:
     """A final Lichess ``gameState`` (``status``, ``winner``) -> its outcome. Every status of the API
     specification is known; an unknown one is ``Unknown`` with the winner's result (or ``*``)."""
     termination, reason, draw_without_winner = LICHESS_STATUSES.get(status, (UNKNOWN, status or "unknown", False))
@@ -86,34 +86,34 @@ def lichess_outcome(status: str, winner: str | None) -> Outcome:
         result = "*"
     else:
         result = "1/2-1/2"  # e.g. out of time against a lone king, or a draw claim
-    return Outcome(result, termination, reason)
+    return GameOutcome(result, termination, reason)
 
 
-def pychess_outcome(status: int, result: str) -> Outcome:
+def pychess_outcome(status: int, result: str) -> GameOutcome:
     """The game page's ``data-status`` and ``data-result`` -> the outcome."""
     termination, reason = PYCHESS_STATUSES.get(status, (UNKNOWN, f"status {status}"))
     if result not in RESULTS:
         result = "*"
     if termination == UNTERMINATED:
         result = "*"
-    return Outcome(result, termination, reason)
+    return GameOutcome(result, termination, reason)
 
 
-def board_outcome(board: Any) -> Outcome | None:
+def board_outcome(board: Any) -> GameOutcome | None:
     """The outcome the final position itself shows (mate, stalemate, a draw by rule), or None."""
     outcome = board.outcome(claim_draw=True)
     if outcome is None:
         return None
     name = getattr(outcome.termination, "name", str(outcome.termination)).lower().replace("_", " ")
     reason = "mate" if name == "checkmate" else name
-    return Outcome(str(outcome.result()), NORMAL, reason)
+    return GameOutcome(str(outcome.result()), NORMAL, reason)
 
 
-def resignation(we_are_white: bool) -> Outcome:
+def resignation(we_are_white: bool) -> GameOutcome:
     """We resigned."""
-    return Outcome("0-1" if we_are_white else "1-0", NORMAL, "we resigned")
+    return GameOutcome("0-1" if we_are_white else "1-0", NORMAL, "we resigned")
 
 
-def unknown(reason: str) -> Outcome:
+def unknown(reason: str) -> GameOutcome:
     """The game is over (or we left it) but nobody told us how: ``*``, never a guess."""
-    return Outcome("*", UNKNOWN, reason)
+    return GameOutcome("*", UNKNOWN, reason)

@@ -74,7 +74,7 @@ def sandbox_config(config_path: Optional[str], url: str, pgn_directory: str) -> 
         {
             "server": {"url": url, "dialect": "pychess"},
             "engine": engine,
-            "challenge": {"concurrency": 1},
+            "challenge": {"concurrency": 1, "variants": ["seirawan"]},
             "draw": {"enabled": False},
             "pgn_directory": pgn_directory,
             "heartbeat_file": None,
@@ -112,8 +112,9 @@ class MovePrinter:
 
 def run_sandbox(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
     """Play one sandbox game and print it; the exit code is 0 when the game was played to its end."""
-    from bot.app import run_bot
+    from bot.app import check_configured_engine, run_bot
     from bot.config import ConfigError, settings_from_dict
+    from bot.engines.check import EngineCheckFailed
 
     if getattr(args, "log_level", "INFO") != "DEBUG":
         logging.getLogger("bot").setLevel(logging.WARNING)
@@ -132,6 +133,12 @@ def run_sandbox(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
             print(f"sandbox: cannot start the bot: {error}", file=sys.stderr)
             opponent.close()
             return 2
+        try:  # before the challenge: a bot whose engine cannot play must not accept the game
+            settings, engine_check = check_configured_engine(settings)
+        except EngineCheckFailed as error:
+            print(str(error), file=sys.stderr)
+            opponent.close()
+            return 2
         game_id = server.challenge(
             challenger="Sandbox", variant="seirawan", clock=SANDBOX_CLOCK, opponent=opponent
         )
@@ -144,7 +151,7 @@ def run_sandbox(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
         )
         exit_codes: list[int] = []
         bot_thread = threading.Thread(
-            target=lambda: exit_codes.append(run_bot(settings, token, max_games=1)),
+            target=lambda: exit_codes.append(run_bot(settings, token, max_games=1, engine_check=engine_check)),
             name="sandbox-bot",
             daemon=True,
         )
@@ -162,7 +169,10 @@ def run_sandbox(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
         bot_thread.join(timeout=15)
         print(f"sandbox: {game.result()} ({game.termination})", file=out)
         print("", file=out)
-        print(game.pgn(), file=out, flush=True)
+        # the bot's own record (its evaluations, clocks and stand-in marks); the server's if it wrote none
+        bot_pgn = Path(pgn_directory) / f"{game.id}.pgn"
+        print(bot_pgn.read_text(encoding="utf-8").rstrip("\n") if bot_pgn.is_file() else game.pgn(), file=out,
+              flush=True)
         if kept_directory:
             print(f"sandbox: the bot's PGN is in {Path(kept_directory) / (game.id + '.pgn')}", file=out)
         if exit_codes and exit_codes[0] != 0:

@@ -1,13 +1,15 @@
-"""The only code that speaks HTTP: berserk 0.14 plus ``requests`` where berserk is wrong for pychess.
+"""The bot's one HTTP client: one :class:`Server` on one ``requests`` session for every call.
 
-- Every request has a timeout; connection errors and 5xx are retried with back-off.
-- HTTP 429 blocks that endpoint for 60 s (or ``Retry-After`` if longer); while it is blocked, at most one
-  request to it is in flight (the first one after the pause is a probe; the others queue behind it).
-- Streams (``/api/stream/event`` and game streams) run in a reader thread each, turn every line into events
-  with :mod:`bot.events`, reconnect with back-off, and are closed by a watchdog after ``stream_timeout_s``
-  without a line (a stream can stall without closing).
-- pychess quirks: the capabilities header on the event stream, form bodies for chat and decline, no draw or
-  takeback routes (those calls become no-ops).
+- The session (berserk's token session) sends the token, ``User-Agent: schess-bot/<version>`` and a timeout
+  on every request. berserk 0.14 makes the calls it has that both servers take as it sends them (accept,
+  move, abort, resign, cancel, upgrade); the rest go through a berserk ``Requestor`` on the same session,
+  so every failure arrives as one exception family (``berserk.exceptions.ApiError``) to :meth:`Server._call`.
+- Every path comes from :data:`ENDPOINTS`, its parts quoted in one place (:func:`endpoint_path`).
+- Connection errors and 5xx are retried with back-off; HTTP 429 pauses that endpoint (:mod:`bot.ratelimit`,
+  shared with the streams).
+- Streams (``/api/stream/event`` and game streams) are :class:`bot.streams.ServerStream` readers.
+- pychess quirks: the capabilities header on the event stream, form bodies for chat and decline (berserk
+  sends JSON, which pychess refuses), no draw or takeback routes (those calls become no-ops).
 - Calls that can simply be skipped (chat replies, matchmaking: online bots, creating and cancelling our own
   challenges) raise :class:`RateLimited` instead of waiting out a 429 pause.
 """
@@ -16,59 +18,75 @@ from __future__ import annotations
 
 import json
 import logging
-import queue
-import socket
 import threading
 import time
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
-from typing import Any, Generic, TypeVar, Union
+from collections.abc import Callable, Mapping
+from typing import Any, TypeVar
 from urllib.parse import quote, urlparse
 
 import berserk
+import berserk.formats
+import berserk.session
 import requests
 
 from bot.config import ServerSettings
-from bot.events import (
-    Account,
-    Dialect,
-    GameEnd,
-    GameEvent,
-    LobbyEvent,
-    MalformedLine,
-    OnlineBot,
-    normalise_game_line,
-    normalise_lobby_line,
-    parse_account,
-    parse_online_bot,
-)
+from bot.events import Account, Dialect, GameEnd, GameEvent, LobbyEvent, MalformedLine, OnlineBot
+from bot.gameexport import GameExport, GameExportError, parse_game_export
 from bot.gamepage import GamePage, GamePageError, parse_game_page
+from bot.normalise import normalise_game_line, normalise_lobby_line, parse_account, parse_online_bot
+from bot.ratelimit import EndpointLimits, ServerError, ServerStopped, backoff_s, short_body
+from bot.streams import ServerStream, StreamConnected, StreamFailed, StreamLost, StreamNotice
+from engine import __version__
+
+#: the errors and stream notices callers get from the client live in bot.ratelimit and bot.streams
+__all__ = ["CAPABILITIES_HEADER", "ENDPOINTS", "USER_AGENT", "BotSession", "RateLimited", "Server", "ServerError",
+           "ServerStopped", "ServerStream", "StreamConnected", "StreamFailed", "StreamLost", "StreamNotice",
+           "TokenRejected", "detect_dialect", "endpoint_path", "pychess_variant_names"]
 
 log = logging.getLogger(__name__)
 
-RATE_LIMIT_PAUSE_S = 60.0
-MAX_BACKOFF_S = 60.0
-#: first retry delay of a failed request (doubled per attempt) and of a stream reconnection
+#: first retry delay of a failed request (doubled per attempt)
 RETRY_BASE_S = 1.0
-RECONNECT_BASE_S = 1.0
 #: at start-up, how long ``fetch_account`` keeps retrying an unreachable server (refused connections, 5xx)
 STARTUP_RETRY_S = 300.0
 #: the longest pause between two start-up attempts
 STARTUP_MAX_DELAY_S = 15.0
 CAPABILITIES_HEADER = "X-PyChess-Bot-Capabilities"
-#: stream answers worth another try besides 5xx and 429: pychess answers 409 "Duplicate BOT game_stream"
-#: after a restart, sometimes for good (the game worker's bounded wait decides when to give up)
-RETRYABLE_STREAM_STATUSES = (409,)
+USER_AGENT = f"schess-bot/{__version__}"
+
+#: every route the bot calls: endpoint name (its 429 pause and its log name) -> (method, path template)
+ENDPOINTS: dict[str, tuple[str, str]] = {
+    "account": ("GET", "/api/account"),
+    "upgrade": ("POST", "/api/bot/account/upgrade"),
+    "accept": ("POST", "/api/challenge/{challenge_id}/accept"),
+    "decline": ("POST", "/api/challenge/{challenge_id}/decline"),
+    "online": ("GET", "/api/bot/online"),
+    "challenge": ("POST", "/api/challenge/{username}"),
+    "cancel": ("POST", "/api/challenge/{challenge_id}/cancel"),
+    "move": ("POST", "/api/bot/game/{game_id}/move/{move}"),
+    "chat": ("POST", "/api/bot/game/{game_id}/chat"),
+    "abort": ("POST", "/api/bot/game/{game_id}/abort"),
+    "resign": ("POST", "/api/bot/game/{game_id}/resign"),
+    "draw": ("POST", "/api/bot/game/{game_id}/draw/{answer}"),
+    "claim": ("POST", "/api/bot/game/{game_id}/claim-victory"),
+    "takeback": ("POST", "/api/bot/game/{game_id}/takeback/{answer}"),
+    "game page": ("GET", "/{game_id}"),  # pychess's public game page
+    "game export": ("GET", "/game/export/{game_id}"),  # Lichess: one game, JSON with Accept: application/json
+    "stream event": ("GET", "/api/stream/event"),
+    "stream game": ("GET", "/api/bot/game/stream/{game_id}"),
+}
+
+#: endpoints a running game needs: their waits (429 pause, back-off) go on after a stop request, for the games
+#: being finished; every other wait ends at once when the bot is asked to stop
+GAME_ENDPOINTS = frozenset({"move", "chat", "abort", "resign", "game page", "game export", "draw", "claim",
+                            "takeback", "stream game"})
 
 T = TypeVar("T")
 
 
-class ServerError(RuntimeError):
-    """A request failed for good. ``status`` is the HTTP status when there was one."""
-
-    def __init__(self, message: str, status: int | None = None) -> None:
-        super().__init__(message)
-        self.status = status
+def endpoint_path(endpoint: str, **parts: str) -> str:
+    """The path of ``endpoint`` with every part quoted (an id can never add a path segment)."""
+    return ENDPOINTS[endpoint][1].format(**{name: quote(value, safe="") for name, value in parts.items()})
 
 
 class TokenRejected(ServerError):
@@ -81,34 +99,6 @@ class RateLimited(ServerError):
     def __init__(self, message: str, retry_after_s: float) -> None:
         super().__init__(message, 429)
         self.retry_after_s = retry_after_s
-
-
-class ServerStopped(ServerError):
-    """The server object was closed while a call was waiting."""
-
-
-# ---- stream pseudo-events (what the reader thread reports besides normalised lines) -----------------------
-
-
-@dataclass(frozen=True)
-class StreamConnected:
-    pass
-
-
-@dataclass(frozen=True)
-class StreamLost:
-    reason: str
-
-
-@dataclass(frozen=True)
-class StreamFailed:
-    """The stream cannot be opened and retrying will not help (401, 404, 400...)."""
-
-    reason: str
-    status: int | None = None
-
-
-StreamNotice = Union[StreamConnected, StreamLost, StreamFailed]
 
 
 def pychess_variant_names(config_variants: tuple[str, ...]) -> list[str]:
@@ -136,27 +126,12 @@ def detect_dialect(url: str, account_data: dict[str, Any]) -> Dialect:
     return "pychess"
 
 
-def retry_after_s(response: requests.Response | None) -> float:
-    """How long a 429 asks us to wait: 60 s, or ``Retry-After`` seconds when that is longer."""
-    if response is None:
-        return RATE_LIMIT_PAUSE_S
-    try:
-        asked = float(response.headers.get("Retry-After", "0"))
-    except ValueError:
-        asked = 0.0
-    return max(RATE_LIMIT_PAUSE_S, asked)
-
-
-def backoff_s(attempt: int, base: float = 1.0, cap: float = MAX_BACKOFF_S) -> float:
-    """1, 2, 4, ... seconds, capped."""
-    return float(min(cap, base * (2 ** max(0, attempt))))
-
-
-class _TimeoutSession(berserk.TokenSession):
-    """berserk's token session with a default timeout (berserk sets none)."""
+class BotSession(berserk.TokenSession):
+    """berserk's token session with our User-Agent and a default timeout (berserk sets none)."""
 
     def __init__(self, token: str, timeout_s: float) -> None:
         super().__init__(token)
+        self.headers["User-Agent"] = USER_AGENT
         self.default_timeout_s = timeout_s
 
     def request(self, method: str | bytes, url: str | bytes, *args: Any, **kwargs: Any) -> requests.Response:
@@ -164,39 +139,14 @@ class _TimeoutSession(berserk.TokenSession):
         return super().request(method, url, *args, **kwargs)
 
 
-class EndpointLimits:
-    """Per-endpoint 429 pauses."""
+class _Response(berserk.formats.FormatHandler[requests.Response]):
+    """A berserk format that hands back the response itself (the caller reads JSON, ndjson or HTML)."""
 
-    def __init__(self, monotonic: Callable[[], float], wait: Callable[[float], bool]) -> None:
-        self.monotonic = monotonic
-        self.wait = wait
-        self._blocked_until: dict[str, float] = {}
-        self._locks: dict[str, threading.Lock] = {}
-        self._guard = threading.Lock()
+    def __init__(self, mime_type: str = "*/*") -> None:
+        super().__init__(mime_type=mime_type)
 
-    def block(self, endpoint: str, seconds: float) -> None:
-        with self._guard:
-            until = self.monotonic() + seconds
-            self._blocked_until[endpoint] = max(until, self._blocked_until.get(endpoint, 0.0))
-
-    def remaining_s(self, endpoint: str) -> float:
-        with self._guard:
-            return max(0.0, self._blocked_until.get(endpoint, 0.0) - self.monotonic())
-
-    def lock(self, endpoint: str) -> threading.Lock:
-        with self._guard:
-            return self._locks.setdefault(endpoint, threading.Lock())
-
-    def call(self, endpoint: str, function: Callable[[], T]) -> T:
-        """Run ``function``; while the endpoint is paused, wait, and let only one caller through at a time."""
-        if self.remaining_s(endpoint) <= 0:
-            return function()
-        with self.lock(endpoint):
-            while (remaining := self.remaining_s(endpoint)) > 0:
-                log.info("%s is rate limited; waiting %.0f s", endpoint, remaining)
-                if self.wait(remaining):
-                    raise ServerStopped(f"{endpoint}: stopped while rate limited")
-            return function()
+    def parse(self, response: requests.Response) -> requests.Response:
+        return response
 
 
 class Server:
@@ -208,14 +158,17 @@ class Server:
                  wait: Callable[[float], bool] | None = None) -> None:
         self.settings = settings
         self.url = settings.url.rstrip("/")
-        self._token = token
-        self.session = session or _TimeoutSession(token, settings.request_timeout_s)
+        self.session = session or BotSession(token, settings.request_timeout_s)
         self.client = berserk.Client(session=self.session, base_url=self.url)
+        self._requestor = berserk.session.Requestor(self.session, self.url, _Response())
         self.dialect: Dialect | None = dialect if dialect is not None else (
-            None if settings.dialect == "auto" else settings.dialect)  # type: ignore[assignment]
+            None if settings.dialect == "auto" else settings.dialect)
         self.variants = variants
         self.monotonic = monotonic
         self._closed = threading.Event()
+        #: set by :meth:`stop_waiting` (and :meth:`close`): the waits of calls no game needs end at once
+        self._stopping = threading.Event()
+        self._injected_wait = wait
         self.wait = wait or self._closed.wait
         self.limits = EndpointLimits(monotonic, self.wait)
         self.account: Account | None = None
@@ -223,11 +176,42 @@ class Server:
     # ---- request plumbing ----
 
     def close(self) -> None:
+        self._stopping.set()
         self._closed.set()
+
+    def stop_waiting(self) -> None:
+        """The bot is stopping: every wait of a call that no running game needs (a 429 pause or back-off on
+        accept, decline, the event stream ...) ends now and the call raises :class:`ServerStopped`. The games'
+        own calls (move, resign, their streams) still wait, so that the games being finished can be."""
+        self._stopping.set()
 
     @property
     def closed(self) -> bool:
         return self._closed.is_set()
+
+    @property
+    def stopping(self) -> bool:
+        return self._stopping.is_set()
+
+    def wait_for(self, endpoint: str, seconds: float) -> bool:
+        """Sleep ``seconds`` before another call to ``endpoint``; True when the wait was cut short because the
+        server object was closed, or (for an endpoint no game needs) the bot is stopping."""
+        game_call = endpoint in GAME_ENDPOINTS
+        if self.closed or (not game_call and self.stopping):
+            return True
+        if self._injected_wait is not None:
+            return self._injected_wait(seconds) or self.closed or (not game_call and self.stopping)
+        return (self._closed if game_call else self._stopping).wait(seconds)
+
+    def _request(self, endpoint: str, *, data: Mapping[str, str] | None = None,
+                 params: Mapping[str, str] | None = None, **parts: str) -> requests.Response:
+        """One request to ``endpoint`` on the shared session (form bodies: pychess refuses JSON for chat and
+        decline). Failures raise berserk's exceptions, as berserk's own calls do."""
+        method = ENDPOINTS[endpoint][0]
+        response = self._requestor.request(method, endpoint_path(endpoint, **parts), data=data, params=params,
+                                           timeout=self.settings.request_timeout_s)
+        assert isinstance(response, requests.Response)  # _Response hands back the response itself
+        return response
 
     def _call(self, endpoint: str, function: Callable[[], T], *, attempts: int = 4,
               retry_base_s: float | None = None, wait_when_limited: bool = True) -> T:
@@ -243,21 +227,17 @@ class Server:
                 raise ServerStopped(f"{endpoint}: the bot is stopping")
             if not wait_when_limited and (paused := self.limits.remaining_s(endpoint)) > 0:
                 raise RateLimited(f"{endpoint}: rate limited for another {paused:.0f} s", paused)
+            response: requests.Response | None = None
             try:
-                return self.limits.call(endpoint, function)
+                return self.limits.call(endpoint, function, lambda seconds: self.wait_for(endpoint, seconds))
             except berserk.exceptions.ResponseError as error:
                 status, response = error.status_code, error.response
-            except requests.HTTPError as error:
-                response = error.response
-                status = response.status_code if response is not None else 0
-            except (berserk.exceptions.ApiError, requests.RequestException) as error:
-                status, response = 0, None
-                detail = type(getattr(error, "error", error)).__name__
+            except berserk.exceptions.ApiError as error:
+                status = 0
+                detail = type(error.error).__name__
             if status == 429:
                 rate_limited += 1
-                pause = retry_after_s(response)
-                log.warning("%s: HTTP 429, pausing this endpoint for %.0f s", endpoint, pause)
-                self.limits.block(endpoint, pause)
+                pause = self.limits.rate_limited(endpoint, response)
                 if not wait_when_limited:
                     raise RateLimited(f"{endpoint}: HTTP 429, paused for {pause:.0f} s", pause)
                 if rate_limited > 3:
@@ -267,7 +247,7 @@ class Server:
                 # Lichess answers 401 for a bad token, pychess 403; elsewhere a 403 is that call's problem
                 raise TokenRejected(f"{endpoint}: the server rejected the token (HTTP {status})", status)
             if status and status < 500:
-                body = _short_body(response)
+                body = short_body(response)
                 raise ServerError(f"{endpoint}: HTTP {status}{': ' + body if body else ''}", status)
             failures += 1
             reason = f"HTTP {status}" if status else f"connection error ({detail})"
@@ -275,15 +255,8 @@ class Server:
                 raise ServerError(f"{endpoint}: {reason}, gave up after {failures} attempts", status or None)
             delay = backoff_s(failures - 1, RETRY_BASE_S if retry_base_s is None else retry_base_s)
             log.warning("%s: %s; retrying in %.1f s", endpoint, reason, delay)
-            if self.wait(delay):
+            if self.wait_for(endpoint, delay):
                 raise ServerStopped(f"{endpoint}: the bot is stopping")
-
-    def _post_form(self, path: str, data: dict[str, str] | None = None,
-                   params: dict[str, str] | None = None) -> None:
-        """A POST with a form body (pychess refuses JSON bodies for chat and decline)."""
-        response = self.session.post(self.url + path, data=data, params=params,
-                                     timeout=self.settings.request_timeout_s)
-        response.raise_for_status()
 
     # ---- account ----
 
@@ -306,16 +279,15 @@ class Server:
                 delay = min(STARTUP_MAX_DELAY_S, backoff_s(attempt, RETRY_BASE_S))
                 attempt += 1
                 log.warning("cannot reach %s yet (%s); trying again in %.0f s", self.url, error, delay)
-                if self.wait(delay):
+                if self.wait_for("account", delay):
                     raise ServerStopped("account: stopped while waiting for the server") from None
 
     def _fetch_account_once(self) -> Account:
-        """One ``GET /api/account`` (with the usual retries of :meth:`_call`)."""
+        """One ``GET /api/account`` (with the usual retries of :meth:`_call`). Read raw, not with berserk's
+        ``account.get``, whose converter rewrites the timestamps the dialect check and the parser read."""
 
         def get() -> dict[str, Any]:
-            response = self.session.get(self.url + "/api/account", timeout=self.settings.request_timeout_s)
-            response.raise_for_status()
-            data = response.json()
+            data = self._request("account").json()
             if not isinstance(data, dict):
                 raise ServerError("/api/account did not return an object")
             return data
@@ -341,16 +313,14 @@ class Server:
         self._call("accept", lambda: self.client.bots.accept_challenge(challenge_id))
 
     def decline_challenge(self, challenge_id: str, reason: str) -> None:
-        path = f"/api/challenge/{quote(challenge_id, safe='')}/decline"
-        self._call("decline", lambda: self._post_form(path, {"reason": reason}))
+        self._call("decline", lambda: self._request("decline", data={"reason": reason}, challenge_id=challenge_id))
 
     def online_bots(self, limit: int = 100) -> list[OnlineBot]:
-        """Lichess ``GET /api/bot/online`` (ndjson). Raises :class:`RateLimited` instead of waiting."""
+        """Lichess ``GET /api/bot/online`` (ndjson; a bad line is skipped, where berserk's reader would stop).
+        Raises :class:`RateLimited` instead of waiting."""
 
         def get() -> list[OnlineBot]:
-            response = self.session.get(self.url + "/api/bot/online", params={"nb": str(limit)},
-                                        timeout=self.settings.request_timeout_s)
-            response.raise_for_status()
+            response = self._request("online", params={"nb": str(limit)})
             bots = []
             for line in response.text.splitlines():
                 if not line.strip():
@@ -368,7 +338,8 @@ class Server:
     def create_challenge(self, username: str, *, variant: str, rated: bool, base_s: int | None = None,
                          increment_s: int = 0, days: int | None = None, color: str = "random") -> str:
         """Lichess ``POST /api/challenge/{username}``; returns the challenge id. pychess answers 403.
-        Raises :class:`RateLimited` instead of waiting out a 429 (the daily bot-challenge limit)."""
+        Raises :class:`RateLimited` instead of waiting out a 429 (the daily bot-challenge limit). A form body,
+        not berserk's ``challenges.create`` (a JSON body with nulls for the unused clock fields)."""
         form = {"rated": "true" if rated else "false", "color": color, "variant": variant}
         if days is not None:
             form["days"] = str(days)
@@ -377,10 +348,7 @@ class Server:
             form["clock.increment"] = str(increment_s)
 
         def post() -> str:
-            response = self.session.post(self.url + f"/api/challenge/{quote(username, safe='')}", data=form,
-                                         timeout=self.settings.request_timeout_s)
-            response.raise_for_status()
-            data = response.json()
+            data = self._request("challenge", data=form, username=username).json()
             if isinstance(data, dict) and isinstance(data.get("challenge"), dict):
                 data = data["challenge"]  # some Lichess versions wrap the challenge
             challenge_id = data.get("id") if isinstance(data, dict) else None
@@ -395,8 +363,8 @@ class Server:
 
     def cancel_challenge(self, challenge_id: str) -> None:
         """Withdraw one of our own challenges."""
-        path = f"/api/challenge/{quote(challenge_id, safe='')}/cancel"
-        self._call("cancel", lambda: self._post_form(path), attempts=2, wait_when_limited=False)
+        self._call("cancel", lambda: self.client.challenges.cancel(challenge_id), attempts=2,
+                   wait_when_limited=False)
 
     # ---- games ----
 
@@ -404,8 +372,8 @@ class Server:
         """Send a move. Connection errors and 5xx are retried quickly (the clock is running); sending the
         same move twice is harmless on both servers. Draw offers are never sent to pychess."""
         if offer_draw and self.dialect == "lichess":
-            path = f"/api/bot/game/{quote(game_id, safe='')}/move/{quote(uci, safe='')}"
-            self._call("move", lambda: self._post_form(path, params={"offeringDraw": "true"}),
+            self._call("move", lambda: self._request("move", params={"offeringDraw": "true"}, game_id=game_id,
+                                                     move=uci),
                        attempts=5, retry_base_s=RETRY_BASE_S / 4)
             return
         self._call("move", lambda: self.client.bots.make_move(game_id, uci), attempts=5,
@@ -413,9 +381,8 @@ class Server:
 
     def chat(self, game_id: str, text: str, room: str = "player", *, wait: bool = True) -> None:
         """Write in the game chat. ``wait=False``: raise :class:`RateLimited` rather than wait out a 429."""
-        path = f"/api/bot/game/{quote(game_id, safe='')}/chat"
-        self._call("chat", lambda: self._post_form(path, {"room": room, "text": text}), attempts=2,
-                   wait_when_limited=wait)
+        self._call("chat", lambda: self._request("chat", data={"room": room, "text": text}, game_id=game_id),
+                   attempts=2, wait_when_limited=wait)
 
     def abort_game(self, game_id: str) -> None:
         self._call("abort", lambda: self.client.bots.abort_game(game_id), attempts=3)
@@ -428,38 +395,50 @@ class Server:
         the request timeout; raises :class:`ServerError` when the page cannot be had or read."""
 
         def get() -> GamePage:
-            response = self.session.get(f"{self.url}/{quote(game_id, safe='')}",
-                                        timeout=self.settings.request_timeout_s)
-            response.raise_for_status()
             try:
-                return parse_game_page(response.text)
+                return parse_game_page(self._request("game page", game_id=game_id).text)
             except GamePageError as error:
                 raise ServerError(f"game page {game_id}: {error}") from None
 
         return self._call("game page", get, attempts=2, wait_when_limited=False)
 
+    def fetch_game_export(self, game_id: str) -> GameExport:
+        """Lichess: the game's export ``GET /game/export/{gameId}`` as JSON (status, winner, every move in SAN).
+        Two attempts; raises :class:`ServerError` when it cannot be had or read."""
+
+        def get() -> GameExport:
+            method, _ = ENDPOINTS["game export"]
+            response = self._requestor.request(method, endpoint_path("game export", game_id=game_id),
+                                               params={"moves": "true", "clocks": "false", "evals": "false"},
+                                               fmt=_Response("application/json"),
+                                               timeout=self.settings.request_timeout_s)
+            assert isinstance(response, requests.Response)
+            try:
+                return parse_game_export(response.text)
+            except GameExportError as error:
+                raise ServerError(f"game export {game_id}: {error}") from None
+
+        return self._call("game export", get, attempts=2, wait_when_limited=False)
+
     def answer_draw(self, game_id: str, accept: bool) -> bool:
         """Accept/decline a draw offer (lichess). pychess has no such route: returns False, sends nothing."""
-        if self.dialect != "lichess":
-            return False
-        path = f"/api/bot/game/{quote(game_id, safe='')}/draw/{'yes' if accept else 'no'}"
-        self._call("draw", lambda: self._post_form(path), attempts=2)
-        return True
+        return self._lichess_only("draw", game_id, "yes" if accept else "no")
 
     def claim_victory(self, game_id: str) -> bool:
         """Lichess: claim the win when the opponent has left (``opponentGone`` said when). pychess has no
         such route: returns False, sends nothing."""
-        if self.dialect != "lichess":
-            return False
-        path = f"/api/bot/game/{quote(game_id, safe='')}/claim-victory"
-        self._call("claim", lambda: self._post_form(path), attempts=2)
-        return True
+        return self._lichess_only("claim", game_id)
 
     def answer_takeback(self, game_id: str, accept: bool) -> bool:
+        return self._lichess_only("takeback", game_id, "yes" if accept else "no")
+
+    def _lichess_only(self, endpoint: str, game_id: str, answer: str | None = None) -> bool:
         if self.dialect != "lichess":
             return False
-        path = f"/api/bot/game/{quote(game_id, safe='')}/takeback/{'yes' if accept else 'no'}"
-        self._call("takeback", lambda: self._post_form(path), attempts=2)
+        if answer is None:
+            self._call(endpoint, lambda: self._request(endpoint, game_id=game_id), attempts=2)
+        else:
+            self._call(endpoint, lambda: self._request(endpoint, game_id=game_id, answer=answer), attempts=2)
         return True
 
     # ---- streams ----
@@ -471,19 +450,19 @@ class Server:
                            separators=(",", ":"))
         return {CAPABILITIES_HEADER: value}
 
-    def open_event_stream(self, on_line: Callable[[], None] | None = None) -> Stream[LobbyEvent]:
-        dialect = self._require_dialect()
-        stream: Stream[LobbyEvent] = Stream(
-            self, "/api/stream/event", "event stream", lambda line: [normalise_lobby_line(line, dialect)],
-            headers=self.capabilities_header(), on_line=on_line,
+    def open_event_stream(self, on_line: Callable[[], None] | None = None) -> ServerStream[LobbyEvent]:
+        self._require_dialect()  # the capabilities header depends on it
+        stream: ServerStream[LobbyEvent] = ServerStream(
+            self, "stream event", endpoint_path("stream event"), "event stream",
+            lambda line: [normalise_lobby_line(line)], headers=self.capabilities_header(), on_line=on_line,
         )
         stream.start()
         return stream
 
-    def open_game_stream(self, game_id: str) -> Stream[GameEvent]:
+    def open_game_stream(self, game_id: str) -> ServerStream[GameEvent]:
         dialect = self._require_dialect()
-        stream: Stream[GameEvent] = Stream(
-            self, f"/api/bot/game/stream/{quote(game_id, safe='')}", f"game {game_id} stream",
+        stream: ServerStream[GameEvent] = ServerStream(
+            self, "stream game", endpoint_path("stream game", game_id=game_id), f"game {game_id} stream",
             lambda line: normalise_game_line(line, dialect), final=lambda event: isinstance(event, GameEnd),
         )
         stream.start()
@@ -493,220 +472,3 @@ class Server:
         if self.dialect is None:
             raise ServerError("dialect unknown: call fetch_account() first or set server.dialect")
         return self.dialect
-
-
-def _short_body(response: requests.Response | None) -> str:
-    if response is None:
-        return ""
-    try:
-        return " ".join(response.text.split())[:200]
-    except Exception:  # noqa: BLE001 - a body we cannot read is just not shown
-        return ""
-
-
-class Stream(Generic[T]):
-    """A reconnecting ndjson stream read in its own thread; the consumer calls :meth:`get`.
-
-    Items are the normalised events plus :class:`StreamConnected` / :class:`StreamLost` /
-    :class:`StreamFailed` notices. After an event for which ``final`` is true, or :meth:`close`, the stream
-    stops for good.
-    """
-
-    def __init__(self, server: Server, path: str, label: str,
-                 normalise: Callable[[str], list[T]], *, headers: dict[str, str] | None = None,
-                 on_line: Callable[[], None] | None = None,
-                 final: Callable[[T], bool] = lambda event: False) -> None:
-        self.server = server
-        self.path = path
-        self.label = label
-        self.normalise = normalise
-        self.headers = dict(headers or {})
-        self.on_line = on_line
-        self.final = final
-        self.items: queue.Queue[T | StreamNotice] = queue.Queue()
-        self._closed = threading.Event()
-        self._response: requests.Response | None = None
-        self._last_line = server.monotonic()
-        self._lock = threading.Lock()
-        self._thread = threading.Thread(target=self._run, name=label, daemon=True)
-        self.reconnects = 0
-
-    def start(self) -> None:
-        self._thread.start()
-
-    def close(self) -> None:
-        self._closed.set()
-        self._drop_response()
-
-    @property
-    def closed(self) -> bool:
-        return self._closed.is_set()
-
-    def get(self, timeout: float | None = None) -> T | StreamNotice | None:
-        """The next item, or None after ``timeout`` seconds without one."""
-        try:
-            return self.items.get(timeout=timeout)
-        except queue.Empty:
-            return None
-
-    def join(self, timeout: float | None = None) -> None:
-        self._thread.join(timeout)
-
-    def _drop_response(self) -> None:
-        with self._lock:
-            response, self._response = self._response, None
-        if response is None:
-            return
-        # Shut the socket down first: close() alone neither wakes a reader blocked in recv() nor returns
-        # before it (the buffered reader's lock), which would stall shutdowns by up to stream_timeout_s.
-        sock = _socket_of(response)
-        if sock is None:
-            # urllib3 does not expose the connection of every response (e.g. a close-delimited HTTP/1.0
-            # body): close it in a thread of its own, so the caller never waits for the blocked reader
-            threading.Thread(target=_close_quietly, args=(response,), daemon=True, name=self.label + " close").start()
-            return
-        try:
-            sock.shutdown(socket.SHUT_RDWR)
-        except OSError:
-            pass
-        _close_quietly(response)
-
-    def _wait(self, seconds: float) -> bool:
-        """Sleep unless closed; True when the stream or the server was closed."""
-        if self._closed.wait(0) or self.server.closed:
-            return True
-        return self.server.wait(seconds) or self._closed.is_set()
-
-    def _run(self) -> None:
-        attempt = 0
-        while not self.closed and not self.server.closed:
-            delivered, failure = self._connect_and_read()
-            if self.closed or self.server.closed:
-                return
-            if isinstance(failure, StreamFailed):
-                self.items.put(failure)
-                return
-            attempt = 0 if delivered else attempt + 1
-            delay = backoff_s(attempt, RECONNECT_BASE_S)
-            log.warning("%s: %s; reconnecting in %.0f s", self.label, failure.reason if failure else "closed",
-                        delay)
-            self.items.put(failure or StreamLost("closed by the server"))
-            self.reconnects += 1
-            if self._wait(delay):
-                return
-
-    def _connect_and_read(self) -> tuple[bool, StreamLost | StreamFailed | None]:
-        """One connection. Returns (whether any line arrived, why it ended)."""
-        server = self.server
-        endpoint = "stream " + ("event" if self.path == "/api/stream/event" else "game")
-        remaining = server.limits.remaining_s(endpoint)
-        if remaining > 0 and self._wait(remaining):
-            return False, None
-        timeout = (server.settings.request_timeout_s, server.settings.stream_timeout_s)
-        try:
-            response = server.session.get(server.url + self.path, stream=True, timeout=timeout,
-                                          headers={"Accept": "application/x-ndjson", **self.headers})
-        except requests.RequestException as error:
-            return False, StreamLost(f"cannot connect ({type(error).__name__})")
-        if response.status_code == 429:
-            server.limits.block(endpoint, retry_after_s(response))
-            response.close()
-            return False, StreamLost("HTTP 429")
-        if response.status_code >= 500 or response.status_code in RETRYABLE_STREAM_STATUSES:
-            response.close()
-            return False, StreamLost(f"HTTP {response.status_code}")
-        if response.status_code >= 400:
-            body = _short_body(response)
-            response.close()
-            return False, StreamFailed(f"HTTP {response.status_code}{': ' + body if body else ''}",
-                                       response.status_code)
-        with self._lock:
-            self._response = response
-        if self.closed:
-            self._drop_response()
-            return False, None
-        self.items.put(StreamConnected())
-        self._last_line = server.monotonic()
-        watchdog = threading.Thread(target=self._watchdog, args=(response,), daemon=True,
-                                    name=self.label + " watchdog")
-        watchdog.start()
-        delivered = False
-        try:
-            for line in _iter_lines(response):
-                self._last_line = server.monotonic()
-                delivered = True
-                if self.on_line is not None:
-                    self.on_line()
-                try:
-                    events = self.normalise(line)
-                except MalformedLine as error:
-                    log.warning("%s: skipped a malformed line (%s): %.200s", self.label, error, line)
-                    continue
-                except Exception:  # noqa: BLE001 - a normaliser bug must cost one line, not the connection
-                    log.exception("%s: skipped a line the normaliser failed on: %.200s", self.label, line)
-                    continue
-                for event in events:
-                    self.items.put(event)
-                    if self.final(event):
-                        self._closed.set()
-                        return True, None
-                if self.closed:
-                    return True, None
-            return delivered, StreamLost("closed by the server")
-        except Exception as error:  # noqa: BLE001 - any read failure means the connection is gone
-            silent = server.monotonic() - self._last_line
-            if silent >= server.settings.stream_timeout_s:
-                return delivered, StreamLost(f"silent for {silent:.0f} s")
-            return delivered, StreamLost(f"connection lost ({type(error).__name__})")
-        finally:
-            self._drop_response()
-
-    def _watchdog(self, response: requests.Response) -> None:
-        """Close the connection when no line arrived for ``stream_timeout_s`` (a stalled stream)."""
-        limit = self.server.settings.stream_timeout_s
-        while True:
-            with self._lock:
-                if self._response is not response:
-                    return
-            silent = self.server.monotonic() - self._last_line
-            if silent >= limit:
-                log.warning("%s: no line for %.0f s; dropping the connection", self.label, silent)
-                self._drop_response()
-                return
-            time.sleep(min(1.0, max(0.05, limit - silent)))
-
-
-def _close_quietly(response: requests.Response) -> None:
-    try:
-        response.close()
-    except Exception:  # noqa: BLE001 - closing a broken connection may raise anything
-        pass
-
-
-def _socket_of(response: requests.Response) -> socket.socket | None:
-    """The socket under a streamed response, through public attributes only: urllib3's
-    ``HTTPResponse.connection`` (urllib3 2) and the ``sock`` of the ``http.client.HTTPConnection`` it is."""
-    connection = getattr(response.raw, "connection", None)
-    sock = getattr(connection, "sock", None)
-    return sock if isinstance(sock, socket.socket) else None
-
-
-def _iter_lines(response: requests.Response) -> Iterator[str]:
-    """Lines as soon as they arrive (``iter_lines`` would wait for 512 bytes on unchunked bodies)."""
-    raw = response.raw
-    read = getattr(raw, "read1", None)
-    if read is None:  # pragma: no cover - urllib3 < 2
-        for line in response.iter_lines(chunk_size=1):
-            yield line.decode("utf-8", errors="replace") if isinstance(line, bytes) else line
-        return
-    buffer = b""
-    while True:
-        chunk = read(65536, decode_content=True)
-        if not chunk:
-            if buffer.strip():
-                yield buffer.decode("utf-8", errors="replace")
-            return
-        buffer += chunk
-        while b"\n" in buffer:
-            line, buffer = buffer.split(b"\n", 1)
-            yield line.rstrip(b"\r").decode("utf-8", errors="replace")

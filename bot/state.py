@@ -1,5 +1,7 @@
-"""What the bot remembers across restarts: challenges accepted from bots (for the per-hour and per-day caps)
-and matchmaking's challenges sent and the declines it avoids.
+"""What the bot remembers across restarts: challenges accepted from bots (for the per-hour and per-day caps),
+matchmaking's challenges sent and the declines it avoids, and what it did to its games (a resignation, an
+abort, the result it wrote: :class:`~bot.game.record.GameNote`), because pychess.org does not store a BOT's
+resignation and restores such a game as live after a restart.
 
 It lives in a small JSON file next to the PGNs (``<pgn_directory>/.schess-bot-state.json``), written whenever
 it changes: to a temporary file in the same folder, then renamed over the old one, so a crash leaves either
@@ -23,12 +25,17 @@ from typing import Any
 
 from bot.challenges import DAY_S, AcceptedBotChallenge
 from bot.config import MatchmakingTimeControl
+from bot.game.record import GAME_ACTIONS, GameNote
 from bot.matchmaking import DeclineNote
 
 log = logging.getLogger(__name__)
 
 STATE_FILE_NAME = ".schess-bot-state.json"
 FORMAT_VERSION = 1
+#: how long a game's note is kept: far longer than any restart, short enough to keep the file small
+GAME_NOTE_KEEP_S = 14 * DAY_S
+#: and at most this many notes (the newest)
+MAX_GAME_NOTES = 500
 
 
 @dataclass(frozen=True)
@@ -38,6 +45,7 @@ class BotMemory:
     accepted_from_bots: tuple[AcceptedBotChallenge, ...] = ()
     matchmaking_sent: tuple[float, ...] = ()
     matchmaking_declines: tuple[DeclineNote, ...] = ()
+    games: tuple[GameNote, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -61,16 +69,21 @@ def _shift(memory: BotMemory, offset: float) -> BotMemory:
         matchmaking_sent=tuple(at + offset for at in memory.matchmaking_sent),
         matchmaking_declines=tuple(DeclineNote(note.opponent, note.reason, note.at + offset, note.variant,
                                                note.time_control) for note in memory.matchmaking_declines),
+        games=tuple(GameNote(note.game_id, note.action, note.result, note.termination, note.at + offset)
+                    for note in memory.games),
     )
 
 
 def forget_old(memory: BotMemory, now: float, decline_cooldown_s: float) -> BotMemory:
-    """Drop what no limit looks at any more: challenges older than a day, declines past their cooldown."""
+    """Drop what no limit looks at any more: challenges older than a day, declines past their cooldown, game
+    notes older than :data:`GAME_NOTE_KEEP_S` (and beyond the newest :data:`MAX_GAME_NOTES`)."""
+    games = sorted((note for note in memory.games if now - note.at < GAME_NOTE_KEEP_S), key=lambda note: note.at)
     return BotMemory(
         accepted_from_bots=tuple(item for item in memory.accepted_from_bots if now - item.at < DAY_S),
         matchmaking_sent=tuple(at for at in memory.matchmaking_sent if now - at < DAY_S),
         matchmaking_declines=tuple(note for note in memory.matchmaking_declines
                                    if now - note.at < decline_cooldown_s),
+        games=tuple(games[-MAX_GAME_NOTES:]),
     )
 
 
@@ -94,6 +107,8 @@ def memory_to_json(memory: BotMemory) -> dict[str, Any]:
                                            "days": note.time_control.days}}
                          for note in memory.matchmaking_declines],
         },
+        "games": [{"id": note.game_id, "action": note.action, "result": note.result,
+                   "termination": note.termination, "at": note.at} for note in memory.games],
     }
 
 
@@ -145,7 +160,17 @@ def memory_from_json(data: Any) -> BotMemory:
                 increment_s=_optional_int(control.get("increment_s"), "time_control.increment_s") or 0,
                 days=_optional_int(control.get("days"), "time_control.days")),
         ))
-    return BotMemory(accepted, sent, tuple(declines))
+    games = []
+    for note in _objects(data.get("games", []), "games"):
+        action = _text(note.get("action"), "games.action")
+        if action not in GAME_ACTIONS:
+            raise ValueError(f"games.action is not one of {', '.join(GAME_ACTIONS)}: {action!r:.40}")
+        termination = note.get("termination", "")
+        if not isinstance(termination, str):
+            raise ValueError(f"games.termination is not a string: {termination!r:.40}")
+        games.append(GameNote(_text(note.get("id"), "games.id"), action, _text(note.get("result"), "games.result"),
+                              termination, _number(note.get("at"), "games.at")))
+    return BotMemory(accepted, sent, tuple(declines), tuple(games))
 
 
 def _list(value: Any, what: str) -> list[Any]:
@@ -209,8 +234,9 @@ def load_memory(path: Path) -> BotMemory:
     except (ValueError, RecursionError) as error:
         log.warning("state file %s is unreadable (%s); starting fresh", path, error)
         return BotMemory()
-    log.info("state file %s: %d challenges from bots, %d matchmaking challenges and %d declines remembered",
-             path, len(memory.accepted_from_bots), len(memory.matchmaking_sent), len(memory.matchmaking_declines))
+    log.info("state file %s: %d challenges from bots, %d matchmaking challenges and %d declines remembered, and "
+             "what we did in %d games", path, len(memory.accepted_from_bots), len(memory.matchmaking_sent),
+             len(memory.matchmaking_declines), len(memory.games))
     return memory
 
 

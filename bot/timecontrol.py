@@ -1,7 +1,7 @@
 """Clock + settings -> what the engine is told (``go ...``) and how long we wait for its answer.
 
 Pure functions: the game worker passes the latest normalised :class:`~bot.events.GameState` (all times in
-ms) and gets back :class:`SearchLimits`.
+ms) and gets back :class:`GoLimits`.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ MIN_ENGINE_TIME_MS = 10
 
 
 @dataclass(frozen=True)
-class SearchLimits:
+class GoLimits:
     """One ``go`` command plus the deadline after which the bot stops waiting for ``bestmove``."""
 
     wtime_ms: int | None = None
@@ -54,14 +54,14 @@ def reply_deadline_ms(usable_ms: int, increment_ms: int) -> int:
 
 
 def search_limits(state: GameState, we_are_white: bool, clock: TimeControl, time: TimeSettings,
-                  limits: EngineLimits) -> SearchLimits:
+                  limits: EngineLimits) -> GoLimits:
     """The search limits for our move in this state."""
     movetime: int | None
     if clock.kind != "clock":
         movetime = time.correspondence_move_s * 1000
         if limits.movetime_ms is not None:
             movetime = min(movetime, limits.movetime_ms)
-        return SearchLimits(movetime_ms=movetime, depth=limits.depth, nodes=limits.nodes,
+        return GoLimits(movetime_ms=movetime, depth=limits.depth, nodes=limits.nodes,
                             deadline_ms=movetime + max(2000, movetime // 10), stop_grace_ms=2000)
     ours, theirs = (state.wtime_ms, state.btime_ms) if we_are_white else (state.btime_ms, state.wtime_ms)
     increment = state.winc_ms if we_are_white else state.binc_ms
@@ -73,7 +73,7 @@ def search_limits(state: GameState, we_are_white: bool, clock: TimeControl, time
         movetime = max(MIN_ENGINE_TIME_MS, min(limits.movetime_ms, usable // 10 + increment * 3 // 4))
         deadline = max(deadline, min(movetime * 2, usable * 4 // 5))
     white_time, black_time = (usable, max(theirs, 0)) if we_are_white else (max(theirs, 0), usable)
-    return SearchLimits(
+    return GoLimits(
         wtime_ms=white_time, btime_ms=black_time,
         winc_ms=max(state.winc_ms, 0), binc_ms=max(state.binc_ms, 0),
         movetime_ms=movetime, depth=limits.depth, nodes=limits.nodes, deadline_ms=deadline,

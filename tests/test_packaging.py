@@ -164,6 +164,26 @@ def test_runtime_dependencies_are_only_berserk_requests_pyyaml() -> None:
     assert set(PYPROJECT["project"]["scripts"]) == {"schess-bot", "schess-engine"}
 
 
+def test_both_packages_ship_their_type_information() -> None:
+    package_data = PYPROJECT["tool"]["setuptools"]["package-data"]
+    for package in ("bot", "engine"):
+        assert (ROOT / package / "py.typed").is_file() and "py.typed" in package_data[package]
+
+
+def test_the_bot_package_docstring_names_every_module() -> None:
+    import pkgutil
+
+    import bot
+
+    modules = {module.name for module in pkgutil.iter_modules(bot.__path__)} - {"__main__"}
+    assert {name for name in modules if f"``{name}``" not in (bot.__doc__ or "")} == set()
+
+
+def test_mypy_is_pinned() -> None:
+    assert any(re.fullmatch(r"mypy==[0-9.]+", dep.split("#")[0].strip())
+               for dep in PYPROJECT["project"]["optional-dependencies"]["dev"])
+
+
 def test_health_check_tells_a_live_stream_from_a_dead_one(tmp_path: Path) -> None:
     beat = tmp_path / "heartbeat"
     assert health.main([str(beat)]) == 1  # no heartbeat yet

@@ -10,10 +10,10 @@ from bot.engines.process import (
     EngineTimeout,
     engine_environment,
 )
-from bot.engines.result import SearchResult, parse_info
+from bot.engines.result import EngineReply, Score, parse_info
 from bot.engines.uci import UciEngine, UciOption, format_option_value, parse_option, position_command
 from bot.engines.xboard import XBoardEngine
 
-__all__ = ["EngineCrashed", "EngineError", "EngineProcess", "EngineStartError", "EngineTimeout", "SearchResult",
+__all__ = ["EngineCrashed", "EngineError", "EngineProcess", "EngineStartError", "EngineTimeout", "EngineReply", "Score",
            "UciEngine", "UciOption", "XBoardEngine", "engine_environment", "format_option_value", "parse_info",
            "parse_option", "position_command"]

@@ -22,6 +22,9 @@ from pathlib import Path
 from bot.config import TOKEN_ENV
 
 log = logging.getLogger(__name__)
+#: every line to (``<``) and from (``>``) an engine started with ``echo`` (``engine.debug: true``), at INFO:
+#: a logger of its own, so that it can go to a file of its own (``logging.engine_file``)
+io_log = logging.getLogger("bot.engine.io")
 
 STDERR_LINES_KEPT = 20
 _EOF = None  # what the reader thread queues when the engine closes its output
@@ -63,7 +66,8 @@ class EngineProcess:
 
     ``label`` names it in logs and errors. ``cwd``: the working directory (the match runner runs each engine
     in its own). ``own_session``: start it in a session of its own, so that Ctrl-C in a terminal reaches only
-    the parent, which then stops the engine itself. ``echo``: log every line sent and received at DEBUG.
+    the parent, which then stops the engine itself. ``echo``: log every line sent and received (logger
+    ``bot.engine.io``, as it is sent or arrives).
     """
 
     def __init__(self, command: Sequence[str], *, label: str = "engine", cwd: str | None = None,
@@ -105,7 +109,8 @@ class EngineProcess:
             raise EngineStartError(f"{self.label}: cannot start {' '.join(self.command)!r}: "
                                    f"{error.strerror or error}") from None
         self._process = process
-        threading.Thread(target=self._read_stdout, args=(process, self._lines), daemon=True,
+        threading.Thread(target=self._read_stdout, args=(process, self._lines, self.label if self.echo else None),
+                         daemon=True,
                          name=f"{self.label}-stdout").start()
         threading.Thread(target=self._read_stderr, args=(process, self.stderr_tail), daemon=True,
                          name=f"{self.label}-stderr").start()
@@ -145,7 +150,7 @@ class EngineProcess:
         if process is None or process.stdin is None:
             raise EngineCrashed(f"{self.label}: engine is not running")
         if self.echo:
-            log.debug("%s < %s", self.label, command)
+            io_log.info("%s < %s", self.label, command)
         try:
             process.stdin.write(command + "\n")
             process.stdin.flush()
@@ -175,8 +180,6 @@ class EngineProcess:
             if line is _EOF:
                 self._lines.put((arrival, _EOF))  # stays at the end for any later reader
                 raise EngineCrashed(self.death_message(waiting_for))
-            if self.echo:
-                log.debug("%s > %s", self.label, line)
             return arrival, line
 
     def read_until(self, predicate: Callable[[str], bool], timeout_s: float, waiting_for: str) -> list[str]:
@@ -218,11 +221,15 @@ class EngineProcess:
         return f"engine process exited (code {code}){waiting}{last}"
 
     @staticmethod
-    def _read_stdout(process: subprocess.Popen[str], lines: queue.Queue[tuple[float, str | None]]) -> None:
+    def _read_stdout(process: subprocess.Popen[str], lines: queue.Queue[tuple[float, str | None]],
+                     echo_label: str | None) -> None:
         assert process.stdout is not None
         try:
             for raw in process.stdout:
-                lines.put((time.monotonic(), raw.rstrip("\r\n")))
+                line = raw.rstrip("\r\n")
+                lines.put((time.monotonic(), line))
+                if echo_label is not None:
+                    io_log.info("%s > %s", echo_label, line)
         except (OSError, ValueError):
             pass
         lines.put((time.monotonic(), _EOF))

@@ -9,16 +9,41 @@ from dataclasses import dataclass, field
 MATE_CP = 100_000
 
 
+@dataclass(frozen=True)
+class Score:
+    """An evaluation from the side to move's view: ``cp`` centipawns, or ``mate`` in that many moves
+    (negative: we are mated). Exactly one of the two is set. ``str()`` is its one printed form."""
+
+    cp: int | None = None
+    mate: int | None = None
+
+    def __post_init__(self) -> None:
+        if (self.cp is None) == (self.mate is None):
+            raise ValueError(f"a score is centipawns or a mate, not both or neither: {self!r}")
+
+    def __str__(self) -> str:
+        """``+0.42``, ``-1.20``, ``#3``, ``#-2`` (logs, chat, PGN comments)."""
+        if self.mate is not None:
+            return f"#{self.mate}"
+        return f"{(self.cp or 0) / 100:+.2f}"
+
+    def centipawns(self, mate_cp: int = MATE_CP) -> int:
+        """One scale for comparing scores: mates as +-(mate_cp - distance), so a nearer mate is better
+        (``mate_cp``: 100000, or a smaller bound where a file stores the score in 16 bits)."""
+        if self.mate is not None:
+            return mate_cp - abs(self.mate) if self.mate > 0 else -mate_cp + abs(self.mate)
+        return self.cp or 0
+
+
 @dataclass
-class SearchResult:
-    """``score_cp``/``mate`` from the side to move's view (the last exact score the engine reported).
+class EngineReply:
+    """``score``: the last exact score the engine reported (side to move's view).
     ``late``: ``bestmove`` came only after ``stop`` at the deadline. ``pondered_s``: thinking done on the
     opponent's time before a ponderhit."""
 
     bestmove: str | None
     ponder: str | None = None
-    score_cp: int | None = None
-    mate: int | None = None
+    score: Score | None = None
     depth: int | None = None
     nodes: int | None = None
     elapsed_s: float = 0.0
@@ -29,38 +54,18 @@ class SearchResult:
 
     @property
     def has_score(self) -> bool:
-        return self.score_cp is not None or self.mate is not None
+        return self.score is not None
 
     def describe_score(self) -> str:
-        """``+0.42``, ``#3``, ``#-2`` or ``?`` (for the log)."""
-        if self.mate is not None:
-            return f"#{self.mate}"
-        if self.score_cp is not None:
-            return f"{self.score_cp / 100:+.2f}"
-        return "?"
-
-    def pgn_score(self) -> str:
-        """``+0.35``, ``-1.20``, ``+M3``, ``-M2`` (for PGN comments); ``?`` without a score."""
-        if self.mate is not None:
-            return f"+M{self.mate}" if self.mate > 0 else f"-M{abs(self.mate)}"
-        if self.score_cp is not None:
-            return f"{self.score_cp / 100:+.2f}"
-        return "?"
-
-    def score_for_decisions(self) -> int | None:
-        """Centipawns, with mates as +-100000 (for draw and resign decisions)."""
-        if self.mate is not None:
-            return MATE_CP if self.mate > 0 else -MATE_CP
-        return self.score_cp
+        """The score as :class:`Score` prints it, ``?`` without one."""
+        return "?" if self.score is None else str(self.score)
 
     def centipawns(self) -> int | None:
-        """One scale for adjudication: mates as +-(100000 - distance)."""
-        if self.mate is not None:
-            return MATE_CP - abs(self.mate) if self.mate > 0 else -MATE_CP + abs(self.mate)
-        return self.score_cp
+        """:meth:`Score.centipawns`, None without a score (draw and resign decisions, adjudication)."""
+        return None if self.score is None else self.score.centipawns()
 
 
-def parse_info(line: str, result: SearchResult) -> None:
+def parse_info(line: str, result: EngineReply) -> None:
     """Fold one ``info ...`` line into ``result`` (depth, nodes, score, pv).
 
     A score with ``lowerbound``/``upperbound`` is only a bound from a failed aspiration search: it is used
@@ -81,9 +86,9 @@ def parse_info(line: str, result: SearchResult) -> None:
                 bound = index + 3 < len(tokens) and tokens[index + 3] in ("lowerbound", "upperbound")
                 if not bound or not result.has_score:
                     if kind == "cp":
-                        result.score_cp, result.mate = value, None
+                        result.score = Score(cp=value)
                     elif kind == "mate":
-                        result.mate, result.score_cp = value, None
+                        result.score = Score(mate=value)
                 index += 4 if bound else 3
             elif token == "pv":
                 result.pv = tokens[index + 1:]

@@ -20,8 +20,8 @@ from dataclasses import dataclass, field
 
 from bot.engines.client import EngineClient, OptionValue
 from bot.engines.process import EngineCrashed, EngineError, EngineStartError, EngineTimeout
-from bot.engines.result import SearchResult, parse_info
-from bot.timecontrol import SearchLimits
+from bot.engines.result import EngineReply, parse_info
+from bot.timecontrol import GoLimits
 
 log = logging.getLogger(__name__)
 
@@ -144,7 +144,7 @@ class UciEngine(EngineClient):
 
     # ---- searching ----
 
-    def go(self, position: str, go: str, deadline_s: float, stop_grace_s: float) -> SearchResult:
+    def go(self, position: str, go: str, deadline_s: float, stop_grace_s: float) -> EngineReply:
         """Send ``position`` and ``go`` and wait for ``bestmove``, reading ``info`` lines on the way.
 
         At ``deadline_s`` the engine is told to ``stop``; a ``bestmove`` within ``stop_grace_s`` after that is
@@ -155,9 +155,9 @@ class UciEngine(EngineClient):
         self.process.send(position)
         started = self.monotonic()
         self.process.send(go)
-        return self._await_bestmove(started, deadline_s, stop_grace_s, SearchResult(bestmove=None))
+        return self._await_bestmove(started, deadline_s, stop_grace_s, EngineReply(bestmove=None))
 
-    def search(self, fen: str, moves: Sequence[str], limits: SearchLimits) -> SearchResult:
+    def search(self, fen: str, moves: Sequence[str], limits: GoLimits) -> EngineReply:
         """Search ``fen`` + ``moves`` within the bot's ``limits`` (the engine restarted first if it died)."""
         self.stop_ponder()
         self.ensure_running()
@@ -169,7 +169,7 @@ class UciEngine(EngineClient):
     def pondering(self) -> bool:
         return self._ponder_started is not None
 
-    def ponder(self, fen: str, moves: Sequence[str], limits: SearchLimits) -> None:
+    def ponder(self, fen: str, moves: Sequence[str], limits: GoLimits) -> None:
         """Start ``go ponder`` on ``fen`` + ``moves`` (the last move is the predicted reply); returns at once.
         Raises :class:`EngineError` when the engine cannot start pondering."""
         self.stop_ponder()
@@ -179,7 +179,7 @@ class UciEngine(EngineClient):
         self._ponder_started = self.monotonic()
         self.process.send(limits.go_command(ponder=True))
 
-    def ponderhit(self, limits: SearchLimits) -> SearchResult:
+    def ponderhit(self, limits: GoLimits) -> EngineReply:
         """The predicted move was played: ``ponderhit``, then wait for ``bestmove`` within ``limits``.
 
         ``elapsed_s`` of the result counts from the ponderhit (our clock), ``pondered_s`` the time before it.
@@ -191,7 +191,7 @@ class UciEngine(EngineClient):
         hit = self.monotonic()
         self.process.send("ponderhit")
         result = self._await_bestmove(hit, limits.deadline_ms / 1000, limits.stop_grace_ms / 1000,
-                                      SearchResult(bestmove=None))
+                                      EngineReply(bestmove=None))
         result.pondered_s = hit - started
         return result
 
@@ -212,7 +212,7 @@ class UciEngine(EngineClient):
             self._failed = "it did not stop pondering"
 
     def _await_bestmove(self, started: float, deadline_s: float, stop_grace_s: float,
-                        result: SearchResult) -> SearchResult:
+                        result: EngineReply) -> EngineReply:
         """Read ``info`` lines into ``result`` until ``bestmove``; stop, then kill, at the deadlines."""
 
         def answer(line: str) -> bool:
@@ -237,5 +237,5 @@ def position_command(fen: str, moves: Sequence[str]) -> str:
     return f"position fen {fen}" + (" moves " + " ".join(moves) if moves else "")
 
 
-__all__ = ["EngineCrashed", "EngineError", "EngineStartError", "EngineTimeout", "SearchResult", "UciEngine",
+__all__ = ["EngineCrashed", "EngineError", "EngineStartError", "EngineTimeout", "EngineReply", "UciEngine",
            "UciOption", "format_option_value", "parse_option", "position_command"]

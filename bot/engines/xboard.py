@@ -38,8 +38,8 @@ from typing import Any
 
 from bot.engines.client import EngineClient, OptionValue
 from bot.engines.process import EngineCrashed, EngineError, EngineStartError, EngineTimeout
-from bot.engines.result import MATE_CP, SearchResult
-from bot.timecontrol import SearchLimits
+from bot.engines.result import MATE_CP, EngineReply, Score
+from bot.timecontrol import GoLimits
 
 log = logging.getLogger(__name__)
 
@@ -102,7 +102,7 @@ def xboard_variant(variant: str, chess960: bool) -> str:
                            "play it with a UCI engine (Fairy-Stockfish)")
 
 
-def parse_thinking(line: str, result: SearchResult) -> list[str] | None:
+def parse_thinking(line: str, result: EngineReply) -> list[str] | None:
     """Fold a ``post`` line (``ply score time nodes pv``; score in centipawns, mates as +-(100000 + n)) into
     ``result``; returns the PV as printed, or None when the line is not thinking output."""
     match = _THINKING.match(line)
@@ -112,9 +112,9 @@ def parse_thinking(line: str, result: SearchResult) -> list[str] | None:
     result.depth, result.nodes = depth, nodes
     if abs(score) >= XBOARD_MATE:
         moves = abs(score) - XBOARD_MATE
-        result.mate, result.score_cp = (moves if score > 0 else -moves), None
+        result.score = Score(mate=moves if score > 0 else -moves)
     else:
-        result.score_cp, result.mate = max(-MATE_CP + 1, min(MATE_CP - 1, score)), None
+        result.score = Score(cp=max(-MATE_CP + 1, min(MATE_CP - 1, score)))
     return (match[5] or "").split()
 
 
@@ -376,7 +376,7 @@ class XBoardEngine(EngineClient):
 
         return str(Board(fen, variant=self.variant, chess960=self.chess960 and fen is not None).fen())
 
-    def limit_commands(self, limits: SearchLimits, white_to_move: bool) -> list[str]:
+    def limit_commands(self, limits: GoLimits, white_to_move: bool) -> list[str]:
         """``sd``, then ``st`` or ``level`` + ``time``/``otim`` (centiseconds) for ``limits``."""
         commands = []
         if limits.depth is not None:
@@ -392,7 +392,7 @@ class XBoardEngine(EngineClient):
                 commands += [f"time {max(1, ours // 10)}", f"otim {max(1, theirs // 10)}"]
         return commands
 
-    def search(self, fen: str, moves: Sequence[str], limits: SearchLimits) -> SearchResult:
+    def search(self, fen: str, moves: Sequence[str], limits: GoLimits) -> EngineReply:
         """Search ``fen`` + ``moves`` within the bot's ``limits`` (the engine restarted first if it died).
 
         ``bestmove`` is the engine's move in UCI as :class:`engine.Board` spells it, or the engine's text when
@@ -403,7 +403,7 @@ class XBoardEngine(EngineClient):
         sent = self._set_position(fen, moves, spelled)
         for command in self.limit_commands(limits, bool(board.turn)):
             self.process.send(command)
-        result = SearchResult(bestmove=None)
+        result = EngineReply(bestmove=None)
         pv: list[str] = []
 
         def answer(line: str) -> bool:

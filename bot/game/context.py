@@ -9,12 +9,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from bot.config import Settings
-from bot.engines import SearchResult
+from bot.engines import EngineReply
 from bot.events import Account, GameEnd, GameFull, GameState
 from bot.game.protocols import GameServer
-from bot.position import Position
-from bot.results import Outcome
-from bot.timecontrol import SearchLimits, search_limits
+from bot.position import GameBoard
+from bot.results import GameOutcome
+from bot.timecontrol import GoLimits, search_limits
 
 
 class Phase(enum.Enum):
@@ -34,10 +34,22 @@ class Phase(enum.Enum):
         return self in (Phase.ENDED, Phase.PARKED, Phase.GAVE_UP)
 
 
+@dataclass(frozen=True)
+class MoveNote:
+    """How one of our moves was chosen, for the PGN: ``engine`` (its search ``result``), ``book``, or
+    ``stand-in`` (the engine gave no usable move; ``reason`` says why)."""
+
+    kind: str
+    result: EngineReply | None = None
+    reason: str = ""
+
+
 @dataclass
 class GameContext:
     """One game's shared facts. ``state_received_at``: when the latest state arrived (our clock runs from
-    then); ``end``: the server's end event; ``outcome``: how the game ended, once known for sure."""
+    then); ``end``: the server's end event; ``outcome``: how the game ended, once known for sure;
+    ``move_notes``: how each of our moves was chosen, by its index in the move list; ``clocks``: the mover's
+    clock (ms) after each ply, by its index, as the states reported it."""
 
     game_id: str
     server: GameServer
@@ -46,16 +58,18 @@ class GameContext:
     monotonic: Callable[[], float] = time.monotonic
     phase: Phase = Phase.STARTING
     full: GameFull | None = None
-    position: Position | None = None
+    position: GameBoard | None = None
     we_are_white: bool | None = None
     state: GameState | None = None
     state_received_at: float = 0.0
     end: GameEnd | None = None
     end_reason: str = ""
-    outcome: Outcome | None = None
+    outcome: GameOutcome | None = None
     we_resigned: bool = False
     scores: list[int | None] = field(default_factory=list)
-    last_result: SearchResult | None = None
+    last_result: EngineReply | None = None
+    move_notes: dict[int, MoveNote] = field(default_factory=dict)
+    clocks: dict[int, int] = field(default_factory=dict)
 
     @property
     def label(self) -> str:
@@ -89,7 +103,7 @@ class GameContext:
         board = self.position.board
         return bool(board.turn == self.we_are_white) and not board.is_game_over(claim_draw=True)
 
-    def limits_now(self, *, after_our_move: bool = False) -> SearchLimits:
+    def limits_now(self, *, after_our_move: bool = False) -> GoLimits:
         """Search limits with the time since the state arrived taken off our clock. ``after_our_move``: for
         the search on the opponent's time after our move (our clock then also has the increment)."""
         assert self.state is not None and self.full is not None

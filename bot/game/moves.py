@@ -9,9 +9,9 @@ from collections.abc import Callable
 
 from bot.books import book_move
 from bot.decisions import should_offer_draw, should_resign
-from bot.engines import EngineCrashed, EngineError, EngineTimeout, SearchResult
+from bot.engines import EngineCrashed, EngineError, EngineReply, EngineTimeout
 from bot.events import GameState
-from bot.game.context import GameContext
+from bot.game.context import GameContext, MoveNote
 from bot.game.ponder import Ponderer
 from bot.game.protocols import Engine
 from bot.game.record import describe_search
@@ -21,18 +21,34 @@ from engine import Move
 
 log = logging.getLogger("bot.game")
 
+#: Stand-in moves in a row a game may get: the next failure of the engine ends the game (abort or resign).
+MAX_STAND_IN_MOVES = 1
+#: An engine that only ran out of a deadline shorter than this is in time trouble, not broken: its stand-in
+#: move saves the clock and does not count towards MAX_STAND_IN_MOVES.
+TIME_TROUBLE_DEADLINE_MS = 2000
+
 
 class MoveMaker:
     """Plays our side of one game. ``answered``: the move list our last move answered; ``sent``: (the moves
-    before it, our move) of the last move sent; ``moved_this_visit``: a correspondence visit made a move."""
+    before it, our move) of the last move sent; ``moved_this_visit``: a correspondence visit made a move.
+
+    The failure policy: when the engine gives no usable move (it failed twice, restart included), a legal
+    stand-in move saves the clock, once; if it fails again on the next move, or on a move at which the game can
+    still be aborted (the first two plies), ``engine_lost(reason)`` is called instead (the worker aborts or
+    resigns the game): no game is played on stand-in moves. An engine that only missed a deadline shorter
+    than TIME_TROUBLE_DEADLINE_MS (time trouble, not a broken engine) gets its stand-in without counting."""
 
     def __init__(self, game: GameContext, engine: Engine, ponderer: Ponderer,
-                 moved_on: Callable[[GameState], bool], resign: Callable[[], None]) -> None:
+                 moved_on: Callable[[GameState], bool], resign: Callable[[], None],
+                 engine_lost: Callable[[str], None] = lambda reason: None) -> None:
         self.game = game
         self.engine = engine
         self.ponderer = ponderer
         self.moved_on = moved_on
         self.resign = resign
+        self.engine_lost = engine_lost
+        self.stand_ins_in_a_row = 0
+        self.time_trouble = False  # the last stand-in was only a short deadline running out
         self.engine_ready = False
         self.answered: tuple[str, ...] | None = None
         self.sent: tuple[tuple[str, ...], str] | None = None
@@ -67,10 +83,14 @@ class MoveMaker:
         if move is None:
             log.error("%s: no legal move to play", game.label)
             return False
+        if result is None and not self.time_trouble and (self.stand_ins_in_a_row >= MAX_STAND_IN_MOVES
+                                                         or game.position.ply < 2):
+            self.engine_lost(note)  # and while the game can still be aborted, no stand-in at all
+            return False
         if self.moved_on(state):
             log.info("%s: the position changed while thinking; not sending %s", game.label, move.uci())
             return False
-        game.scores.append(result.score_for_decisions() if result is not None else None)
+        game.scores.append(result.centipawns() if result is not None else None)
         if should_resign(game.scores, game.settings.resign):
             log.info("%s: resigning (eval %s for %d moves)", game.label,
                      result.describe_score() if result else "?", game.settings.resign.moves)
@@ -89,6 +109,12 @@ class MoveMaker:
         self.retry_at = None
         self.answered = state.moves
         self.sent = (state.moves, move.uci())
+        if result is None:
+            self.stand_ins_in_a_row += 0 if self.time_trouble else 1
+            game.move_notes[len(state.moves)] = MoveNote("stand-in", reason=note)
+        else:
+            self.stand_ins_in_a_row = 0
+            game.move_notes[len(state.moves)] = MoveNote("book" if result.book else "engine", result)
         if result is not None:
             game.last_result = result
         ponder_note, self.ponderer.note = self.ponderer.note, ""
@@ -106,18 +132,19 @@ class MoveMaker:
         return (self.retry_at is not None and now >= self.retry_at and state is not None
                 and not state.is_final and self.answered != state.moves and self.game.our_turn())
 
-    def choose(self) -> tuple[Move | None, SearchResult | None, str]:
+    def choose(self) -> tuple[Move | None, EngineReply | None, str]:
         """The engine's move, checked with the board; one retry, then a legal fallback."""
         game = self.game
         assert game.position is not None and game.state is not None and game.full is not None
         board = game.position.board
         problems: list[str] = []
+        self.time_trouble = False
         book = book_move(game.settings.engine.polyglot, game.full.variant.config_name, board)
         if book is not None:
             move = parse_move(board, book)
             if move is not None:
                 self.ponderer.stop()
-                return move, SearchResult(bestmove=book, book=True), ""
+                return move, EngineReply(bestmove=book, book=True), ""
         if self.ponderer.running:
             hit = self.ponderer.hit()
             if hit is not None:
@@ -129,6 +156,7 @@ class MoveMaker:
                 result = self.engine.search(game.position.start_fen, game.position.engine_moves(), limits)
             except EngineTimeout as error:
                 problems.append(f"engine timed out: {error}")
+                self.time_trouble = not problems[:-1] and limits.deadline_ms < TIME_TROUBLE_DEADLINE_MS
                 break  # no time left for a second attempt
             except EngineCrashed as error:
                 problems.append(f"engine crashed: {error}")
@@ -146,6 +174,7 @@ class MoveMaker:
                 return move, result, "; ".join(problems)
             problems.append(f"engine move {result.bestmove!r} is illegal")
         move = fallback_move(board)
-        note = "; ".join(problems) + (f"; fallback {move.uci()}" if move is not None else "")
-        log.warning("%s: %s", game.label, note)
+        note = "; ".join(problems)
+        if move is not None:
+            log.warning("%s: %s; stand-in move (fallback %s)", game.label, note, move.uci())
         return move, None, note

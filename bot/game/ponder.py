@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import logging
 
-from bot.engines import EngineError, SearchResult
+from bot.engines import EngineError, EngineReply
 from bot.game.context import GameContext
 from bot.game.protocols import Engine, PonderingEngine
 from bot.position import parse_move
@@ -29,7 +29,7 @@ class Ponderer:
     def running(self) -> bool:
         return self.line is not None
 
-    def start(self, move: Move, result: SearchResult | None) -> None:
+    def start(self, move: Move, result: EngineReply | None) -> None:
         """After our ``move``: ponder on the reply the engine expects, if pondering is on and it can."""
         game, engine = self.game, self.engine
         if (not game.settings.engine.ponder or not isinstance(engine, PonderingEngine) or result is None
@@ -73,7 +73,7 @@ class Ponderer:
                 log.warning("%s: stopping the ponder search failed (%s)", self.game.label, error)
                 self.engine_broken = True
 
-    def hit(self) -> tuple[Move, SearchResult, str] | None:
+    def hit(self) -> tuple[Move, EngineReply, str] | None:
         """The opponent played the predicted move: finish the ponder search. None when it cannot be used."""
         game = self.game
         assert game.position is not None

@@ -7,11 +7,11 @@ import logging
 from dataclasses import dataclass
 from pathlib import Path
 
-from bot.engines import SearchResult
+from bot.engines import EngineReply
 from bot.events import GameEnd, GameFull
 from bot.game.context import GameContext
-from bot.pgn import game_pgn, standard_headers, write_pgn
-from bot.results import UNKNOWN, Outcome, board_outcome, lichess_outcome, resignation, unknown
+from bot.pgn import clock_command, eval_command, game_pgn, standard_headers, write_pgn
+from bot.results import UNKNOWN, GameOutcome, board_outcome, lichess_outcome, resignation, unknown
 from engine import Board
 
 log = logging.getLogger("bot.game")
@@ -20,7 +20,8 @@ log = logging.getLogger("bot.game")
 @dataclass(frozen=True)
 class GameRecord:
     """What the lobby learns when a game worker is done. ``parked``: a correspondence game left for now;
-    ``gave_up``: the worker stopped waiting for a game the server no longer told it about."""
+    ``gave_up``: the worker stopped waiting for a game the server no longer told it about; ``remembered``: a
+    game that was already over for us (see :class:`GameNote`), not one played now."""
 
     game_id: str
     result: str
@@ -30,10 +31,30 @@ class GameRecord:
     parked: bool = False
     termination: str = ""
     gave_up: bool = False
+    remembered: bool = False
 
 
-def final_outcome(known: Outcome | None, end: GameEnd | None, board: Board | None, we_are_white: bool | None,
-                  we_resigned: bool) -> Outcome:
+#: what a :class:`GameNote` says the bot did: resigned, aborted, or saw the game end (with the result it wrote)
+GAME_ACTIONS = ("resigned", "aborted", "ended")
+
+
+@dataclass(frozen=True)
+class GameNote:
+    """What the bot did to one game, kept in the state file across restarts: ``action`` (one of
+    :data:`GAME_ACTIONS`), the PGN ``result`` and ``termination`` it wrote (``*`` before the PGN), ``at`` (the
+    lobby's clock in memory, wall-clock seconds in the file). A game with a note is over for the bot: when the
+    server offers it again (pychess restores a game whose BOT resignation it did not store), the bot resigns or
+    aborts again and plays nothing."""
+
+    game_id: str
+    action: str
+    result: str
+    termination: str
+    at: float
+
+
+def final_outcome(known: GameOutcome | None, end: GameEnd | None, board: Board | None, we_are_white: bool | None,
+                  we_resigned: bool) -> GameOutcome:
     """How the game ended, from what we know for sure, in this order: an outcome already settled (the game
     page, or our own resignation), the server's final word (Lichess ``status``/``winner``), the final
     position itself (mate, stalemate, a draw by rule). Anything else is ``*``: never a guess."""
@@ -48,11 +69,11 @@ def final_outcome(known: Outcome | None, end: GameEnd | None, board: Board | Non
         if on_board is not None:
             return on_board
     if end is not None and end.winner is not None:
-        return Outcome("1-0" if end.winner == "white" else "0-1", UNKNOWN, "game over")
+        return GameOutcome("1-0" if end.winner == "white" else "0-1", UNKNOWN, "game over")
     return unknown("the server did not say how the game ended")
 
 
-def write_game_pgn(game: GameContext, outcome: Outcome) -> Path | None:
+def write_game_pgn(game: GameContext, outcome: GameOutcome) -> Path | None:
     """Write the game's PGN into ``pgn_directory``; None when there is no folder or nothing to write. A PGN
     problem is logged, never fatal."""
     directory = game.settings.pgn_directory
@@ -66,15 +87,61 @@ def write_game_pgn(game: GameContext, outcome: Outcome) -> Path | None:
             variant=full.variant, clock=full.clock,
             started_at=full.created_at_ms / 1000 if full.created_at_ms else None,
         )
+        headers.update(player_headers(full))
         headers["Termination"] = outcome.termination
         start = position.start
-        text = game_pgn(headers, position.san_moves(), outcome.result,
+        sans = position.san_moves()
+        text = game_pgn(headers, sans, outcome.result,
                         start_fen=position.start_fen if full.initial_fen is not None else None,
-                        white_to_move_first=bool(start.turn), first_move_number=start.fullmove_number)
+                        white_to_move_first=bool(start.turn), first_move_number=start.fullmove_number,
+                        comments=move_comments(game, len(sans), bool(start.turn)))
         return write_pgn(directory, game.game_id, text)
     except Exception as error:  # noqa: BLE001 - a PGN problem is logged, never fatal
         log.error("%s: could not write the PGN (%s)", game.label, error)
         return None
+
+
+def player_headers(full: GameFull) -> dict[str, str]:
+    """``WhiteElo``/``BlackElo`` and ``WhiteTitle``/``BlackTitle`` when the server gave them (Lichess's
+    ``gameFull``; pychess's has names only)."""
+    headers: dict[str, str] = {}
+    for side, player in (("White", full.white), ("Black", full.black)):
+        if player.rating is not None:
+            headers[f"{side}Elo"] = str(player.rating)
+        if player.title:
+            headers[f"{side}Title"] = player.title
+    return headers
+
+
+STAND_IN_REASON_CHARS = 120
+
+
+def move_comments(game: GameContext, plies: int, white_first: bool) -> list[str | None]:
+    """One PGN comment per ply: for our moves the evaluation and depth (``[%eval 0.42,7]``, White's point of
+    view), ``book`` or ``stand-in move: why``; for every move the mover's clock after it (``[%clk 0:00:58]``)
+    when the game has a clock and a state reported it."""
+    timed = game.full is not None and game.full.clock.kind == "clock"
+    comments: list[str | None] = []
+    for ply in range(plies):
+        parts: list[str] = []
+        note = game.move_notes.get(ply)
+        if note is not None:
+            if note.kind == "book":
+                parts.append("book")
+            elif note.kind == "stand-in":
+                reason = note.reason[:STAND_IN_REASON_CHARS] or "the engine gave no move"
+                parts.append(f"stand-in move: {reason}")
+            elif note.result is not None and note.result.score is not None:
+                sign = 1 if (ply % 2 == 0) == white_first else -1  # White's point of view
+                score = note.result.score
+                command = eval_command(None if score.cp is None else sign * score.cp,
+                                       None if score.mate is None else sign * score.mate, note.result.depth)
+                if command is not None:
+                    parts.append(command)
+        if timed and ply in game.clocks:
+            parts.append(clock_command(game.clocks[ply]))
+        comments.append(" ".join(parts) or None)
+    return comments
 
 
 def describe_clock(full: GameFull) -> str:
@@ -86,9 +153,9 @@ def describe_clock(full: GameFull) -> str:
     return "unlimited"
 
 
-def describe_search(result: SearchResult | None) -> str:
+def describe_search(result: EngineReply | None) -> str:
     if result is None:
-        return "fallback move"
+        return "stand-in move"
     if result.book:
         return "book move"
     depth = f"depth {result.depth}" if result.depth is not None else "depth ?"

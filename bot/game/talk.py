@@ -71,7 +71,7 @@ class Talk:
             last_depth=last.depth if last is not None else None,
             challenges_waiting=self.challenges_waiting(),
         )
-        reply = command_reply(command, room, context, game.settings.chat)
+        reply = command_reply(command, room, context, game.settings.chat, game.server.dialect)
         if reply is None:
             return
         try:

@@ -1,12 +1,16 @@
 """Bounded waits: a game the server stops telling us about. pychess may end a game without a word (a BOT's
-resignation), a game stream may fail for good after a restart (HTTP 409), and the result of a pychess game
-is only on its public page. This part reads the page when needed and decides when to stop waiting."""
+resignation), a game stream may fail for good after a restart (HTTP 200 and a broken body, then 409), and the
+result of a pychess game is only on its public page. This part reads the page when needed, hands the worker
+the page's position to play from while the stream is down, and decides when to stop waiting: only when
+neither the stream nor the page answers, and never before the clocks could have run out."""
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 
 from bot.game.context import GameContext, Phase
+from bot.gameexport import GameExport
 from bot.gamepage import GamePage
 from bot.position import ServerMoveError, parse_move
 from bot.server import ServerError
@@ -20,6 +24,13 @@ PAGE_CHECK_INTERVAL_S = 20.0
 QUIET_PAGE_CHECK_S = 60.0
 #: An opponent whose clock ran out this long ago, with no news, means the stream has stopped telling us.
 FLAG_GRACE_S = 10.0
+#: pychess: a game stream failing this long (or ``server.stream_timeout_s`` if shorter) is replaced by the game
+#: page: its position is played from, and the page is read every ``PAGE_POLL_S`` until the stream is back.
+STREAM_TROUBLE_S = 5.0
+PAGE_POLL_S = 2.0
+#: The server flags a player some time after the clock runs out (pychess.org: about 20 s); a game is never
+#: given up before the longer clock plus this could have run out.
+SERVER_FLAG_DELAY_S = 30.0
 
 
 class ServerWatch:
@@ -34,6 +45,11 @@ class ServerWatch:
         self.last_news_at = game.monotonic()
         self.quiet_check_at = game.monotonic()
         self.claim_at: float | None = None  # when we may claim the win over an opponent who left
+        self.page_alive_at: float | None = None  # the game page last answered
+        #: the worker's handler for a running game's page while the stream is failing (to play from it)
+        self.play_from: Callable[[GamePage], None] | None = None
+        #: the move list our last move answered (the worker's): our move sent, not yet in the stream
+        self.answered: Callable[[], tuple[str, ...] | None] = lambda: None
 
     # ---- what the stream says ----
 
@@ -68,8 +84,9 @@ class ServerWatch:
             return
         self.claim_at = None
         last = game.last_result
-        if last is not None and last.mate is not None and last.mate > 0 and game.our_turn():
-            log.info("%s: the opponent left, but we mate in %d: no claim needed", game.label, last.mate)
+        mate = last.score.mate if last is not None and last.score is not None else None
+        if mate is not None and mate > 0 and game.our_turn():
+            log.info("%s: the opponent left, but we mate in %d: no claim needed", game.label, mate)
             return
         try:
             if game.server.claim_victory(game.game_id):
@@ -84,7 +101,7 @@ class ServerWatch:
         than ``stream_timeout_s``, the opponent's clock ran out a while ago and nothing came, or the position
         is final and the server has not ended the game."""
         game = self.game
-        if self.trouble_since is not None and now - self.trouble_since >= game.settings.server.stream_timeout_s:
+        if self.stream_failing(now):
             return f"the game stream is failing ({self.trouble})"
         if game.position is None or game.state is None or game.full is None or game.correspondence:
             return None
@@ -99,10 +116,27 @@ class ServerWatch:
             return f"{game.opponent_name}'s clock ran out {overdue_s:.0f} s ago and no news came"
         return None
 
+    def stream_failing(self, now: float) -> bool:
+        """The game stream has been failing for longer than ``STREAM_TROUBLE_S`` (or ``stream_timeout_s``)."""
+        limit = min(STREAM_TROUBLE_S, self.game.settings.server.stream_timeout_s)
+        return self.trouble_since is not None and now - self.trouble_since >= limit
+
+    def clocks_run_out_at(self) -> float | None:
+        """When both clocks could have run out (and the server flagged), on the monotonic clock: before that,
+        a game is never given up. None for a game without a running clock."""
+        game = self.game
+        if game.full is None or game.full.clock.kind != "clock" or game.state is None or game.position is None \
+                or game.position.ply < 2:
+            return None
+        longest_ms = max(game.state.wtime_ms, game.state.btime_ms)
+        return game.state_received_at + longest_ms / 1000 + SERVER_FLAG_DELAY_S
+
     def check(self, now: float) -> None:
-        """A stuck game is looked up on the game page (pychess) every ``PAGE_CHECK_INTERVAL_S`` and ended when
-        the page says it ended; after ``time.give_up_after_s`` the worker gives up on it. While the opponent
-        thinks and only pings come, the page is also read every ``QUIET_PAGE_CHECK_S``."""
+        """A stuck game is looked up on the game page (pychess) every ``PAGE_CHECK_INTERVAL_S`` (every
+        ``PAGE_POLL_S`` while the game stream is failing: the worker then plays from the page) and ended when
+        the page says it ended. The worker gives up on it only when neither the stream nor the page has
+        answered for ``time.give_up_after_s`` and the clocks could have run out. While the opponent thinks and
+        only pings come, the page is also read every ``QUIET_PAGE_CHECK_S``."""
         game = self.game
         reason = self.stall_reason(now)
         if reason is None:
@@ -117,20 +151,33 @@ class ServerWatch:
             log.info("%s: %s; %s", game.label, reason,
                      "checking the game page" if game.server.dialect == "pychess" else "waiting for news")
         if game.server.dialect == "pychess" and now >= self.next_page_check_at:
-            self.next_page_check_at = now + PAGE_CHECK_INTERVAL_S
-            if self.settle_from_page():
+            from_page = self.stream_failing(now) and self.play_from is not None
+            self.next_page_check_at = now + (PAGE_POLL_S if from_page else PAGE_CHECK_INTERVAL_S)
+            page = self.read_page()
+            if page is not None and page.finished:
+                self.settle(page)
                 game.end_game(f"over on the server ({reason})")
                 return
+            if page is not None and from_page and self.play_from is not None:
+                self.play_from(page)
+                if game.over:
+                    return
         limit = game.settings.time.give_up_after_s
-        if now - self.stalled_since >= limit:
-            log.warning("%s: giving up on the game after %.0f s (%s); it gets no more moves, resignation or "
-                        "abort from us", game.label, limit, reason)
+        alive_at = max(self.stalled_since, self.page_alive_at or self.stalled_since)
+        clocks_out_at = self.clocks_run_out_at()
+        if now - alive_at >= limit and (clocks_out_at is None or now >= clocks_out_at):
+            log.warning("%s: giving up on the game: neither the game stream nor the game page answered for %.0f s "
+                        "(%s); it gets no more moves, resignation or abort from us", game.label, now - alive_at,
+                        reason)
             game.end_game(f"gave up: {reason}", Phase.GAVE_UP)
 
     def _peek_while_quiet(self, now: float) -> None:
+        """pychess, while we wait for the server (the opponent to move, or the echo of our move: a move sent
+        into a game that ended meanwhile, e.g. by a BOT's resignation, is answered 200 and never echoed)."""
         game = self.game
-        if (game.server.dialect != "pychess" or game.position is None or game.state is None
-                or game.correspondence or game.our_turn()):
+        if game.server.dialect != "pychess" or game.position is None or game.state is None or game.correspondence:
+            return
+        if game.our_turn() and self.answered() != game.state.moves:
             return
         if now - self.last_news_at < QUIET_PAGE_CHECK_S or now - self.quiet_check_at < QUIET_PAGE_CHECK_S:
             return
@@ -140,9 +187,8 @@ class ServerWatch:
 
     # ---- the game page ----
 
-    def settle_from_page(self) -> bool | None:
-        """pychess: read the game page. True when it says the game is over (the outcome and any plies we
-        missed are then taken from it), False when the game is still running, None when it cannot be read."""
+    def read_page(self) -> GamePage | None:
+        """pychess: the game page, or None when it cannot be read (or on Lichess). An answer is a sign of life."""
         game = self.game
         if game.server.dialect != "pychess":
             return None
@@ -151,12 +197,77 @@ class ServerWatch:
         except ServerError as error:
             log.warning("%s: could not read the game page (%s)", game.label, error)
             return None
-        if not page.finished:
-            return False
+        self.page_alive_at = game.monotonic()
+        return page
+
+    def settle(self, page: GamePage) -> None:
+        """A finished game's page: its outcome, and any plies we missed."""
+        game = self.game
         self._take_page_moves(page)
         game.outcome = page.outcome
         log.info("%s: the game page says %s (%s)", game.label, page.outcome.result, page.outcome.reason)
+
+    def settle_from_page(self) -> bool | None:
+        """pychess: read the game page. True when it says the game is over (the outcome and any plies we
+        missed are then taken from it), False when the game is still running, None when it cannot be read."""
+        page = self.read_page()
+        if page is None:
+            return None
+        if not page.finished:
+            return False
+        self.settle(page)
         return True
+
+    def settle_from_server(self) -> bool | None:
+        """The server's own account of how the game ended: pychess's game page, Lichess's game export. True
+        when it says the game is over (outcome and missing plies taken), False when it is running, None when
+        it cannot be had."""
+        if self.game.server.dialect == "pychess":
+            return self.settle_from_page()
+        if self.game.server.dialect == "lichess":
+            return self.settle_from_export()
+        return None
+
+    def settle_from_export(self) -> bool | None:
+        """Lichess: read the game's export (``/game/export/{id}``), as :meth:`settle_from_page` reads the page."""
+        game = self.game
+        try:
+            export = game.server.fetch_game_export(game.game_id)
+        except ServerError as error:
+            log.warning("%s: could not read the game export (%s)", game.label, error)
+            return None
+        if not export.finished:
+            return False
+        self._take_export_moves(export)
+        game.outcome = export.outcome
+        log.info("%s: the game export says %s (%s)", game.label, export.outcome.result, export.outcome.reason)
+        return True
+
+    def _take_export_moves(self, export: GameExport) -> None:
+        """The export lists every move in SAN: add the ones the stream never brought."""
+        position = self.game.position
+        if position is None or len(export.sans) <= position.ply:
+            return
+        board = position.start.copy()
+        moves: list[str] = []
+        try:
+            for san in export.sans:
+                moves.append(board.push_san(san).uci())
+        except ValueError as error:
+            log.warning("%s: the game export's moves do not replay (%s); keeping the stream's", self.game.label,
+                        error)
+            return
+        if moves[:position.ply] != position.engine_moves():
+            log.warning("%s: the game export's moves differ from the stream's; keeping the stream's",
+                        self.game.label)
+            return
+        missing = len(moves) - position.ply
+        try:
+            position.update([*position.server_moves, *moves[position.ply:]])
+        except ServerMoveError:
+            return
+        log.info("%s: the game export has %d more pl%s (last %s)", self.game.label, missing,
+                 "y" if missing == 1 else "ies", export.sans[-1])
 
     def _take_page_moves(self, page: GamePage) -> None:
         """The page lists every ply: add the ones the stream never brought (the move that ended the game)."""

@@ -19,29 +19,23 @@ import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import replace
+from pathlib import Path
 
 from bot.config import Settings
-from bot.events import (
-    Account,
-    ChatLine,
-    GameEnd,
-    GameEvent,
-    GameFull,
-    GameState,
-    OpponentGone,
-    UnknownEvent,
-    Variant,
-)
+from bot.events import Account, ChatLine, GameEnd, GameEvent, GameFull, GameState, OpponentGone, UnknownEvent, Variant
+from bot.game import watch
 from bot.game.context import GameContext, Phase
 from bot.game.moves import MoveMaker
 from bot.game.ponder import Ponderer
 from bot.game.protocols import Engine, GameServer, GameStream
-from bot.game.record import GameRecord, describe_clock, final_outcome, write_game_pgn
+from bot.game.record import GameNote, GameRecord, describe_clock, final_outcome, write_game_pgn
 from bot.game.talk import Talk
 from bot.game.watch import ServerWatch
-from bot.position import Position, ServerMoveError
-from bot.results import ABANDONED, Outcome
-from bot.server import ServerError, StreamFailed, StreamLost, StreamNotice
+from bot.gamepage import GamePage, GamePageError
+from bot.pgn import safe_file_id
+from bot.position import GameBoard, ServerMoveError
+from bot.results import ABANDONED, GameOutcome, lichess_outcome, resignation
+from bot.server import ServerError, StreamConnected, StreamFailed, StreamLost, StreamNotice
 
 log = logging.getLogger("bot.game")
 
@@ -49,6 +43,8 @@ log = logging.getLogger("bot.game")
 FINISH_GRACE_S = 10.0
 #: How often the timed checks run (parking, aborting an unstarted game, stalls, a move to retry).
 IDLE_TICK_S = 0.5
+#: A game our record says is over: how often a resignation (or abort) that the server refused is sent again.
+RESEND_RETRY_S = 5.0
 
 Item = GameEvent | StreamNotice
 
@@ -60,7 +56,9 @@ class GameWorker:
                  *, on_done: Callable[[GameRecord], None] | None = None,
                  monotonic: Callable[[], float] = time.monotonic,
                  challenges_waiting: Callable[[], int] = lambda: 0, revisit: bool = False,
-                 chess960: bool = False) -> None:
+                 chess960: bool = False, remembered: GameNote | None = None,
+                 on_note: Callable[[GameNote], None] | None = None,
+                 on_engine_lost: Callable[[str], None] = lambda reason: None) -> None:
         self.game = GameContext(game_id, server, settings, account, monotonic)
         self.game_id = game_id
         self.label = self.game.label
@@ -70,7 +68,10 @@ class GameWorker:
         self.thread = threading.Thread(target=self.run, name=self.label, daemon=True)
         self.ponderer = Ponderer(self.game, engine)
         self.watch = ServerWatch(self.game)
-        self.mover = MoveMaker(self.game, engine, self.ponderer, self._moved_on, self._resign)
+        self.watch.play_from = self._play_from_page
+        self.watch.answered = lambda: self.mover.answered
+        self.on_engine_lost = on_engine_lost
+        self.mover = MoveMaker(self.game, engine, self.ponderer, self._moved_on, self._resign, self._engine_lost)
         self.talk = Talk(self.game, lambda: engine.id_name, challenges_waiting, self.ponderer.stop)
         self.pending: deque[Item] = deque()
         self.position_changed_at = monotonic()
@@ -78,12 +79,18 @@ class GameWorker:
         self._stream: GameStream | None = None
         self._abort_requested = False
         self._finished_by_server_at: float | None = None
+        self._replaying = False  # pychess: the stream reconnected and may replay the game from long ago
         self._last_tick = monotonic()
         # correspondence: a revisit (the lobby's periodic check) parks at once when it is not our turn
         self.revisit = revisit
         self.park_at: float | None = None
         self.park_soon = False  # the bot is stopping: no waiting for a quick reply
         self.chess960_hint = chess960  # from gameStart: pychess's gameFull has no chess960 flag
+        # a game an earlier run (or this one) resigned, aborted or saw end: play nothing, resign (abort) again
+        self.remembered = remembered
+        self.on_note = on_note
+        self.action = remembered.action if remembered is not None else "ended"  # what we did to the game
+        self._resend_from = monotonic() if remembered is not None else None
 
     @property
     def opponent_name(self) -> str:
@@ -138,6 +145,13 @@ class GameWorker:
 
     def _handle(self, item: Item) -> None:
         game = self.game
+        if isinstance(item, StreamConnected):
+            self._replaying = game.server.dialect == "pychess"
+            return
+        if self._replaying and isinstance(item, (GameFull, GameState)):
+            if self._is_replayed(item.state if isinstance(item, GameFull) else item):
+                return
+            self._replaying = False
         if isinstance(item, (GameFull, GameState)):
             self.watch.news()
         if isinstance(item, GameFull):
@@ -159,13 +173,31 @@ class GameWorker:
             self.watch.stream_lost(item.reason)
         elif isinstance(item, StreamFailed):
             log.warning("%s: game stream unavailable (%s); leaving the game", self.label, item.reason)
-            self.watch.settle_from_page()
+            self.watch.settle_from_server()
             game.end_game(f"stream unavailable ({item.reason})")
         elif isinstance(item, UnknownEvent):
             log.debug("%s: ignored a %r line", self.label, item.type)
 
+    def _is_replayed(self, state: GameState) -> bool:
+        """pychess, after a reconnection: the new stream replays what it queued while we were away, from a
+        ``gameFull`` as old as the server's restart onwards (seen on the real server: a "takeback" to ply 24
+        when the game, played on from the game page, was at ply 27). A state that is a strict beginning of the
+        moves we know is such a replay, not a takeback; the first one that is not ends the replay."""
+        position = self.game.position
+        if position is None or len(state.moves) >= position.ply:
+            return False
+        if list(state.moves) != position.server_moves[:len(state.moves)]:
+            return False
+        log.debug("%s: skipped a replayed state (%d plies; we are at %d)", self.label, len(state.moves),
+                  position.ply)
+        return True
+
     def _on_idle(self) -> None:
         now = self.monotonic()
+        if self.remembered is not None:
+            self._resend_if_due(now)
+            if self.game.over:
+                return
         if self._finished_by_server_at is not None and now - self._finished_by_server_at > FINISH_GRACE_S:
             self.game.end_game("finished (event stream)")
             return
@@ -174,7 +206,7 @@ class GameWorker:
         if not self.game.over:
             self.watch.check(now)
             self.watch.claim_if_due(now)
-        if not self.game.over and self.mover.retry_due(now):
+        if not self.game.over and self.remembered is None and self.mover.retry_due(now):
             log.info("%s: retrying our move", self.label)
             self._play()
 
@@ -200,7 +232,7 @@ class GameWorker:
             self.park_at = self.monotonic() + wait
         if first or game.position is None:
             try:
-                game.position = Position(full.initial_fen, full.variant)
+                game.position = GameBoard(full.initial_fen, full.variant)
             except ValueError as error:
                 log.error("%s: cannot set up the position (%s); aborting", self.label, error)
                 self._abort_or_resign(f"cannot set up the position: {error}")
@@ -210,11 +242,11 @@ class GameWorker:
                 log.info("%s: playing %s as %s vs %s (%s)", self.label, full.variant.config_name, colour,
                          game.opponent_name, describe_clock(full))
             game.phase = Phase.PLAYING
-        if not game.correspondence:  # a correspondence visit starts the engine only when it must move
+        if not game.correspondence and self.remembered is None:  # correspondence: only when it must move
             self.mover.prepare_engine()
         self._on_state(full.state)
         opening = game.position is not None and game.position.ply < 2
-        if opening and not self.revisit and not game.over:
+        if opening and not self.revisit and not game.over and self.remembered is None:
             self.talk.greet_once()
 
     def _on_state(self, state: GameState) -> None:
@@ -231,6 +263,7 @@ class GameWorker:
             log.error("%s: %s; aborting", self.label, error)
             self._abort_or_resign(str(error))
             return
+        self._note_clock(state)
         if previous is None or previous.moves != state.moves:
             self.position_changed_at = self.monotonic()
             if self.mover.answered is not None and self.mover.answered != state.moves:
@@ -241,14 +274,67 @@ class GameWorker:
         if state.is_final:
             self.ponderer.stop()
             return  # the GameEnd that follows ends the loop
+        if self.remembered is not None:
+            return  # over for us: no move, no answer to offers
         self.talk.answer_draw_offer(state)
         self.talk.answer_takeback_request(state, self.mover.answered)
         if self.mover.due(state):
             self._play()
 
+    def _play_from_page(self, page: GamePage) -> None:
+        """The game stream is failing and the page shows the game running: take its position and clocks as
+        the latest state (and its set-up, when the stream never brought a ``gameFull``), and move if it is our
+        turn. The stream, once back, takes over again."""
+        game = self.game
+        try:
+            if game.full is None:
+                full = page.game_full()
+                log.info("%s: no game stream; setting the game up from the game page", self.label)
+                self._on_game_full(full)
+                return
+            state = page.state(game.full.clock.increment_ms)
+        except GamePageError as error:
+            log.warning("%s: cannot play from the game page (%s)", self.label, error)
+            return
+        if game.position is None or game.over:
+            return
+        before = game.position.ply
+        try:
+            game.position.update(state.moves)
+        except ServerMoveError as error:
+            log.warning("%s: the game page's moves do not replay (%s); waiting for the stream", self.label, error)
+            return
+        if game.position.ply != before or game.state is None or game.state.moves != state.moves:
+            log.info("%s: the game stream is down; the game page is at ply %d%s", self.label, game.position.ply,
+                     ", our move" if game.our_turn() else "")
+        self._on_state(state)
+
+    def _note_clock(self, state: GameState) -> None:
+        """The clock of the side that made the last move, as this state reports it (for the PGN)."""
+        game = self.game
+        if not state.moves or game.position is None:
+            return
+        ply = len(state.moves) - 1
+        white_moved = (ply % 2 == 0) == bool(game.position.start.turn)
+        game.clocks[ply] = int(state.wtime_ms if white_moved else state.btime_ms)
+
     def _play(self) -> None:
+        if self._our_clock_ran_out() and self.watch.settle_from_page():
+            log.info("%s: our clock ran out and the game page has the game over; no move sent", self.label)
+            self.game.end_game("over on the server (our clock ran out)")
+            return
         if self.mover.play() and self.game.correspondence:
             self.park_at = self.monotonic() + self.game.settings.correspondence.disconnect_after_s
+
+    def _our_clock_ran_out(self) -> bool:
+        """pychess: our clock, counted down since the latest state, is empty (the bot was frozen or cut off):
+        the server may have flagged us, and it answers a move into a finished game with 200 and ignores it."""
+        game = self.game
+        if game.server.dialect != "pychess" or game.state is None or game.full is None \
+                or game.full.clock.kind != "clock" or game.position is None or game.position.ply < 2:
+            return False
+        ours_ms = game.state.wtime_ms if game.we_are_white else game.state.btime_ms
+        return (self.monotonic() - game.state_received_at) * 1000 >= ours_ms
 
     def _moved_on(self, state: GameState) -> bool:
         """Whether newer lines (a takeback, the game's end) arrived while the engine was thinking."""
@@ -273,7 +359,7 @@ class GameWorker:
     def _maybe_abort_unstarted(self, now: float) -> None:
         """Abort when the opponent has not made their first move in time."""
         game = self.game
-        if game.position is None or game.over or game.we_are_white is None:
+        if game.position is None or game.over or game.we_are_white is None or self.remembered is not None:
             return
         opponent_moved = game.position.ply >= (1 if game.we_are_white is False else 2)
         if opponent_moved or game.our_turn() or game.correspondence:
@@ -283,13 +369,24 @@ class GameWorker:
             self._abort_or_resign("opponent never moved", resign=False)
 
     def _abort_or_resign(self, reason: str, *, resign: bool = True) -> None:
+        """Abort a game that can still be aborted (before both sides have moved), else resign it (when
+        ``resign``). pychess answers an abort of a game with moves with 200 and plays on, so it is never sent."""
         game = self.game
         if self.watch.already_over_on_server():
+            return
+        if game.position is not None and game.position.ply >= 2:
+            if not resign:
+                return
+            log.info("%s: too late to abort (%d plies on the board); resigning (%s)", self.label, game.position.ply,
+                     reason)
+            self._resign(check_server=False)
+            game.end_game(f"resigned: {reason}")
             return
         try:
             game.server.abort_game(self.game_id)
             log.info("%s: aborted (%s)", self.label, reason)
-            game.outcome = Outcome("*", ABANDONED, "aborted")
+            game.outcome = GameOutcome("*", ABANDONED, "aborted")
+            self._note("aborted", game.outcome)
             game.end_game(f"aborted: {reason}")
         except ServerError as error:
             if not resign:
@@ -298,7 +395,25 @@ class GameWorker:
                 return
             log.info("%s: cannot abort (%s); resigning", self.label, error)
             self._resign(check_server=False)
-            game.end_game(f"resigned: {reason}")
+            if game.we_resigned:  # else the game goes on (or already ended: its final state says how)
+                game.end_game(f"resigned: {reason}")
+
+    def _engine_lost(self, reason: str) -> None:
+        """The engine failed on two moves in a row: end the game (abort while the game allows it, else
+        resign) rather than play it on stand-in moves, and tell the lobby (no new challenges, health check
+        fails)."""
+        game = self.game
+        can_abort = game.position is not None and game.position.ply < 2
+        log.error("%s: the engine gave no move on two moves in a row (%s); %s the game", self.label, reason,
+                  "aborting" if can_abort else "resigning")
+        self.on_engine_lost(reason)
+        self.ponderer.stop()
+        if can_abort:
+            self._abort_or_resign("the engine cannot play")
+        else:
+            self._resign()
+            if game.over:
+                game.end_game("resigned: the engine cannot play")
 
     def _resign(self, *, check_server: bool = True) -> None:
         game = self.game
@@ -310,7 +425,61 @@ class GameWorker:
         except ServerError as error:
             log.error("%s: could not resign (%s)", self.label, error)
             return
+        if game.we_are_white is not None:
+            self._note("resigned", resignation(game.we_are_white))
         game.end_game(game.end_reason or "resigned")  # pychess sends no end event after a resignation
+
+    # ---- a game our record says is over ----
+
+    def _resend_if_due(self, now: float) -> None:
+        """Resign (or abort) again a game we resigned (aborted) before, once its ``gameFull`` is here (to have
+        the moves for the PGN) or the stream has not brought it for ``stream_timeout_s``. Nothing is sent when
+        the server already has the game over (game page or export). A game that simply ended is only looked
+        up (every ``QUIET_PAGE_CHECK_S``): over on the server too, the worker is done; until then it watches,
+        playing nothing."""
+        game, note = self.game, self.remembered
+        if note is None or self._resend_from is None or now < self._resend_from:
+            return
+        waited = now - self._resend_from
+        if game.full is None and waited < game.settings.server.stream_timeout_s:
+            return
+        if note.action == "ended":  # nothing to send: is the game over on the server too? (ask every minute:
+            # a BOT's resignation never reaches us, and we do not move)
+            self._resend_from = now + watch.QUIET_PAGE_CHECK_S
+            if self.watch.settle_from_server():
+                game.end_game("over on the server")
+            return
+        if self.watch.already_over_on_server():
+            return
+        abort = note.action == "aborted" and (game.position is None or game.position.ply < 2)
+        try:
+            if abort:
+                game.server.abort_game(self.game_id)
+            else:
+                game.server.resign_game(self.game_id)
+        except ServerError as error:
+            log.warning("%s: could not %s again (%s); trying again in %.0f s", self.label,
+                        "abort" if abort else "resign", error, RESEND_RETRY_S)
+            self._resend_from = now + RESEND_RETRY_S
+            return
+        self._resend_from = None
+        game.we_resigned = not abort
+        log.info("%s: our record says we %s this game; %s again and played nothing", self.label, note.action,
+                 "aborted it" if abort else "resigned")
+        if self.watch.settle_from_server() is None:
+            log.info("%s: the server has no record of the end for us; keeping our result %s", self.label, note.result)
+        game.end_game(f"over for us since an earlier run ({note.action})")
+
+    def _note(self, action: str, outcome: GameOutcome) -> None:
+        """Tell the lobby (the state file) what we did to the game and the result we write."""
+        if action != "ended":
+            self.action = action
+        if self.on_note is not None:
+            try:
+                self.on_note(GameNote(self.game_id, self.action, outcome.result, outcome.termination,
+                                      self.monotonic()))
+            except Exception:  # noqa: BLE001 - a state-file problem must not cost the game its end
+                log.exception("%s: could not remember the game", self.label)
 
     # ---- the end ----
 
@@ -324,21 +493,94 @@ class GameWorker:
                     game.opponent_name)
             self._report(GameRecord(self.game_id, "*", "parked", game.opponent_name, parked=True))
             return
+        if self.remembered is not None:
+            self._finish_remembered(self.remembered)
+            return
         gave_up = game.phase is Phase.GAVE_UP
+        if gave_up:
+            self._add_our_unconfirmed_move()
         board = game.position.board if game.position is not None else None
         outcome = final_outcome(game.outcome, game.end, board, game.we_are_white, game.we_resigned)
+        if not gave_up and game.position is not None and game.we_are_white is not None \
+                and self._server_outcome() is None \
+                and (outcome.result == "*" or game.we_resigned):
+            # the stream ended without saying how (or we stopped reading it after our resignation): the
+            # server's own record (game page, game export) decides, and has any plies we missed
+            if self.watch.settle_from_server():
+                board = game.position.board if game.position is not None else None
+                outcome = final_outcome(game.outcome, game.end, board, game.we_are_white, game.we_resigned)
         plies = game.position.ply if game.position is not None else 0
+        sent = self.mover.sent
+        if not gave_up and sent is not None and game.position is not None and self._server_outcome() is not None \
+                and tuple(game.position.server_moves) == sent[0]:
+            log.info("%s: our move %s did not count: the game had ended on the server before it arrived",
+                     self.label, sent[1])
         pgn_path = None
         # a game that ended before its first move (a resignation, a flag) is still a game with a result
         if game.full is not None and game.position is not None and (plies > 0 or outcome.result != "*"):
             if outcome.termination != ABANDONED and not gave_up:
                 self.talk.say(game.settings.greeting.goodbye)
             pgn_path = write_game_pgn(game, outcome)
+        if not gave_up and (self.action != "ended" or outcome.result != "*"):
+            self._note("ended", outcome)
         self._close_engine()
-        log.info("%s: finished %s (%s; %s, %d plies) vs %s%s", self.label, outcome.result, outcome.reason,
-                 outcome.termination, plies, game.opponent_name, f", PGN {pgn_path}" if pgn_path else "")
+        log.info("%s: finished %s (%s; %s, %d pl%s) vs %s%s", self.label, outcome.result, outcome.reason,
+                 outcome.termination, plies, "y" if plies == 1 else "ies", game.opponent_name,
+                 f", PGN {pgn_path}" if pgn_path else "")
         self._report(GameRecord(self.game_id, outcome.result, game.end_reason or outcome.reason, game.opponent_name,
                                 pgn_path, termination=outcome.termination, gave_up=gave_up))
+
+    def _add_our_unconfirmed_move(self) -> None:
+        """A given-up game's PGN has every ply we know of: our last move, which the server accepted but the
+        stream never echoed, included."""
+        game, sent = self.game, self.mover.sent
+        if game.position is None or sent is None or tuple(game.position.server_moves) != sent[0]:
+            return
+        try:
+            game.position.update([*sent[0], sent[1]])
+        except ServerMoveError:
+            return
+        log.info("%s: our last move %s was accepted but never confirmed; it is in the PGN", self.label, sent[1])
+
+    def _server_outcome(self) -> GameOutcome | None:
+        """How the server says the game ended (its game page or export, or Lichess's final status), if it said."""
+        game = self.game
+        if game.outcome is not None:
+            return game.outcome
+        if game.end is not None and game.end.status:
+            return lichess_outcome(game.end.status, game.end.winner)
+        return None
+
+    def _finish_remembered(self, note: GameNote) -> None:
+        """The end of a game that was already over for us: keep the PGN we wrote, unless the server's result
+        differs (then the PGN says the server's, and the log says why), or there is none yet."""
+        game = self.game
+        self._close_engine()
+        server = self._server_outcome()
+        directory = game.settings.pgn_directory
+        pgn_file = Path(directory) / f"{safe_file_id(self.game_id)}.pgn" if directory else None
+        can_write = game.full is not None and game.position is not None
+        outcome = GameOutcome(note.result, note.termination, f"we {note.action}" if note.action != "ended" else "ended")
+        pgn_path = pgn_file if pgn_file is not None and pgn_file.exists() else None
+        if server is not None and server.result != "*" and server.result != note.result and can_write:
+            log.warning("%s: the server's result %s (%s, %s) differs from the %s we wrote earlier (we %s); the PGN "
+                        "now says the server's", self.label, server.result, server.reason, server.termination,
+                        note.result, note.action)
+            outcome = server
+            pgn_path = write_game_pgn(game, outcome)
+            self._note(note.action, outcome)
+        elif pgn_path is None and can_write:
+            if server is None:
+                board = game.position.board if game.position is not None else None
+                server = final_outcome(None, game.end, board, game.we_are_white, game.we_resigned)
+            outcome = server if server.result != "*" or note.result == "*" else outcome
+            pgn_path = write_game_pgn(game, outcome)
+            self._note(note.action, outcome)
+        else:
+            log.info("%s: over for us since an earlier run (we %s, %s); the PGN stays", self.label, note.action,
+                     note.result)
+        self._report(GameRecord(self.game_id, outcome.result, game.end_reason or outcome.reason, game.opponent_name,
+                                pgn_path, termination=outcome.termination, remembered=True))
 
     def _report(self, record: GameRecord) -> None:
         self.record = record

@@ -4,23 +4,23 @@ and ``schess-bot --sandbox``. Standard library only, plus ``engine.Board`` to ju
 from bot.loopback.faults import Faults, HttpFault
 from bot.loopback.games import Game
 from bot.loopback.model import (
-    Challenge,
     ChallengeAnswer,
     ChatRecord,
     Clock,
+    LoopbackChallenge,
+    LoopbackTimeControl,
     MoveRecord,
-    Player,
     RequestRecord,
-    TimeControl,
+    User,
 )
-from bot.loopback.opponents import EngineOpponent, Manual, Opponent, Position, RandomMoves, Scripted
+from bot.loopback.opponents import EngineOpponent, Manual, Opponent, OpponentView, RandomMoves, Scripted
 from bot.loopback.positions import CHESS_START_FEN, S_CHESS_START_FEN, start_fen
 from bot.loopback.server import LoopbackServer
 
 __all__ = [
     "CHESS_START_FEN",
     "S_CHESS_START_FEN",
-    "Challenge",
+    "LoopbackChallenge",
     "ChallengeAnswer",
     "ChatRecord",
     "Clock",
@@ -31,12 +31,12 @@ __all__ = [
     "Manual",
     "MoveRecord",
     "Opponent",
-    "Player",
-    "Position",
+    "User",
+    "OpponentView",
     "RandomMoves",
     "RequestRecord",
     "Scripted",
-    "TimeControl",
+    "LoopbackTimeControl",
     "EngineOpponent",
     "start_fen",
 ]

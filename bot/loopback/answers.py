@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional, Union
 
-from bot.loopback.model import Player
+from bot.loopback.model import User
 from bot.loopback.opponents import Opponent
 
 OpponentFactory = Callable[[], Opponent]
@@ -24,10 +24,10 @@ OK = Reply(200, {"ok": True})
 
 
 @dataclass
-class OnlineBot:
+class ScriptedBot:
     """A bot listed by ``/api/bot/online`` that answers the bot's own challenges (Lichess dialect)."""
 
-    player: Player
+    player: User
     answer: str = "accept"
     decline_reason: str = "generic"
     answer_delay_s: float = 0.05

@@ -10,14 +10,14 @@ from typing import TYPE_CHECKING, Optional, Union
 import bot.loopback.wire as wire
 from bot.loopback.answers import OK, Reply
 from bot.loopback.games import BoardFactory, Game, default_board_factory
-from bot.loopback.model import ChatRecord, Dialect, MoveRecord, Player
+from bot.loopback.model import ChatRecord, Dialect, MoveRecord, User
 
 
 class GameDesk:
     """The ``api_*`` methods about running games (run under the referee's lock)."""
 
     dialect: Dialect
-    bot: Player
+    bot: User
     games: dict[str, Game]
     board_factory: Optional[BoardFactory]
     _cond: threading.Condition
@@ -133,13 +133,15 @@ class GameDesk:
             return OK
 
     def api_abort(self, game_id: str) -> Reply:
-        """``/abort``: only before both sides have moved."""
+        """``/abort``: only before both sides have moved. Later, Lichess refuses (400); pychess answered 200 on
+        the real server and the game went on (docs/server-api.md)."""
         with self._cond:
             game = self._playing_game(game_id)
             if isinstance(game, Reply):
                 return game
             if game.over or len(game.moves) >= 2:
-                return Reply(400, {"error": "This game cannot be aborted"})
+                game.rejected.append(("abort", "too late to abort" if not game.over else "game over"))
+                return OK if self.dialect == "pychess" else Reply(400, {"error": "This game cannot be aborted"})
             self._finish(game, "aborted", None, "bot aborted")
             return OK
 
@@ -166,6 +168,14 @@ class GameDesk:
                 return Reply(404, "<html><body><h1>404: Not Found</h1></body></html>")
             factory = self.board_factory or default_board_factory()
             return Reply(200, wire.game_page_html(game, factory))
+
+    def api_game_export(self, game_id: str) -> Reply:
+        """Lichess ``GET /game/export/{gameId}`` (JSON): status, winner and every move in SAN."""
+        with self._cond:
+            game = self.games.get(game_id)
+            if game is None:
+                return Reply(404, {"error": "Not found"})
+            return Reply(200, wire.game_export_json(game))
 
     def api_chat(self, game_id: str, room: str, text: str) -> Reply:
         """``/chat``: recorded; Lichess echoes it on the game stream."""

@@ -26,6 +26,7 @@ class FaultTarget(Protocol):
 
     @property
     def lock(self) -> threading.Condition: ...
+    def restore_bot_resignations(self) -> list[str]: ...
     def open_streams(self, kind: StreamSelector = "any", game_id: Optional[str] = None) -> list[Stream]: ...
     def open_listener(self) -> None: ...
     def close_listener(self) -> None: ...
@@ -37,6 +38,7 @@ ENDPOINTS = (
     "stream_event",
     "stream_game",
     "game_page",
+    "game_export",
     "move",
     "chat",
     "abort",
@@ -93,6 +95,8 @@ class Faults:
         self._http: list[HttpFault] = []
         self.delay_s = 0.0
         self.refusing = False
+        #: game ids whose stream a restart did not restore -> requests for it since
+        self._lost_game_streams: dict[str, int] = {}
 
     # --- HTTP errors ---
     def fail(
@@ -144,6 +148,28 @@ class Faults:
             self._http.clear()
             self.delay_s = 0.0
 
+    # --- game streams a restart did not restore ---
+    def lose_game_stream(self, game_id: str) -> None:
+        """As pychess after a restart that did not restore a BOT's game stream: the open stream is cut, the
+        next request for it gets HTTP 200 headers and then a broken body, every later one 409 "Duplicate BOT
+        game_stream", until :meth:`restore_game_stream`. The game page and the move endpoint keep working."""
+        with self._lock:
+            self._lost_game_streams[game_id] = 0
+        self.drop_streams("game", game_id)
+
+    def restore_game_stream(self, game_id: str) -> None:
+        """The game stream works again."""
+        with self._lock:
+            self._lost_game_streams.pop(game_id, None)
+
+    def lost_game_stream(self, game_id: Optional[str]) -> Optional[str]:
+        """Called per game-stream request: ``"broken"`` (200, then the body breaks), ``"409"``, or None."""
+        with self._lock:
+            if game_id is None or game_id not in self._lost_game_streams:
+                return None
+            self._lost_game_streams[game_id] += 1
+            return "broken" if self._lost_game_streams[game_id] == 1 else "409"
+
     # --- streams ---
     def drop_streams(self, kind: StreamSelector = "any", game_id: Optional[str] = None, clean: bool = False) -> int:
         """Cut the open streams (``clean``: end the response properly instead); returns how many."""
@@ -167,18 +193,27 @@ class Faults:
         return count
 
     # --- the whole server ---
-    def restart_server(self, down_s: float = 1.0) -> None:
-        """A server restart: pychess says ``{"type":"terminated"}`` on the event streams, every stream ends,
-        connections are refused for ``down_s``, and afterwards pychess's ``gameFull`` of the games that were
-        running shows ``initialFen: "None"``. Games, clocks and challenges survive. Returns at once."""
+    def restart_server(self, down_s: float = 1.0, *, terminated: bool = True, clean: bool = True,
+                       lose_game_streams: tuple[str, ...] = ()) -> list[str]:
+        """A server restart: every stream ends, connections are refused for ``down_s``, and afterwards
+        pychess's ``gameFull`` of the games that were running shows ``initialFen: "None"``. Games, clocks and
+        challenges survive. ``terminated``: pychess first says ``{"type":"terminated"}`` on the event streams
+        (the real server's connections just dropped in five restarts: pass False and ``clean=False``).
+        pychess also forgets the bot's resignations (they were never stored): those games are running again
+        and the event stream offers them with ``gameStart``. ``lose_game_streams``: games whose stream is not
+        restored (:meth:`lose_game_stream`). Returns the ids of the games brought back. Returns at once."""
         server = self._server
         with server.lock:
             for stream in server.open_streams("event"):
-                if server.dialect == "pychess":
+                if server.dialect == "pychess" and terminated:
                     stream.send(PYCHESS_TERMINATED)
             server.restarted_at = time.time()
-        self.drop_streams("any", clean=True)
+            restored = server.restore_bot_resignations() if server.dialect == "pychess" else []
+        for game_id in lose_game_streams:
+            self.lose_game_stream(game_id)
+        self.drop_streams("any", clean=clean)
         self.refuse_connections(down_s, drop_streams=False)
+        return restored
 
     def refuse_connections(self, seconds: float, drop_streams: bool = True) -> None:
         """Close the listening socket for ``seconds`` (connection refused), then listen on the same port.

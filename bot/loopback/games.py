@@ -5,8 +5,8 @@ from __future__ import annotations
 import time
 from typing import Any, Callable, Optional
 
-from bot.loopback.model import Challenge, ChatRecord, Clock, MoveRecord, Player, color_name
-from bot.loopback.opponents import Opponent, Position
+from bot.loopback.model import ChatRecord, Clock, LoopbackChallenge, MoveRecord, User, color_name
+from bot.loopback.opponents import Opponent, OpponentView
 from bot.loopback.positions import CHESS_START_FEN, S_CHESS_START_FEN
 from bot.loopback.streams import Stream
 from bot.pgn import game_pgn
@@ -38,9 +38,9 @@ class Game:
 
     def __init__(
         self,
-        challenge: Challenge,
-        bot: Player,
-        opponent_player: Player,
+        challenge: LoopbackChallenge,
+        bot: User,
+        opponent_player: User,
         opponent: Opponent,
         board_factory: BoardFactory,
         clock_starts_at_ply: int = 2,
@@ -109,10 +109,10 @@ class Game:
             return "1/2-1/2" if self.status != "aborted" else "*"
         return "1-0" if self.winner else "0-1"
 
-    def position_for(self, color: bool) -> Position:
+    def position_for(self, color: bool) -> OpponentView:
         """A snapshot the opponent can think about without holding the server lock."""
         first = 0 if self.first_to_move == color else 1
-        return Position(
+        return OpponentView(
             game_id=self.id,
             variant=self.variant,
             chess960=self.chess960,

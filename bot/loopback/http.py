@@ -22,6 +22,8 @@ ROUTES: list[tuple[str, re.Pattern[str], str]] = [
     (method, re.compile(pattern), endpoint)
     for method, pattern, endpoint in (
         ("GET", r"^/api/account$", "account"),
+        ("GET", r"^/api/account/playing$", "playing"),
+        ("POST", r"^/api/token/test$", "token_test"),
         ("POST", r"^/api/bot/account/upgrade$", "upgrade"),
         ("GET", r"^/api/stream/event$", "stream_event"),
         ("GET", rf"^/api/bot/game/stream/{_ID}$", "stream_game"),
@@ -39,9 +41,10 @@ ROUTES: list[tuple[str, re.Pattern[str], str]] = [
         ("GET", r"^/api/bot/online$", "online"),
         ("POST", rf"^/api/challenge/{_ID}$", "challenge_create"),
         ("GET", r"^/(?P<id>[A-Za-z0-9]{8})$", "game_page"),
+        ("GET", rf"^/game/export/{_ID}$", "game_export"),
     )
 ]
-LICHESS_ONLY = {"draw", "takeback", "claim_victory", "claim_draw", "online"}
+LICHESS_ONLY = {"draw", "takeback", "claim_victory", "claim_draw", "online", "game_export"}
 PYCHESS_ONLY = {"game_page"}
 FORM_ONLY_ON_PYCHESS = {"chat", "decline"}
 
@@ -70,6 +73,7 @@ class LoopbackHandler(BaseHTTPRequestHandler):
     """One HTTP request from the bot."""
 
     protocol_version = "HTTP/1.1"
+    raw_body = ""  # the request body as text (set per request)
     server: LoopbackHTTPServer
 
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base class's name
@@ -83,9 +87,16 @@ class LoopbackHandler(BaseHTTPRequestHandler):
         """Handle a POST."""
         self._handle("POST")
 
+    def setup(self) -> None:
+        """Send small writes at once (TCP_NODELAY), as real servers do: without it each answer to a client
+        that waits for it can sit ~40 ms in the delayed-acknowledgement timer."""
+        super().setup()
+        self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
     def _read_body(self) -> tuple[dict[str, str], Any, bool]:
         length = int(self.headers.get("Content-Length") or 0)
         raw = self.rfile.read(length) if length > 0 else b""
+        self.raw_body = raw.decode(errors="replace")
         content_type = (self.headers.get("Content-Type") or "").split(";")[0].strip().lower()
         if not raw:
             return {}, None, False
@@ -156,9 +167,20 @@ class LoopbackHandler(BaseHTTPRequestHandler):
         fault = loopback.faults.take(endpoint, path_params.get("id"))
         if fault is not None:
             return fault
+        lost = loopback.faults.lost_game_stream(path_params.get("id")) if endpoint == "stream_game" else None
+        if lost == "broken":  # HTTP 200 headers, then the body breaks
+            broken = Stream("game", path_params.get("id"), "", 60.0)
+            broken.drop()
+            return broken
+        if lost == "409":
+            return Reply(409, "Duplicate BOT game_stream")
         pychess = loopback.dialect == "pychess"
         if endpoint == "game_page" and pychess:  # public: no token needed
             return loopback.api_game_page(path_params["id"])
+        if endpoint == "game_export" and not pychess:  # public as well
+            return loopback.api_game_export(path_params["id"])
+        if endpoint == "token_test":  # public: the tokens to test are the body
+            return loopback.api_token_test(self.raw_body.strip())
         if self.headers.get("Authorization") != f"Bearer {loopback.token}":
             # pychess answers a bad token with 403 Forbidden, Lichess with 401
             return Reply(403, "403: Forbidden") if pychess else Reply(401, {"error": "No such token"})
@@ -173,6 +195,8 @@ class LoopbackHandler(BaseHTTPRequestHandler):
         game_id = path_params.get("id", "")
         if endpoint == "account":
             return loopback.api_account()
+        if endpoint == "playing":
+            return loopback.api_playing(int(params.get("nb", "9") or 9))
         if endpoint == "upgrade":
             return loopback.api_upgrade()
         if endpoint == "stream_event":

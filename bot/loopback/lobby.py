@@ -9,8 +9,8 @@ import time
 from typing import TYPE_CHECKING, Any, Optional, Union
 
 import bot.loopback.wire as wire
-from bot.loopback.answers import OK, OnlineBot, OpponentFactory, Reply
-from bot.loopback.model import Challenge, ChallengeAnswer, ColorName, Dialect, Player, TimeControl
+from bot.loopback.answers import OK, OpponentFactory, Reply, ScriptedBot
+from bot.loopback.model import ChallengeAnswer, ColorName, Dialect, LoopbackChallenge, LoopbackTimeControl, User
 from bot.loopback.opponents import Opponent
 from bot.loopback.positions import start_fen
 
@@ -22,11 +22,11 @@ class ChallengeDesk:
     """The ``api_*`` methods about challenges (run under the referee's lock)."""
 
     dialect: Dialect
-    bot: Player
+    bot: User
     bot_title: Optional[str]
     base_url: str
-    challenges: dict[str, Challenge]
-    online_bots: dict[str, OnlineBot]
+    challenges: dict[str, LoopbackChallenge]
+    online_bots: dict[str, ScriptedBot]
     opponent_factory: OpponentFactory
     stopping: threading.Event
     _cond: threading.Condition
@@ -39,7 +39,7 @@ class ChallengeDesk:
 
         def _emit_event(self, line: str) -> None: ...
 
-        def _start_game(self, challenge: Challenge, opponent_player: Player, opponent: Opponent) -> Game: ...
+        def _start_game(self, challenge: LoopbackChallenge, opponent_player: User, opponent: Opponent) -> Game: ...
 
     def api_answer_challenge(self, challenge_id: str, accept: bool, reason: Optional[str]) -> Reply:
         """``/api/challenge/{id}/accept`` and ``/decline``."""
@@ -70,7 +70,7 @@ class ChallengeDesk:
                 limit = form.get("clock.limit")
                 increment = form.get("clock.increment")
                 days = form.get("days")
-                time_control = TimeControl(
+                time_control = LoopbackTimeControl(
                     int(limit) if limit else None,
                     int(increment or 0) if limit else None,
                     int(days) if days else None,
@@ -90,7 +90,7 @@ class ChallengeDesk:
             final: ColorName = (
                 "white" if color == "white" else "black" if color == "black" else self._rng.choice(("white", "black"))
             )
-            challenge = Challenge(
+            challenge = LoopbackChallenge(
                 id=self._new_id(),
                 challenger=self.bot,
                 dest=target.player,

@@ -19,7 +19,7 @@ def color_name(color: bool) -> ColorName:
 
 
 @dataclass(frozen=True)
-class Player:
+class User:
     """A user on the server: the bot itself, a challenger, or a bot listed as online."""
 
     name: str
@@ -33,7 +33,7 @@ class Player:
 
 
 @dataclass(frozen=True)
-class TimeControl:
+class LoopbackTimeControl:
     """``limit_s``/``increment_s`` for a clock game, ``days`` for correspondence, neither for unlimited."""
 
     limit_s: Optional[int] = None
@@ -82,15 +82,15 @@ class ChallengeAnswer:
 
 
 @dataclass
-class Challenge:
+class LoopbackChallenge:
     """A challenge, incoming (someone challenges the bot) or outgoing (the bot challenges an online bot)."""
 
     id: str
-    challenger: Player
-    dest: Player
+    challenger: User
+    dest: User
     variant: str
     chess960: bool
-    time_control: TimeControl
+    time_control: LoopbackTimeControl
     rated: bool
     color: str
     final_color: ColorName

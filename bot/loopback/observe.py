@@ -9,7 +9,7 @@ from typing import Callable, Optional, TypeVar
 
 from bot.loopback.faults import StreamSelector
 from bot.loopback.games import Game
-from bot.loopback.model import Challenge, ChallengeAnswer, RequestRecord
+from bot.loopback.model import ChallengeAnswer, LoopbackChallenge, RequestRecord
 from bot.loopback.streams import Stream
 
 T = TypeVar("T")
@@ -19,7 +19,7 @@ class Observers:
     """Read-only views and waits, under the server's lock."""
 
     games: dict[str, Game]
-    challenges: dict[str, Challenge]
+    challenges: dict[str, LoopbackChallenge]
     requests: list[RequestRecord]
     event_streams: list[Stream]
     _cond: threading.Condition

@@ -19,7 +19,7 @@ SPECIAL_ACTIONS = ("resign", "offer-draw", "abort")
 
 
 @dataclass(frozen=True)
-class Position:
+class OpponentView:
     """What an opponent sees: the game so far and a private copy of the board."""
 
     game_id: str
@@ -40,13 +40,13 @@ class Position:
 class Opponent(Protocol):
     """The interface every opponent implements."""
 
-    def choose(self, position: Position) -> Optional[str]:
+    def choose(self, position: OpponentView) -> Optional[str]:
         """The action to take in ``position`` (see the module docstring)."""
 
-    def accepts_draw(self, position: Position) -> bool:
+    def accepts_draw(self, position: OpponentView) -> bool:
         """Whether a draw offered by the bot is accepted."""
 
-    def accepts_takeback(self, position: Position) -> bool:
+    def accepts_takeback(self, position: OpponentView) -> bool:
         """Whether a takeback asked for by the bot is granted."""
 
     def close(self) -> None:
@@ -59,11 +59,11 @@ class _Base:
     draws: bool = False
     takebacks: bool = False
 
-    def accepts_draw(self, position: Position) -> bool:
+    def accepts_draw(self, position: OpponentView) -> bool:
         """Accept a draw offer only if configured to."""
         return self.draws
 
-    def accepts_takeback(self, position: Position) -> bool:
+    def accepts_takeback(self, position: OpponentView) -> bool:
         """Grant a takeback only if configured to."""
         return self.takebacks
 
@@ -79,7 +79,7 @@ class RandomMoves(_Base):
         self.draws = accept_draws
         self.takebacks = accept_takebacks
 
-    def choose(self, position: Position) -> Optional[str]:
+    def choose(self, position: OpponentView) -> Optional[str]:
         """A random legal move, or ``"resign"`` when there is none (the game should be over already)."""
         legal = position.legal_ucis()
         if not legal:
@@ -95,7 +95,7 @@ class Manual(_Base):
         self.draws = accept_draws
         self.takebacks = accept_takebacks
 
-    def choose(self, position: Position) -> Optional[str]:
+    def choose(self, position: OpponentView) -> Optional[str]:
         """Always wait."""
         return None
 
@@ -131,7 +131,7 @@ class Scripted(_Base):
         self.takebacks = accept_takebacks
         self._offered: set[int] = set()
 
-    def choose(self, position: Position) -> Optional[str]:
+    def choose(self, position: OpponentView) -> Optional[str]:
         """The next scripted action for this position."""
         index = position.own_moves
         if index < len(self.slots):
@@ -179,7 +179,7 @@ class EngineOpponent(_Base):
         self._fallback = RandomMoves()
         self.fallbacks = 0
 
-    def choose(self, position: Position) -> Optional[str]:
+    def choose(self, position: OpponentView) -> Optional[str]:
         """Ask the engine; fall back to a random legal move if it dies or answers nonsense."""
         with self._lock:
             try:

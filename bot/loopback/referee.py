@@ -15,17 +15,18 @@ import time
 from typing import Any, Callable, Optional, Union
 
 import bot.loopback.wire as wire
-from bot.loopback.answers import OK, OnlineBot, OpponentFactory, Reply
+from bot.loopback.account import AccountDesk
+from bot.loopback.answers import OK, OpponentFactory, Reply, ScriptedBot
 from bot.loopback.desk import GameDesk
 from bot.loopback.faults import Faults
 from bot.loopback.games import BoardFactory, Game, default_board_factory
 from bot.loopback.lobby import ChallengeDesk
 from bot.loopback.model import (
-    Challenge,
     Dialect,
+    LoopbackChallenge,
     MoveRecord,
-    Player,
     RequestRecord,
+    User,
 )
 from bot.loopback.opponents import Opponent, RandomMoves
 from bot.loopback.streams import Stream
@@ -46,10 +47,10 @@ DECLINE_REASONS = (
     "onlyBot",
 )
 
-__all__ = ["CAPABILITIES_HEADER", "OK", "OnlineBot", "OpponentFactory", "Referee", "Reply"]
+__all__ = ["CAPABILITIES_HEADER", "OK", "OpponentFactory", "Referee", "Reply", "ScriptedBot"]
 
 
-class Referee(ChallengeDesk, GameDesk):
+class Referee(AccountDesk, ChallengeDesk, GameDesk):
     """Game logic shared by the HTTP layer and the test API."""
 
     def __init__(
@@ -75,7 +76,7 @@ class Referee(ChallengeDesk, GameDesk):
             raise ValueError(f"unknown dialect {dialect!r}: use 'lichess' or 'pychess'")
         self.dialect: Dialect = dialect
         self.token = token
-        self.bot = Player(bot_name, 2000, bot_title)
+        self.bot = User(bot_name, 2000, bot_title)
         self.bot_title = bot_title
         self.keepalive_s = keepalive_s if keepalive_s is not None else (6.0 if dialect == "pychess" else 7.0)
         self.board_factory = board_factory
@@ -92,9 +93,9 @@ class Referee(ChallengeDesk, GameDesk):
         self._rng = random.Random(seed)
         self._cond = threading.Condition(threading.RLock())
         self.stopping = threading.Event()
-        self.challenges: dict[str, Challenge] = {}
+        self.challenges: dict[str, LoopbackChallenge] = {}
         self.games: dict[str, Game] = {}
-        self.online_bots: dict[str, OnlineBot] = {}
+        self.online_bots: dict[str, ScriptedBot] = {}
         self.event_streams: list[Stream] = []
         self.event_stream_connections = 0
         self.requests: list[RequestRecord] = []
@@ -142,7 +143,7 @@ class Referee(ChallengeDesk, GameDesk):
     def _state_line(self, game: Game, moves: Optional[list[str]] = None) -> str:
         return wire.game_state_line(game, self.dialect, moves, self.float_clocks)
 
-    def _offered_to_bot(self, challenge: Challenge) -> bool:
+    def _offered_to_bot(self, challenge: LoopbackChallenge) -> bool:
         if self.dialect != "pychess":
             return True
         # as the real server checks it: S-chess960 needs "seirawan960" in the header, "seirawan" is not enough
@@ -150,7 +151,7 @@ class Referee(ChallengeDesk, GameDesk):
         return challenge.variant + ("960" if challenge.chess960 else "") in variants
 
     # --- games ---
-    def _start_game(self, challenge: Challenge, opponent_player: Player, opponent: Opponent) -> Game:
+    def _start_game(self, challenge: LoopbackChallenge, opponent_player: User, opponent: Opponent) -> Game:
         factory = self.board_factory or default_board_factory()
         game = Game(challenge, self.bot, opponent_player, opponent, factory, self.clock_starts_at_ply)
         self.games[game.id] = game
@@ -164,12 +165,13 @@ class Referee(ChallengeDesk, GameDesk):
         game.push(uci, by, now, self.king_takes_rook and self.dialect == "lichess")
         record = game.move_log[-1]
         ending = game.outcome_status()
+        # before the move goes out on the streams: a test may cut the stream so that the bot never sees it
+        if self.on_move is not None:
+            self.on_move(game, record)
         # lichess: the final state (with status) comes from _finish; pychess never sends the state of the
         # move that ended the game, only a bare gameEnd (docs/server-api.md)
         if ending is None:
             self._emit_game(game, self._state_line(game))
-        if self.on_move is not None:
-            self.on_move(game, record)
         if ending is not None:
             self._finish(game, *ending)
         self._cond.notify_all()
@@ -237,6 +239,22 @@ class Referee(ChallengeDesk, GameDesk):
             self._push(game, action, "opponent")
         self._cond.notify_all()
 
+    def restore_bot_resignations(self) -> list[str]:
+        """pychess after a restart: games the bot resigned are running again (the server never stored a BOT's
+        resignation), clocks and opponent included. Returns their ids."""
+        with self._cond:
+            restored = []
+            for game in self.games.values():
+                if game.status == "resign" and game.termination == "bot resigned":
+                    game.status, game.winner, game.termination, game.ended_at = "started", None, "", None
+                    if game.clock is not None:
+                        game.clock.restart(bool(game.board.turn), len(game.moves), time.monotonic())
+                    game.version += 1
+                    self._spawn(self._opponent_loop, game, name=f"loopback-opponent-{game.id}")
+                    restored.append(game.id)
+            self._cond.notify_all()
+            return restored
+
     def check_clocks(self) -> None:
         """Flag games whose side to move has run out of time, abort games the bot never started."""
         with self._cond:
@@ -273,18 +291,6 @@ class Referee(ChallengeDesk, GameDesk):
         with self._cond:
             self.requests.append(entry)
             self._cond.notify_all()
-
-    def api_account(self) -> Reply:
-        """``GET /api/account``."""
-        return Reply(200, wire.account_json(self.bot, self.dialect, self.bot_title))
-
-    def api_upgrade(self) -> Reply:
-        """``POST /api/bot/account/upgrade``: becomes a BOT account (400 if it already is one)."""
-        with self._cond:
-            if self.bot_title == "BOT":
-                return Reply(400, {"error": "This account is already a bot account"})
-            self.bot_title = "BOT"
-            return OK
 
     def api_open_event_stream(self, headers: dict[str, str]) -> Union[Stream, Reply]:
         """``GET /api/stream/event``: the new stream, already holding re-sent challenges and games."""

@@ -16,17 +16,17 @@ from types import TracebackType
 from typing import Any, Optional, TypeVar
 
 import bot.loopback.wire as wire
-from bot.loopback.answers import OnlineBot, OpponentFactory
+from bot.loopback.answers import OpponentFactory, ScriptedBot
 from bot.loopback.faults import Faults
 from bot.loopback.games import Game, default_board_factory
 from bot.loopback.http import LoopbackHTTPServer
 from bot.loopback.model import (
-    Challenge,
     ChatRecord,
     ColorName,
     Dialect,
-    Player,
-    TimeControl,
+    LoopbackChallenge,
+    LoopbackTimeControl,
+    User,
 )
 from bot.loopback.observe import Observers
 from bot.loopback.opponents import Opponent
@@ -160,7 +160,7 @@ class LoopbackServer(Referee, Observers):
         """Challenge the bot; returns the challenge id (which becomes the game id). ``color`` is the
         challenger's. ``clock=None`` with ``days`` is correspondence, with neither unlimited."""
         with self._cond:
-            time_control = TimeControl(clock[0], clock[1]) if clock else TimeControl(days=days)
+            time_control = LoopbackTimeControl(clock[0], clock[1]) if clock else LoopbackTimeControl(days=days)
             final: ColorName = (
                 "white" if color == "white" else "black" if color == "black" else self._rng.choice(("white", "black"))
             )
@@ -172,9 +172,9 @@ class LoopbackServer(Referee, Observers):
                 # fail here, in the test, rather than later in the server thread that accepts the challenge
                 factory = self.board_factory or default_board_factory()
                 factory(initial_fen, variant=variant, chess960=chess960)
-            challenge = Challenge(
+            challenge = LoopbackChallenge(
                 id=self._new_id(),
-                challenger=Player(challenger, rating, title),
+                challenger=User(challenger, rating, title),
                 dest=self.bot,
                 variant=variant,
                 chess960=chess960,
@@ -218,12 +218,12 @@ class LoopbackServer(Referee, Observers):
         decline_reason: str = "generic",
         answer_delay_s: float = 0.05,
         opponent: Optional[OpponentFactory] = None,
-    ) -> Player:
+    ) -> User:
         """List a bot in ``/api/bot/online`` that answers the bot's challenges: ``accept``, ``decline`` (with
         ``decline_reason``) or ``ignore``."""
-        player = Player(name, rating, "BOT")
+        player = User(name, rating, "BOT")
         with self._cond:
-            self.online_bots[player.id] = OnlineBot(player, answer, decline_reason, answer_delay_s, opponent)
+            self.online_bots[player.id] = ScriptedBot(player, answer, decline_reason, answer_delay_s, opponent)
         return player
 
     def game(self, game_id: str) -> Game:

@@ -10,7 +10,7 @@ import html
 import json
 from typing import TYPE_CHECKING, Any, Optional
 
-from bot.loopback.model import Challenge, Dialect, Player, color_name
+from bot.loopback.model import Dialect, LoopbackChallenge, User, color_name
 from engine.variants import LICHESS_KEYS
 
 if TYPE_CHECKING:
@@ -70,7 +70,7 @@ def game_variant(game: Game) -> dict[str, str]:
     return lichess_variant(game.variant, game.chess960, not game.initial_fen_is_standard)
 
 
-def _lichess_user(player: Player) -> dict[str, Any]:
+def _lichess_user(player: User) -> dict[str, Any]:
     return {
         "id": player.id,
         "name": player.name,
@@ -81,7 +81,7 @@ def _lichess_user(player: Player) -> dict[str, Any]:
     }
 
 
-def _time_control(challenge: Challenge, dialect: Dialect) -> dict[str, Any]:
+def _time_control(challenge: LoopbackChallenge, dialect: Dialect) -> dict[str, Any]:
     tc = challenge.time_control
     if tc.kind == "clock":
         data: dict[str, Any] = {"type": "clock", "limit": tc.limit_s, "increment": tc.increment_s or 0}
@@ -93,7 +93,7 @@ def _time_control(challenge: Challenge, dialect: Dialect) -> dict[str, Any]:
     return {"type": "unlimited"}
 
 
-def challenge_json(challenge: Challenge, dialect: Dialect, base_url: str) -> dict[str, Any]:
+def challenge_json(challenge: LoopbackChallenge, dialect: Dialect, base_url: str) -> dict[str, Any]:
     """The challenge object of a ``challenge`` event (and of the challenge-creation answer on Lichess)."""
     if dialect == "pychess":
         return {
@@ -141,7 +141,7 @@ def challenge_json(challenge: Challenge, dialect: Dialect, base_url: str) -> dic
     return data
 
 
-def challenge_compat(challenge: Challenge, bot_account: bool) -> dict[str, bool]:
+def challenge_compat(challenge: LoopbackChallenge, bot_account: bool) -> dict[str, bool]:
     """Lichess's ``compat`` of a challenge event, as lila computes it: a BOT may play bullet and slower
     (and only a BOT account uses the BOT API), the Board API blitz and slower."""
     speed = challenge.time_control.speed
@@ -149,7 +149,7 @@ def challenge_compat(challenge: Challenge, bot_account: bool) -> dict[str, bool]
 
 
 def challenge_event(
-    challenge: Challenge, dialect: Dialect, base_url: str, kind: str = "challenge", bot_account: bool = True
+    challenge: LoopbackChallenge, dialect: Dialect, base_url: str, kind: str = "challenge", bot_account: bool = True
 ) -> str:
     """An event line about a challenge (``challenge``, ``challengeCanceled``, ``challengeDeclined``). Lichess
     puts ``compat`` beside the challenge object of a ``challenge`` event (``bot_account``: the stream's owner
@@ -160,10 +160,8 @@ def challenge_event(
     return compact(data)
 
 
-def game_start_event(game: Game, dialect: Dialect, kind: str = "gameStart") -> str:
-    """``gameStart`` (or Lichess ``gameFinish``) for the event stream."""
-    if dialect == "pychess":
-        return spaced({"type": kind, "game": {"id": game.id, "skill_level": "6", "chess960": str(game.chess960)}})
+def now_playing_json(game: Game) -> dict[str, Any]:
+    """Lichess's summary of one of the bot's games (``gameStart``/``gameFinish`` and ``nowPlaying``)."""
     opponent = game.opponent_player
     tc = game.challenge.time_control
     if game.clock is not None:
@@ -186,11 +184,18 @@ def game_start_event(game: Game, dialect: Dialect, kind: str = "gameStart") -> s
         "status": {"id": _LICHESS_STATUS_IDS.get(game.status, 20), "name": game.status},
         "speed": tc.speed,
         "variant": {k: v for k, v in game_variant(game).items() if k != "short"},
-        "compat": {"bot": True, "board": True},
-        "id": game.id,
     }
     if game.winner is not None:
         data["winner"] = color_name(game.winner)
+    return data
+
+
+def game_start_event(game: Game, dialect: Dialect, kind: str = "gameStart") -> str:
+    """``gameStart`` (or Lichess ``gameFinish``) for the event stream."""
+    if dialect == "pychess":
+        return spaced({"type": kind, "game": {"id": game.id, "skill_level": "6", "chess960": str(game.chess960)}})
+    data = now_playing_json(game)
+    data.update({"compat": {"bot": True, "board": True}, "id": game.id})
     return compact({"type": kind, "game": data})
 
 
@@ -317,14 +322,14 @@ def opponent_gone_line(gone: bool, claim_win_in_s: int) -> str:
     return compact(data)
 
 
-def account_json(player: Player, dialect: Dialect, title: Optional[str]) -> dict[str, Any]:
+def account_json(player: User, dialect: Dialect, title: Optional[str]) -> dict[str, Any]:
     """``GET /api/account``."""
     if dialect == "pychess":
         return {"id": player.name, "username": player.name, "title": title or ""}
     return {"id": player.id, "username": player.name, "title": title, "perfs": {}, "createdAt": 1700000000000}
 
 
-def online_bot_json(player: Player) -> dict[str, Any]:
+def online_bot_json(player: User) -> dict[str, Any]:
     """One line of Lichess ``GET /api/bot/online``."""
     return {
         "id": player.id,
@@ -351,11 +356,39 @@ PYCHESS_STATUS_NUMBERS = {
 }
 
 
+def game_export_json(game: Game) -> dict[str, Any]:
+    """Lichess's ``GET /game/export/{gameId}`` with ``Accept: application/json``, as the API documents it: the
+    game's status name (``started`` while it runs), ``winner`` when there is one, every move in SAN."""
+    tc = game.challenge.time_control
+    data: dict[str, Any] = {
+        "id": game.id,
+        "rated": game.challenge.rated,
+        "variant": lichess_variant(game.variant, game.chess960, not game.initial_fen_is_standard)["key"],
+        "speed": tc.speed,
+        "perf": tc.speed,
+        "createdAt": int(game.created_at * 1000),
+        "lastMoveAt": int((game.move_log[-1].at if game.move_log else game.created_at) * 1000),
+        "status": game.status,
+        "players": {color_name(color): {"user": {"name": player.name, "id": player.id}, "rating": player.rating}
+                    for color, player in ((True, game.white), (False, game.black))},
+        "moves": " ".join(game.sans),
+    }
+    if game.winner is not None:
+        data["winner"] = color_name(game.winner)
+    if not game.initial_fen_is_standard or game.chess960:
+        data["initialFen"] = game.initial_fen
+    if tc.kind == "clock":
+        data["clock"] = {"initial": tc.limit_s, "increment": tc.increment_s or 0,
+                         "totalTime": (tc.limit_s or 0) + 40 * (tc.increment_s or 0)}
+    return data
+
+
 def game_page_html(game: Game, board_factory: Any) -> str:
     """pychess's public game page ``GET /{gameId}``, reduced to what the real one carries for a bot: the
-    ``<body>`` attributes ``data-gameid``, ``data-result``, ``data-status`` (a number), ``data-board`` (JSON
-    with ``result``, ``status`` and one ``steps`` entry per ply: ``fen``, ``move``, ``san``), players and variant,
-    HTML-escaped as the real server writes them."""
+    ``<body>`` attributes ``data-gameid``, ``data-fen``, ``data-result``, ``data-status`` (a number),
+    ``data-board`` (JSON with ``result``, ``status``, ``clocks`` [white ms, black ms] and one ``steps`` entry per
+    ply: ``fen``, ``move``, ``san``), players, variant and time control (``data-base`` minutes, ``data-inc``
+    seconds), HTML-escaped as the real server writes them."""
     board = board_factory(game.initial_fen, variant=game.variant, chess960=game.chess960)
     steps: list[dict[str, Any]] = [{"fen": board.fen(), "san": None, "turnColor": color_name(board.turn)}]
     for uci, wire_uci, san in zip(game.moves, game.wire_moves, game.sans):
@@ -363,11 +396,19 @@ def game_page_html(game: Game, board_factory: Any) -> str:
         steps.append({"fen": board.fen(), "move": wire_uci, "san": san, "turnColor": color_name(board.turn),
                       "check": board.is_check()})
     status = PYCHESS_STATUS_NUMBERS.get(game.status, 11)
-    data_board = {"type": "board", "gameId": game.id, "variant": game.variant, "status": status,
-                  "result": game.result(), "fen": board.fen(), "lastMove": game.wire_moves[-1] if game.moves else "",
-                  "steps": steps, "ply": len(game.moves)}
+    data_board: dict[str, Any] = {
+        "type": "board", "gameId": game.id, "variant": game.variant, "status": status, "result": game.result(),
+        "fen": board.fen(), "lastMove": game.wire_moves[-1] if game.moves else "", "steps": steps,
+        "ply": len(game.moves),
+    }
+    tc = game.challenge.time_control
+    if game.clock is not None:  # as the real page: the side to move's clock already counts its thinking time
+        data_board["clocks"] = [int(game.clock.remaining_ms(True)), int(game.clock.remaining_ms(False))]
     attributes = {
         "data-gameid": game.id,
+        "data-fen": board.fen(),
+        "data-base": f"{(tc.limit_s or 0) / 60:g}",
+        "data-inc": str(tc.increment_s or 0),
         "data-initialfen": "None" if game.initial_fen_is_standard else game.initial_fen,
         "data-board": compact(data_board),
         "data-result": game.result(),

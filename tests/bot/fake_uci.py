@@ -1,7 +1,8 @@
 """A tiny scripted UCI engine for tests: ``python fake_uci.py MODE [MOVE]``.
 
-Modes: ``move`` answers MOVE (default e2e4) with a score; ``crash`` exits on ``go``; ``hang`` never answers
-``go`` nor ``stop``; ``stoppable`` answers only after ``stop``; ``none`` answers ``bestmove (none)``;
+Modes: ``move`` answers MOVE (default e2e4) with a score (``plain``: the same, as a chess-only engine without
+``UCI_Variant``); ``crash`` exits on ``go``; ``hang`` never answers ``go`` nor ``stop``; ``stoppable`` answers
+only after ``stop``; ``none`` answers ``bestmove (none)``;
 ``crash_once`` crashes on the first ``go`` of its life if the file named by FAKE_UCI_MARK does not exist yet;
 ``script`` plays a whole game from FAKE_UCI_SCRIPT (UCI moves of both sides, space-separated): at ply N it answers
 ``bestmove script[N] ponder script[N+1]``, and a ``go ponder`` answers only after ``ponderhit`` or ``stop``.
@@ -47,7 +48,9 @@ for line in sys.stdin:
             continue
     if command == "uci":
         print("id name FakeUCI " + mode)
-        print("option name UCI_Variant type combo default chess var chess var seirawan")
+        if mode != "plain":  # plain: a chess-only engine, neither UCI_Variant nor UCI_Chess960
+            print("option name UCI_Variant type combo default chess var chess var seirawan")
+            print("option name UCI_Chess960 type check default false")
         print("option name Hash type spin default 16 min 1 max 1024")
         print("option name Ponder type check default false")
         print("uciok", flush=True)

@@ -27,18 +27,25 @@ def test_help_and_name() -> None:
         "I am schess-bot 0.1.0, playing with Fairy-Stockfish 14.")
 
 
-def test_eval_goes_to_spectators_only_by_default() -> None:
+def test_eval_goes_where_people_can_read_it_on_each_server() -> None:
+    """pychess.org drops a BOT's spectator lines, so !eval is answered in the player room there; on Lichess
+    the opponent is not told (spectators are)."""
     settings = ChatSettings()
-    assert command_reply("!eval", "spectator", CONTEXT, settings) == (
-        "Evaluation +0.42 at depth 12 (my point of view).")
-    assert command_reply("!eval", "player", CONTEXT, settings) == "I only tell the evaluation to spectators."
+    answer = "Evaluation +0.42 at depth 12 (my point of view)."
+    assert command_reply("!eval", "player", CONTEXT, settings, "pychess") == answer
+    assert command_reply("!eval", "spectator", CONTEXT, settings, "pychess") == (
+        "I tell the evaluation only in the player chat.")
+    assert command_reply("!eval", "spectator", CONTEXT, settings, "lichess") == answer
+    assert command_reply("!eval", "player", CONTEXT, settings, "lichess") == (
+        "I tell the evaluation only in the spectator chat.")
     both = ChatSettings(eval_rooms=("player", "spectator"))
-    assert command_reply("!eval", "player", CONTEXT, both) == "Evaluation +0.42 at depth 12 (my point of view)."
+    assert command_reply("!eval", "player", CONTEXT, both, "lichess") == answer
+    assert command_reply("!eval", "spectator", CONTEXT, both, "pychess") == answer
 
 
 def test_eval_before_any_search_and_the_queue() -> None:
     empty = ChatContext(engine_name="x", bot_version="0.1.0")
-    assert command_reply("!eval", "spectator", empty, ChatSettings()) == "No evaluation yet."
+    assert command_reply("!eval", "spectator", empty, ChatSettings(), "lichess") == "No evaluation yet."
     assert command_reply("!queue", "player", empty, ChatSettings()) == "No challenges waiting."
     assert command_reply("!queue", "player", CONTEXT, ChatSettings()) == "2 challenges waiting."
     assert command_reply("!resign", "player", CONTEXT, ChatSettings()) is None

@@ -132,7 +132,8 @@ def test_a_challenge_outside_the_config_is_declined_with_its_reason(tmp_path, mo
             threading.Thread(target=stop_when_declined, daemon=True).start()
             assert run_bot(settings, TOKEN, on_lobby=lobbies.append) == 0
         [decline] = http.hits("POST", "/api/challenge/RpxjQkJ5/decline")
-        assert decline.body == b"reason=tooFast"
+        # pychess.org: the reason as free text for the person (challenge.decline_message)
+        assert decline.body.startswith(b"reason=This+time+control+is+too+fast+for+me.+I+accept+S-chess")
     assert "challenge RpxjQkJ5: declined 5+3 seirawan casual from Alice (1500) (tooFast" in caplog.text
 
 

@@ -2,26 +2,74 @@
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import os
+import typing
 from pathlib import Path
 
 import pytest
+import yaml
 
 from bot.config import (
+    VARIANT_NAMES,
     ConfigError,
     Settings,
     TokenError,
+    config_key,
     load_settings,
     resolve_token,
     settings_from_dict,
 )
+from engine import variants
 
 REPO = Path(__file__).resolve().parents[2]
 
 
 def test_shipped_config_loads_and_equals_the_defaults():
     assert load_settings(REPO / "config.yml") == Settings()
+
+
+def test_an_empty_file_gives_the_defaults():
+    assert settings_from_dict({}) == Settings()
+    assert settings_from_dict(None) == Settings()
+
+
+def setting_keys(cls: type = Settings, prefix: str = "") -> set[str]:
+    """Every key path the settings dataclasses read (sub-sections are walked, not listed themselves)."""
+    keys: set[str] = set()
+    hints = typing.get_type_hints(cls)
+    for item in dataclasses.fields(cls):
+        path = prefix + config_key(item)
+        if dataclasses.is_dataclass(hints[item.name]):
+            keys |= setting_keys(hints[item.name], path + ".")
+        else:
+            keys.add(path)
+    return keys
+
+
+def yaml_keys(data: dict, prefix: str = "") -> set[str]:
+    """Key paths in a YAML mapping; a mapping that is itself a setting's value (engine options, book files)
+    counts as one key."""
+    keys: set[str] = set()
+    for name, value in data.items():
+        path = prefix + str(name)
+        if isinstance(value, dict) and path not in ("engine.options", "engine.polyglot.book"):
+            keys |= yaml_keys(value, path + ".")
+        else:
+            keys.add(path)
+    return keys
+
+
+def test_shipped_config_has_every_key_and_nothing_else():
+    shipped = yaml_keys(yaml.safe_load((REPO / "config.yml").read_text()))
+    expected = setting_keys()
+    assert not expected - shipped, f"keys missing from config.yml: {sorted(expected - shipped)}"
+    assert not shipped - expected, f"config.yml keys the bot does not read: {sorted(shipped - expected)}"
+
+
+def test_the_variant_choices_are_the_engines_variants():
+    assert VARIANT_NAMES == variants.VARIANT_NAMES
 
 
 def test_shipped_config_comments_every_key():
@@ -49,6 +97,9 @@ def test_values_are_read_into_typed_settings():
     assert settings.engine.command_line() == ["/usr/games/fairy-stockfish"]
     assert settings.challenge.concurrency == 2 and settings.challenge.block_list == ("mallory",)
     assert settings.draw.enabled is False and settings.pgn_directory is None
+    assert settings_from_dict({"greeting": {"hello": None}}).greeting.hello == ""
+    assert settings_from_dict({"engine": {"command": ["/usr/games/fairy-stockfish", "--x"]}}).engine.command == (
+        "/usr/games/fairy-stockfish --x")
 
 
 def test_challenger_filters_are_read_and_off_by_default():
@@ -101,6 +152,17 @@ def test_builtin_engine_runs_under_the_configured_interpreter():
      "config error: challenge.max_challenges_per_bot_per_hour must be a positive integer or null, got 1.5"),
     ({"challenge": {"max_bot_challenges_per_day": True}},
      "config error: challenge.max_bot_challenges_per_day must be a positive integer or null, got True"),
+    ({"challenge": {"speeds": "blitz"}}, "config error: challenge.speeds must be a list of strings, got 'blitz'"),
+    ({"server": {"request_timeout_s": 0}}, "config error: server.request_timeout_s must be a number >= 0.1, got 0"),
+    ({"resign": {"score_cp": "lots"}},
+     "config error: resign.score_cp must be an integer (centipawns, negative), got 'lots'"),
+    ({"pgn_directory": 3}, "config error: pgn_directory must be a string or null, got 3"),
+    ({"matchmaking": {"variants": []}},
+     "config error: matchmaking.variants must be a non-empty list of seirawan, seirawan960, chess, chess960"),
+    ({"matchmaking": {"time_controls": []}},
+     "config error: matchmaking.time_controls must be a non-empty list of {base_s, increment_s} or {days}"),
+    ({"takebackz": {}}, "config error: unknown key takebackz"),
+    ([], "config error: the file must be a mapping"),
     ({"challenge": {"bullet_requires_increment": "yes"}},
      "config error: challenge.bullet_requires_increment must be true or false, got 'yes'"),
 ])

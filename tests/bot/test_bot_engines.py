@@ -9,13 +9,14 @@ from pathlib import Path
 
 import pytest
 
-from bot.engines import EngineCrashed, EngineTimeout, SearchResult, UciEngine, parse_info, parse_option
-from bot.timecontrol import SearchLimits
+from bot.engines import EngineCrashed, EngineReply, EngineTimeout, Score, UciEngine, parse_info, parse_option
+from bot.timecontrol import GoLimits
 from engine import Board
+from tests.timing import PATIENCE_S
 
 FAKE = str(Path(__file__).with_name("fake_uci.py"))
 START = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR[HEhe] w KQBCDFGkqbcdfg - 0 1"
-QUICK = SearchLimits(movetime_ms=50, deadline_ms=1500, stop_grace_ms=300)
+QUICK = GoLimits(movetime_ms=50, deadline_ms=1500, stop_grace_ms=300)
 
 
 def fake(mode: str, move: str = "e2e4") -> UciEngine:
@@ -23,13 +24,13 @@ def fake(mode: str, move: str = "e2e4") -> UciEngine:
 
 
 def test_parse_info_reads_depth_score_nodes_and_pv_and_skips_bounds():
-    result = SearchResult(bestmove=None)
+    result = EngineReply(bestmove=None)
     parse_info("info depth 9 seldepth 12 multipv 1 score cp -35 nodes 5000 nps 1 pv g1f3h d7d5", result)
-    assert (result.depth, result.score_cp, result.nodes, result.pv) == (9, -35, 5000, ["g1f3h", "d7d5"])
+    assert (result.depth, result.score, result.nodes, result.pv) == (9, Score(cp=-35), 5000, ["g1f3h", "d7d5"])
     parse_info("info depth 10 score cp 500 lowerbound nodes 6000", result)
-    assert result.score_cp == -35 and result.depth == 10
+    assert result.score == Score(cp=-35) and result.depth == 10
     parse_info("info depth 11 score mate -3", result)
-    assert result.describe_score() == "#-3" and result.score_for_decisions() == -100_000
+    assert result.describe_score() == "#-3" and result.centipawns() == -100_000 + 3
 
 
 def test_parse_option_reads_combo_values():
@@ -43,7 +44,7 @@ def test_a_sane_engine_answers_with_its_move_and_score():
         engine.set_variant("seirawan", False)
         engine.new_game()
         result = engine.search(START, [], QUICK)
-        assert result.bestmove == "g1f3h" and result.score_cp == 42 and result.depth == 7
+        assert result.bestmove == "g1f3h" and result.score == Score(cp=42) and result.depth == 7
         assert engine.id_name == "FakeUCI move"
     finally:
         engine.close()
@@ -69,8 +70,8 @@ def test_a_hung_engine_is_stopped_then_killed_within_deadline_plus_grace():
         engine.new_game()
         started = time.monotonic()
         with pytest.raises(EngineTimeout):
-            engine.search(START, [], SearchLimits(movetime_ms=50, deadline_ms=300, stop_grace_ms=200))
-        assert time.monotonic() - started < 1.5
+            engine.search(START, [], GoLimits(movetime_ms=50, deadline_ms=300, stop_grace_ms=200))
+        assert time.monotonic() - started < PATIENCE_S
         assert not engine.alive
     finally:
         engine.close()
@@ -80,8 +81,8 @@ def test_an_engine_that_needs_stop_still_gives_its_move():
     engine = fake("stoppable", "d2d4")
     try:
         engine.new_game()
-        result = engine.search(START, [], SearchLimits(movetime_ms=50, deadline_ms=200, stop_grace_ms=1000))
-        assert result.bestmove == "d2d4" and result.mate == 2
+        result = engine.search(START, [], GoLimits(movetime_ms=50, deadline_ms=200, stop_grace_ms=1000))
+        assert result.bestmove == "d2d4" and result.score == Score(mate=2)
     finally:
         engine.close()
 
@@ -112,7 +113,7 @@ def test_fairy_stockfish_plays_a_gating_move_in_seirawan():
     try:
         engine.set_variant("seirawan", False)
         engine.new_game()
-        result = engine.search(START, ["g1f3h"], SearchLimits(movetime_ms=100, deadline_ms=3000))
+        result = engine.search(START, ["g1f3h"], GoLimits(movetime_ms=100, deadline_ms=3000))
         assert result.bestmove is not None and result.depth is not None
     finally:
         engine.close()
@@ -130,10 +131,23 @@ def test_builtin_engine_runs_under_pypy_from_the_interpreter_setting(monkeypatch
     try:
         engine.set_variant("seirawan", False)
         engine.new_game()
-        result = engine.search(START, ["g1f3h"], SearchLimits(depth=2, deadline_ms=20000))
+        result = engine.search(START, ["g1f3h"], GoLimits(depth=2, deadline_ms=20000))
         assert result.bestmove is not None
         board = Board(START)
         board.push_uci("g1f3h")
         assert board.parse_uci(result.bestmove) in board.legal_moves
     finally:
         engine.close()
+
+
+def test_a_score_is_centipawns_or_a_mate_and_prints_one_way():
+    assert [str(score) for score in (Score(cp=42), Score(cp=-120), Score(mate=3), Score(mate=-2))] == [
+        "+0.42", "-1.20", "#3", "#-2"]
+    # one scale: a nearer mate is better, any mate beats any centipawn score
+    assert Score(mate=1).centipawns() > Score(mate=5).centipawns() > Score(cp=5000).centipawns()
+    assert Score(mate=-1).centipawns() < Score(mate=-5).centipawns() < Score(cp=-5000).centipawns()
+    assert Score(mate=2).centipawns(mate_cp=30000) == 29998
+    with pytest.raises(ValueError):
+        Score(cp=1, mate=1)
+    with pytest.raises(ValueError):
+        Score()

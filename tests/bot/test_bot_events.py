@@ -21,10 +21,8 @@ from bot.events import (
     ServerTerminated,
     UnknownEvent,
     Variant,
-    normalise_game_line,
-    normalise_lobby_line,
-    parse_account,
 )
+from bot.normalise import normalise_game_line, normalise_lobby_line, parse_account
 from tests.bot.conftest import (
     PYCHESS_ACCOUNT,
     PYCHESS_CHALLENGE,
@@ -63,7 +61,7 @@ LICHESS_GAME_FULL = json.dumps({
 
 
 def test_pychess_challenge_keeps_seconds_as_milliseconds_and_reads_the_variant_key():
-    event = normalise_lobby_line(PYCHESS_CHALLENGE, "pychess")
+    event = normalise_lobby_line(PYCHESS_CHALLENGE)
     assert isinstance(event, ChallengeEvent)
     challenge = event.challenge
     assert challenge.id == "RpxjQkJ5"
@@ -76,13 +74,13 @@ def test_pychess_challenge_keeps_seconds_as_milliseconds_and_reads_the_variant_k
 def test_pychess_chess960_flag_on_a_challenge_makes_seirawan960():
     data = json.loads(PYCHESS_CHALLENGE)
     data["challenge"]["chess960"] = True
-    event = normalise_lobby_line(json.dumps(data), "pychess")
+    event = normalise_lobby_line(json.dumps(data))
     assert isinstance(event, ChallengeEvent)
     assert event.challenge.variant.config_name == "seirawan960"
 
 
 def test_lichess_chess960_challenge_is_chess_with_the_960_flag_and_its_fen():
-    event = normalise_lobby_line(LICHESS_CHALLENGE, "lichess")
+    event = normalise_lobby_line(LICHESS_CHALLENGE)
     assert isinstance(event, ChallengeEvent)
     assert event.challenge.variant == Variant("chess", True)
     assert event.challenge.challenger.is_bot
@@ -92,33 +90,33 @@ def test_lichess_chess960_challenge_is_chess_with_the_960_flag_and_its_fen():
 def test_unknown_variant_is_kept_by_name_and_marked_unsupported():
     data = json.loads(PYCHESS_CHALLENGE)
     data["challenge"]["variant"] = {"key": "shouse"}
-    event = normalise_lobby_line(json.dumps(data), "pychess")
+    event = normalise_lobby_line(json.dumps(data))
     assert isinstance(event, ChallengeEvent)
     assert event.challenge.variant.name == "shouse" and not event.challenge.variant.supported
 
 
 def test_pychess_game_start_with_string_chess960_flag():
-    assert normalise_lobby_line(PYCHESS_GAME_START, "pychess") == GameStart("RpxjQkJ5", None)
+    assert normalise_lobby_line(PYCHESS_GAME_START) == GameStart("RpxjQkJ5", None)
 
 
 def test_lichess_game_start_uses_game_id_and_colour():
     line = '{"type":"gameStart","game":{"gameId":"5IrD6Gzz","fullId":"5IrD6GzzAbCd","color":"white"}}'
-    assert normalise_lobby_line(line, "lichess") == GameStart("5IrD6Gzz", "white")
+    assert normalise_lobby_line(line) == GameStart("5IrD6Gzz", "white")
 
 
 def test_keep_alives_of_both_dialects():
-    assert normalise_lobby_line("", "lichess") == KeepAlive()
-    assert normalise_lobby_line(b"\n", "lichess") == KeepAlive()
-    assert normalise_lobby_line(PYCHESS_PING, "pychess") == KeepAlive()
-    assert normalise_lobby_line('{"type":"terminated"}', "pychess") == ServerTerminated()
+    assert normalise_lobby_line("") == KeepAlive()
+    assert normalise_lobby_line(b"\n") == KeepAlive()
+    assert normalise_lobby_line(PYCHESS_PING) == KeepAlive()
+    assert normalise_lobby_line('{"type":"terminated"}') == ServerTerminated()
 
 
 def test_lichess_lobby_lines_for_finished_games_and_withdrawn_challenges():
     finish = '{"type":"gameFinish","game":{"gameId":"abc"}}'
-    assert normalise_lobby_line(finish, "lichess") == GameFinish("abc")
+    assert normalise_lobby_line(finish) == GameFinish("abc")
     line = '{"type":"challengeCanceled","challenge":{"id":"xyz"}}'
-    assert normalise_lobby_line(line, "lichess") == ChallengeGone("xyz")
-    assert normalise_lobby_line('{"type":"newThing"}', "lichess") == UnknownEvent("newThing")
+    assert normalise_lobby_line(line) == ChallengeGone("xyz")
+    assert normalise_lobby_line('{"type":"newThing"}') == UnknownEvent("newThing")
 
 
 @pytest.mark.parametrize("line", ["{not json", "[1, 2]", '{"type":"challenge"}',
@@ -127,7 +125,7 @@ def test_lichess_lobby_lines_for_finished_games_and_withdrawn_challenges():
                                   '{"type":"clock","limit":"x"}}}'])
 def test_malformed_lobby_lines_raise_malformed_line(line):
     with pytest.raises(MalformedLine):
-        normalise_lobby_line(line, "pychess")
+        normalise_lobby_line(line)
 
 
 # ---- game streams ----
@@ -217,19 +215,19 @@ def test_a_decline_reason_key_reads_the_same_in_lower_case_and_camel_case(key, r
     line = json.dumps({"type": "challengeDeclined", "challenge": {
         "id": "c1", "status": "declined", "declineReason": "This time control is too fast for me.",
         "declineReasonKey": key}})
-    assert normalise_lobby_line(line, "lichess") == ChallengeGone("c1", declined=True, reason=reason)
+    assert normalise_lobby_line(line) == ChallengeGone("c1", declined=True, reason=reason)
 
 
 def test_lichess_compat_beside_the_challenge_and_our_rating_in_dest_user():
     data = json.loads(LICHESS_CHALLENGE)
     data["challenge"]["destUser"]["rating"] = 1720
     data["compat"] = {"bot": False, "board": True}
-    event = normalise_lobby_line(json.dumps(data), "lichess")
+    event = normalise_lobby_line(json.dumps(data))
     assert isinstance(event, ChallengeEvent)
     assert event.challenge.bot_compatible is False
     assert event.challenge.dest is not None and event.challenge.dest.rating == 1720
     assert event.challenge.dest.name == "SchessBot"
-    plain = normalise_lobby_line(PYCHESS_CHALLENGE, "pychess")
+    plain = normalise_lobby_line(PYCHESS_CHALLENGE)
     assert isinstance(plain, ChallengeEvent)
     assert plain.challenge.bot_compatible is None and plain.challenge.dest is None, "pychess says neither"
 
@@ -238,7 +236,7 @@ def test_lichess_game_start_names_the_opponent():
     line = json.dumps({"type": "gameStart", "game": {"gameId": "g1", "color": "black",
                                                      "opponent": {"id": "alice", "username": "Alice",
                                                                   "rating": 1500}}})
-    assert normalise_lobby_line(line, "lichess") == GameStart("g1", "black", opponent="Alice")
+    assert normalise_lobby_line(line) == GameStart("g1", "black", opponent="Alice")
 
 
 def test_account_ratings_come_from_lichess_perfs_and_pychess_has_none():

@@ -4,120 +4,23 @@ from __future__ import annotations
 
 import json
 import logging
-import queue
 from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
+import pytest
+
 from bot.config import DrawSettings, ResignSettings, Settings, TimeSettings
-from bot.engines import EngineCrashed, SearchResult
-from bot.events import Account, GameEnd, GameFull, GameState, normalise_game_line
-from bot.game import GameRecord, GameWorker
+from bot.engines import EngineCrashed, EngineReply, EngineTimeout, Score
+from bot.events import GameEnd, GameFull, GameState
+from bot.game import GameNote, GameRecord, GameWorker
 from bot.gamepage import GamePage
-from bot.server import ServerError
+from bot.normalise import normalise_game_line
+from bot.server import StreamConnected
 from tests.bot.conftest import PYCHESS_GAME_END, PYCHESS_GAME_FULL, needs_board
+from tests.bot.fakes import ME, FakeServer, ScriptedEngine
 
 pytestmark = needs_board
-
-ME = Account(id="SeirawanBot", username="SeirawanBot", title="BOT")
-
-
-class FakeStream:
-    def __init__(self) -> None:
-        self.items: queue.Queue[Any] = queue.Queue()
-        self.closed = False
-
-    def get(self, timeout: float | None = None) -> Any:
-        try:
-            return self.items.get(timeout=timeout) if timeout else self.items.get_nowait()
-        except queue.Empty:
-            return None
-
-    def close(self) -> None:
-        self.closed = True
-
-
-class FakeServer:
-    """Records calls; ``on_move`` may push the opponent's reply into the stream."""
-
-    url = "https://www.pychess.org"
-
-    def __init__(self, dialect: str = "pychess") -> None:
-        self.dialect = dialect
-        self.stream = FakeStream()
-        self.calls: list[tuple[str, ...]] = []
-        self.on_move: Any = None
-        self.fail_moves = 0
-        # the pychess game page: running unless a test says otherwise; None = cannot be read
-        self.page: GamePage | None = GamePage("g1", -1, "*", ())
-
-    def fetch_game_page(self, game_id: str) -> GamePage:
-        self.calls.append(("page",))
-        if self.page is None:
-            raise ServerError("game page: HTTP 502, gave up after 2 attempts", 502)
-        return self.page
-
-    def open_game_stream(self, game_id: str) -> FakeStream:
-        return self.stream
-
-    def push(self, *lines: str) -> None:
-        for line in lines:
-            for event in normalise_game_line(line, self.dialect):  # type: ignore[arg-type]
-                self.stream.items.put(event)
-
-    def make_move(self, game_id: str, uci: str, *, offer_draw: bool = False) -> None:
-        if self.fail_moves:
-            self.fail_moves -= 1
-            raise ServerError("move: HTTP 503, gave up", 503)
-        self.calls.append(("move", uci, "draw" if offer_draw else ""))
-        if self.on_move is not None:
-            self.on_move(uci)
-
-    def chat(self, game_id: str, text: str, room: str = "player", wait: bool = True) -> None:
-        self.calls.append(("chat", text))
-
-    def abort_game(self, game_id: str) -> None:
-        self.calls.append(("abort",))
-
-    def resign_game(self, game_id: str) -> None:
-        self.calls.append(("resign",))
-
-    def answer_draw(self, game_id: str, accept: bool) -> bool:
-        self.calls.append(("draw", "yes" if accept else "no"))
-        return True
-
-    def moves(self) -> list[str]:
-        return [call[1] for call in self.calls if call[0] == "move"]
-
-
-class ScriptedEngine:
-    """Answers from a list: a UCI string, a SearchResult, or an exception to raise; the last one repeats."""
-
-    id_name = "Scripted"
-
-    def __init__(self, *answers: Any) -> None:
-        self.answers = list(answers)
-        self.searches: list[tuple[str, list[str]]] = []
-        self.closed = False
-
-    def set_variant(self, variant: str, chess960: bool) -> None:
-        self.variant = (variant, chess960)
-
-    def new_game(self) -> None:
-        pass
-
-    def search(self, fen: str, moves: Sequence[str], limits: Any) -> SearchResult:
-        self.searches.append((fen, list(moves)))
-        answer = self.answers.pop(0) if len(self.answers) > 1 else self.answers[0]
-        if isinstance(answer, Exception):
-            raise answer
-        if isinstance(answer, SearchResult):
-            return answer
-        return SearchResult(bestmove=answer, score_cp=42, depth=7, elapsed_s=1.2)
-
-    def close(self) -> None:
-        self.closed = True
-
 
 def state_line(moves: str, status: str = "started", **extra: Any) -> str:
     data = {"type": "gameState", "moves": moves, "wtime": 300000, "btime": 300000, "winc": 3, "binc": 3,
@@ -127,10 +30,11 @@ def state_line(moves: str, status: str = "started", **extra: Any) -> str:
 
 
 def run_worker(server: FakeServer, engine: ScriptedEngine, tmp_path, settings: Settings | None = None,
-               timeout: float = 10.0) -> GameRecord:
+               timeout: float = 10.0, **options: Any) -> GameRecord:
     settings = settings or Settings(pgn_directory=str(tmp_path / "games"))
     records: list[GameRecord] = []
-    worker = GameWorker("RpxjQkJ5", server, settings, ME, engine, on_done=records.append)  # type: ignore[arg-type]
+    worker = GameWorker("RpxjQkJ5", server, settings, ME, engine, on_done=records.append,  # type: ignore[arg-type]
+                        **options)
     worker.start()
     worker.thread.join(timeout)
     assert not worker.thread.is_alive(), "the game worker did not finish"
@@ -157,20 +61,65 @@ def test_plays_the_engine_move_logs_it_and_writes_the_pgn_on_game_end(tmp_path, 
     assert engine.searches[1][1] == ["g1h3e", "b8c6e"]
     assert record.result == "*" and record.pgn_path is not None
     pgn = record.pgn_path.read_text()
-    assert "1. Nh3/E Nc6/E" in pgn and '[White "SeirawanBot"]' in pgn
+    assert "1. Nh3/E {[%eval 0.42,7] [%clk 0:05:00]} Nc6/E {[%clk 0:05:00]} *" in pgn
+    assert '[White "SeirawanBot"]' in pgn
 
 
-def test_an_illegal_engine_move_is_retried_once_then_replaced_by_a_legal_fallback(tmp_path, caplog):
+def test_an_illegal_engine_move_is_retried_once_then_replaced_by_a_legal_stand_in(tmp_path, caplog):
     server = FakeServer()
-    server.on_move = lambda uci: server.push(PYCHESS_GAME_END)
+    replies = iter([lambda uci: server.push(state_line("g1h3e b8c6e")),
+                    lambda uci: server.push(state_line(f"g1h3e b8c6e {uci}"), PYCHESS_GAME_END)])
+    server.on_move = lambda uci: next(replies)(uci)
     server.push(PYCHESS_GAME_FULL)
-    engine = ScriptedEngine("e2e5")
+    engine = ScriptedEngine("g1h3e", "e2e5")
     with caplog.at_level(logging.WARNING):
-        run_worker(server, engine, tmp_path)
-    assert len(engine.searches) == 2
-    [sent] = server.moves()
+        record = run_worker(server, engine, tmp_path)
+    assert len(engine.searches) == 3
+    [_, sent] = server.moves()
     assert sent != "e2e5"
     assert "illegal" in caplog.text and "fallback " + sent in caplog.text
+    assert record.pgn_path is not None and "stand-in" in record.pgn_path.read_text()
+
+
+def test_an_engine_that_fails_on_the_first_move_gets_the_game_aborted_not_a_stand_in(tmp_path, caplog):
+    server = FakeServer()
+    lost: list[str] = []
+    server.push(PYCHESS_GAME_FULL)
+    with caplog.at_level(logging.ERROR):
+        run_worker(server, ScriptedEngine(EngineCrashed("exit code -9")), tmp_path, on_engine_lost=lost.append)
+    assert server.moves() == [] and ("abort",) in server.calls and ("resign",) not in server.calls
+    assert lost and "engine crashed" in lost[0]
+    assert "aborting the game" in caplog.text
+
+
+def test_a_second_stand_in_in_a_row_is_a_resignation_instead(tmp_path, caplog):
+    server = FakeServer()
+    lost: list[str] = []
+    replies = iter([lambda uci: server.push(state_line("g1h3e b8c6e")),
+                    lambda uci: server.push(state_line(f"g1h3e b8c6e {uci}"), state_line(f"g1h3e b8c6e {uci} g8h6h"))])
+    server.on_move = lambda uci: next(replies)(uci)
+    server.push(PYCHESS_GAME_FULL)
+    with caplog.at_level(logging.ERROR):
+        record = run_worker(server, ScriptedEngine("g1h3e", EngineCrashed("exit code -9")), tmp_path,
+                            on_engine_lost=lost.append)
+    assert len(server.moves()) == 2, "one engine move, one stand-in"
+    assert ("resign",) in server.calls and ("abort",) not in server.calls and len(lost) == 1
+    assert record.result == "0-1"
+    assert record.pgn_path is not None and "stand-in" in record.pgn_path.read_text()
+
+
+def test_timeouts_on_a_short_clock_are_time_trouble_not_a_broken_engine(tmp_path):
+    """A deadline under two seconds that runs out: the stand-in saves the clock and the game goes on."""
+    server = FakeServer()
+    lost: list[str] = []
+    short = {"wtime": 1500, "btime": 1500}
+    replies = iter([lambda uci: server.push(state_line(f"{uci} b8c6e", **short)),
+                    lambda uci: server.push(state_line(f"{server.moves()[0]} b8c6e {uci} g8h6h", **short)),
+                    lambda uci: server.push(PYCHESS_GAME_END)])
+    server.on_move = lambda uci: next(replies)(uci)
+    server.push(PYCHESS_GAME_FULL.replace('"wtime": 300000', '"wtime": 1500'))
+    run_worker(server, ScriptedEngine(EngineTimeout("no bestmove")), tmp_path, on_engine_lost=lost.append)
+    assert len(server.moves()) == 3 and not lost and ("resign",) not in server.calls
 
 
 def test_an_illegal_move_then_a_legal_one_plays_the_legal_one(tmp_path):
@@ -210,7 +159,7 @@ def test_a_newer_position_arriving_while_thinking_cancels_the_stale_move(tmp_pat
     engine = ScriptedEngine("e2e4")
     original = engine.search
 
-    def search_and_get_overtaken(fen: str, moves: Sequence[str], limits: Any) -> SearchResult:
+    def search_and_get_overtaken(fen: str, moves: Sequence[str], limits: Any) -> EngineReply:
         if not moves and len(engine.searches) == 0:
             server.push(PYCHESS_GAME_END)
         return original(fen, moves, limits)
@@ -257,12 +206,88 @@ def test_lichess_draw_offer_by_the_opponent_is_answered_once(tmp_path):
 
 def test_resigns_when_the_score_stays_hopeless(tmp_path):
     server = FakeServer()
-    hopeless = SearchResult(bestmove="e2e4", score_cp=-2000, depth=5)
+    hopeless = EngineReply(bestmove="e2e4", score=Score(cp=-2000), depth=5)
     server.push(PYCHESS_GAME_FULL)
     settings = Settings(pgn_directory=None, resign=ResignSettings(score_cp=-800, moves=1))
     record = run_worker(server, ScriptedEngine(hopeless), tmp_path, settings)
     assert ("resign",) in server.calls and server.moves() == []
     assert record.result == "0-1"
+
+
+def test_a_resignation_is_remembered_and_a_game_offered_again_is_resigned_again_without_a_move(tmp_path, caplog):
+    server = FakeServer()
+    server.push(PYCHESS_GAME_FULL)
+    settings = Settings(pgn_directory=str(tmp_path), resign=ResignSettings(score_cp=-800, moves=1))
+    notes: list[GameNote] = []
+    first = run_worker(server, ScriptedEngine(EngineReply(bestmove="e2e4", score=Score(cp=-2000), depth=5)), tmp_path,
+                       settings, on_note=notes.append)
+    assert first.result == "0-1" and first.pgn_path is not None
+    assert [(n.action, n.result, n.termination) for n in notes] == [("resigned", "0-1", "Normal")] * 2
+    written = first.pgn_path.read_text()
+    # a server restart restores the game as live; a new process (or this one) gets gameStart and gameFull again
+    again = FakeServer()
+    again.push(PYCHESS_GAME_FULL, state_line("e2e4 e7e5"))
+    engine = ScriptedEngine("d2d4")
+    with caplog.at_level(logging.INFO):
+        record = run_worker(again, engine, tmp_path, settings, remembered=notes[-1], on_note=notes.append)
+    assert ("resign",) in again.calls and again.moves() == [] and engine.searches == []
+    assert not [call for call in again.calls if call[0] == "chat"]
+    assert record.remembered and record.result == "0-1"
+    assert first.pgn_path.read_text() == written, "the PGN we wrote stays"
+    assert "our record says we resigned this game; resigned again and played nothing" in caplog.text
+
+
+def test_a_remembered_game_the_server_scored_otherwise_gets_the_servers_result(tmp_path, caplog):
+    settings = Settings(pgn_directory=str(tmp_path))
+    note = GameNote("RpxjQkJ5", "resigned", "0-1", "Normal", 0.0)
+    (tmp_path / "RpxjQkJ5.pgn").write_text('[Result "0-1"]\n\n0-1\n')
+    server = FakeServer()
+    server.page = GamePage("RpxjQkJ5", 6, "1-0", ("e2e4", "e7e5"))  # flagged on the server: 1-0
+    server.push(PYCHESS_GAME_FULL, state_line("e2e4 e7e5"))
+    with caplog.at_level(logging.INFO):
+        record = run_worker(server, ScriptedEngine("d2d4"), tmp_path, settings, remembered=note)
+    assert ("resign",) not in server.calls and server.moves() == [], "nothing is sent into a finished game"
+    text = (tmp_path / "RpxjQkJ5.pgn").read_text()
+    assert '[Result "1-0"]' in text and '[Termination "Time forfeit"]' in text and "1. e4 e5" in text
+    assert record.result == "1-0"
+    assert "the server's result 1-0 (flag, Time forfeit) differs from the 0-1 we wrote earlier" in caplog.text
+
+
+@pytest.mark.parametrize("replay", ["old gameFull first", "old state before the new gameFull"])
+def test_a_reconnected_stream_replaying_old_states_is_not_taken_for_a_takeback(tmp_path, caplog, replay):
+    """pychess, after a restart: the new game stream replays the game from long ago (seen on the real server:
+    a gameFull as old as the restart, then every state since, up to now): a state that is a beginning of the
+    moves we know is not a takeback, and no move is searched or played for it."""
+    server = FakeServer()
+    full = json.loads(PYCHESS_GAME_FULL)
+    full["state"]["moves"] = "e2e4 e7e5"
+
+    def game_full(moves: str) -> str:
+        line = json.loads(json.dumps(full))
+        line["state"]["moves"] = moves
+        return json.dumps(line)
+
+    def answer(uci: str) -> None:
+        if uci == "d2d4":
+            server.push(state_line("e2e4 e7e5 d2d4 d7d5"))
+        elif uci == "c2c4":  # the stream breaks; the new one starts from long ago
+            server.stream.items.put(StreamConnected())
+            if replay == "old gameFull first":
+                server.push(game_full("e2e4 e7e5"), state_line("e2e4 e7e5 d2d4"), state_line("e2e4 e7e5 d2d4 d7d5"),
+                            state_line("e2e4 e7e5 d2d4 d7d5 c2c4"), state_line("e2e4 e7e5 d2d4 d7d5 c2c4 g8f6"))
+            else:
+                server.push(state_line("e2e4 e7e5"), game_full("e2e4 e7e5 d2d4 d7d5 c2c4 g8f6"))
+        else:
+            server.push(PYCHESS_GAME_END)
+
+    server.on_move = answer
+    server.push(json.dumps(full))
+    engine = ScriptedEngine("d2d4", "c2c4", "b1c3")
+    with caplog.at_level(logging.INFO):
+        run_worker(server, engine, tmp_path)
+    assert server.moves() == ["d2d4", "c2c4", "b1c3"]
+    assert [len(moves) for _fen, moves in engine.searches] == [2, 4, 6], "no search for a replayed state"
+    assert "takeback" not in caplog.text
 
 
 def test_a_failed_move_request_is_retried(tmp_path):

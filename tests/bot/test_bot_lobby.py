@@ -14,11 +14,12 @@ from pathlib import Path
 import yaml
 
 from bot.config import ChallengeSettings, Settings
-from bot.events import ChallengeEvent, ChallengeGone, GameStart, normalise_lobby_line
+from bot.events import ChallengeEvent, ChallengeGone, GameStart
 from bot.lobby import Lobby
+from bot.normalise import normalise_lobby_line
 from tests.bot.conftest import PYCHESS_ACCOUNT, PYCHESS_CHALLENGE, PYCHESS_GAME_FULL, needs_board
+from tests.bot.fakes import ME, LobbyServer, ScriptedEngine
 from tests.bot.http_fixture import Reply, ScriptedServer
-from tests.bot.test_bot_game import ME, FakeServer, ScriptedEngine
 
 pytestmark = needs_board
 
@@ -26,25 +27,19 @@ REPO = Path(__file__).resolve().parents[2]
 FAKE = str(Path(__file__).with_name("fake_uci.py"))
 
 
-class LobbyServer(FakeServer):
-    def accept_challenge(self, challenge_id: str) -> None:
-        self.calls.append(("accept", challenge_id))
-
-    def decline_challenge(self, challenge_id: str, reason: str) -> None:
-        self.calls.append(("decline", challenge_id, reason))
-
-
 def challenge_event(challenge_id: str) -> ChallengeEvent:
     data = json.loads(PYCHESS_CHALLENGE)
     data["challenge"]["id"] = challenge_id
-    event = normalise_lobby_line(json.dumps(data), "pychess")
+    event = normalise_lobby_line(json.dumps(data))
     assert isinstance(event, ChallengeEvent)
     return event
 
 
 def test_an_accepted_challenge_holds_its_slot_until_the_game_starts_and_workers_are_not_duplicated():
     server = LobbyServer()
-    settings = Settings(pgn_directory=None, challenge=replace(ChallengeSettings(), concurrency=1))
+    # decline_message "": pychess gets the reason key, as Lichess does (the text is tested on its own)
+    settings = Settings(pgn_directory=None, challenge=replace(ChallengeSettings(), concurrency=1,
+                                                             decline_message=""))
     engines: list[ScriptedEngine] = []
     lobby = Lobby(server, settings, ME,  # type: ignore[arg-type]
                   lambda label: engines.append(ScriptedEngine("e2e4")) or engines[-1])
@@ -103,7 +98,7 @@ def named_challenge(challenge_id: str, name: str, title: str = "") -> ChallengeE
     data = json.loads(PYCHESS_CHALLENGE)
     data["challenge"]["id"] = challenge_id
     data["challenge"]["challenger"] = {"name": name, "rating": 1500, "title": title}
-    event = normalise_lobby_line(json.dumps(data), "pychess")
+    event = normalise_lobby_line(json.dumps(data))
     assert isinstance(event, ChallengeEvent)
     return event
 
@@ -111,7 +106,7 @@ def named_challenge(challenge_id: str, name: str, title: str = "") -> ChallengeE
 def test_the_lobby_counts_games_per_user_and_bot_games_for_the_slots_reserved_for_humans(caplog):
     server = LobbyServer()
     settings = Settings(pgn_directory=None, challenge=replace(
-        ChallengeSettings(), concurrency=4, reserve_for_humans=2, max_games_per_user=1))
+        ChallengeSettings(), concurrency=4, reserve_for_humans=2, max_games_per_user=1, decline_message=""))
     lobby = Lobby(server, settings, ME, lambda label: None)  # type: ignore[arg-type]
     with caplog.at_level("INFO"):
         for challenge_id, name, title in (("c1", "RobotA", "BOT"), ("c2", "RobotB", "BOT"),

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from bot.config import MatchmakingSettings, MatchmakingTimeControl, settings_from_dict
-from bot.events import Account, ChallengeGone, normalise_lobby_line, parse_online_bot
+from bot.events import Account, ChallengeGone
 from bot.matchmaking import (
     DAY_S,
     DeclineNote,
@@ -22,6 +22,7 @@ from bot.matchmaking import (
     perf_for,
     under_daily_limit,
 )
+from bot.normalise import normalise_lobby_line, parse_online_bot
 from bot.server import RateLimited, ServerError
 
 ME = Account(id="schessbot", username="SchessBot", title="BOT")
@@ -157,7 +158,7 @@ def test_declines_are_remembered_from_the_event_stream_line() -> None:
         "id": "c1", "challenger": {"id": "schessbot", "name": "SchessBot"},
         "destUser": {"id": "partner", "name": "Partner"}, "declineReason": "I'm not accepting challenges "
         "at the moment.", "declineReasonKey": "later"}})
-    event = normalise_lobby_line(line, "lichess")
+    event = normalise_lobby_line(line)
     assert event == ChallengeGone("c1", declined=True, reason="later", challenger="SchessBot", dest="Partner")
     assert isinstance(event, ChallengeGone)
     maker.on_challenge_gone(event)
@@ -248,7 +249,7 @@ def test_a_lower_case_time_control_decline_from_lichess_avoids_only_that_time_co
     first = (server.created[0]["base_s"], server.created[0]["increment_s"])
     line = json.dumps({"type": "challengeDeclined", "challenge": {
         "id": "c1", "declineReason": "This time control is too fast for me.", "declineReasonKey": "toofast"}})
-    event = normalise_lobby_line(line, "lichess")
+    event = normalise_lobby_line(line)
     assert isinstance(event, ChallengeGone) and event.reason == "tooFast"
     maker.on_challenge_gone(event)
     now[0] += 11

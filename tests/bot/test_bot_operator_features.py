@@ -13,10 +13,11 @@ import pytest
 from bot.challenges import Accept, Decline, LobbyState, decide_challenge
 from bot.config import ConfigError, Settings, TakebackSettings, settings_from_dict
 from bot.decisions import should_accept_takeback
-from bot.events import Challenge, Player, TimeControl, Variant, normalise_game_line
+from bot.events import Challenge, Player, TimeControl, Variant
 from bot.game import GameRecord, GameWorker
+from bot.normalise import normalise_game_line
 from tests.bot.conftest import needs_board
-from tests.bot.test_bot_game import FakeServer, ScriptedEngine
+from tests.bot.fakes import FakeServer, ScriptedEngine
 
 LICHESS_ME_ID = "schessbot"
 
@@ -277,10 +278,11 @@ def test_a_game_ended_by_the_opponent_after_our_quiet_move_does_not_get_that_mov
 
 @needs_board
 def test_the_chess960_flag_of_a_pychess_game_start_reaches_the_board() -> None:
-    from bot.events import GameStart, normalise_lobby_line
+    from bot.events import GameStart
+    from bot.normalise import normalise_lobby_line
 
     line = '{"type": "gameStart", "game": {"id": "g1", "skill_level": "6", "chess960": "True"}}'
-    assert normalise_lobby_line(line, "pychess") == GameStart("g1", None, chess960=True)
+    assert normalise_lobby_line(line) == GameStart("g1", None, chess960=True)
     fen = "bqnrkrnb/pppppppp/8/8/8/8/PPPPPPPP/BQNRKRNB[EHeh] w KQBCDFGkqbcdfg - 0 1"
     server = FakeServer("pychess")
     server.push(pychess_full(fen), '{"type": "gameEnd", "game": {"id": "g1"}}')

@@ -13,13 +13,14 @@ import pytest
 
 from bot.config import EngineSettings
 from bot.engines import EngineError, UciEngine
-from bot.timecontrol import SearchLimits
+from bot.timecontrol import GoLimits
 from tests.bot.conftest import needs_board
+from tests.timing import PATIENCE_S
 
 FAKE = str(Path(__file__).with_name("fake_uci.py"))
 FAIRY = shutil.which("fairy-stockfish") or shutil.which("/usr/games/fairy-stockfish")
 CHESS_START = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
-CLOCK = SearchLimits(wtime_ms=30_000, btime_ms=30_000, winc_ms=0, binc_ms=0, depth=3, deadline_ms=5_000)
+CLOCK = GoLimits(wtime_ms=30_000, btime_ms=30_000, winc_ms=0, binc_ms=0, depth=3, deadline_ms=5_000)
 
 
 def engine_commands() -> list[list[str]]:
@@ -51,7 +52,7 @@ def test_ponderhit_answers_with_a_legal_move_and_reports_the_time_pondered(engin
         board.push_uci(move)
     assert result.bestmove is not None and board.parse_uci(result.bestmove) in board.legal_moves
     assert result.pondered_s is not None and result.pondered_s >= 0.3
-    assert result.elapsed_s < result.pondered_s + 5
+    assert result.elapsed_s < result.pondered_s + PATIENCE_S
     assert not engine.pondering
 
 
@@ -84,7 +85,7 @@ def test_an_engine_that_ignores_stop_while_pondering_is_killed_and_restarted() -
         uci.ponder(CHESS_START, ["e2e4"], CLOCK)
         started = time.monotonic()
         uci.stop_ponder(grace_s=0.3)
-        assert time.monotonic() - started < 2
+        assert time.monotonic() - started < PATIENCE_S
         assert not uci.alive and not uci.pondering
         uci.new_game()  # restarts the process
         assert uci.alive and uci.restarts == 1

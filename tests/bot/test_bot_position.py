@@ -9,7 +9,7 @@ import pytest
 from bot.events import GameEnd, Variant
 from bot.game import final_outcome
 from bot.pgn import game_pgn, movetext, safe_file_id, standard_headers, write_pgn
-from bot.position import Position, ServerMoveError, fallback_move, parse_move
+from bot.position import GameBoard, ServerMoveError, fallback_move, parse_move
 from tests.bot.conftest import board_available, needs_board, recorded
 
 pytestmark = needs_board
@@ -23,7 +23,7 @@ MATE_FEN = "r1bQkb1r/ppp1pppp/2P5/2n2q2/8/2N2N2/PPP2PPP/R1BEKB1R[Hh] b KQCFkqcf 
 
 
 def test_growing_move_list_is_applied_incrementally_and_reaches_the_final_fen():
-    position = Position(None, SEIRAWAN)
+    position = GameBoard(None, SEIRAWAN)
     for ply in range(1, len(MATE_GAME) + 1):
         position.update(MATE_GAME[:ply])
     assert position.board.fen() == MATE_FEN
@@ -32,24 +32,24 @@ def test_growing_move_list_is_applied_incrementally_and_reaches_the_final_fen():
 
 
 def test_shrinking_move_list_after_a_takeback_rebuilds_the_position():
-    position = Position(None, SEIRAWAN)
+    position = GameBoard(None, SEIRAWAN)
     position.update(MATE_GAME[:6])
     position.update(MATE_GAME[:4])
     assert position.rebuilds == 1 and position.ply == 4
-    reference = Position(None, SEIRAWAN)
+    reference = GameBoard(None, SEIRAWAN)
     reference.update(MATE_GAME[:4])
     assert position.board.fen() == reference.board.fen()
 
 
 def test_changed_history_of_equal_length_rebuilds_too():
-    position = Position(None, SEIRAWAN)
+    position = GameBoard(None, SEIRAWAN)
     position.update(["e2e4", "e7e5"])
     position.update(["d2d4", "d7d5"])
     assert position.rebuilds == 1 and position.engine_moves() == ["d2d4", "d7d5"]
 
 
 def test_an_illegal_server_move_is_rejected_and_the_board_kept():
-    position = Position(None, SEIRAWAN)
+    position = GameBoard(None, SEIRAWAN)
     position.update(["e2e4"])
     before = position.board.fen()
     with pytest.raises(ServerMoveError, match="e2e5"):
@@ -59,13 +59,13 @@ def test_an_illegal_server_move_is_rejected_and_the_board_kept():
 
 def test_the_recorded_pychess_game_rebuilds_from_its_full_move_list():
     final = [json.loads(line) for line in recorded("GAME:RpxjQkJ5", "gameState")][-1]
-    position = Position(None, SEIRAWAN)
+    position = GameBoard(None, SEIRAWAN)
     position.update(final["moves"].split())
     assert position.ply == 147 and position.board.turn == engine.BLACK
 
 
 def test_lichess_king_takes_rook_castling_is_accepted_in_standard_chess():
-    position = Position(None, Variant("chess"))
+    position = GameBoard(None, Variant("chess"))
     moves = "e2e4 e7e5 g1f3 b8c6 f1c4 g8f6 e1h1".split()
     position.update(moves)
     assert position.engine_moves()[-1] == "e1g1"
@@ -87,16 +87,16 @@ def test_fallback_is_a_legal_move():
 
 def test_chess960_without_a_fen_is_refused_cleanly():
     with pytest.raises(ValueError, match="without an initial FEN"):
-        Position(None, Variant("seirawan", True))
+        GameBoard(None, Variant("seirawan", True))
 
 
 def test_unsupported_variant_is_refused_cleanly():
     with pytest.raises(ValueError, match="unsupported"):
-        Position(None, Variant("shouse"))
+        GameBoard(None, Variant("shouse"))
 
 
 def test_pgn_uses_gating_san_and_reads_back_with_board(tmp_path):
-    position = Position(None, SEIRAWAN)
+    position = GameBoard(None, SEIRAWAN)
     position.update(MATE_GAME)
     sans = position.san_moves()
     assert sans[3] == "Qxd5/E" and sans[-1] == "Qxd8/E#"

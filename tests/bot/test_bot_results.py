@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 import engine
+from bot.gameexport import GameExportError, parse_game_export
 from bot.gamepage import GamePageError, parse_game_page
 from bot.results import (
     LICHESS_STATUSES,
@@ -48,6 +49,44 @@ def test_the_mating_move_the_loser_never_saw_is_on_the_page_and_replays():
     for uci in page.moves:
         board.push_uci(uci)
     assert board.is_checkmate()
+
+
+def test_a_recorded_page_gives_the_clocks_and_time_control_to_play_from():
+    page = parse_game_page(recorded_pages()["7BbuR1UI"])
+    assert (page.clocks_ms, page.base_min, page.increment_s) == ((60000, 60000), 1.0, 1.0)
+    full = page.game_full()
+    assert (full.white.name, full.black.name, full.variant.name, full.variant.chess960) == (
+        "SBotB", "SBotA", "seirawan", False)
+    assert (full.clock.kind, full.clock.limit_ms, full.clock.increment_ms) == ("clock", 60000, 1000)
+    assert full.state.moves == page.moves and (full.state.wtime_ms, full.state.winc_ms) == (60000, 1000)
+    s960 = parse_game_page(recorded_pages()["81FH6d4t"]).game_full()
+    assert s960.variant.chess960 and s960.initial_fen is not None and s960.initial_fen.startswith("nbbqrnkr")
+
+
+def test_a_page_without_clocks_cannot_be_played_from():
+    page = parse_game_page('<body data-status="-1" data-result="*" data-board="{&#34;clocks&#34;: [1, true]}">')
+    assert page.clocks_ms is None
+    with pytest.raises(GamePageError, match="no clocks"):
+        page.state()
+
+
+def test_a_lichess_game_export_gives_status_winner_and_moves():
+    # the shape of GET /game/export/{id} with Accept: application/json (Lichess API, "Export one game")
+    text = ('{"id":"q7ZvsdUF","rated":true,"variant":"standard","speed":"blitz","perf":"blitz",'
+            '"createdAt":1514505150384,"lastMoveAt":1514505592843,"status":"outoftime","players":{"white":'
+            '{"user":{"name":"Lance5500","id":"lance5500"},"rating":2389},"black":{"user":{"name":"TryingHard87",'
+            '"id":"tryinghard87"},"rating":2498}},"winner":"black","moves":"d4 d5 c4 c6",'
+            '"clock":{"initial":300,"increment":3,"totalTime":420}}')
+    export = parse_game_export(text)
+    assert export.finished and export.sans == ("d4", "d5", "c4", "c6")
+    assert (export.outcome.result, export.outcome.termination) == ("0-1", "Time forfeit")
+    running = parse_game_export('{"id":"x","status":"started","moves":"e4"}')
+    assert not running.finished and running.outcome.result == "*"
+    draw = parse_game_export('{"id":"x","status":{"id":34,"name":"draw"},"moves":""}')
+    assert draw.outcome.result == "1/2-1/2"
+    for bad, reason in (("[]", "not a JSON object"), ("{", "not JSON"), ('{"moves":""}', "no status")):
+        with pytest.raises(GameExportError, match=reason):
+            parse_game_export(bad)
 
 
 def test_a_page_without_game_data_is_an_error():

@@ -12,6 +12,7 @@ from bot.config import ServerSettings
 from bot.events import ChallengeEvent, GameEnd, GameFull, KeepAlive
 from bot.server import (
     CAPABILITIES_HEADER,
+    USER_AGENT,
     Server,
     ServerError,
     StreamConnected,
@@ -19,8 +20,10 @@ from bot.server import (
     StreamLost,
     TokenRejected,
     detect_dialect,
+    endpoint_path,
     pychess_variant_names,
 )
+from engine import __version__
 from tests.bot.conftest import (
     PYCHESS_ACCOUNT,
     PYCHESS_CHALLENGE,
@@ -29,6 +32,7 @@ from tests.bot.conftest import (
     PYCHESS_PING,
 )
 from tests.bot.http_fixture import Reply, ScriptedServer
+from tests.timing import PATIENCE_S
 
 TOKEN = "lip_TESTTOKEN123"
 
@@ -58,7 +62,7 @@ def make_server(url: str, dialect: str = "pychess", fake: FakeTime | None = None
                   variants=("seirawan", "seirawan960", "chess"), **kwargs)
 
 
-def drain(stream, count: int, timeout: float = 5.0) -> list[object]:
+def drain(stream, count: int, timeout: float = PATIENCE_S) -> list[object]:
     items: list[object] = []
     deadline = time.monotonic() + timeout
     while len(items) < count and time.monotonic() < deadline:
@@ -88,6 +92,25 @@ def test_account_sends_the_bearer_token_and_settles_an_auto_dialect():
         account = server.fetch_account()
         assert account.username == "SeirawanBot" and server.dialect == "pychess"
         assert http.requests[0].headers["Authorization"] == f"Bearer {TOKEN}"
+
+
+def test_every_call_sends_our_user_agent_on_one_session():
+    with ScriptedServer() as http:
+        http.route("GET", "/api/account", Reply(body=PYCHESS_ACCOUNT))
+        http.route("POST", "/api/challenge/abc/accept", Reply())  # a berserk call
+        http.route("POST", "/api/challenge/abc/decline", Reply())  # one of ours
+        server = make_server(http.url)
+        server.fetch_account()
+        server.accept_challenge("abc")
+        server.decline_challenge("abc", "generic")
+        assert [request.headers["User-Agent"] for request in http.requests] == [USER_AGENT] * 3
+        assert USER_AGENT == f"schess-bot/{__version__}"
+        assert server.client.bots._r.session is server.session
+
+
+def test_ids_are_quoted_so_they_cannot_add_a_path_segment():
+    assert endpoint_path("chat", game_id="a/../b") == "/api/bot/game/a%2F..%2Fb/chat"
+    assert endpoint_path("move", game_id="g1", move="e7e8q") == "/api/bot/game/g1/move/e7e8q"
 
 
 def test_rejected_token_raises_token_rejected():
@@ -191,13 +214,13 @@ def test_a_silent_stream_is_dropped_by_the_watchdog_and_reconnected():
         server = make_server(http.url, stream_timeout_s=0.4)
         stream = server.open_game_stream("g1")
         started = time.monotonic()
-        items = drain(stream, 6, timeout=6)
+        items = drain(stream, 6, timeout=PATIENCE_S)
         server.close()
         kinds = [type(item) for item in items]
         assert kinds[:3] == [StreamConnected, GameFull, StreamLost]
         assert "silent" in items[2].reason  # type: ignore[union-attr]
         assert kinds[3:] == [StreamConnected, GameFull, GameEnd]
-        assert time.monotonic() - started < 3.0
+        assert time.monotonic() - started < PATIENCE_S
         assert stream.closed  # the game ended: no further reconnects
 
 
@@ -218,7 +241,7 @@ def test_the_socket_under_a_streamed_response_is_found_through_public_attributes
     import requests
 
     from bot.loopback import LoopbackServer
-    from bot.server import _socket_of
+    from bot.streams import _socket_of
 
     with LoopbackServer(dialect="lichess", token="t") as loopback:
         response = requests.get(loopback.url + "/api/stream/event", headers={"Authorization": "Bearer t"},

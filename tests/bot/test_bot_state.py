@@ -12,9 +12,12 @@ import pytest
 
 from bot.challenges import DAY_S, AcceptedBotChallenge
 from bot.config import MatchmakingTimeControl, settings_from_dict
-from bot.events import ChallengeEvent, normalise_lobby_line
+from bot.events import ChallengeEvent, GameStart
+from bot.game import GameNote
+from bot.game.record import GameRecord
 from bot.lobby import Lobby
 from bot.matchmaking import DeclineNote
+from bot.normalise import normalise_lobby_line
 from bot.state import (
     STATE_FILE_NAME,
     BotMemory,
@@ -27,8 +30,7 @@ from bot.state import (
     state_path,
 )
 from tests.bot.conftest import PYCHESS_CHALLENGE
-from tests.bot.test_bot_game import ME
-from tests.bot.test_bot_lobby import LobbyServer
+from tests.bot.fakes import ME, LobbyServer
 
 BLITZ = MatchmakingTimeControl(base_s=180, increment_s=2)
 MEMORY = BotMemory(
@@ -37,6 +39,8 @@ MEMORY = BotMemory(
     matchmaking_declines=(DeclineNote("picky", "tooFast", 1_700_000_150.0, "chess", BLITZ),
                           DeclineNote("slowpoke", "later", 1_700_000_160.0, "chess960",
                                       MatchmakingTimeControl(days=2))),
+    games=(GameNote("RpxjQkJ5", "resigned", "0-1", "Normal", 1_700_000_300.0),
+           GameNote("AbortMe1", "aborted", "*", "Abandoned", 1_700_000_310.0)),
 )
 
 
@@ -114,7 +118,7 @@ def bot_challenge(challenge_id: str) -> ChallengeEvent:
     data = json.loads(PYCHESS_CHALLENGE)
     data["challenge"]["id"] = challenge_id
     data["challenge"]["challenger"] = {"name": "Robot", "rating": 1500, "title": "BOT"}
-    event = normalise_lobby_line(json.dumps(data), "pychess")
+    event = normalise_lobby_line(json.dumps(data))
     assert isinstance(event, ChallengeEvent)
     return event
 
@@ -122,7 +126,8 @@ def bot_challenge(challenge_id: str) -> ChallengeEvent:
 def test_the_daily_bot_limit_and_matchmaking_declines_survive_a_restart(tmp_path: Path) -> None:
     """A new lobby (a new process: another monotonic clock) reads what the last one wrote."""
     settings = settings_from_dict({"pgn_directory": str(tmp_path), "matchmaking": {"decline_cooldown_s": 7200},
-                                   "challenge": {"concurrency": 3, "max_bot_challenges_per_day": 1}})
+                                   "challenge": {"concurrency": 3, "max_bot_challenges_per_day": 1,
+                                                 "decline_message": ""}})
     wall = [1_700_000_000.0]
     server = LobbyServer()
     first = Lobby(server, settings, ME, lambda label: None,  # type: ignore[arg-type]
@@ -139,12 +144,39 @@ def test_the_daily_bot_limit_and_matchmaking_declines_survive_a_restart(tmp_path
                    monotonic=lambda: 7.0, wall_clock=lambda: wall[0])
     second._handle(bot_challenge("c2"))
     assert server.calls == [("accept", "c1"), ("decline", "c2", "later")]
-    assert second.accepted_from_bots == [AcceptedBotChallenge(7.0 - 3600, "robot")]
+    assert second.games.accepted_from_bots == [AcceptedBotChallenge(7.0 - 3600, "robot")]
     assert second.matchmaker.notes == [DeclineNote("picky", "tooFast", 7.0 - 3610, "chess", BLITZ)]
 
     wall[0] += DAY_S
     third = Lobby(server, settings, ME, lambda label: None,  # type: ignore[arg-type]
                   monotonic=lambda: 9.0, wall_clock=lambda: wall[0])
-    assert third.accepted_from_bots == [] and third.matchmaker.notes == [], "a day later all is forgotten"
+    assert third.games.accepted_from_bots == [] and third.matchmaker.notes == [], "a day later all is forgotten"
     third._handle(bot_challenge("c3"))
     assert server.calls[-1] == ("accept", "c3")
+
+
+def test_an_unknown_game_action_in_the_file_is_a_clear_error() -> None:
+    data = memory_to_json(MEMORY)
+    data["games"][0]["action"] = "won"
+    with pytest.raises(ValueError, match="games.action is not one of resigned, aborted, ended"):
+        memory_from_json(data)
+
+
+def test_a_resignation_survives_the_bot_and_a_game_offered_again_gets_a_worker_that_plays_nothing(
+        tmp_path: Path) -> None:
+    """A worker's note is on disk at once; a new lobby (a new process) that gets gameStart for that game starts
+    a worker that knows the game is over for us, and does not count it as a game played."""
+    settings = settings_from_dict({"pgn_directory": str(tmp_path)})
+    first = Lobby(LobbyServer(), settings, ME, lambda label: None,  # type: ignore[arg-type]
+                  monotonic=lambda: 10.0, wall_clock=lambda: 1_700_000_000.0)
+    first.remember_game(GameNote("RpxjQkJ5", "resigned", "0-1", "Normal", 10.0))
+    started: list[tuple[str, object]] = []
+    second = Lobby(LobbyServer(), settings, ME, lambda label: None,  # type: ignore[arg-type]
+                   monotonic=lambda: 99.0, wall_clock=lambda: 1_700_000_050.0)
+    second._start_worker = lambda game_id, revisit, remembered=None: started.append(  # type: ignore[method-assign]
+        (game_id, remembered))
+    second._handle(GameStart("RpxjQkJ5"))
+    assert started == [("RpxjQkJ5", GameNote("RpxjQkJ5", "resigned", "0-1", "Normal", 99.0 - 50.0))]
+    second._done.put(GameRecord("RpxjQkJ5", "0-1", "over for us", remembered=True))
+    second._reap()
+    assert second.games_finished == 0

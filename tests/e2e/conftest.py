@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -64,7 +65,9 @@ def bot_config(loopback: LoopbackServer, pgn_directory: Path, **overrides: Any) 
         },
         "engine": {"command": ENGINE, "limits": {"depth": 1}},
         "time": {"move_overhead_ms": 100},
-        "challenge": {"concurrency": 1},
+        # the reason key on both servers, so tests can assert the decision; the free text pychess.org gets by
+        # default is tested in test_challenge_queue.py
+        "challenge": {"concurrency": 1, "decline_message": ""},
         "resign": {"enabled": False},
         "draw": {"enabled": False},
         "pgn_directory": str(pgn_directory),
@@ -219,6 +222,7 @@ def replay_pgn(path: Path, variant: str = "seirawan", chess960: bool = False) ->
     fen = headers.get("FEN", "").strip('"') or None
     board = Board(fen, variant=variant, chess960=chess960)
     body = " ".join(line for line in text.splitlines() if line and not line.startswith("["))
+    body = re.sub(r"\{[^}]*\}", " ", body)  # comments: evaluations, clocks, stand-in notes
     moves = []
     for token in body.split():
         if token[0].isdigit() and ("." in token or token in ("1-0", "0-1", "1/2-1/2")):

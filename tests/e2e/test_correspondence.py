@@ -11,6 +11,7 @@ import pytest
 
 from bot.loopback import LoopbackServer, Manual
 from tests.e2e.conftest import BotThread, bot_config, replay_pgn
+from tests.timing import PATIENCE_S
 
 VISITS = {"check_interval_s": 1, "disconnect_after_s": 0.3}
 
@@ -24,7 +25,7 @@ def wait_until_parked(server: LoopbackServer, bot: BotThread, parks: int, caplog
                       ) -> None:
     """Until the bot has parked the game ``parks`` times and holds no game worker."""
     server.wait_for(lambda: (caplog.text.count("parked until the next check") >= parks
-                             and not bot.lobby.workers) or None, 5, f"park number {parks}")
+                             and not bot.lobby.workers) or None, PATIENCE_S, f"park number {parks}")
 
 
 def test_a_correspondence_game_is_played_in_visits(

@@ -18,6 +18,7 @@ from bot.loopback import Game, LoopbackServer, Manual, Scripted
 from tests.e2e.conftest import KEEPALIVE_S, TOKEN, BotProcess, BotThread, bot_config, refereed_server
 
 FAKE_UCI = str(Path(__file__).resolve().parents[1] / "bot" / "fake_uci.py")
+FAULTY_UCI = str(Path(__file__).resolve().parents[1] / "reliability" / "faulty_uci.py")
 MATE_IN_ONE = "6k1/5ppp/8/8/8/8/5PPP/R5K1[] w - - 0 1"
 HOPELESS = "qr4k1/8/8/8/8/8/8/7K[] w - - 0 1"
 FIFTY_MOVES_NEAR = "8/8/4k3/8/8/8/4K3/7R[] w - - 99 80"
@@ -33,6 +34,7 @@ def quick_checks(monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixtu
     monkeypatch.setattr(bot.game.watch, "QUIET_PAGE_CHECK_S", 1.0)
     monkeypatch.setattr(bot.game.watch, "PAGE_CHECK_INTERVAL_S", 0.5)
     monkeypatch.setattr(bot.game.watch, "FLAG_GRACE_S", 1.0)
+    monkeypatch.setattr(bot.game.watch, "SERVER_FLAG_DELAY_S", 1.0)
 
 
 @pytest.fixture
@@ -50,10 +52,10 @@ def scripted_engine(monkeypatch: pytest.MonkeyPatch, moves: str) -> str:
 
 
 def pgn_of(path: Path) -> tuple[dict[str, str], list[str]]:
-    """The saved PGN's tags and its SAN moves."""
+    """The saved PGN's tags and its SAN moves (comments such as ``{[%clk 0:00:58]}`` left out)."""
     text = path.read_text()
     tags = dict(re.findall(r'^\[(\w+) "(.*)"\]$', text, re.M))
-    body = text.split("\n\n", 1)[1]
+    body = re.sub(r"\{[^}]*\}", " ", text.split("\n\n", 1)[1])
     sans = [t for t in body.split() if not re.match(r"^(\d+\.+|1-0|0-1|1/2-1/2|\*)$", t)]
     return tags, sans
 
@@ -83,7 +85,7 @@ def test_we_mate(server: LoopbackServer, tmp_path: Path, bots: list[BotThread],
     assert bots[0].join(20) == 0
     assert (game.status, game.moves) == ("mate", ["a1a8"])
     assert_pgn_matches_server(game, tmp_path)
-    assert "finished 1-0 (mate; Normal, 1 plies)" in finished_line(caplog, game_id)
+    assert "finished 1-0 (mate; Normal, 1 ply)" in finished_line(caplog, game_id)
 
 
 def test_we_are_mated_and_never_see_the_mating_move_on_pychess(
@@ -136,18 +138,18 @@ def test_a_bot_resignation_that_never_reaches_us_is_read_from_the_game_page(
     assert "finished 1-0 (resignation; Normal, 3 plies)" in finished_line(caplog, game_id)
 
 
-def test_we_flag(running_clock_server: LoopbackServer, tmp_path: Path, bots: list[BotThread],
-                 monkeypatch: pytest.MonkeyPatch) -> None:
+def test_we_flag(running_clock_server: LoopbackServer, tmp_path: Path, bots: list[BotThread]) -> None:
+    """Our engine hangs on its second search (past the abort window: on the first one the failure policy
+    would abort the game instead) while our clock runs out."""
     server = running_clock_server
-    monkeypatch.setenv("FAKE_UCI_SCRIPT", "")
-    engine = f"{sys.executable} {FAKE_UCI} hang"  # never answers: the bot's clock runs out meanwhile
-    game_id = server.challenge(color="white", clock=(60, 0), opponent=Scripted(["e2e4"]))
+    engine = f"{sys.executable} {FAULTY_UCI} --hang-on=2 --counter={tmp_path / 'searches'}"
+    game_id = server.challenge(color="white", clock=(60, 0), opponent=Scripted(["e2e4", "d2d4"]))
     bots.append(BotThread(bot_config(server, tmp_path, engine={"command": engine}), max_games=1).start())
-    server.wait_for_plies(game_id, 1, 30)
+    server.wait_for_plies(game_id, 3, 30)
     server.set_clock(game_id, False, 1)
     game = server.wait_for_game_end(game_id, 30)
     assert bots[0].join(30) == 0
-    assert (game.status, game.winner, len(game.moves)) == ("outoftime", True, 1)
+    assert (game.status, game.winner, len(game.moves)) == ("outoftime", True, 3)
     assert_pgn_matches_server(game, tmp_path)
 
 
@@ -245,25 +247,54 @@ def test_a_stream_failing_with_409_ends_the_game_from_the_game_page(
     assert_pgn_matches_server(game, tmp_path)
 
 
-def test_a_stream_failing_with_409_forever_is_given_up_and_left_alone(
+def test_a_stream_failing_with_409_forever_without_a_game_page_is_given_up_and_left_alone(
     pychess_server: LoopbackServer, tmp_path: Path, bots: list[BotThread], caplog: pytest.LogCaptureFixture
 ) -> None:
+    """Neither the stream nor the page answers: the bot gives up, but not before the clocks could have run out
+    (10 s here), and sends nothing more."""
     import time
 
-    game_id = pychess_server.challenge(color="black", clock=(600, 0), opponent=Scripted(["e7e5"], then="wait"))
-    config = bot_config(pychess_server, tmp_path, time={"give_up_after_s": 2})
+    game_id = pychess_server.challenge(color="black", clock=(10, 0), opponent=Scripted(["e7e5"], then="wait"))
+    config = bot_config(pychess_server, tmp_path, time={"give_up_after_s": 2},
+                        challenge={"speeds": ["ultraBullet"]})
     bots.append(BotThread(config, max_games=1).start())
     pychess_server.wait_for_plies(game_id, 3, 30)
     pychess_server.faults.fail("stream_game", 409, times=None, target=game_id)
+    pychess_server.faults.fail("game_page", 502, times=None, target=game_id)
     pychess_server.faults.drop_streams("game", game_id)
     failing_since = time.time()
     assert bots[0].join(40) == 0, "the given-up game frees the bot (--games 1 counts it)"
     game = pychess_server.game(game_id)
-    assert not game.over, "the server still has the game running"
     assert not _game_sends(pychess_server, game_id, failing_since), "nothing is sent to a given-up game"
     tags, sans = pgn_of(tmp_path / f"{game_id}.pgn")
     assert (tags["Result"], tags["Termination"], sans) == ("*", "Unknown", game.sans)
     assert any("giving up on the game" in r.getMessage() for r in caplog.records)
+    given_up = next(r for r in caplog.records if "giving up on the game" in r.getMessage())
+    assert game.ended_at is not None and given_up.created >= game.ended_at, \
+        "not given up before the opponent's clock could run out (the server flagged it first)"
+
+
+def test_a_lichess_game_whose_stream_never_says_how_it_ended_gets_the_exports_result(
+    lichess_server: LoopbackServer, tmp_path: Path, bots: list[BotThread], caplog: pytest.LogCaptureFixture,
+    monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The game stream goes silent before the end; only the event stream's gameFinish arrives: the result,
+    termination and plies come from ``/game/export/{id}``, not ``*``."""
+    import bot.game.worker
+
+    monkeypatch.setattr(bot.game.worker, "FINISH_GRACE_S", 0.5)
+    game_id = lichess_server.challenge(color="black", clock=(600, 0), opponent=Scripted(["e7e5"], then="wait"))
+    bots.append(BotThread(bot_config(lichess_server, tmp_path, server={"stream_timeout_s": 30}),
+                          max_games=1).start())
+    lichess_server.wait_for_plies(game_id, 3, 30)
+    lichess_server.faults.silence_streams("game", game_id)
+    lichess_server.opponent_resign(game_id)
+    assert bots[0].join(30) == 0
+    game = lichess_server.game(game_id)
+    assert lichess_server.requests_to("game_export", game_id), "the result comes from the game export"
+    assert_pgn_matches_server(game, tmp_path)
+    assert "finished 1-0 (resignation; Normal, 3 plies)" in finished_line(caplog, game_id)
+    assert any("the game export says 1-0" in r.getMessage() for r in caplog.records)
 
 
 @pytest.mark.parametrize("dialect", ["pychess", "lichess"])

@@ -13,6 +13,7 @@ import pytest
 
 from bot.loopback import LoopbackServer, Scripted
 from tests.e2e.conftest import BotThread, assert_clean_game, bot_config
+from tests.timing import PATIENCE_S
 
 
 def matchmaking_config(server: LoopbackServer, tmp_path: Path, **overrides: Any) -> dict[str, Any]:
@@ -62,7 +63,7 @@ def test_an_unanswered_challenge_is_cancelled_and_that_bot_is_avoided(
     lichess_server.add_online_bot("Sleepy", rating=1800, answer="ignore")
     bots.append(BotThread(matchmaking_config(lichess_server, tmp_path, challenge_timeout_s=1)).start())
     lichess_server.wait_for_request("challenge_create", timeout=10)
-    cancel = lichess_server.wait_for_request("challenge_cancel", timeout=5)[0]
+    cancel = lichess_server.wait_for_request("challenge_cancel", timeout=PATIENCE_S)[0]
     assert lichess_server.challenges[str(cancel.target)].status == "canceled"
     time.sleep(1.0)
     assert len(created(lichess_server)) == 1, "Sleepy is not challenged again during the cooldown"
@@ -133,5 +134,25 @@ def test_matchmaking_switches_itself_off_on_pychess(
     pychess_server.wait_for_request("stream_event", timeout=10)
     time.sleep(0.8)
     assert not created(pychess_server) and not pychess_server.requests_to("online")
-    lines = [r.getMessage() for r in caplog.records if "matchmaking" in r.getMessage()]
+    lines = [r.getMessage() for r in caplog.records if r.name == "bot.matchmaking"]
     assert lines == ["matchmaking is off: bots cannot create challenges on a pychess server"]
+
+
+def test_allow_during_games_challenges_a_bot_while_a_human_game_runs_in_another_slot(
+    lichess_server: LoopbackServer, tmp_path: Path, bots: list[BotThread]
+) -> None:
+    """lichess-bot's allow_during_games: a free slot is enough; the per-variant override sets the clock."""
+    from bot.loopback import Manual
+
+    lichess_server.add_online_bot("Partner", rating=1800, opponent=lambda: Scripted(["resign"]))
+    config = matchmaking_config(lichess_server, tmp_path, allow_during_games=True,
+                                overrides={"chess": {"time_controls": [{"base_s": 120, "increment_s": 2}]}})
+    config["challenge"]["concurrency"] = 2
+    human = lichess_server.challenge(challenger="Alice", variant="chess", clock=(300, 3), color="black",
+                                     opponent=Manual())
+    bots.append(BotThread(config).start())
+    assert lichess_server.wait_for_answer(human, 10).accepted
+    lichess_server.wait_for_plies(human, 1, 20)
+    request = lichess_server.wait_for_request("challenge_create", timeout=10)[0]
+    assert request.target == "Partner" and request.form["clock.limit"] == "120"
+    assert not lichess_server.game(human).over, "the human game was still running"

@@ -32,5 +32,6 @@ def test_sandbox_plays_one_game_and_prints_moves_and_pgn(tmp_path: Path) -> None
     result_tag = out.split('[Result "', 1)[1].split('"', 1)[0]
     assert result_tag in ("1-0", "0-1", "1/2-1/2")
     assert out.rstrip().endswith(result_tag), "the PGN movetext ends with the result"
+    assert "[%eval " in out and "[%clk " in out, "the bot's PGN with its evaluations and clocks"
     assert elapsed < 60, f"the sandbox took {elapsed:.0f} s"
     assert not list(tmp_path.glob("games")), "the sandbox leaves no PGN folder behind"

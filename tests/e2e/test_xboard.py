@@ -27,8 +27,10 @@ def info_logs(caplog: pytest.LogCaptureFixture) -> None:
 
 
 def sjaak_config(server: LoopbackServer, tmp_path: Path) -> dict[str, Any]:
+    # no XBoard engine plays S-chess960: the start-up check would refuse the default challenge.variants
     return bot_config(server, tmp_path, engine={"command": SJAAK, "protocol": "xboard", "limits": {"depth": 3},
-                                                "options": {"Hash": 16}})
+                                                "options": {"Hash": 16}},
+                      challenge={"variants": ["seirawan", "chess", "chess960"]})
 
 
 def is_gating(uci: str) -> bool:

@@ -6,6 +6,7 @@ import json
 import queue
 import socket
 import threading
+import time
 from collections.abc import Iterator
 from typing import Any, Optional
 
@@ -13,6 +14,7 @@ import pytest
 import requests
 
 from bot.loopback import LoopbackServer
+from tests.timing import PATIENCE_S
 
 TOKEN = "test-token"
 CAPABILITIES = json.dumps({"version": 1, "variants": ["seirawan", "seirawan960"]})
@@ -38,15 +40,20 @@ class LineReader:
         finally:
             self.ended.set()
 
-    def next_line(self, timeout: float = 5.0, skip_keepalives: bool = True) -> str:
-        """The next line; keep-alives (empty lines, pings) are skipped unless asked for."""
+    def next_line(self, timeout: float = PATIENCE_S, skip_keepalives: bool = True) -> str:
+        """The next line within ``timeout`` seconds in all (keep-alives do not extend it); keep-alives (empty
+        lines, pings) are skipped unless asked for."""
+        deadline = time.monotonic() + timeout
         while True:
-            line = self.lines.get(timeout=timeout)
+            try:
+                line = self.lines.get(timeout=max(0.0, deadline - time.monotonic()))
+            except queue.Empty:
+                raise AssertionError(f"no line within {timeout} s") from None
             if skip_keepalives and (line == "" or line == '{"type":"ping"}'):
                 continue
             return line
 
-    def next_json(self, timeout: float = 5.0) -> dict[str, Any]:
+    def next_json(self, timeout: float = PATIENCE_S) -> dict[str, Any]:
         """The next non-keep-alive line, parsed."""
         data: dict[str, Any] = json.loads(self.next_line(timeout))
         return data

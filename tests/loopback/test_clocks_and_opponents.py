@@ -7,8 +7,9 @@ import shutil
 import pytest
 
 from bot.loopback import Clock, EngineOpponent, LoopbackServer, Manual, RandomMoves, Scripted, start_fen
-from bot.loopback.opponents import Position
+from bot.loopback.opponents import OpponentView
 from tests.loopback.conftest import Client, start_game
+from tests.timing import PATIENCE_S
 
 FAIRY_STOCKFISH = shutil.which("fairy-stockfish") or "/usr/games/fairy-stockfish"
 
@@ -28,9 +29,9 @@ def test_clock_starts_after_both_sides_moved_and_adds_increments() -> None:
 def test_the_bot_loses_on_time(pychess: LoopbackServer, pychess_client: Client) -> None:
     game_id, _ = start_game(pychess, pychess_client, color="black", clock=(60, 0), opponent=Scripted(["e7e5"]))
     pychess_client.move(game_id, "e2e4")
-    pychess.wait_for_plies(game_id, 2, 5)
+    pychess.wait_for_plies(game_id, 2, PATIENCE_S)
     pychess.set_clock(game_id, True, 200)
-    game = pychess.wait_for_game_end(game_id, 3)
+    game = pychess.wait_for_game_end(game_id, PATIENCE_S)
     assert game.status == "outoftime" and game.winner is False
 
 
@@ -40,14 +41,14 @@ def test_opponent_resign_and_abort(lichess: LoopbackServer, lichess_client: Clie
     final = game.next_json()
     assert final["status"] == "resign" and final["winner"] == ("white" if lichess.game(game_id).bot_color else "black")
     other, _ = start_game(lichess, lichess_client, opponent=Scripted(["abort"]), color="white")
-    assert lichess.wait_for_game_end(other, 3).status == "aborted"
+    assert lichess.wait_for_game_end(other, PATIENCE_S).status == "aborted"
 
 
 def test_random_moves_depend_only_on_the_seed_and_the_position() -> None:
     from engine import Board
 
     board = Board()
-    position = Position("g", "seirawan", False, board.fen(), (), True, board)
+    position = OpponentView("g", "seirawan", False, board.fen(), (), True, board)
     choices = {RandomMoves(seed=5).choose(position) for _ in range(5)}
     assert len(choices) == 1 and choices.pop() in position.legal_ucis()
 
@@ -56,7 +57,7 @@ def test_scripted_opponent_falls_back_when_its_move_is_illegal() -> None:
     from engine import Board
 
     board = Board()
-    position = Position("g", "seirawan", False, board.fen(), (), True, board)
+    position = OpponentView("g", "seirawan", False, board.fen(), (), True, board)
     assert Scripted(["e2e5"], then="resign").choose(position) == "resign"
     assert Scripted(["e2e5"], then="wait").choose(position) is None
     assert Scripted(["offer-draw", "e2e4"]).choose(position) == "offer-draw"

@@ -6,6 +6,7 @@ import json
 
 from bot.loopback import LoopbackServer, Manual, Scripted
 from tests.loopback.conftest import Client, start_game
+from tests.timing import PATIENCE_S
 
 
 def test_challenge_and_game_full_use_lichess_shapes_and_milliseconds(
@@ -47,7 +48,7 @@ def test_compat_says_a_bot_cannot_play_ultrabullet_and_only_a_bot_account_can_pl
 
 def test_keepalives_are_empty_lines(lichess: LoopbackServer, lichess_client: Client) -> None:
     events = lichess_client.events()
-    assert events.next_line(timeout=2, skip_keepalives=False) == ""
+    assert events.next_line(skip_keepalives=False) == ""
 
 
 def test_illegal_move_is_400_and_the_game_goes_on(lichess: LoopbackServer, lichess_client: Client) -> None:
@@ -61,12 +62,13 @@ def test_illegal_move_is_400_and_the_game_goes_on(lichess: LoopbackServer, liche
 def test_mate_ends_with_a_final_state_and_the_stream_closes(lichess: LoopbackServer, lichess_client: Client) -> None:
     game_id, game = start_game(lichess, lichess_client, color="black", opponent=Scripted(["e7e5", "d8h4"]))
     events = lichess_client.events()
-    for uci in ("f2f3", "g2g4"):
-        lichess_client.move(game_id, uci)
-    states = [game.next_json() for _ in range(4)]
+    lichess_client.move(game_id, "f2f3")
+    states = [game.next_json(), game.next_json()]  # ours, then the opponent's reply: now it is our turn
+    lichess_client.move(game_id, "g2g4")
+    states += [game.next_json(), game.next_json()]
     assert states[-1]["moves"] == "f2f3 e7e5 g2g4 d8h4"
     assert states[-1]["status"] == "mate" and states[-1]["winner"] == "black"
-    assert game.ended.wait(3), "lichess closes the game stream after the final state"
+    assert game.ended.wait(PATIENCE_S), "lichess closes the game stream after the final state"
     kinds = [events.next_json()["type"] for _ in range(2)]
     assert kinds == ["gameStart", "gameFinish"]
 
@@ -154,4 +156,4 @@ def test_a_new_event_stream_closes_the_old_one_and_resends_challenges(
     assert first.next_json()["challenge"]["id"] == challenge_id
     second = lichess_client.events()
     assert second.next_json()["challenge"]["id"] == challenge_id
-    assert first.ended.wait(3)
+    assert first.ended.wait(PATIENCE_S)

@@ -9,6 +9,7 @@ from pathlib import Path
 from bot.gamepage import parse_game_page
 from bot.loopback import LoopbackServer, Manual, Scripted
 from tests.loopback.conftest import Client, start_game
+from tests.timing import PATIENCE_S
 
 RECORDING = Path(__file__).resolve().parents[1] / "data" / "pychess-seirawan-game.txt"  # copy of shared/data
 
@@ -124,16 +125,17 @@ def test_resign_sends_no_end_event(pychess: LoopbackServer, pychess_client: Clie
     game_id, game = start_game(pychess, pychess_client, opponent=Manual())
     assert pychess_client.post(f"/api/bot/game/{game_id}/resign").status_code == 200
     assert pychess.game(game_id).status == "resign"
-    assert game.next_line(timeout=1.0, skip_keepalives=False) == '{"type":"ping"}'
+    assert game.next_line(skip_keepalives=False) == '{"type":"ping"}'
 
 
 def test_mate_sends_only_a_bare_game_end_and_the_page_has_the_result(
     pychess: LoopbackServer, pychess_client: Client
 ) -> None:
     game_id, game = start_game(pychess, pychess_client, color="black", opponent=Scripted(["e7e5", "d8h4"]))
-    for uci in ("f2f3", "g2g4"):
-        pychess_client.move(game_id, uci)
-    lines = [game.next_json() for _ in range(4)]
+    pychess_client.move(game_id, "f2f3")
+    lines = [game.next_json(), game.next_json()]  # ours, then the opponent's reply: now it is our turn
+    pychess_client.move(game_id, "g2g4")  # (out of turn, pychess would take it as an illegal move: lost)
+    lines += [game.next_json(), game.next_json()]
     # the state of the mating move never comes: the mated side only learns that the game ended
     assert lines[2]["moves"] == "f2f3 e7e5 g2g4" and lines[2]["status"] == "started"
     assert lines[3] == {"type": "gameEnd", "game": {"id": game_id}}
@@ -155,7 +157,7 @@ def test_reconnecting_game_stream_gets_missed_lines_before_game_full(
 ) -> None:
     game_id, game = start_game(pychess, pychess_client, color="black", opponent=Manual())
     game.close()
-    pychess.wait_for(lambda: not pychess.open_streams("game", game_id), 5, "the stream to close")
+    pychess.wait_for(lambda: not pychess.open_streams("game", game_id), PATIENCE_S, "the stream to close")
     pychess_client.move(game_id, "e2e4")
     again = pychess_client.game(game_id)
     first = again.next_json()

@@ -14,6 +14,7 @@ from typing import List
 import pytest
 
 from tests.match.pgn_reader import read_games
+from tests.timing import PATIENCE_S
 
 REPO = Path(__file__).resolve().parents[2]
 FAIRY = "/usr/games/fairy-stockfish"
@@ -112,5 +113,7 @@ def test_ctrl_c_stops_the_match_prints_the_table_and_kills_the_engines(tmp_path:
     stdout, _ = process.communicate(timeout=20)
     assert process.returncode == 130
     assert "Match interrupted after 0 of 4 games." in stdout
-    time.sleep(0.2)
+    deadline = time.monotonic() + PATIENCE_S  # killed engines may take a moment to be reaped
+    while [pid for pid in map(int, pids.read_text().split()) if _running(pid)] and time.monotonic() < deadline:
+        time.sleep(0.05)
     assert [pid for pid in map(int, pids.read_text().split()) if _running(pid)] == []

@@ -19,7 +19,7 @@ from tests.match.pgn_reader import read_games
 from tests.match.pyffish_board import pyffish_board
 from tools.match.game import BoardFactory
 from tools.match.runner import MatchResult, run_match
-from tools.match.settings import Adjudication, EngineSpec, MatchSettings, TimeControl
+from tools.match.settings import Adjudication, EngineSpec, MatchSettings, SearchBudget
 
 FAIRY = "/usr/games/fairy-stockfish"
 needs_fairy = pytest.mark.skipif(shutil.which(FAIRY) is None, reason="Fairy-Stockfish not installed")
@@ -69,13 +69,13 @@ def play(settings: MatchSettings, board_factory: BoardFactory = pyffish_board) -
     return result
 
 
-def fault_match(engine1: EngineSpec, time_control: TimeControl, **changes: Any) -> MatchResult:
+def fault_match(engine1: EngineSpec, time_control: SearchBudget, **changes: Any) -> MatchResult:
     settings = MatchSettings(engine1, fake(), time_control, games=2, quiet=True, **changes)
     return play(settings)
 
 
 def test_illegal_move_loses_both_games_and_is_counted() -> None:
-    result = fault_match(fake("--fault", "illegal", "--after", "2"), TimeControl(depth=1))
+    result = fault_match(fake("--fault", "illegal", "--after", "2"), SearchBudget(depth=1))
     first, second = result.tallies
     assert (first.wins, first.draws, first.losses) == (0, 0, 2)
     assert first.faults["illegal move"] == 2 and second.faults["illegal move"] == 0
@@ -86,14 +86,14 @@ def test_illegal_move_loses_both_games_and_is_counted() -> None:
 
 
 def test_no_move_while_legal_moves_exist_is_an_illegal_move() -> None:
-    result = fault_match(fake("--fault", "nomove", "--after", "1"), TimeControl(depth=1))
+    result = fault_match(fake("--fault", "nomove", "--after", "1"), SearchBudget(depth=1))
     first = result.tallies[0]
     assert first.losses == 2 and first.faults["illegal move"] == 2
     assert all(record.reason.endswith("makes an illegal move: (none)") for record in result.records)
 
 
 def test_crashing_engine_loses_and_is_restarted_for_the_next_game() -> None:
-    result = fault_match(fake("--fault", "crash", "--after", "1"), TimeControl(depth=1))
+    result = fault_match(fake("--fault", "crash", "--after", "1"), SearchBudget(depth=1))
     first = result.tallies[0]
     assert first.losses == 2 and first.faults["crash"] == 2
     assert all("disconnects" in record.reason for record in result.records)
@@ -106,7 +106,7 @@ def test_crashing_engine_loses_and_is_restarted_for_the_next_game() -> None:
 
 
 def test_hanging_engine_without_clock_loses_after_the_hang_timeout() -> None:
-    result = fault_match(fake("--fault", "hang"), TimeControl(depth=1), hang_timeout_s=0.3, stop_grace_s=0.2)
+    result = fault_match(fake("--fault", "hang"), SearchBudget(depth=1), hang_timeout_s=0.3, stop_grace_s=0.2)
     first = result.tallies[0]
     assert first.losses == 2 and first.faults["hang"] == 2
     assert {record.termination for record in result.records} == {"abandoned"}
@@ -114,7 +114,7 @@ def test_hanging_engine_without_clock_loses_after_the_hang_timeout() -> None:
 
 def test_hanging_engine_on_a_clock_loses_and_is_restarted() -> None:
     result = fault_match(
-        fake("--fault", "hang", "--after", "1"), TimeControl(base_ms=800), time_margin_ms=20, stop_grace_s=0.2
+        fake("--fault", "hang", "--after", "1"), SearchBudget(base_ms=800), time_margin_ms=20, stop_grace_s=0.2
     )
     first = result.tallies[0]
     assert first.losses == 2 and first.faults["hang"] == 2
@@ -124,7 +124,7 @@ def test_hanging_engine_on_a_clock_loses_and_is_restarted() -> None:
 def test_slow_engine_loses_on_time_and_is_not_restarted() -> None:
     result = fault_match(
         fake("--fault", "slow", "--delay", "0.4"),
-        TimeControl(base_ms=200, increment_ms=0),
+        SearchBudget(base_ms=200, increment_ms=0),
         time_margin_ms=20,
         stop_grace_s=1.0,
     )
@@ -138,7 +138,7 @@ def test_clock_runs_down_move_by_move() -> None:
     # 0.2 s per move on a 1.2 s clock without increment: six moves fit, the seventh cannot
     # (five if the machine stretches the sleeps); a runner that forgot to deduct would never flag it.
     slow = fake("--fault", "slow", "--delay", "0.2")
-    settings = MatchSettings(slow, fake(), TimeControl(base_ms=1200), games=1, quiet=True, time_margin_ms=50)
+    settings = MatchSettings(slow, fake(), SearchBudget(base_ms=1200), games=1, quiet=True, time_margin_ms=50)
     record = play(settings).records[0]
     assert record.fault == "time forfeit" and record.faulty_engine == 1
     assert (len(record.moves) + 1) // 2 in (5, 6), record.reason
@@ -150,7 +150,7 @@ def test_time_margin_forgives_a_small_overrun() -> None:
     settings = MatchSettings(
         slow,
         fake(),
-        TimeControl(base_ms=200, increment_ms=400),
+        SearchBudget(base_ms=200, increment_ms=400),
         games=1,
         quiet=True,
         time_margin_ms=400,
@@ -161,23 +161,23 @@ def test_time_margin_forgives_a_small_overrun() -> None:
 
 
 def test_engine_that_does_not_start_stops_the_match_with_a_clear_error() -> None:
-    settings = MatchSettings(fake("--no-start"), fake(), TimeControl(depth=1), quiet=True, startup_timeout_s=5)
+    settings = MatchSettings(fake("--no-start"), fake(), SearchBudget(depth=1), quiet=True, startup_timeout_s=5)
     with pytest.raises(EngineStartError, match="engine1"):
         run_match(settings, pyffish_board, io.StringIO())
-    missing = MatchSettings(EngineSpec(("/nonexistent/engine",)), fake(), TimeControl(depth=1), quiet=True)
+    missing = MatchSettings(EngineSpec(("/nonexistent/engine",)), fake(), SearchBudget(depth=1), quiet=True)
     with pytest.raises(EngineStartError, match="cannot start"):
         run_match(missing, pyffish_board, io.StringIO())
 
 
 def test_unknown_option_is_rejected_before_any_game() -> None:
-    settings = MatchSettings(EngineSpec(FAKE, (("Skil Level", "3"),)), fake(), TimeControl(depth=1), quiet=True)
+    settings = MatchSettings(EngineSpec(FAKE, (("Skil Level", "3"),)), fake(), SearchBudget(depth=1), quiet=True)
     with pytest.raises(EngineStartError, match="no option 'Skil Level'.*UCI_Variant"):
         run_match(settings, pyffish_board, io.StringIO())
 
 
 def test_max_plies_cap_is_a_draw_by_adjudication() -> None:
     settings = MatchSettings(
-        fake(), fake(), TimeControl(depth=1), games=2, quiet=True, adjudication=Adjudication(max_plies=7)
+        fake(), fake(), SearchBudget(depth=1), games=2, quiet=True, adjudication=Adjudication(max_plies=7)
     )
     result = play(settings)
     assert [record.result for record in result.records] == ["1/2-1/2"] * 2
@@ -192,7 +192,7 @@ def test_two_game_fairy_stockfish_match_writes_a_pgn_the_board_reads_back(
     settings = MatchSettings(
         fairy(0),
         fairy(5),
-        TimeControl(depth=1),
+        SearchBudget(depth=1),
         games=2,
         pgn_file=str(pgn),
         quiet=True,
@@ -224,7 +224,7 @@ def test_concurrent_games_are_all_played_and_counted(arbiter: BoardFactory) -> N
     settings = MatchSettings(
         fairy(0),
         fairy(3),
-        TimeControl(nodes=300),
+        SearchBudget(nodes=300),
         games=4,
         concurrency=2,
         quiet=True,
@@ -242,7 +242,7 @@ def test_fairy_stockfish_on_a_clock_never_forfeits() -> None:
     settings = MatchSettings(
         fairy(0),
         fairy(3),
-        TimeControl(base_ms=1000, increment_ms=50),
+        SearchBudget(base_ms=1000, increment_ms=50),
         games=1,
         quiet=True,
         time_margin_ms=300,  # room for a busy test machine; a unit mix-up (s vs ms) would still fail
@@ -250,7 +250,7 @@ def test_fairy_stockfish_on_a_clock_never_forfeits() -> None:
     )
     result = play(settings)
     assert all(record.fault is None for record in result.records)
-    changed = replace(settings, time_control=TimeControl(movetime_ms=20))
+    changed = replace(settings, time_control=SearchBudget(movetime_ms=20))
     assert all(record.fault is None for record in play(changed).records)
 
 
@@ -270,7 +270,7 @@ def test_seirawan960_reaches_the_engines(tmp_path: Path, arbiter: BoardFactory) 
     settings = MatchSettings(
         fairy(0),
         fairy(3),
-        TimeControl(nodes=500),
+        SearchBudget(nodes=500),
         games=2,
         chess960=True,
         openings_file=str(epd),
@@ -293,7 +293,7 @@ def test_standard_chess_is_played_without_hands(tmp_path: Path, arbiter: BoardFa
     settings = MatchSettings(
         fairy(0),
         fairy(3),
-        TimeControl(nodes=500),
+        SearchBudget(nodes=500),
         games=2,
         variant="chess",
         pgn_file=str(pgn),

@@ -7,10 +7,10 @@ import enum
 from dataclasses import dataclass
 from typing import Optional
 
-from bot.engines import SearchResult, parse_info, parse_option
+from bot.engines import EngineReply, Score, parse_info, parse_option
 from engine.variants import START_FENS
 from tools.match.game import (
-    GameRecord,
+    MatchRecord,
     PlayedMove,
     adjudicate_by_scores,
     game_position_command,
@@ -20,7 +20,7 @@ from tools.match.game import (
 from tools.match.openings import GameJob, Opening
 from tools.match.pgn import game_to_pgn
 from tools.match.runner import display_names
-from tools.match.settings import Adjudication, EngineSpec, TimeControl
+from tools.match.settings import Adjudication, EngineSpec, SearchBudget
 
 RESIGN = Adjudication(resign_score=500, resign_moves=2)
 DRAW = Adjudication(draw_score=10, draw_moves=2, draw_after_move=30)
@@ -52,10 +52,10 @@ def test_score_adjudication_is_off_by_default() -> None:
 
 
 def test_go_command_for_each_time_control() -> None:
-    assert go_command(TimeControl(30000, 300), 29512.7, 30000) == "go wtime 29512 btime 30000 winc 300 binc 300"
-    assert go_command(TimeControl(1000), -5, 10) == "go wtime 0 btime 10 winc 0 binc 0"
-    assert go_command(TimeControl(movetime_ms=250), 0, 0) == "go movetime 250"
-    assert go_command(TimeControl(depth=3, nodes=5000), 0, 0) == "go depth 3 nodes 5000"
+    assert go_command(SearchBudget(30000, 300), 29512.7, 30000) == "go wtime 29512 btime 30000 winc 300 binc 300"
+    assert go_command(SearchBudget(1000), -5, 10) == "go wtime 0 btime 10 winc 0 binc 0"
+    assert go_command(SearchBudget(movetime_ms=250), 0, 0) == "go movetime 250"
+    assert go_command(SearchBudget(depth=3, nodes=5000), 0, 0) == "go depth 3 nodes 5000"
 
 
 def test_position_command_uses_startpos_only_for_the_start_position() -> None:
@@ -75,17 +75,17 @@ def test_option_names_with_spaces_reach_the_engine_client() -> None:
     assert option is not None and (option.name, option.type) == ("Skill Level", "spin")
 
 
-def _scored(line: str) -> SearchResult:
-    result = SearchResult(bestmove=None)
+def _scored(line: str) -> EngineReply:
+    result = EngineReply(bestmove=None)
     parse_info(line, result)
     return result
 
 
 def test_scores_print_as_pawns_and_mates_and_order_for_adjudication() -> None:
-    assert _scored("info depth 7 score cp 35").pgn_score() == "+0.35"
-    assert _scored("info depth 7 score cp -120").pgn_score() == "-1.20"
-    assert _scored("info depth 7 score mate 3").pgn_score() == "+M3"
-    assert _scored("info depth 7 score mate -2").pgn_score() == "-M2"
+    assert _scored("info depth 7 score cp 35").describe_score() == "+0.35"
+    assert _scored("info depth 7 score cp -120").describe_score() == "-1.20"
+    assert _scored("info depth 7 score mate 3").describe_score() == "#3"
+    assert _scored("info depth 7 score mate -2").describe_score() == "#-2"
     mated_in_2, down_a_lot, mate_in_1 = (
         _scored(f"info depth 3 score {score}").centipawns() for score in ("mate -2", "cp -5000", "mate 1")
     )
@@ -126,8 +126,8 @@ def test_engines_with_the_same_name_are_told_apart() -> None:
     )
 
 
-def _record(start_fen: str, sans: list, result: str) -> GameRecord:
-    record = GameRecord(
+def _record(start_fen: str, sans: list, result: str) -> MatchRecord:
+    record = MatchRecord(
         GameJob(3, Opening(start_fen, "book.epd:12"), 11, False),
         "A",
         "B",
@@ -139,7 +139,7 @@ def _record(start_fen: str, sans: list, result: str) -> GameRecord:
         reason="White mates",
     )
     record.moves = [
-        PlayedMove("", san, SearchResult(bestmove="", score_cp=35, depth=5, elapsed_s=0.12)) for san in sans
+        PlayedMove("", san, EngineReply(bestmove="", score=Score(cp=35), depth=5, elapsed_s=0.12)) for san in sans
     ]
     return record
 

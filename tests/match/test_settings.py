@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tools.match.cli import build_parser, settings_from_args
-from tools.match.settings import TimeControl, is_start_position, parse_clock, parse_option
+from tools.match.settings import SearchBudget, is_start_position, parse_clock, parse_option
 
 
 @pytest.mark.parametrize(
@@ -31,11 +31,11 @@ def test_parse_option_keeps_spaces_in_names() -> None:
 
 def test_time_control_needs_a_limit_and_no_conflicts() -> None:
     with pytest.raises(ValueError, match="needs"):
-        TimeControl()
+        SearchBudget()
     with pytest.raises(ValueError, match="exclude"):
-        TimeControl(base_ms=1000, movetime_ms=100)
-    assert TimeControl(30000, 300).pgn_tag() == "30+0.3"
-    assert TimeControl(movetime_ms=500, depth=3).pgn_tag() == "0.5/move, depth 3"
+        SearchBudget(base_ms=1000, movetime_ms=100)
+    assert SearchBudget(30000, 300).pgn_tag() == "30+0.3"
+    assert SearchBudget(movetime_ms=500, depth=3).pgn_tag() == "0.5/move, depth 3"
 
 
 def test_start_position_ignores_hand_order() -> None:
@@ -73,7 +73,7 @@ def test_command_line_builds_settings() -> None:
     assert settings.engine1.command == ("/usr/games/fairy-stockfish",)
     assert settings.engine1.options == (("Hash", "16"), ("Skill Level", "3"))
     assert settings.engine2.command == ("python", "-m", "engine")
-    assert settings.time_control == TimeControl(30000, 300)
+    assert settings.time_control == SearchBudget(30000, 300)
     assert (settings.games, settings.concurrency, settings.seed, settings.shuffle_openings) == (
         40,
         2,

@@ -12,8 +12,8 @@ from typing import Any, Optional
 
 import pytest
 
-from bot.loopback import LoopbackServer, RandomMoves
-from bot.loopback.opponents import Position
+from bot.loopback import RandomMoves
+from bot.loopback.opponents import OpponentView
 from tests.e2e.conftest import (  # noqa: F401 - fixtures re-exported for this folder
     ENGINE,
     KEEPALIVE_S,
@@ -31,7 +31,7 @@ from tests.e2e.conftest import (  # noqa: F401 - fixtures re-exported for this f
 
 __all__ = ["ENGINE", "KEEPALIVE_S", "TOKEN", "BotProcess", "BotThread", "assert_clean_game", "bot_config", "bots",
            "dialect", "lichess_server", "pychess_server", "server", "PAUSE_S", "ResignAfter", "WorkerWatch",
-           "faulty_engine", "in_window"]
+           "faulty_engine", "PauseLog", "pauses"]
 
 HERE = Path(__file__).resolve().parent
 #: the 429 pause the bot uses in these tests (60 s in production; Retry-After still wins when longer)
@@ -43,9 +43,9 @@ pytestmark = pytest.mark.skipif(ENGINE is None, reason="no engine for the bot")
 @pytest.fixture(autouse=True)
 def short_waits(monkeypatch: pytest.MonkeyPatch) -> None:
     """The bot's production waits (60 s pauses, 1 s back-off doubling) scaled down for an in-process bot."""
-    monkeypatch.setattr("bot.server.RATE_LIMIT_PAUSE_S", PAUSE_S)
+    monkeypatch.setattr("bot.ratelimit.RATE_LIMIT_PAUSE_S", PAUSE_S)
     monkeypatch.setattr("bot.server.RETRY_BASE_S", 0.1)
-    monkeypatch.setattr("bot.server.RECONNECT_BASE_S", 0.1)
+    monkeypatch.setattr("bot.streams.RECONNECT_BASE_S", 0.1)
     monkeypatch.setattr("bot.server.STARTUP_RETRY_S", 30.0)
     monkeypatch.setattr("bot.server.STARTUP_MAX_DELAY_S", 0.5)
 
@@ -57,7 +57,7 @@ class ResignAfter(RandomMoves):
         super().__init__(seed)
         self.moves = moves
 
-    def choose(self, position: Position) -> Optional[str]:
+    def choose(self, position: OpponentView) -> Optional[str]:
         if position.own_moves >= self.moves:
             return "resign"
         return super().choose(position)
@@ -101,6 +101,49 @@ def faulty_engine(tmp_path: Path, **faults: Any) -> str:
     return f"{sys.executable} {HERE / 'faulty_uci.py'} {args}".strip()
 
 
-def in_window(loopback: LoopbackServer, endpoint: str, start: float, end: float) -> list[Any]:
-    """Requests to ``endpoint`` that arrived in [start, end) (wall-clock seconds)."""
-    return [r for r in loopback.requests_to(endpoint) if start <= r.started_at < end]
+class PauseLog:
+    """What the bot's :class:`bot.ratelimit.EndpointLimits` did, on its own clock: each 429 pause it started
+    (endpoint, when, how long) and each request it let through (endpoint, when). Judging "nothing was sent
+    during a pause" by these, not by when the server saw a request, holds however busy the machine is: a
+    request let through just before the pause began may reach the server long after it."""
+
+    def __init__(self) -> None:
+        self.pauses: list[tuple[str, float, float]] = []
+        self.admitted: list[tuple[str, float]] = []
+        self.lock = threading.Lock()
+
+    def admitted_during_pauses(self, endpoint: str) -> list[float]:
+        with self.lock:
+            return [at for name, at in self.admitted if name == endpoint
+                    for paused, started, seconds in self.pauses
+                    if paused == endpoint and started < at < started + seconds]
+
+    def admitted_after_pauses(self, endpoint: str) -> list[float]:
+        with self.lock:
+            ends = [started + seconds for paused, started, seconds in self.pauses if paused == endpoint]
+            return [at for name, at in self.admitted if name == endpoint and ends and at >= max(ends)]
+
+
+@pytest.fixture
+def pauses(monkeypatch: pytest.MonkeyPatch) -> PauseLog:
+    from bot.ratelimit import EndpointLimits
+
+    log = PauseLog()
+    block, call = EndpointLimits.block, EndpointLimits.call
+
+    def logged_block(self: EndpointLimits, endpoint: str, seconds: float) -> None:
+        with log.lock:
+            log.pauses.append((endpoint, self.monotonic(), seconds))
+        block(self, endpoint, seconds)
+
+    def logged_call(self: EndpointLimits, endpoint: str, function: Any) -> Any:
+        def admitted() -> Any:
+            with log.lock:
+                log.admitted.append((endpoint, self.monotonic()))
+            return function()
+
+        return call(self, endpoint, admitted)
+
+    monkeypatch.setattr(EndpointLimits, "block", logged_block)
+    monkeypatch.setattr(EndpointLimits, "call", logged_call)
+    return log

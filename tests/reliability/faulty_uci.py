@@ -6,7 +6,9 @@
 ``--die-on=N``: on the N-th ``go`` of the session (1-based, counted across restarts through the file
 ``<PATH>.count`` when ``--counter=PATH`` is given) the process kills itself with SIGKILL mid-search;
 ``--hang-on=N``: never answers that ``go`` nor the ``stop`` that follows; ``--illegal-on=N``: answers an
-illegal move. ``--env-dump=PATH`` writes the environment it was started with to PATH (the token check).
+illegal move; ``--dead-from=N`` (with ``--counter``): dies on the N-th ``go`` and from then on exits at once
+whenever it is started, until the file ``<PATH>.dead`` is deleted (an engine that is gone for good).
+``--env-dump=PATH`` writes the environment it was started with to PATH (the token check).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from engine import Board  # noqa: E402
 parser = argparse.ArgumentParser()
 for name in ("die-on", "hang-on", "illegal-on"):
     parser.add_argument(f"--{name}", type=int, action="append", default=[])
+parser.add_argument("--dead-from", type=int, default=None)
 parser.add_argument("--counter", default=None)
 parser.add_argument("--env-dump", default=None)
 args = parser.parse_args()
@@ -42,6 +45,9 @@ def next_search() -> int:
 
 
 next_search.count = 0  # type: ignore[attr-defined]
+DEAD_MARK = Path(f"{args.counter}.dead") if args.counter else None
+if DEAD_MARK is not None and DEAD_MARK.exists():
+    sys.exit(1)
 variant, chess960, board = "chess", False, None
 for line in sys.stdin:
     command = line.strip()
@@ -63,6 +69,9 @@ for line in sys.stdin:
             board.push_uci(move)
     elif command.startswith("go"):
         number = next_search()
+        if args.dead_from is not None and number >= args.dead_from and DEAD_MARK is not None:
+            DEAD_MARK.write_text("dead")
+            os.kill(os.getpid(), signal.SIGKILL)
         if number in args.die_on:
             os.kill(os.getpid(), signal.SIGKILL)
         if number in args.hang_on:

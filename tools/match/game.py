@@ -6,12 +6,12 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, Iterable, List, Optional, Protocol, Sequence, Tuple
 
-from bot.engines import EngineCrashed, EngineError, EngineTimeout, SearchResult, UciEngine
+from bot.engines import EngineCrashed, EngineError, EngineReply, EngineTimeout, UciEngine
 from bot.engines import position_command as fen_position_command
-from bot.timecontrol import SearchLimits
+from bot.timecontrol import GoLimits
 from engine import Board
 from tools.match.openings import GameJob
-from tools.match.settings import Adjudication, MatchSettings, TimeControl, is_start_position
+from tools.match.settings import Adjudication, MatchSettings, SearchBudget, is_start_position
 
 
 class ArbiterOutcome(Protocol):
@@ -79,7 +79,7 @@ class PlayedMove:
 
     uci: str
     san: str
-    search: SearchResult
+    search: EngineReply
 
     @property
     def elapsed_ms(self) -> float:
@@ -93,7 +93,7 @@ class PlayedMove:
 
 
 @dataclass
-class GameRecord:
+class MatchRecord:
     """Everything about a finished game that the table and the PGN need.
 
     ``result`` is ``1-0``/``0-1``/``1/2-1/2``; ``termination`` is the PGN Termination value (``normal``,
@@ -186,10 +186,10 @@ def _complete_window(scores: Sequence[Tuple[bool, Optional[int]]], moves: int) -
     return complete if len(complete) == 2 * moves else []
 
 
-def go_command(time_control: TimeControl, white_ms: float, black_ms: float) -> str:
-    """The ``go`` line for the time control and the current clocks (written by the bot's ``SearchLimits``)."""
+def go_command(time_control: SearchBudget, white_ms: float, black_ms: float) -> str:
+    """The ``go`` line for the time control and the current clocks (written by the bot's ``GoLimits``)."""
     clock = time_control.has_clock
-    return SearchLimits(
+    return GoLimits(
         wtime_ms=max(0, int(white_ms)) if clock else None,
         btime_ms=max(0, int(black_ms)) if clock else None,
         winc_ms=time_control.increment_ms if clock else None,
@@ -224,7 +224,7 @@ def play_game(
     settings: MatchSettings,
     board_factory: BoardFactory = engine_board,
     stop: Optional[threading.Event] = None,
-) -> GameRecord:
+) -> MatchRecord:
     """Play one game and return its record. An engine that crashed or hung is killed; the caller restarts it.
 
     Raises GameAborted when ``stop`` is set while an engine fails (the match is being interrupted), and
@@ -234,13 +234,13 @@ def play_game(
     white_name, black_name = names if job.engine1_is_white else (names[1], names[0])
     board = board_factory(job.opening.fen, settings.variant, settings.chess960)
     start_fen = board.fen()
-    record = GameRecord(job, white_name, black_name, start_fen, settings.variant, settings.chess960)
+    record = MatchRecord(job, white_name, black_name, start_fen, settings.variant, settings.chess960)
     time_control = settings.time_control
     clocks = {True: float(time_control.base_ms or 0), False: float(time_control.base_ms or 0)}
     scores: List[Tuple[bool, Optional[int]]] = []
     uci_moves: List[str] = []
 
-    def fail(engine: UciEngine, white_to_move: bool, fault: str, reason: str) -> GameRecord:
+    def fail(engine: UciEngine, white_to_move: bool, fault: str, reason: str) -> MatchRecord:
         """Score the game as lost by the side to move, through its engine's own fault."""
         if stop is not None and stop.is_set():
             raise GameAborted(reason)
@@ -305,7 +305,7 @@ def _search(
     uci_moves: Sequence[str],
     clocks: Dict[bool, float],
     settings: MatchSettings,
-) -> SearchResult:
+) -> EngineReply:
     """Ask the engine to move and check its time; raises _Forfeit on a crash, a hang or a time loss."""
     time_control = settings.time_control
     margin_ms = settings.time_margin_ms

@@ -7,12 +7,12 @@ from typing import Dict, Optional
 
 from bot.pgn import game_pgn, move_comment
 from engine.variants import pgn_variant_tag
-from tools.match.game import GameRecord
+from tools.match.game import MatchRecord
 from tools.match.settings import is_start_position
 
 
 def game_to_pgn(
-    record: GameRecord,
+    record: MatchRecord,
     event: str = "Engine match",
     site: str = "?",
     date: Optional[datetime.date] = None,
@@ -22,7 +22,7 @@ def game_to_pgn(
     """The PGN text of one game, ending in a blank line (so that games written one after another stay apart).
 
     Tags: the seven-tag roster plus ``Variant`` (``Seirawan``), ``FEN``/``SetUp`` when the game did not
-    start from the variant's start position, ``TimeControl``, ``PlyCount``, ``Termination``, and the
+    start from the variant's start position, ``SearchBudget``, ``PlyCount``, ``Termination``, and the
     opening's source. Each move carries ``{score/depth time}`` (``comments``); the last comment gives the
     reason the game ended.
     """
@@ -47,7 +47,7 @@ def game_to_pgn(
     headers.update(PlyCount=str(len(record.moves)), Termination=record.termination, Opening=record.job.opening.source)
     move_comments = (
         [
-            move_comment(move.search.elapsed_s, move.search.pgn_score() if move.search.has_score else None, move.depth)
+            move_comment(move.search.elapsed_s, str(move.search.score) if move.search.score else None, move.depth)
             for move in record.moves
         ]
         if comments

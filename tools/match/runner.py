@@ -12,7 +12,7 @@ from typing import IO, Dict, List, Optional, Tuple
 
 from bot.engines import EngineStartError, UciEngine
 from engine.variants import START_FENS
-from tools.match.game import FAULTS, BoardFactory, GameAborted, GameRecord, engine_board, play_game
+from tools.match.game import FAULTS, BoardFactory, GameAborted, MatchRecord, engine_board, play_game
 from tools.match.openings import GameJob, Opening, load_openings, schedule
 from tools.match.pgn import game_to_pgn
 from tools.match.settings import EngineSpec, MatchSettings
@@ -43,7 +43,7 @@ class MatchResult:
     """The finished (or interrupted) match. ``error`` says why it stopped early, if it did."""
 
     names: Tuple[str, str]
-    records: List[GameRecord] = field(default_factory=list)
+    records: List[MatchRecord] = field(default_factory=list)
     tallies: Tuple[EngineTally, EngineTally] = field(default_factory=lambda: (EngineTally(), EngineTally()))
     white_wins: int = 0
     black_wins: int = 0
@@ -51,7 +51,7 @@ class MatchResult:
     interrupted: bool = False
     error: Optional[str] = None
 
-    def add(self, record: GameRecord) -> None:
+    def add(self, record: MatchRecord) -> None:
         """Count a finished game for both engines."""
         self.records.append(record)
         first, second = self.tallies
@@ -137,7 +137,7 @@ def format_table(result: MatchResult) -> str:
     return "\n".join(lines)
 
 
-def progress_line(record: GameRecord, total_games: int, result: MatchResult) -> str:
+def progress_line(record: MatchRecord, total_games: int, result: MatchResult) -> str:
     """One line per finished game: number, players, result, why, and engine 1's running score.
 
     ``game  3/40  A - B  1-0  White mates (61 plies)  |  engine 1: +2 =0 -1  66.7%``
@@ -289,7 +289,7 @@ def run_match(
                 running -= 1
             elif kind == "error":
                 result.error = result.error or str(payload)
-            elif kind == "game" and isinstance(payload, GameRecord):
+            elif kind == "game" and isinstance(payload, MatchRecord):
                 result.add(payload)
                 _say(out, settings, progress_line(payload, settings.games, result))
                 if pgn is not None:

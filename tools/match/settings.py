@@ -46,7 +46,7 @@ class EngineSpec:
 
 
 @dataclass(frozen=True)
-class TimeControl:
+class SearchBudget:
     """The limits an engine searches under; at least one must be set.
 
     A clock (``base_ms`` with ``increment_ms``) and a fixed time per move (``movetime_ms``) exclude each
@@ -81,7 +81,7 @@ class TimeControl:
         return self.base_ms is not None
 
     def pgn_tag(self) -> str:
-        """The PGN ``TimeControl`` tag value: ``30+0.3`` (seconds), ``movetime 500ms``, ``depth 3``."""
+        """The PGN ``SearchBudget`` tag value: ``30+0.3`` (seconds), ``movetime 500ms``, ``depth 3``."""
         parts = []
         if self.base_ms is not None:
             parts.append(f"{_seconds_text(self.base_ms)}+{_seconds_text(self.increment_ms)}")
@@ -152,7 +152,7 @@ class MatchSettings:
 
     engine1: EngineSpec
     engine2: EngineSpec
-    time_control: TimeControl
+    time_control: SearchBudget
     games: int = 2
     variant: str = "seirawan"
     chess960: bool = False

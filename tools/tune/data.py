@@ -18,7 +18,7 @@ RESULTS = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}
 
 
 @dataclass
-class Game:
+class PgnGame:
     tags: dict[str, str]
     moves: list[str]
 
@@ -31,7 +31,7 @@ class Sample:
     score: Optional[int] = None  # engine score in centipawns from white's view, when labelled
 
 
-def read_games(path: Path) -> Iterator[Game]:
+def read_games(path: Path) -> Iterator[PgnGame]:
     """The games of a PGN file (tags and SAN moves; comments, move numbers and the result token dropped)."""
     tags: dict[str, str] = {}
     text: list[str] = []
@@ -49,15 +49,15 @@ def read_games(path: Path) -> Iterator[Game]:
             tags, text = {}, []
 
 
-def _game(tags: dict[str, str], text: list[str]) -> Game:
+def _game(tags: dict[str, str], text: list[str]) -> PgnGame:
     body = _COMMENT.sub(" ", " ".join(text))
     moves = [token for token in body.split() if not _MOVE_NUMBER.match(token) and token not in RESULTS
              and token != "*"]
     moves = [re.sub(r"^\d+\.+", "", token) for token in moves]
-    return Game(tags, [token for token in moves if token])
+    return PgnGame(tags, [token for token in moves if token])
 
 
-def quiet_positions(game: Game, skip_plies: int = 8, every: int = 1) -> Iterator[Sample]:
+def quiet_positions(game: PgnGame, skip_plies: int = 8, every: int = 1) -> Iterator[Sample]:
     """Positions of a decided game where the side to move is not in check and neither the move that led
     there nor the move played from there captures or promotes (a cheap stand-in for quiescence)."""
     result = RESULTS.get(game.tags.get("Result", "*"))

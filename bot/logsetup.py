@@ -1,0 +1,123 @@
+"""Where the bot's log goes (stderr, a size-rotated file, the engine's own lines to a file of their own) and
+the start-up block: one record with everything a bug report needs (versions, engine, server, the effective
+configuration; never the token)."""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import logging.handlers
+import platform
+import sys
+from typing import Any
+
+import yaml
+
+from bot import __version__
+from bot.config import LoggingSettings, Settings
+
+LOG_FORMAT = "%(asctime)s %(levelname)-7s %(message)s"
+FILE_FORMAT = "%(asctime)s %(levelname)-7s %(name)s %(threadName)s: %(message)s"
+#: the logger of every line to and from an engine (``engine.debug: true``; :mod:`bot.engines.process`)
+ENGINE_IO_LOGGER = "bot.engine.io"
+
+
+class LogFileError(OSError):
+    """A log file cannot be opened; ``str()`` is the one line shown to the operator."""
+
+
+def _ours(handler: logging.Handler) -> bool:
+    return bool(getattr(handler, "schess_console", False))
+
+
+def configure_logging(level: str) -> None:
+    """stderr at ``level`` (before the configuration is read; :func:`apply_logging` refines it)."""
+    root = logging.getLogger()
+    if not root.handlers:
+        handler = logging.StreamHandler(sys.stderr)
+        handler.setFormatter(logging.Formatter(LOG_FORMAT))
+        handler.schess_console = True  # type: ignore[attr-defined]
+        root.addHandler(handler)
+    root.setLevel(level)
+    _quiet_urllib3(logging.getLevelName(level))
+
+
+def _quiet_urllib3(level: int) -> None:
+    # urllib3 logs every connection at DEBUG; keep it quieter unless asked
+    logging.getLogger("urllib3").setLevel(max(level, logging.INFO))
+
+
+def apply_logging(settings: LoggingSettings, console_level: str | None = None) -> list[logging.Handler]:
+    """The ``logging`` section: the stderr level (``console_level``, from ``--log-level``, wins), the
+    rotating log file, the engine's own file. Returns the handlers added (to remove and close at the end).
+    Raises :class:`LogFileError` when a file cannot be opened."""
+    root = logging.getLogger()
+    console = logging.getLevelName(console_level or settings.level)
+    for handler in root.handlers:
+        if _ours(handler):
+            handler.setLevel(console)
+    levels = [console]
+    added: list[logging.Handler] = []
+    if settings.file:
+        handler = _rotating(settings.file, settings, "logging.file")
+        handler.setLevel(settings.file_level)
+        root.addHandler(handler)
+        added.append(handler)
+        levels.append(logging.getLevelName(settings.file_level))
+    root.setLevel(min(levels))
+    _quiet_urllib3(min(levels))
+    engine_io = logging.getLogger(ENGINE_IO_LOGGER)
+    if settings.engine_file:
+        handler = _rotating(settings.engine_file, settings, "logging.engine_file")
+        engine_io.addHandler(handler)
+        engine_io.propagate = False
+        engine_io.setLevel(logging.INFO)
+        added.append(handler)
+    return added
+
+
+def _rotating(path: str, settings: LoggingSettings, key: str) -> logging.Handler:
+    try:
+        handler = logging.handlers.RotatingFileHandler(path, maxBytes=settings.max_bytes,
+                                                       backupCount=settings.backup_count, encoding="utf-8")
+    except OSError as error:
+        raise LogFileError(f"error: {key} {path!r} cannot be opened: {error.strerror or error}") from None
+    handler.setFormatter(logging.Formatter(FILE_FORMAT))
+    return handler
+
+
+def remove_handlers(handlers: list[logging.Handler]) -> None:
+    """Undo :func:`apply_logging` (tests run the bot many times in one process)."""
+    engine_io = logging.getLogger(ENGINE_IO_LOGGER)
+    for handler in handlers:
+        logging.getLogger().removeHandler(handler)
+        if handler in engine_io.handlers:
+            engine_io.removeHandler(handler)
+            engine_io.propagate = True
+        handler.close()
+
+
+def plain(value: Any) -> Any:
+    """Settings as plain YAML data (tuples as lists)."""
+    if isinstance(value, dict):
+        return {str(key): plain(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [plain(item) for item in value]
+    return value
+
+
+def startup_block(settings: Settings, *, engine: str, url: str, dialect: str, account: str) -> str:
+    """The start-up record: versions, engine, server and the effective configuration (the token is never in
+    :class:`Settings`; it is shown as hidden)."""
+    configuration = yaml.safe_dump(plain(dataclasses.asdict(settings)), sort_keys=False, width=110)
+    lines = [
+        f"schess-bot {__version__} starting",
+        f"  python: {platform.python_implementation()} {platform.python_version()} ({sys.executable})",
+        f"  os: {platform.platform()}",
+        f"  engine: {engine}",
+        f"  server: {url} ({dialect} dialect) as {account}",
+        "  token: [hidden]",
+        "  effective configuration:",
+        *("    " + line for line in configuration.rstrip().splitlines()),
+    ]
+    return "\n".join(lines)

@@ -1,0 +1,103 @@
+"""Retry back-off and HTTP 429 pauses, shared by requests (:mod:`bot.server`) and streams (:mod:`bot.streams`).
+
+HTTP 429 blocks that endpoint for 60 s (or ``Retry-After`` if longer); while it is blocked, at most one
+request to it is in flight (the first one after the pause is a probe; the others queue behind it).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+from typing import TypeVar
+
+import requests
+
+log = logging.getLogger(__name__)
+
+RATE_LIMIT_PAUSE_S = 60.0
+MAX_BACKOFF_S = 60.0
+
+T = TypeVar("T")
+
+
+class ServerError(RuntimeError):
+    """A request failed for good. ``status`` is the HTTP status when there was one."""
+
+    def __init__(self, message: str, status: int | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+class ServerStopped(ServerError):
+    """The server object was closed while a call was waiting."""
+
+
+def retry_after_s(response: requests.Response | None) -> float:
+    """How long a 429 asks us to wait: 60 s, or ``Retry-After`` seconds when that is longer."""
+    if response is None:
+        return RATE_LIMIT_PAUSE_S
+    try:
+        asked = float(response.headers.get("Retry-After", "0"))
+    except ValueError:
+        asked = 0.0
+    return max(RATE_LIMIT_PAUSE_S, asked)
+
+
+def backoff_s(attempt: int, base: float = 1.0, cap: float = MAX_BACKOFF_S) -> float:
+    """1, 2, 4, ... seconds, capped."""
+    return float(min(cap, base * (2 ** max(0, attempt))))
+
+
+def short_body(response: requests.Response | None) -> str:
+    """The first 200 characters of an error answer, on one line (for messages)."""
+    if response is None:
+        return ""
+    try:
+        return " ".join(response.text.split())[:200]
+    except Exception:  # noqa: BLE001 - a body we cannot read is just not shown
+        return ""
+
+
+class EndpointLimits:
+    """Per-endpoint 429 pauses: the one rate-limit path of every request and stream."""
+
+    def __init__(self, monotonic: Callable[[], float], wait: Callable[[float], bool]) -> None:
+        self.monotonic = monotonic
+        self.wait = wait
+        self._blocked_until: dict[str, float] = {}
+        self._locks: dict[str, threading.Lock] = {}
+        self._guard = threading.Lock()
+
+    def block(self, endpoint: str, seconds: float) -> None:
+        with self._guard:
+            until = self.monotonic() + seconds
+            self._blocked_until[endpoint] = max(until, self._blocked_until.get(endpoint, 0.0))
+
+    def rate_limited(self, endpoint: str, response: requests.Response | None) -> float:
+        """An HTTP 429 arrived for ``endpoint``: log it, pause the endpoint, return the pause in seconds."""
+        pause = retry_after_s(response)
+        log.warning("%s: HTTP 429, pausing this endpoint for %.0f s", endpoint, pause)
+        self.block(endpoint, pause)
+        return pause
+
+    def remaining_s(self, endpoint: str) -> float:
+        with self._guard:
+            return max(0.0, self._blocked_until.get(endpoint, 0.0) - self.monotonic())
+
+    def lock(self, endpoint: str) -> threading.Lock:
+        with self._guard:
+            return self._locks.setdefault(endpoint, threading.Lock())
+
+    def call(self, endpoint: str, function: Callable[[], T], wait: Callable[[float], bool] | None = None) -> T:
+        """Run ``function``; while the endpoint is paused, wait (``wait``, else the one given at creation;
+        True from it stops the wait: :class:`ServerStopped`), and let only one caller through at a time."""
+        if self.remaining_s(endpoint) <= 0:
+            return function()
+        wait = wait or self.wait
+        with self.lock(endpoint):
+            while (remaining := self.remaining_s(endpoint)) > 0:
+                log.info("%s is rate limited; waiting %.0f s", endpoint, remaining)
+                if wait(remaining):
+                    raise ServerStopped(f"{endpoint}: stopped while rate limited")
+            return function()

@@ -1,0 +1,126 @@
+"""The fakes the bot's unit tests share: a server that records calls, its game stream, a scripted engine, our
+account. Test modules import them from here (not from each other)."""
+
+from __future__ import annotations
+
+import queue
+from collections.abc import Sequence
+from typing import Any
+
+from bot.engines import EngineReply, Score
+from bot.events import Account
+from bot.gamepage import GamePage
+from bot.normalise import normalise_game_line
+from bot.server import ServerError
+
+ME = Account(id="SeirawanBot", username="SeirawanBot", title="BOT")
+
+
+class FakeStream:
+    def __init__(self) -> None:
+        self.items: queue.Queue[Any] = queue.Queue()
+        self.closed = False
+
+    def get(self, timeout: float | None = None) -> Any:
+        try:
+            return self.items.get(timeout=timeout) if timeout else self.items.get_nowait()
+        except queue.Empty:
+            return None
+
+    def close(self) -> None:
+        self.closed = True
+
+
+class FakeServer:
+    """Records calls; ``on_move`` may push the opponent's reply into the stream."""
+
+    url = "https://www.pychess.org"
+
+    def __init__(self, dialect: str = "pychess") -> None:
+        self.dialect = dialect
+        self.stream = FakeStream()
+        self.calls: list[tuple[str, ...]] = []
+        self.on_move: Any = None
+        self.fail_moves = 0
+        # the pychess game page: running unless a test says otherwise; None = cannot be read
+        self.page: GamePage | None = GamePage("g1", -1, "*", ())
+
+    def fetch_game_page(self, game_id: str) -> GamePage:
+        self.calls.append(("page",))
+        if self.page is None:
+            raise ServerError("game page: HTTP 502, gave up after 2 attempts", 502)
+        return self.page
+
+    def open_game_stream(self, game_id: str) -> FakeStream:
+        return self.stream
+
+    def push(self, *lines: str) -> None:
+        for line in lines:
+            for event in normalise_game_line(line, self.dialect):  # type: ignore[arg-type]
+                self.stream.items.put(event)
+
+    def make_move(self, game_id: str, uci: str, *, offer_draw: bool = False) -> None:
+        if self.fail_moves:
+            self.fail_moves -= 1
+            raise ServerError("move: HTTP 503, gave up", 503)
+        self.calls.append(("move", uci, "draw" if offer_draw else ""))
+        if self.on_move is not None:
+            self.on_move(uci)
+
+    def chat(self, game_id: str, text: str, room: str = "player", wait: bool = True) -> None:
+        self.calls.append(("chat", text))
+
+    def abort_game(self, game_id: str) -> None:
+        self.calls.append(("abort",))
+
+    def resign_game(self, game_id: str) -> None:
+        self.calls.append(("resign",))
+
+    def stop_waiting(self) -> None:
+        self.calls.append(("stop waiting",))
+
+    def answer_draw(self, game_id: str, accept: bool) -> bool:
+        self.calls.append(("draw", "yes" if accept else "no"))
+        return True
+
+    def moves(self) -> list[str]:
+        return [call[1] for call in self.calls if call[0] == "move"]
+
+
+class ScriptedEngine:
+    """Answers from a list: a UCI string, an EngineReply, or an exception to raise; the last one repeats."""
+
+    id_name = "Scripted"
+
+    def __init__(self, *answers: Any) -> None:
+        self.answers = list(answers)
+        self.searches: list[tuple[str, list[str]]] = []
+        self.closed = False
+
+    def set_variant(self, variant: str, chess960: bool) -> None:
+        self.variant = (variant, chess960)
+
+    def new_game(self) -> None:
+        pass
+
+    def search(self, fen: str, moves: Sequence[str], limits: Any) -> EngineReply:
+        self.searches.append((fen, list(moves)))
+        answer = self.answers.pop(0) if len(self.answers) > 1 else self.answers[0]
+        if isinstance(answer, Exception):
+            raise answer
+        if isinstance(answer, EngineReply):
+            return answer
+        return EngineReply(bestmove=answer, score=Score(cp=42), depth=7, elapsed_s=1.2)
+
+    def close(self) -> None:
+        self.closed = True
+
+
+class LobbyServer(FakeServer):
+    """A :class:`FakeServer` that also answers challenges (records accept and decline)."""
+
+    def accept_challenge(self, challenge_id: str) -> None:
+        self.calls.append(("accept", challenge_id))
+
+    def decline_challenge(self, challenge_id: str, reason: str) -> None:
+        self.calls.append(("decline", challenge_id, reason))

@@ -1,0 +1,39 @@
+"""Logs an operator can send in a bug report: the log file with its start-up block (never the token), a level
+per destination, and the engine's own lines with ``engine.debug`` (on a file of their own if asked)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from bot.loopback import LoopbackServer, RandomMoves
+from tests.e2e.conftest import TOKEN, BotProcess, bot_config
+
+
+def test_a_run_with_a_log_file_keeps_the_start_up_block_engine_lines_and_no_token(
+    pychess_server: LoopbackServer, tmp_path: Path
+) -> None:
+    log_file, engine_file = tmp_path / "bot.log", tmp_path / "engine.log"
+    config = bot_config(pychess_server, tmp_path / "games",
+                        engine={"debug": True},
+                        logging={"level": "WARNING", "file": str(log_file), "file_level": "DEBUG",
+                                 "max_bytes": 5_000_000, "backup_count": 2, "engine_file": str(engine_file)})
+    game_id = pychess_server.challenge(color="black", clock=(60, 1), opponent=RandomMoves(seed=2))
+    bot = BotProcess(config, tmp_path, "--games", "1").start()
+    try:
+        pychess_server.wait_for_game_end(game_id, 120)
+        assert bot.wait(60) == 0
+    finally:
+        bot.stop()
+    text = log_file.read_text()
+    assert "schess-bot " in text and "  python: " in text and "  os: " in text
+    assert f"  server: {pychess_server.url} (pychess dialect) as " in text
+    assert "  engine: " in text and "plays seirawan" in text and "  token: [hidden]" in text
+    assert "  effective configuration:" in text and "    engine:" in text and "debug: true" in text
+    assert "played " in text, "INFO lines reach the file (file_level DEBUG)"
+    engine_lines = engine_file.read_text()
+    assert " < go " in engine_lines and " > bestmove " in engine_lines and " > uciok" in engine_lines
+    assert " > bestmove " not in text, "engine lines go to their own file"
+    stderr = bot.logs()
+    assert "played " not in stderr and "effective configuration" not in stderr, "stderr keeps WARNING and up"
+    for path in (log_file, engine_file, tmp_path / "games" / f"{game_id}.pgn"):
+        assert TOKEN not in path.read_text()
