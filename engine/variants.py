@@ -53,6 +53,14 @@ def variant_name(variant: str, chess960: bool) -> str:
     return NAMES[(variant, chess960)]
 
 
+def split_variant_name(name: str) -> tuple[str, bool]:
+    """``"seirawan960"`` -> ``("seirawan", True)``. Raises ValueError for an unknown name."""
+    for key, value in NAMES.items():
+        if value == name:
+            return key
+    raise ValueError(f"unknown variant {name!r}: expected one of {', '.join(VARIANT_NAMES)}")
+
+
 def from_server_key(key: str, chess960: bool = False) -> tuple[str, bool] | None:
     """A server's variant key (any case; ``chess960`` flag from pychess) -> (variant, chess960), or None when
     the rules do not know it."""
