@@ -18,7 +18,9 @@ locks. The first 64 bytes of the block hold the stop flag.
 from __future__ import annotations
 
 import multiprocessing
-from multiprocessing.connection import Connection
+import os
+import threading
+from multiprocessing.connection import Connection, wait
 from multiprocessing.shared_memory import SharedMemory
 from typing import Any, Optional
 
@@ -45,6 +47,8 @@ class SharedTable:
         self.owner = name is None
         self.memory = SharedMemory(name=name, create=name is None, size=size if name is None else 0)
         self.name = self.memory.name
+        # An attaching helper registers the block again with the resource tracker it shares with the engine
+        # process (spawned children use their parent's): a set, so the owner's unlink still unregisters it.
         buf = self.memory.buf
         assert buf is not None
         self.control = buf[:HEADER_BYTES]
@@ -96,12 +100,22 @@ def helper_depth(index: int) -> int:
     return 2 + (index - 1) % 2
 
 
+def _exit_with(sentinel: int) -> None:
+    wait([sentinel])
+    os._exit(0)
+
+
 def _helper_main(table_name: str, megabytes: int, index: int, conn: Connection) -> None:
     """A helper process: wait for a root, search it until the stop flag rises, report idle, repeat. Ends on
     ``None`` or when the pipe closes (the engine process has gone)."""
     from .board import Board
     from .search import Searcher, SearchLimits
 
+    parent = multiprocessing.parent_process()
+    if parent is not None:
+        # The engine process may end without a word (killed): a helper deep in a search would not notice the
+        # closed pipe, so a thread waits for the parent's end and ends this process with it.
+        threading.Thread(target=_exit_with, args=(parent.sentinel,), daemon=True).start()
     table = SharedTable(megabytes, name=table_name)
     searcher = Searcher(1)
     searcher.use_shared_table(table)
