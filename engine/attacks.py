@@ -227,9 +227,9 @@ def captures(pos: Position) -> list[int]:
             one = frm + 8 * side
             f = frm & 7
             promo = (one >> 3) == (7 if side == 1 else 0)
-            if f > 0 and squares[one - 1] * side < 0:
+            if f > 0 and (q := squares[one - 1]) * side < 0:
                 targets.append(one - 1)
-            if f < 7 and squares[one + 1] * side < 0:
+            if f < 7 and (q := squares[one + 1]) * side < 0:
                 targets.append(one + 1)
             if promo:
                 if squares[one] == 0:
@@ -241,11 +241,11 @@ def captures(pos: Position) -> list[int]:
                 continue
         elif p == KNIGHT:
             for t in KNIGHT_TARGETS[frm]:
-                if squares[t] * side < 0:
+                if (q := squares[t]) * side < 0:
                     targets.append(t)
         elif p == KING:
             for t in KING_TARGETS[frm]:
-                if squares[t] * side < 0:
+                if (q := squares[t]) * side < 0:
                     targets.append(t)
         else:
             if p == BISHOP:
@@ -257,7 +257,7 @@ def captures(pos: Position) -> list[int]:
             else:
                 rays = BISHOP_RAYS[frm] if p == HAWK else ROOK_RAYS[frm]
                 for t in KNIGHT_TARGETS[frm]:
-                    if squares[t] * side < 0:
+                    if (q := squares[t]) * side < 0:
                         targets.append(t)
             for ray in rays:
                 for t in ray:

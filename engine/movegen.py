@@ -184,7 +184,7 @@ class MoveGenerator(PositionState):
                     one = frm + up
                     targets = [one] if squares[one] == 0 else []
                     for t in pawn_captures[frm]:
-                        if squares[t] * side < 0:
+                        if (q := squares[t]) * side < 0:
                             targets.append(t)
                     if rank == promo_rank:
                         for t in targets:
@@ -204,7 +204,7 @@ class MoveGenerator(PositionState):
                 leaps = _LEAPS_BY_TYPE[p]
                 if leaps is not None:
                     for t in leaps[frm]:
-                        if squares[t] * side <= 0:
+                        if (q := squares[t]) * side <= 0:
                             append(frm | t << 6)
                 rays = _RAYS_BY_TYPE[p]
                 if rays is not None:
@@ -240,7 +240,7 @@ class MoveGenerator(PositionState):
         squares[ksq] = 0
         start = len(moves)
         for t in KING_TARGETS[ksq]:
-            if squares[t] * side <= 0 and not self.is_attacked(t, -side):
+            if (q := squares[t]) * side <= 0 and not self.is_attacked(t, -side):
                 append(ksq | t << 6)
         squares[ksq] = king
         if self.castling and not checkers:

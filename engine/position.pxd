@@ -3,6 +3,12 @@ cimport cython
 
 from engine.fen cimport FenCodec
 
+# Names the module imports for itself alone (the move-code constants it re-exports stay Python objects).
+cdef int BISHOP, ELEPHANT, HAWK, KING, PAWN, QUEEN, ROOK
+cdef tuple PAWN_ATTACKERS_BLACK, PAWN_ATTACKERS_WHITE, SQUARE_BITS
+cdef list ZOBRIST_CASTLING, ZOBRIST_EP, ZOBRIST_HAND, ZOBRIST_PIECE
+cdef long long ZOBRIST_SIDE
+
 
 cdef class Position(FenCodec):
     @cython.locals(squares=list, frm=int, to=int, flag=int, side=int, h="long long", ep=int, piece=int,
