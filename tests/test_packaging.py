@@ -222,3 +222,42 @@ def test_ci_script_installs_fresh_and_runs_the_readme_test_command() -> None:
     assert "python3 -m venv" in ci and re.search(r"pip install (-q )?-e '\.\[test", ci)
     assert "python -m pytest" in ci and "python -m pytest" in readme
     assert "pip install -e '.[test]'" in readme and "schess-bot --sandbox" in readme
+
+
+def test_the_build_backend_asks_for_cython_only_when_the_compiled_engine_is_requested(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """``pip install .`` must not download Cython or need a compiler; SCHESS_ENGINE_COMPILE=1 adds Cython."""
+    assert PYPROJECT["build-system"]["build-backend"] == "schess_build"
+    assert PYPROJECT["build-system"]["backend-path"] == ["build_backend"]
+    assert not any("cython" in req.lower() for req in PYPROJECT["build-system"]["requires"])
+    monkeypatch.syspath_prepend(str(ROOT / "build_backend"))
+    import schess_build
+
+    # setuptools' own hook runs setup.py, which must not compile then (Cython is not installed yet): it has
+    # to run without the variable. A stand-in records what it saw (the venv's setuptools may be older than
+    # the one pip's isolated build installs).
+    seen: list[str | None] = []
+
+    def setuptools_hook(config_settings: object = None) -> list[str]:
+        seen.append(os.environ.get("SCHESS_ENGINE_COMPILE"))
+        return ["wheel"]
+
+    monkeypatch.setattr(schess_build._setuptools, "get_requires_for_build_wheel", setuptools_hook)
+    monkeypatch.setattr(schess_build._setuptools, "get_requires_for_build_editable", setuptools_hook)
+    monkeypatch.delenv("SCHESS_ENGINE_COMPILE", raising=False)
+    assert schess_build.get_requires_for_build_wheel() == ["wheel"]
+    monkeypatch.setenv("SCHESS_ENGINE_COMPILE", "1")
+    assert schess_build.get_requires_for_build_wheel() == ["wheel", schess_build.CYTHON_REQUIREMENT]
+    assert schess_build.get_requires_for_build_editable() == ["wheel", schess_build.CYTHON_REQUIREMENT]
+    assert seen == [None, None, None]
+    assert os.environ["SCHESS_ENGINE_COMPILE"] == "1", "the variable is back for the build that follows"
+
+
+def test_setup_compiles_exactly_the_modules_buildinfo_names_and_each_has_its_declarations() -> None:
+    from engine import buildinfo
+
+    setup_text = (ROOT / "setup.py").read_text()
+    assert "COMPILED_MODULES" in setup_text and 'os.environ.get("SCHESS_ENGINE_COMPILE"' in setup_text
+    for name in buildinfo.COMPILED_MODULES:
+        assert (ROOT / "engine" / f"{name}.py").exists() and (ROOT / "engine" / f"{name}.pxd").exists(), name
+    assert buildinfo.build_name() in ("pure Python", "compiled (Cython)")
