@@ -24,7 +24,7 @@ from .timeman import plan_time
 from .variants import START_FENS
 
 BUILD = build_name()  # "compiled (Cython)" or "pure Python"
-ENGINE_NAME = f"S-chess Python engine {__version__} ({BUILD})"
+ENGINE_NAME = f"S-chess Python engine {__version__}, {BUILD}"
 ENGINE_AUTHOR = "the schess-bot authors"
 
 BENCH_POSITIONS = (

@@ -6,6 +6,9 @@ from __future__ import annotations
 import multiprocessing
 import threading
 from multiprocessing.connection import Connection
+from pathlib import Path
+
+import pytest
 
 from engine import Board
 from engine.search import Searcher, SearchLimits
@@ -161,3 +164,27 @@ def test_threads_back_to_one_ends_the_helpers_and_bad_values_are_refused() -> No
     session.send("setoption name Threads value two")
     errors = [line for line in session.lines if line.startswith("info string error")]
     assert len(errors) == 2 and all("Threads" in line for line in errors)
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="reads the process tree from /proc (Linux)")
+def test_the_bots_engine_options_start_the_helpers_of_the_bundled_engine() -> None:
+    """``engine.options: {Threads: 2}`` in config.yml reaches the bundled engine: its process gets a helper."""
+    from bot.app import default_engine_factory
+    from bot.config import settings_from_dict
+    from bot.engines.uci import UciEngine
+
+    settings = settings_from_dict({"engine": {"options": {"Threads": 2}}})
+    engine = default_engine_factory(settings)("test")
+    assert isinstance(engine, UciEngine)
+    engine.start()
+    try:
+        assert engine.supports("Threads")
+        process = engine.process._process
+        assert process is not None
+        pid = process.pid
+        children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+        commands = [Path(f"/proc/{child}/cmdline").read_bytes().replace(b"\0", b" ") for child in children]
+        helpers = [c for c in commands if b"multiprocessing.spawn" in c and b"resource_tracker" not in c]
+        assert len(helpers) == 1, commands
+    finally:
+        engine.close()
