@@ -21,7 +21,7 @@ cpdef int _least_attacker(list squares, int sq, int side)
 cpdef int see(Position pos, int m)
 
 @cython.locals(squares=list, side=int, us=int, ksq=int, aligned=list, out=list, gate_types=list, hand=list,
-               frm=int, p=int, targets=list, one=int, f=int, promo=bint, t=int, q=int, rank=int, key="long long", m=int,
+               frm=int, p=int, targets=list, one=int, f=int, promo=bint, t=int, q=int, rank=int, key="long long", m=int, victim_value=int,
                g=int, ep=int, victim=int, legal=bint)
 cpdef list captures(Position pos)
 

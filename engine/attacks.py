@@ -276,7 +276,8 @@ def captures(pos: Position) -> list[int]:
                     continue
             elif aligned[frm] and not _legal_after(pos, frm, t, ksq, aligned, side):
                 continue
-            key = mvv[squares[t]] * 16 - rank
+            victim_value = mvv[squares[t]]
+            key = victim_value * 16 - rank
             m = frm | t << 6
             append(key << 20 | m)
             if gated:

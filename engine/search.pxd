@@ -8,7 +8,7 @@ from engine.tt cimport TranspositionTable
 cdef int CASTLE, CASTLE_ROOK_GATE, EN_PASSANT, PROMOTION, KING, QUEEN, ROOK, EXACT, LOWER, UPPER
 cdef int INFINITE, MATE, MAX_PLY, HISTORY_MAX, REVERSE_FUTILITY_MARGIN, FALLING_MARGIN
 cdef long long HASH_MOVE_KEY, CAPTURE_KEY, KILLER_KEY  # shifted left by 20 in the ordering keys
-cdef list _LMR
+cdef list _LMR, _CAPTURE_ORDER
 
 
 @cython.locals(squares=list, side=int, frm=int, to=int, flag=int, victim=int, gate=int)

@@ -37,6 +37,11 @@ CAPTURE_KEY = 1 << 24
 KILLER_KEY = 1 << 22
 HISTORY_MAX = 1 << 20
 
+# The ordering key of a capture by signed victim and attacker codes: most valuable victim first, cheapest
+# attacker first (one lookup instead of three, and a C value in the compiled build).
+_CAPTURE_ORDER = [[CAPTURE_KEY + MVV[victim] * 16 - ATTACKER_RANK[attacker] for attacker in range(17)]
+                  for victim in range(17)]
+
 # Late-move reduction by depth and move number.
 _LMR = [[0] * 64 for _ in range(64)]
 for _d in range(1, 64):
@@ -210,8 +215,8 @@ class Searcher:
             victim = squares[m >> 6 & 63]
             flag = m >> 16
             if victim * side < 0:
-                append((CAPTURE_KEY + MVV[victim] * 16 - ATTACKER_RANK[squares[m & 63]] + (m >> 12 & 15))
-                       << 20 | m)
+                key = _CAPTURE_ORDER[victim][squares[m & 63]]
+                append((key + (m >> 12 & 15)) << 20 | m)
             elif flag == PROMOTION:
                 key = CAPTURE_KEY + (m >> 12 & 15) * 20 if (m >> 12 & 15) != QUEEN else CAPTURE_KEY + 850
                 append(key << 20 | m)
@@ -224,7 +229,8 @@ class Searcher:
             elif m == counter:
                 append((KILLER_KEY - 1) << 20 | m)
             else:
-                append((history[m & 4095] + (m >> 12 & 15)) << 20 | m)
+                key = history[m & 4095]
+                append((key + (m >> 12 & 15)) << 20 | m)
         keyed.sort(reverse=True)
         return [k & 0xFFFFF for k in keyed]
 
