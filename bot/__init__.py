@@ -6,9 +6,10 @@ lobby), ``config`` (YAML -> settings), ``state`` (what the limits remember acros
 a loopback server, ``--sandbox``).
 Talking to the server: ``server`` (the HTTP client), ``streams`` (the event and game stream readers),
 ``ratelimit`` (429 pauses and back-off), ``events`` (the event model), ``normalise`` (server lines ->
-events), ``gamepage`` (pychess's public game page).
-Deciding: ``lobby`` (the event loop) with ``roster`` (its games), ``challenges`` (accept or decline),
-``matchmaking`` (challenging online bots), ``decisions`` (draw, resign, takeback), ``chat`` (chat commands).
+events), ``gamepage`` (pychess's public game page), ``gameexport`` (Lichess's game export).
+Deciding: ``lobby`` (the event loop) with ``roster`` (its games) and ``answering`` (its challenge answers and
+queue), ``challenges`` (accept or decline), ``matchmaking`` (challenging online bots), ``decisions`` (draw,
+resign, takeback), ``chat`` (chat commands).
 Playing: ``game`` (one game in a thread), ``position`` (moves -> board), ``timecontrol`` (clock -> ``go``
 limits), ``engines`` (UCI and XBoard processes, pondering, the start-up check, homemade Python engines),
 ``enginehealth`` (after an engine failed for good), ``books`` (opening books), ``results`` (how a

@@ -8,25 +8,16 @@ import queue
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import replace
 from pathlib import Path
 
+from bot.answering import ChallengeAnswerer
 from bot.challenges import (
-    Accept,
-    AcceptedBotChallenge,
-    Decision,
-    Decline,
     LobbyState,
-    decide_challenge,
-    decline_message,
-    describe_time_control,
-    our_rating,
 )
 from bot.config import Settings
 from bot.enginehealth import EngineHealth
 from bot.events import (
     Account,
-    Challenge,
     ChallengeEvent,
     ChallengeGone,
     GameFinish,
@@ -37,7 +28,7 @@ from bot.events import (
 from bot.game import Engine, GameNote, GameRecord, GameWorker
 from bot.matchmaking import Matchmaker
 from bot.roster import KnownOpponent, Roster
-from bot.server import Server, ServerError, StreamConnected, StreamFailed, StreamLost, TokenRejected
+from bot.server import Server, StreamConnected, StreamFailed, StreamLost
 from bot.state import BotMemory, StateFile, state_path
 
 log = logging.getLogger(__name__)
@@ -69,9 +60,9 @@ class Lobby:
         self.heartbeat_path = Path(settings.heartbeat_file) if settings.heartbeat_file else None
         self._health_written: str | None = None
         self.engine_health = EngineHealth(engine_factory, on_change=self.heartbeat, monotonic=monotonic)
-        #: challenges waiting for a free slot (``challenge.queue_size``), oldest first: id -> (challenge, when)
-        self.queued: dict[str, tuple[Challenge, float]] = {}
-        self._rating_diff_note_logged = False
+        self.answers = ChallengeAnswerer(server, settings, account, self.games, self.engine_health,
+                                         lobby_state=self._lobby_state, stopping=lambda: self._stop_mode is not None,
+                                         monotonic=monotonic)
         self.state_file = StateFile(state_path(settings.pgn_directory), monotonic, wall_clock)
         memory = self.state_file.load(settings.matchmaking.decline_cooldown_s)
         self.games.accepted_from_bots = list(memory.accepted_from_bots)
@@ -101,7 +92,7 @@ class Lobby:
     def challenges_waiting(self) -> int:
         """Queued challenges, accepted ones whose game has not started, and our own challenge in flight
         (``!queue``)."""
-        return len(self.queued) + len(self.games.accepted) + self.matchmaker.waiting
+        return len(self.answers.queued) + len(self.games.accepted) + self.matchmaker.waiting
 
     def heartbeat(self) -> None:
         """Touch the heartbeat file (every event-stream line); its text is ``ok`` or ``unhealthy: ...`` while no
@@ -145,7 +136,7 @@ class Lobby:
         try:
             while True:
                 self._reap()
-                self._serve_queue()  # a slot may have come free, or the bot is stopping
+                self.answers.serve_queue()  # a slot may have come free, or the bot is stopping
                 if self._handle_stop(stream):
                     break
                 self._visit_parked()
@@ -165,9 +156,7 @@ class Lobby:
                     continue
                 self._handle(item)
         finally:
-            for challenge, _queued_at in list(self.queued.values()):
-                self._answer(challenge, Decline("later", "the bot is stopping"))
-            self.queued.clear()
+            self.answers.decline_queued()
             self.matchmaker.cancel_pending()
             self.save_memory_if_changed()
             stream.close()
@@ -208,7 +197,7 @@ class Lobby:
 
     def _handle(self, item: object) -> None:
         if isinstance(item, ChallengeEvent):
-            self._on_challenge(item.challenge)
+            self.answers.on_challenge(item.challenge)
         elif isinstance(item, GameStart):
             self._on_game_start(item)
         elif isinstance(item, GameFinish):
@@ -218,8 +207,7 @@ class Lobby:
             elif self.games.parked.pop(item.game_id, None) is not None:
                 self._start_worker(item.game_id, revisit=True)  # to read the result and write the PGN
         elif isinstance(item, ChallengeGone):
-            if self.queued.pop(item.challenge_id, None) is not None:
-                log.info("challenge %s: withdrawn while queued", item.challenge_id)
+            self.answers.withdrawn(item.challenge_id)
             self.games.drop_challenge(item.challenge_id)
             self.matchmaker.on_challenge_gone(item)
         elif isinstance(item, ServerTerminated):
@@ -230,86 +218,6 @@ class Lobby:
             log.debug("event stream connected")
         elif isinstance(item, UnknownEvent):
             log.debug("ignored an event of type %r", item.type)
-
-    def _on_challenge(self, challenge: Challenge) -> None:
-        if challenge.challenger.is_user(self.account.id, self.account.username):
-            log.debug("challenge %s: our own challenge", challenge.id)  # Lichess echoes outgoing ones
-            return
-        self.games.expire_accepted()
-        decision = self._decide(challenge)
-        if isinstance(decision, Decline) and decision.busy and len(self.queued) < self.settings.challenge.queue_size:
-            self.queued[challenge.id] = (challenge, self.monotonic())
-            log.info("challenge %s: queued %s (%s; %d waiting)", challenge.id, self._summary(challenge),
-                     decision.detail, len(self.queued))
-            return
-        self._answer(challenge, decision)
-
-    def _decide(self, challenge: Challenge) -> Decision:
-        if self.engine_health.problem is not None:
-            return Decline("later", f"no engine works: {self.engine_health.problem}")
-        rating = our_rating(challenge, self.account.ratings)
-        if rating is None and self.settings.challenge.max_rating_diff is not None \
-                and not self._rating_diff_note_logged:
-            log.info("challenge.max_rating_diff is not applied: the server does not tell our rating")
-            self._rating_diff_note_logged = True
-        state = replace(self._lobby_state(), our_rating=rating)
-        return decide_challenge(challenge, self.settings.challenge, state,
-                                max_correspondence_games=self.settings.correspondence.max_games)
-
-    @staticmethod
-    def _summary(challenge: Challenge) -> str:
-        who = challenge.challenger.name + (f" ({challenge.challenger.rating})" if challenge.challenger.rating
-                                           else "")
-        return (f"{describe_time_control(challenge)} {challenge.variant.config_name} "
-                f"{'rated' if challenge.rated else 'casual'} from {who}")
-
-    def _answer(self, challenge: Challenge, decision: Decision) -> None:
-        """Accept or decline (pychess.org: the reason as free text from ``challenge.decline_message``)."""
-        summary = self._summary(challenge)
-        try:
-            if isinstance(decision, Accept):
-                self.games.accepted[challenge.id] = self.monotonic()
-                if challenge.time_control.kind != "clock":
-                    self.games.correspondence_ids.add(challenge.id)
-                self.games.opponents[challenge.id] = KnownOpponent(challenge.challenger.name.lower(),
-                                                                   challenge.challenger.is_bot)
-                self.server.accept_challenge(challenge.id)
-                if challenge.challenger.is_bot:
-                    self.games.accepted_from_bots.append(AcceptedBotChallenge(self.monotonic(),
-                                                                              challenge.challenger.name.lower()))
-                log.info("challenge %s: accepted %s", challenge.id, summary)
-            else:
-                reason = (decline_message(decision, self.settings.challenge) if self.server.dialect == "pychess"
-                          else decision.reason)
-                self.server.decline_challenge(challenge.id, reason)
-                log.info("challenge %s: declined %s (%s: %s)", challenge.id, summary, decision.reason,
-                         decision.detail)
-        except TokenRejected:
-            raise
-        except ServerError as error:
-            self.games.drop_challenge(challenge.id)
-            log.warning("challenge %s: could not answer (%s)", challenge.id, error)
-
-    def _serve_queue(self) -> None:
-        """Queued challenges: declined (later) after ``challenge.queue_timeout_s`` or when the bot stops; the
-        oldest one is answered as soon as more than a busy slot is in its way, or nothing is."""
-        if not self.queued:
-            return
-        now = self.monotonic()
-        timeout = self.settings.challenge.queue_timeout_s
-        for challenge_id, (challenge, queued_at) in list(self.queued.items()):
-            if self._stop_mode is not None or now - queued_at > timeout:
-                del self.queued[challenge_id]
-                why = "the bot is stopping" if self._stop_mode is not None else f"queued for more than {timeout:g} s"
-                self._answer(challenge, Decline("later", why))
-        if not self.queued:
-            return
-        challenge_id, (challenge, _queued_at) = next(iter(self.queued.items()))
-        decision = self._decide(challenge)
-        if isinstance(decision, Decline) and decision.busy:
-            return
-        del self.queued[challenge_id]
-        self._answer(challenge, decision)
 
     def _on_game_start(self, start: GameStart) -> None:
         games = self.games

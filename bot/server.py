@@ -41,7 +41,7 @@ from engine import __version__
 #: the errors and stream notices callers get from the client live in bot.ratelimit and bot.streams
 __all__ = ["CAPABILITIES_HEADER", "ENDPOINTS", "USER_AGENT", "BotSession", "RateLimited", "Server", "ServerError",
            "ServerStopped", "ServerStream", "StreamConnected", "StreamFailed", "StreamLost", "StreamNotice",
-           "TokenRejected", "detect_dialect", "endpoint_path", "pychess_variant_names"]
+           "TokenRejected", "Transport", "detect_dialect", "endpoint_path", "pychess_variant_names"]
 
 log = logging.getLogger(__name__)
 
@@ -149,21 +149,17 @@ class _Response(berserk.formats.FormatHandler[requests.Response]):
         return response
 
 
-class Server:
-    """One account on one server. Thread-safe: game workers share it."""
+class Transport:
+    """The request plumbing under :class:`Server`: the one session (berserk's client and a ``Requestor`` on
+    it), the endpoint's 429 pauses, retries with back-off, and the waits that stopping cuts short."""
 
-    def __init__(self, settings: ServerSettings, token: str, *, dialect: Dialect | None = None,
-                 variants: tuple[str, ...] = ("seirawan",), session: requests.Session | None = None,
-                 monotonic: Callable[[], float] = time.monotonic,
-                 wait: Callable[[float], bool] | None = None) -> None:
+    def __init__(self, settings: ServerSettings, token: str, *, session: requests.Session | None,
+                 monotonic: Callable[[], float], wait: Callable[[float], bool] | None) -> None:
         self.settings = settings
         self.url = settings.url.rstrip("/")
         self.session = session or BotSession(token, settings.request_timeout_s)
         self.client = berserk.Client(session=self.session, base_url=self.url)
         self._requestor = berserk.session.Requestor(self.session, self.url, _Response())
-        self.dialect: Dialect | None = dialect if dialect is not None else (
-            None if settings.dialect == "auto" else settings.dialect)
-        self.variants = variants
         self.monotonic = monotonic
         self._closed = threading.Event()
         #: set by :meth:`stop_waiting` (and :meth:`close`): the waits of calls no game needs end at once
@@ -171,9 +167,6 @@ class Server:
         self._injected_wait = wait
         self.wait = wait or self._closed.wait
         self.limits = EndpointLimits(monotonic, self.wait)
-        self.account: Account | None = None
-
-    # ---- request plumbing ----
 
     def close(self) -> None:
         self._stopping.set()
@@ -257,6 +250,20 @@ class Server:
             log.warning("%s: %s; retrying in %.1f s", endpoint, reason, delay)
             if self.wait_for(endpoint, delay):
                 raise ServerStopped(f"{endpoint}: the bot is stopping")
+
+
+class Server(Transport):
+    """One account on one server: the BOT API calls. Thread-safe: game workers share it."""
+
+    def __init__(self, settings: ServerSettings, token: str, *, dialect: Dialect | None = None,
+                 variants: tuple[str, ...] = ("seirawan",), session: requests.Session | None = None,
+                 monotonic: Callable[[], float] = time.monotonic,
+                 wait: Callable[[float], bool] | None = None) -> None:
+        super().__init__(settings, token, session=session, monotonic=monotonic, wait=wait)
+        self.dialect: Dialect | None = dialect if dialect is not None else (
+            None if settings.dialect == "auto" else settings.dialect)
+        self.variants = variants
+        self.account: Account | None = None
 
     # ---- account ----
 

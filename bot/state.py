@@ -9,7 +9,7 @@ the old or the new file, never half of one. An unreadable file is logged and ign
 it never stops the bot.
 
 Times are wall-clock seconds (``time.time()``) in the file and the lobby's monotonic clock in memory;
-:class:`Clocks` converts between the two.
+:class:`ClockReading` converts between the two.
 """
 
 from __future__ import annotations
@@ -49,7 +49,7 @@ class BotMemory:
 
 
 @dataclass(frozen=True)
-class Clocks:
+class ClockReading:
     """The same instant on the monotonic clock and the wall clock, to move times from one to the other."""
 
     monotonic: float
@@ -196,8 +196,8 @@ class StateFile:
         self.wall_clock = wall_clock
         self._saved = BotMemory()
 
-    def _clocks(self) -> Clocks:
-        return Clocks(monotonic=self.monotonic(), wall=self.wall_clock())
+    def _clocks(self) -> ClockReading:
+        return ClockReading(monotonic=self.monotonic(), wall=self.wall_clock())
 
     def load(self, decline_cooldown_s: float) -> BotMemory:
         """What an earlier run remembered and still matters, on the monotonic clock (empty without a file)."""

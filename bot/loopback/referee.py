@@ -7,12 +7,11 @@ lock, so a slow engine never blocks the server.
 
 from __future__ import annotations
 
-import json
 import random
 import string
 import threading
 import time
-from typing import Any, Callable, Optional, Union
+from typing import Any, Callable, Optional
 
 import bot.loopback.wire as wire
 from bot.loopback.account import AccountDesk
@@ -29,10 +28,9 @@ from bot.loopback.model import (
     User,
 )
 from bot.loopback.opponents import Opponent, RandomMoves
+from bot.loopback.stream_desk import CAPABILITIES_HEADER, StreamDesk
 from bot.loopback.streams import Stream
 
-CAPABILITIES_HEADER = "X-PyChess-Bot-Capabilities"
-MAX_CAPABILITIES_BYTES = 6 * 1024
 DECLINE_REASONS = (
     "generic",
     "later",
@@ -50,7 +48,7 @@ DECLINE_REASONS = (
 __all__ = ["CAPABILITIES_HEADER", "OK", "OpponentFactory", "Referee", "Reply", "ScriptedBot"]
 
 
-class Referee(AccountDesk, ChallengeDesk, GameDesk):
+class Referee(AccountDesk, StreamDesk, ChallengeDesk, GameDesk):
     """Game logic shared by the HTTP layer and the test API."""
 
     def __init__(
@@ -291,72 +289,3 @@ class Referee(AccountDesk, ChallengeDesk, GameDesk):
         with self._cond:
             self.requests.append(entry)
             self._cond.notify_all()
-
-    def api_open_event_stream(self, headers: dict[str, str]) -> Union[Stream, Reply]:
-        """``GET /api/stream/event``: the new stream, already holding re-sent challenges and games."""
-        with self._cond:
-            if self.dialect == "pychess":
-                raw = headers.get(CAPABILITIES_HEADER.lower())
-                if raw is None:
-                    return Reply(400, {"error": f"missing {CAPABILITIES_HEADER} header"})
-                try:
-                    if len(raw.encode()) > MAX_CAPABILITIES_BYTES:
-                        raise ValueError("too long")
-                    capabilities = json.loads(raw)
-                    if not isinstance(capabilities, dict):
-                        raise ValueError("not an object")
-                except ValueError:
-                    return Reply(400, {"error": f"invalid {CAPABILITIES_HEADER} header"})
-                self.capabilities = capabilities
-                keepalive = wire.PYCHESS_PING
-            else:
-                for old in self.event_streams:
-                    old.close()
-                self.event_streams = []
-                keepalive = wire.LICHESS_KEEPALIVE
-            stream = Stream("event", None, keepalive, self.keepalive_s)
-            for challenge in self.challenges.values():
-                if challenge.status == "created" and challenge.direction == "in":
-                    challenge.offered = self._offered_to_bot(challenge)
-                    if challenge.offered:
-                        stream.send(
-                            wire.challenge_event(
-                                challenge, self.dialect, self.base_url, bot_account=self.bot_title == "BOT"
-                            )
-                        )
-            for game in self.games.values():
-                if not game.over:
-                    stream.send(wire.game_start_event(game, self.dialect))
-            self.event_streams.append(stream)
-            self.event_stream_connections += 1
-            self._cond.notify_all()
-            return stream
-
-    def api_open_game_stream(self, game_id: str) -> Union[Stream, Reply]:
-        """``GET /api/bot/game/stream/{id}``."""
-        with self._cond:
-            game = self.games.get(game_id)
-            if game is None:
-                return Reply(404, {"error": "No such game"})
-            if self.dialect == "pychess" and self.second_game_stream_breaks and any(s.alive() for s in game.streams):
-                game.stream_refusals += 1
-                return Reply(200, "Error: this game is already streamed to you (one stream per game)\n")
-            pychess = self.dialect == "pychess"
-            keepalive = wire.PYCHESS_PING if pychess else wire.LICHESS_KEEPALIVE
-            stream = Stream("game", game_id, keepalive, self.keepalive_s)
-            for line in game.backlog:
-                stream.send(line)
-            game.backlog = []
-            restarted = game.created_at < self.restarted_at
-            stream.send(wire.game_full_line(game, self.dialect, self.float_clocks, restarted))
-            if pychess:
-                stream.send(wire.PYCHESS_PING)
-            if game.over:
-                if pychess and not game.termination.startswith("bot resigned"):
-                    stream.send(wire.game_end_line(game))
-                elif not pychess:
-                    stream.close()
-            game.streams = [s for s in game.streams if not s.finished.is_set() and not s.silent] + [stream]
-            game.stream_connections += 1
-            self._cond.notify_all()
-            return stream

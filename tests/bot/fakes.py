@@ -3,14 +3,17 @@ account. Test modules import them from here (not from each other)."""
 
 from __future__ import annotations
 
+import json
 import queue
 from collections.abc import Sequence
 from typing import Any
 
+from bot.config import Settings
 from bot.engines import EngineReply, Score
 from bot.events import Account
+from bot.game import GameRecord, GameWorker
 from bot.gamepage import GamePage
-from bot.normalise import normalise_game_line
+from bot.normalise import normalise_game_line, parse_online_bot
 from bot.server import ServerError
 
 ME = Account(id="SeirawanBot", username="SeirawanBot", title="BOT")
@@ -124,3 +127,86 @@ class LobbyServer(FakeServer):
 
     def decline_challenge(self, challenge_id: str, reason: str) -> None:
         self.calls.append(("decline", challenge_id, reason))
+
+
+LICHESS_ME_ID = "schessbot"
+
+
+class LichessServer(FakeServer):
+    """A :class:`FakeServer` in the Lichess dialect that also answers takebacks; chat records the room."""
+
+    url = "https://lichess.org"
+
+    def __init__(self) -> None:
+        super().__init__("lichess")
+
+    def chat(self, game_id: str, text: str, room: str = "player", **options: Any) -> None:
+        self.calls.append(("chat", text, room, str(options.get("wait", True))))
+
+    def answer_takeback(self, game_id: str, accept: bool) -> bool:
+        self.calls.append(("takeback", "yes" if accept else "no"))
+        return True
+
+
+def lichess_full(moves: str = "", days: int | None = None, **state: Any) -> str:
+    data: dict[str, Any] = {
+        "type": "gameFull", "id": "g1", "rated": False, "variant": {"key": "standard", "name": "Standard"},
+        "speed": "blitz", "createdAt": 1700000000000, "initialFen": "startpos",
+        "white": {"id": LICHESS_ME_ID, "name": "SchessBot", "title": "BOT", "rating": 2000},
+        "black": {"id": "alice", "name": "Alice", "title": None, "rating": 1500},
+        "state": lichess_state(moves, days=days, **state),
+    }
+    if days is None:
+        data["clock"] = {"initial": 180000, "increment": 2000}
+    else:
+        data["daysPerTurn"] = days
+    return json.dumps(data)
+
+
+def lichess_state(moves: str, days: int | None = None, **extra: Any) -> dict[str, Any]:
+    clock = 2147483647 if days is not None else 180000
+    state = {"type": "gameState", "moves": moves, "wtime": clock, "btime": clock, "winc": 0, "binc": 0,
+             "status": "started"}
+    state.update(extra)
+    return state
+
+
+def run(server: FakeServer, engine: ScriptedEngine, settings: Settings, *, revisit: bool = False,
+        queue: int = 0) -> tuple[GameRecord, GameWorker]:
+    me = Account(id=LICHESS_ME_ID, username="SchessBot", title="BOT")
+    records: list[GameRecord] = []
+    worker = GameWorker("g1", server, settings, me, engine, on_done=records.append,  # type: ignore[arg-type]
+                        challenges_waiting=lambda: queue, revisit=revisit)
+    worker.start()
+    worker.thread.join(10)
+    assert not worker.thread.is_alive() and records
+    return records[0], worker
+
+
+def online(name: str, **ratings: int) -> Any:
+    return parse_online_bot({"id": name.lower(), "username": name, "title": "BOT",
+                             "perfs": {perf: {"rating": rating, "games": 10} for perf, rating in ratings.items()}})
+
+
+class FakeChallengeServer:
+    """Matchmaking's side of a Lichess server: online bots, created and cancelled challenges."""
+
+    dialect = "lichess"
+
+    def __init__(self) -> None:
+        self.bots = [online("Partner", blitz=1800, bullet=1800)]
+        self.created: list[dict[str, Any]] = []
+        self.cancelled: list[str] = []
+        self.fail: Exception | None = None
+
+    def online_bots(self, limit: int = 100) -> list[Any]:
+        return self.bots
+
+    def create_challenge(self, username: str, **form: Any) -> str:
+        if self.fail is not None:
+            raise self.fail
+        self.created.append(dict(form, username=username))
+        return f"c{len(self.created)}"
+
+    def cancel_challenge(self, challenge_id: str) -> None:
+        self.cancelled.append(challenge_id)

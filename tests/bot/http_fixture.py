@@ -9,6 +9,8 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlparse
 
+from tests.timing import PATIENCE_S
+
 
 @dataclass
 class Request:
@@ -27,6 +29,9 @@ class Reply:
     lines: list[str] | None = None  # a stream: these lines, then ...
     stall_s: float = 0.0  # ... silence for this long before closing
     line_delay_s: float = 0.0  # pause before each line after the first
+    #: line index -> (method, path): that line is sent only once such a request has come (as a real server
+    #: sends a game's next state only after the move), so the script follows the client however slow it is
+    after: dict[int, tuple[str, str]] = field(default_factory=dict)
 
 
 Route = Callable[[Request], Reply]
@@ -73,6 +78,8 @@ class ScriptedServer:
                     for index, line in enumerate(reply.lines):
                         if index:
                             time.sleep(reply.line_delay_s)
+                        if index in reply.after:
+                            outer.wait_for_hit(*reply.after[index])
                         self.wfile.write((line + "\n").encode())
                         self.wfile.flush()
                     time.sleep(reply.stall_s)
@@ -101,3 +108,8 @@ class ScriptedServer:
 
     def hits(self, method: str, path: str) -> list[Request]:
         return [r for r in self.requests if r.method == method and r.path == path]
+
+    def wait_for_hit(self, method: str, path: str) -> None:
+        deadline = time.monotonic() + PATIENCE_S
+        while not self.hits(method, path) and time.monotonic() < deadline:
+            time.sleep(0.02)

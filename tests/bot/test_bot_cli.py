@@ -92,7 +92,7 @@ def test_a_whole_pychess_game_in_process(tmp_path, monkeypatch, caplog):
         http.route("GET", "/api/bot/game/stream/RpxjQkJ5",
                    Reply(lines=[PYCHESS_GAME_FULL, '{"type":"ping"}',
                                 PYCHESS_STATE_1.replace("g1h3e", "e2e4"), PYCHESS_GAME_END],
-                         line_delay_s=0.3, stall_s=5))
+                         line_delay_s=0.3, stall_s=5, after={2: ("POST", "/api/bot/game/RpxjQkJ5/move/e2e4")}))
         with caplog.at_level(logging.DEBUG):
             code = main(["--config", str(write_config(tmp_path, http.url)), "--games", "1",
                          "--log-level", "DEBUG"])

@@ -80,10 +80,8 @@ def test_sigterm_during_a_game_aborts_it_per_config_and_exits_0(tmp_path):
         process = subprocess.Popen([sys.executable, "-m", "bot", "--config", str(config)], cwd=tmp_path,
                                    env=env, stderr=subprocess.PIPE, text=True)
         try:
-            deadline = time.monotonic() + 15
-            while not http.hits("GET", "/api/bot/game/stream/RpxjQkJ5") and time.monotonic() < deadline:
-                time.sleep(0.05)
-            time.sleep(0.3)
+            # the greeting shows the worker has read gameFull: from then on it knows the game it must abort
+            http.wait_for_hit("POST", "/api/bot/game/RpxjQkJ5/chat")
             process.send_signal(signal.SIGTERM)
             _, err = process.communicate(timeout=15)
         finally:

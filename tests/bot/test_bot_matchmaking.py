@@ -22,18 +22,14 @@ from bot.matchmaking import (
     perf_for,
     under_daily_limit,
 )
-from bot.normalise import normalise_lobby_line, parse_online_bot
+from bot.normalise import normalise_lobby_line
 from bot.server import RateLimited, ServerError
+from tests.bot.fakes import FakeChallengeServer, online
 
 ME = Account(id="schessbot", username="SchessBot", title="BOT")
 BLITZ = MatchmakingTimeControl(base_s=180, increment_s=2)
 BULLET = MatchmakingTimeControl(base_s=60, increment_s=0)
 DAYS = MatchmakingTimeControl(days=3)
-
-
-def online(name: str, **ratings: int) -> Any:
-    return parse_online_bot({"id": name.lower(), "username": name, "title": "BOT",
-                             "perfs": {perf: {"rating": rating, "games": 10} for perf, rating in ratings.items()}})
 
 
 def test_rating_categories() -> None:
@@ -79,28 +75,6 @@ def test_a_missing_category_falls_back_to_another_standard_rating() -> None:
     settings = MatchmakingSettings(enabled=True, time_controls=(BULLET,), min_rating=1500, max_rating=2000)
     offer = choose_offer([online("OnlyBlitz", blitz=1600, rapid=2600)], settings, [], 0.0, ME)
     assert offer is not None and offer.rating == 1600
-
-
-class FakeChallengeServer:
-    dialect = "lichess"
-
-    def __init__(self) -> None:
-        self.bots = [online("Partner", blitz=1800, bullet=1800)]
-        self.created: list[dict[str, Any]] = []
-        self.cancelled: list[str] = []
-        self.fail: Exception | None = None
-
-    def online_bots(self, limit: int = 100) -> list[Any]:
-        return self.bots
-
-    def create_challenge(self, username: str, **form: Any) -> str:
-        if self.fail is not None:
-            raise self.fail
-        self.created.append(dict(form, username=username))
-        return f"c{len(self.created)}"
-
-    def cancel_challenge(self, challenge_id: str) -> None:
-        self.cancelled.append(challenge_id)
 
 
 def matchmaker(**overrides: Any) -> tuple[Matchmaker, FakeChallengeServer, list[float]]:

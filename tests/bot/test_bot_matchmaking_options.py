@@ -11,7 +11,7 @@ import pytest
 from bot.config import ConfigError, settings_from_dict
 from bot.events import Account
 from bot.matchmaking import Matchmaker, OnlineBlockList, choose_offer, parse_block_list
-from tests.bot.test_bot_matchmaking import FakeChallengeServer, online
+from tests.bot.fakes import FakeChallengeServer, online
 
 RATED_ME = Account(id="schessbot", username="SchessBot", title="BOT", ratings={"blitz": 2000, "chess960": 1500})
 
@@ -88,7 +88,7 @@ def test_the_matchmaker_never_challenges_a_bot_on_the_online_block_list() -> Non
 
 def test_allow_during_games_lets_matchmaking_use_a_free_slot_while_a_game_runs() -> None:
     from bot.lobby import Lobby
-    from tests.bot.test_bot_lobby import LobbyServer
+    from tests.bot.fakes import LobbyServer
 
     def lobby(allow: bool, concurrency: int) -> Any:
         settings = settings_from_dict({"pgn_directory": None, "challenge": {"concurrency": concurrency},

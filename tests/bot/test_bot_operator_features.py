@@ -17,64 +17,11 @@ from bot.events import Challenge, Player, TimeControl, Variant
 from bot.game import GameRecord, GameWorker
 from bot.normalise import normalise_game_line
 from tests.bot.conftest import needs_board
-from tests.bot.fakes import FakeServer, ScriptedEngine
-
-LICHESS_ME_ID = "schessbot"
-
-
-class LichessServer(FakeServer):
-    url = "https://lichess.org"
-
-    def __init__(self) -> None:
-        super().__init__("lichess")
-
-    def chat(self, game_id: str, text: str, room: str = "player", **options: Any) -> None:
-        self.calls.append(("chat", text, room, str(options.get("wait", True))))
-
-    def answer_takeback(self, game_id: str, accept: bool) -> bool:
-        self.calls.append(("takeback", "yes" if accept else "no"))
-        return True
-
-
-def lichess_full(moves: str = "", days: int | None = None, **state: Any) -> str:
-    data: dict[str, Any] = {
-        "type": "gameFull", "id": "g1", "rated": False, "variant": {"key": "standard", "name": "Standard"},
-        "speed": "blitz", "createdAt": 1700000000000, "initialFen": "startpos",
-        "white": {"id": LICHESS_ME_ID, "name": "SchessBot", "title": "BOT", "rating": 2000},
-        "black": {"id": "alice", "name": "Alice", "title": None, "rating": 1500},
-        "state": lichess_state(moves, days=days, **state),
-    }
-    if days is None:
-        data["clock"] = {"initial": 180000, "increment": 2000}
-    else:
-        data["daysPerTurn"] = days
-    return json.dumps(data)
-
-
-def lichess_state(moves: str, days: int | None = None, **extra: Any) -> dict[str, Any]:
-    clock = 2147483647 if days is not None else 180000
-    state = {"type": "gameState", "moves": moves, "wtime": clock, "btime": clock, "winc": 0, "binc": 0,
-             "status": "started"}
-    state.update(extra)
-    return state
+from tests.bot.fakes import LICHESS_ME_ID, FakeServer, LichessServer, ScriptedEngine, lichess_full, lichess_state, run
 
 
 def push_state(server: FakeServer, moves: str, **extra: Any) -> None:
     server.push(json.dumps(lichess_state(moves, **extra)))
-
-
-def run(server: FakeServer, engine: ScriptedEngine, settings: Settings, *, revisit: bool = False,
-        queue: int = 0) -> tuple[GameRecord, GameWorker]:
-    from bot.events import Account
-
-    me = Account(id=LICHESS_ME_ID, username="SchessBot", title="BOT")
-    records: list[GameRecord] = []
-    worker = GameWorker("g1", server, settings, me, engine, on_done=records.append,  # type: ignore[arg-type]
-                        challenges_waiting=lambda: queue, revisit=revisit)
-    worker.start()
-    worker.thread.join(10)
-    assert not worker.thread.is_alive() and records
-    return records[0], worker
 
 
 def quiet(**overrides: Any) -> Settings:

@@ -16,8 +16,7 @@ from bot.engines import EngineCrashed, EngineReply
 from bot.engines.result import Score
 from bot.pgn import clock_command, eval_command
 from tests.bot.conftest import needs_board
-from tests.bot.test_bot_game import ScriptedEngine
-from tests.bot.test_bot_operator_features import LichessServer, lichess_full, lichess_state, run
+from tests.bot.fakes import LichessServer, ScriptedEngine, lichess_full, lichess_state, run
 
 pytestmark = needs_board
 

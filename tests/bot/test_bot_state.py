@@ -21,7 +21,7 @@ from bot.normalise import normalise_lobby_line
 from bot.state import (
     STATE_FILE_NAME,
     BotMemory,
-    Clocks,
+    ClockReading,
     forget_old,
     load_memory,
     memory_from_json,
@@ -105,7 +105,7 @@ def test_a_missing_file_or_a_folder_in_its_place_never_stops_the_bot(tmp_path: P
 
 
 def test_times_move_between_the_monotonic_and_the_wall_clock_and_old_entries_are_dropped() -> None:
-    clocks = Clocks(monotonic=500.0, wall=1_700_000_500.0)
+    clocks = ClockReading(monotonic=500.0, wall=1_700_000_500.0)
     on_monotonic = clocks.to_monotonic(MEMORY)
     assert on_monotonic.accepted_from_bots[0].at == 0.0
     assert clocks.to_wall(on_monotonic) == MEMORY

@@ -54,6 +54,19 @@ def merge(base: dict[str, Any], overrides: dict[str, Any]) -> dict[str, Any]:
     return result
 
 
+def shorten_game_watch(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The game worker's waits for a silent server (bot.game.watch), shortened from minutes to about a
+    second: the page checks, the flag grace, the server's flag delay, the switch to the game page."""
+    import bot.game.watch as watch
+
+    monkeypatch.setattr(watch, "QUIET_PAGE_CHECK_S", 1.0)
+    monkeypatch.setattr(watch, "PAGE_CHECK_INTERVAL_S", 0.5)
+    monkeypatch.setattr(watch, "FLAG_GRACE_S", 1.0)
+    monkeypatch.setattr(watch, "SERVER_FLAG_DELAY_S", 1.0)
+    monkeypatch.setattr(watch, "STREAM_TROUBLE_S", 1.0)
+    monkeypatch.setattr(watch, "PAGE_POLL_S", 0.3)
+
+
 def bot_config(loopback: LoopbackServer, pgn_directory: Path, **overrides: Any) -> dict[str, Any]:
     """A config for the bot against ``loopback``: depth-1 engine, fast stream watchdog, PGNs in a temp dir."""
     base: dict[str, Any] = {
@@ -231,3 +244,31 @@ def replay_pgn(path: Path, variant: str = "seirawan", chess960: bool = False) ->
             continue
         moves.append(str(board.push_san(token)))
     return moves
+
+
+#: a position where the side to move has lost (the bot resigns it)
+HOPELESS = "qr4k1/8/8/8/8/8/8/7K[] w - - 0 1"
+
+#: what Lichess's PGN exports write for each final status (docs/bot.md)
+TERMINATION = {"mate": "Normal", "resign": "Normal", "stalemate": "Normal", "draw": "Normal",
+               "outoftime": "Time forfeit", "aborted": "Abandoned"}
+
+
+def pgn_of(path: Path) -> tuple[dict[str, str], list[str]]:
+    """The saved PGN's tags and its SAN moves (comments such as ``{[%clk 0:00:58]}`` left out)."""
+    text = path.read_text()
+    tags = dict(re.findall(r'^\[(\w+) "(.*)"\]$', text, re.M))
+    body = re.sub(r"\{[^}]*\}", " ", text.split("\n\n", 1)[1])
+    sans = [t for t in body.split() if not re.match(r"^(\d+\.+|1-0|0-1|1/2-1/2|\*)$", t)]
+    return tags, sans
+
+
+def assert_pgn_matches_server(game: Game, pgn_directory: Path, termination: str | None = None) -> dict[str, str]:
+    """The bot's PGN has the server's result, the Termination for its status, and exactly its plies."""
+    path = pgn_directory / f"{game.id}.pgn"
+    assert path.exists(), f"no PGN for {game.describe()}"
+    tags, sans = pgn_of(path)
+    assert tags["Result"] == game.result(), (tags, game.describe())
+    assert tags["Termination"] == (termination or TERMINATION[game.status]), (tags, game.describe())
+    assert sans == game.sans, f"PGN plies {sans} != server's {game.sans}"
+    return tags

@@ -47,11 +47,11 @@ def test_challenges_wait_in_the_queue_while_the_slot_is_busy_and_are_accepted_wh
     server.wait_for_plies(first, 2, 30)
     waiting = server.challenge(clock=(60, 0), opponent=ResignAfter(2, seed=2))
     withdrawn = server.challenge(clock=(60, 0))
-    server.wait_for(lambda: bot.lobby is not None and len(bot.lobby.queued) == 2, 15, "two queued challenges")
+    server.wait_for(lambda: bot.lobby is not None and len(bot.lobby.answers.queued) == 2, 15, "two queued challenges")
     assert server.answer(waiting) is None and server.answer(withdrawn) is None, "queued, not declined"
     assert bot.lobby.challenges_waiting() == 2  # what !queue says
     server.cancel_challenge(withdrawn)
-    server.wait_for(lambda: len(bot.lobby.queued) == 1, 15, "the withdrawn challenge to leave the queue")
+    server.wait_for(lambda: len(bot.lobby.answers.queued) == 1, 15, "the withdrawn challenge to leave the queue")
     third = server.challenge(clock=(60, 0))
     fourth = server.challenge(clock=(60, 0))
     declined = server.wait_for_answer(fourth, 15)

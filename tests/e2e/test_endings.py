@@ -6,35 +6,35 @@ so. Also: S-chess960 challenges from people, a rejected token, and game streams 
 from __future__ import annotations
 
 import logging
-import re
 import sys
 from pathlib import Path
 from typing import Any, Iterator
 
 import pytest
 
-import bot.game.watch
-from bot.loopback import Game, LoopbackServer, Manual, Scripted
-from tests.e2e.conftest import KEEPALIVE_S, TOKEN, BotProcess, BotThread, bot_config, refereed_server
+from bot.loopback import LoopbackServer, Manual, Scripted
+from tests.e2e.conftest import (
+    HOPELESS,
+    KEEPALIVE_S,
+    TOKEN,
+    BotProcess,
+    BotThread,
+    assert_pgn_matches_server,
+    bot_config,
+    pgn_of,
+    refereed_server,
+    shorten_game_watch,
+)
 
 FAKE_UCI = str(Path(__file__).resolve().parents[1] / "bot" / "fake_uci.py")
 FAULTY_UCI = str(Path(__file__).resolve().parents[1] / "reliability" / "faulty_uci.py")
 MATE_IN_ONE = "6k1/5ppp/8/8/8/8/5PPP/R5K1[] w - - 0 1"
-HOPELESS = "qr4k1/8/8/8/8/8/8/7K[] w - - 0 1"
 FIFTY_MOVES_NEAR = "8/8/4k3/8/8/8/4K3/7R[] w - - 99 80"
-#: what Lichess's PGN exports write for each final status (docs/bot.md)
-TERMINATION = {"mate": "Normal", "resign": "Normal", "stalemate": "Normal", "draw": "Normal",
-               "outoftime": "Time forfeit", "aborted": "Abandoned"}
-
-
 @pytest.fixture(autouse=True)
 def quick_checks(monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
     """The bot's waits for a silent server, shortened from minutes to about a second; INFO logs kept."""
     caplog.set_level(logging.INFO)
-    monkeypatch.setattr(bot.game.watch, "QUIET_PAGE_CHECK_S", 1.0)
-    monkeypatch.setattr(bot.game.watch, "PAGE_CHECK_INTERVAL_S", 0.5)
-    monkeypatch.setattr(bot.game.watch, "FLAG_GRACE_S", 1.0)
-    monkeypatch.setattr(bot.game.watch, "SERVER_FLAG_DELAY_S", 1.0)
+    shorten_game_watch(monkeypatch)
 
 
 @pytest.fixture
@@ -49,26 +49,6 @@ def scripted_engine(monkeypatch: pytest.MonkeyPatch, moves: str) -> str:
     """An engine command that plays ``moves`` (both sides' moves, in order) whatever the position."""
     monkeypatch.setenv("FAKE_UCI_SCRIPT", moves)
     return f"{sys.executable} {FAKE_UCI} script"
-
-
-def pgn_of(path: Path) -> tuple[dict[str, str], list[str]]:
-    """The saved PGN's tags and its SAN moves (comments such as ``{[%clk 0:00:58]}`` left out)."""
-    text = path.read_text()
-    tags = dict(re.findall(r'^\[(\w+) "(.*)"\]$', text, re.M))
-    body = re.sub(r"\{[^}]*\}", " ", text.split("\n\n", 1)[1])
-    sans = [t for t in body.split() if not re.match(r"^(\d+\.+|1-0|0-1|1/2-1/2|\*)$", t)]
-    return tags, sans
-
-
-def assert_pgn_matches_server(game: Game, pgn_directory: Path, termination: str | None = None) -> dict[str, str]:
-    """The bot's PGN has the server's result, the Termination for its status, and exactly its plies."""
-    path = pgn_directory / f"{game.id}.pgn"
-    assert path.exists(), f"no PGN for {game.describe()}"
-    tags, sans = pgn_of(path)
-    assert tags["Result"] == game.result(), (tags, game.describe())
-    assert tags["Termination"] == (termination or TERMINATION[game.status]), (tags, game.describe())
-    assert sans == game.sans, f"PGN plies {sans} != server's {game.sans}"
-    return tags
 
 
 def finished_line(caplog: pytest.LogCaptureFixture, game_id: str) -> str:

@@ -9,40 +9,33 @@ import logging
 import signal
 import time
 from pathlib import Path
-from typing import Any, Iterator, Optional
+from typing import Any, Iterator
 
 import pytest
 
-import bot.game.watch
-from bot.loopback import Game, LoopbackServer, Manual, RandomMoves, Scripted
+from bot.loopback import Game, LoopbackServer, Manual, Scripted
 from bot.loopback.model import MoveRecord
-from bot.loopback.opponents import OpponentView
-from tests.e2e.conftest import KEEPALIVE_S, BotProcess, BotThread, assert_clean_game, bot_config, refereed_server
-from tests.e2e.test_endings import HOPELESS, assert_pgn_matches_server, pgn_of
+from tests.e2e.conftest import (
+    HOPELESS,
+    KEEPALIVE_S,
+    BotProcess,
+    BotThread,
+    assert_clean_game,
+    assert_pgn_matches_server,
+    bot_config,
+    pgn_of,
+    refereed_server,
+    shorten_game_watch,
+)
+from tests.reliability.conftest import ResignAfter
 
 
 @pytest.fixture(autouse=True)
 def quick_checks(monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
     """The bot's waits for a failing stream shortened from seconds to a fraction; INFO logs kept."""
     caplog.set_level(logging.INFO)
-    monkeypatch.setattr(bot.game.watch, "STREAM_TROUBLE_S", 1.0)
-    monkeypatch.setattr(bot.game.watch, "PAGE_POLL_S", 0.3)
-    monkeypatch.setattr(bot.game.watch, "PAGE_CHECK_INTERVAL_S", 0.5)
-    monkeypatch.setattr(bot.game.watch, "QUIET_PAGE_CHECK_S", 1.0)
-    monkeypatch.setattr(bot.game.watch, "FLAG_GRACE_S", 1.0)
-    monkeypatch.setattr(bot.game.watch, "SERVER_FLAG_DELAY_S", 1.0)
+    shorten_game_watch(monkeypatch)
     monkeypatch.setattr("bot.streams.RECONNECT_BASE_S", 0.1)
-
-
-class ResignAt(RandomMoves):
-    """Seeded random moves, then resigns at its ``moves``-th move."""
-
-    def __init__(self, moves: int, seed: int = 0) -> None:
-        super().__init__(seed)
-        self.moves = moves
-
-    def choose(self, position: OpponentView) -> Optional[str]:
-        return "resign" if position.own_moves >= self.moves else super().choose(position)
 
 
 @pytest.fixture
@@ -62,7 +55,7 @@ def sends_after(server: LoopbackServer, game_id: str, moment: float, endpoints: 
 def test_a_bot_whose_game_stream_is_not_restored_plays_from_the_game_page_to_the_end(
     pychess: LoopbackServer, tmp_path: Path, bots: list[BotThread], caplog: pytest.LogCaptureFixture
 ) -> None:
-    game_id = pychess.challenge(color="black", clock=(300, 2), opponent=ResignAt(8, seed=4))
+    game_id = pychess.challenge(color="black", clock=(300, 2), opponent=ResignAfter(8, seed=4))
     bots.append(BotThread(bot_config(pychess, tmp_path), max_games=1).start())
     pychess.wait_for_plies(game_id, 4, 30)
     restarted = time.time()
