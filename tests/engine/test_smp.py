@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import multiprocessing
 import threading
+import time
 from multiprocessing.connection import Connection
 from pathlib import Path
 
@@ -182,8 +183,13 @@ def test_the_bots_engine_options_start_the_helpers_of_the_bundled_engine() -> No
         process = engine.process._process
         assert process is not None
         pid = process.pid
-        children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
-        commands = [Path(f"/proc/{child}/cmdline").read_bytes().replace(b"\0", b" ") for child in children]
+        # A child that was just forked has no command line until it has exec'd: look again until each has one.
+        for _ in range(100):
+            children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+            commands = [Path(f"/proc/{child}/cmdline").read_bytes().replace(b"\0", b" ") for child in children]
+            if commands and all(commands):
+                break
+            time.sleep(0.1)
         helpers = [c for c in commands if b"multiprocessing.spawn" in c and b"resource_tracker" not in c]
         assert len(helpers) == 1, commands
     finally:
