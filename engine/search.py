@@ -2,8 +2,9 @@
 null move, late-move reductions, check extension, killers and history.
 
 The search works on the int move codes of :class:`engine.position.Position` and keeps the material/PST sums
-incrementally (``evaluate.move_delta``). It is single-threaded; the UCI front end runs it in a thread and
-stops it through ``Searcher.stop_now``.
+incrementally (``evaluate.move_delta``). One Searcher is one thread of search; the UCI front end runs it in a
+thread and stops it through ``Searcher.stop_now``. With ``Threads`` above 1, helper processes run Searchers
+of their own on a shared table (:mod:`engine.smp`).
 """
 
 from __future__ import annotations
