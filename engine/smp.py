@@ -171,7 +171,10 @@ class HelperPool:
         self.wait_idle()
         self.table.set_stop(False)
         for conn in self.connections:
-            conn.send((variant, chess960, fen, list(moves), skill))
+            try:
+                conn.send((variant, chess960, fen, list(moves), skill))
+            except (BrokenPipeError, OSError):  # a helper that died: the others and the main search go on
+                pass
         self.busy = True
 
     def stop(self) -> None:
@@ -183,10 +186,13 @@ class HelperPool:
         if not self.busy:
             return
         for conn, process in zip(self.connections, self.processes):
-            while process.is_alive():
-                if conn.poll(0.5):
-                    conn.recv()
-                    break
+            try:
+                while process.is_alive():
+                    if conn.poll(0.5):
+                        conn.recv()
+                        break
+            except (EOFError, OSError):  # the helper died meanwhile
+                pass
         self.busy = False
 
     def close(self) -> None:

@@ -194,3 +194,17 @@ def test_the_bots_engine_options_start_the_helpers_of_the_bundled_engine() -> No
         assert len(helpers) == 1, commands
     finally:
         engine.close()
+
+
+def test_a_dead_helper_does_not_stop_the_engine_from_answering() -> None:
+    session = Session()
+    session.send("setoption name Threads value 2")
+    pool = session.engine._pool
+    assert pool is not None
+    pool.processes[0].kill()
+    pool.processes[0].join()
+    session.send("position startpos")
+    session.send("go depth 3")
+    Board().parse_uci(session.wait_bestmove().split()[1])
+    assert not [line for line in session.lines if "error" in line]
+    session.engine.close_helpers()
