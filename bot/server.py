@@ -16,6 +16,7 @@
 
 from __future__ import annotations
 
+import http.cookiejar
 import json
 import logging
 import threading
@@ -133,6 +134,10 @@ class BotSession(berserk.TokenSession):
         super().__init__(token)
         self.headers["User-Agent"] = USER_AGENT
         self.default_timeout_s = timeout_s
+        # The token is the only credential. A cookie picked up from an HTML page (pychess sets its web session
+        # cookie even on a 404) would be sent back with every API call, and a server that cannot read it back
+        # answers 500 to all of them; so no cookie is ever kept.
+        self.cookies.set_policy(http.cookiejar.DefaultCookiePolicy(allowed_domains=[]))
 
     def request(self, method: str | bytes, url: str | bytes, *args: Any, **kwargs: Any) -> requests.Response:
         kwargs.setdefault("timeout", self.default_timeout_s)

@@ -108,6 +108,20 @@ def test_every_call_sends_our_user_agent_on_one_session():
         assert server.client.bots._r.session is server.session
 
 
+def test_a_cookie_from_the_server_is_never_sent_back():
+    """pychess sets its web-session cookie even on an HTML 404; sent back, it can make every API call fail."""
+    with ScriptedServer() as http:
+        http.route("GET", "/api/account", Reply(body=PYCHESS_ACCOUNT,
+                                                headers={"Set-Cookie": "AIOHTTP_SESSION=abc; Path=/"}))
+        http.route("POST", "/api/challenge/abc/accept", Reply(headers={"Set-Cookie": "other=1; Path=/"}))
+        server = make_server(http.url)
+        server.fetch_account()
+        server.accept_challenge("abc")
+        server.fetch_account()
+        assert [request.headers.get("Cookie") for request in http.requests] == [None, None, None]
+        assert len(server.session.cookies) == 0
+
+
 def test_ids_are_quoted_so_they_cannot_add_a_path_segment():
     assert endpoint_path("chat", game_id="a/../b") == "/api/bot/game/a%2F..%2Fb/chat"
     assert endpoint_path("move", game_id="g1", move="e7e8q") == "/api/bot/game/g1/move/e7e8q"

@@ -78,6 +78,7 @@ def test_the_seed_is_fixed_unless_asked_for_the_daily_one_or_a_replay() -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(1800)  # about 30 s each on an idle machine; ten times that beside busy neighbours
 @pytest.mark.parametrize(
     "kind,offset,plies",
     [("start", 1, 800), ("book", 2, 800), ("schess960", 3, 700), ("chess", 4, 400), ("chess960", 5, 400)],

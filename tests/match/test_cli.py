@@ -110,7 +110,8 @@ def test_ctrl_c_stops_the_match_prints_the_table_and_kills_the_engines(tmp_path:
         time.sleep(0.05)
     time.sleep(0.3)
     process.send_signal(signal.SIGINT)
-    stdout, _ = process.communicate(timeout=20)
+    # generous on a busy machine; a runner that ignored Ctrl-C would play 4 games of 30 s engine delays
+    stdout, _ = process.communicate(timeout=60)
     assert process.returncode == 130
     assert "Match interrupted after 0 of 4 games." in stdout
     deadline = time.monotonic() + PATIENCE_S  # killed engines may take a moment to be reaped
