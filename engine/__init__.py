@@ -1,4 +1,5 @@
-"""A pure-Python S-chess (Seirawan chess) engine: exact rules, search, and a UCI front end.
+"""An S-chess (Seirawan chess) engine in Python (optionally compiled with Cython, see ``engine.buildinfo``):
+exact rules, search, and a UCI front end.
 
 The rules live in :class:`Board` (python-chess style names); see ``docs/engine-api.md``.
 """

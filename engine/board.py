@@ -247,11 +247,8 @@ class Board(Position):
     def copy(self) -> Board:
         """An independent copy, history included."""
         new = Board.__new__(Board)
-        new.__dict__.update(self.__dict__)
-        new.squares = self.squares[:]
-        new.king_sq = self.king_sq[:]
-        new.hand = self.hand[:]
-        new.stack = self.stack[:]
+        new.__dict__.update(self.__dict__)  # the attributes of Board itself
+        self.copy_state_to(new)  # those of Position (slots in the compiled build, not in __dict__)
         new.move_stack = self.move_stack[:]
         return new
 

@@ -1,4 +1,4 @@
-"""FEN reading and writing for :class:`engine.position.Position` (a mixin), as Fairy-Stockfish does it.
+"""FEN reading and writing for :class:`engine.position.Position` (one of its base classes), as Fairy-Stockfish does it.
 
 Input: the hand in brackets after the board in any order (or as a ninth rank, or absent = empty), castling
 as ``KQkq``, Shredder or X-FEN files, and gate file letters mixed in (``KQBCDFGkqbcdfg``); a letter naming an
@@ -8,9 +8,8 @@ gate letters, gate letters only while that side has something in hand).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from .movecodes import BACK_RANK_MASK, GATE_TYPES, PositionState
+from .movecodes import BACK_RANK_MASK, GATE_TYPES
+from .movegen import MoveGenerator
 from .tables import (
     BETWEEN,
     ELEPHANT,
@@ -40,12 +39,9 @@ def fen_error(fen: str, reason: str) -> ValueError:
     return ValueError(f"invalid FEN {fen!r}: {reason}")
 
 
-class FenCodec(PositionState):
-    """Loads and prints FENs for a Position."""
-
-    if TYPE_CHECKING:
-
-        def is_attacked(self, sq: int, by_side: int) -> bool: ...  # provided by engine.movegen.MoveGenerator
+class FenCodec(MoveGenerator):
+    """Loads and prints FENs for a Position (a base of Position, after the move generator whose attack test
+    it uses: one line of single inheritance, which the compiled build needs)."""
 
     def set_fen(self, fen: str) -> None:
         """Load a FEN (with optional ``[hand]`` after the board); ValueError naming the problem."""

@@ -30,7 +30,7 @@ def encode(frm: int, to: int, piece: int = 0, flag: int = NORMAL) -> int:
 
 
 class PositionState:
-    """The fields of a position, declared once for the mixins that make up :class:`engine.position.Position`
+    """The fields of a position, declared once for the base classes of :class:`engine.position.Position`
     (FEN codec, move generator): ``squares`` 64 signed piece codes, ``side`` 1 white / -1 black, ``king_sq``
     [white, black], ``hand`` 17 slots indexed by signed piece code, ``gates`` and ``castling`` square
     bitmasks, ``ep`` en passant square or -1, ``stack`` undo records (entry 6: the hash before the move)."""

@@ -28,7 +28,6 @@ from .movecodes import (
     VARIANTS,
     encode,
 )
-from .movegen import MoveGenerator
 from .tables import (
     BISHOP,
     ELEPHANT,
@@ -39,6 +38,7 @@ from .tables import (
     PAWN_ATTACKERS_WHITE,
     QUEEN,
     ROOK,
+    SQUARE_BITS,
     ZOBRIST_CASTLING,
     ZOBRIST_EP,
     ZOBRIST_HAND,
@@ -53,7 +53,7 @@ __all__ = [
 ]
 
 
-class Position(MoveGenerator, FenCodec):
+class Position(FenCodec):
     """Position state with make/unmake and legal move generation on int move codes.
 
     Attributes meant for readers (the search and Board): ``squares`` (64 signed codes), ``side`` (1 white,
@@ -69,6 +69,25 @@ class Position(MoveGenerator, FenCodec):
         self.variant = variant
         self.chess960 = bool(chess960)
         self.set_fen(START_FENS[variant] if fen is None else fen)
+
+    def copy_state_to(self, other: Position) -> None:
+        """Give ``other`` an independent copy of this position's state, undo stack included."""
+        other.variant = self.variant
+        other.chess960 = self.chess960
+        other.squares = self.squares[:]
+        other.side = self.side
+        other.king_sq = self.king_sq[:]
+        other.hand = self.hand[:]
+        other.gates = self.gates
+        other.castling = self.castling
+        other.ep = self.ep
+        other.halfmove = self.halfmove
+        other.start_ply = self.start_ply
+        other.ply = self.ply
+        other.hash = self.hash
+        other.stack = self.stack[:]
+        other._castle_info = self._castle_info
+        other._castle_clear = self._castle_clear
 
     # ------------------------------------------------------------------ make / unmake
 
@@ -155,7 +174,7 @@ class Position(MoveGenerator, FenCodec):
                 self.castling = new_castling
         gates = self.gates
         if gates:
-            gates &= ~(1 << frm | 1 << to)
+            gates &= ~(SQUARE_BITS[frm] | SQUARE_BITS[to])
             gate_type = code >> 12 & 15
             if gate_type and flag != PROMOTION:
                 gated = gate_type * side

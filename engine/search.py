@@ -2,8 +2,9 @@
 null move, late-move reductions, check extension, killers and history.
 
 The search works on the int move codes of :class:`engine.position.Position` and keeps the material/PST sums
-incrementally (``evaluate.move_delta``). It is single-threaded; the UCI front end runs it in a thread and
-stops it through ``Searcher.stop_now``.
+incrementally (``evaluate.move_delta``). One Searcher is one thread of search; the UCI front end runs it in a
+thread and stops it through ``Searcher.stop_now``. With ``Threads`` above 1, helper processes run Searchers
+of their own on a shared table (:mod:`engine.smp`).
 """
 
 from __future__ import annotations
@@ -11,32 +12,20 @@ from __future__ import annotations
 import math
 import random
 import time
-from typing import Any, Callable, Dict, Optional
+from typing import TYPE_CHECKING, Any, Callable, Dict, Optional
 
+from .attacks import ATTACKER_RANK, MVV, SEE_VALUE, captures, gives_check_quiet, see
 from .evaluate import ORDER_VALUE, evaluate, initial_scores, move_delta
 from .position import CASTLE, CASTLE_ROOK_GATE, EN_PASSANT, PROMOTION, Position
 from .tables import (
-    BISHOP,
-    BISHOP_RAYS,
-    DIAGONAL_SLIDERS,
-    ELEPHANT,
-    HAWK,
     KING,
-    KING_TARGETS,
-    KNIGHT,
-    KNIGHT_TARGETS,
-    LEAPERS,
-    ORTHOGONAL_SLIDERS,
-    PAWN,
-    PAWN_ATTACKERS_BLACK,
-    PAWN_ATTACKERS_WHITE,
     QUEEN,
-    QUEEN_RAYS,
     ROOK,
-    ROOK_RAYS,
-    TAGGED_RAYS,
 )
 from .tt import EXACT, LOWER, UPPER, TranspositionTable, tt_key
+
+if TYPE_CHECKING:
+    from .smp import SharedTable
 
 INFINITE = 32000
 MATE = 31000
@@ -49,14 +38,10 @@ CAPTURE_KEY = 1 << 24
 KILLER_KEY = 1 << 22
 HISTORY_MAX = 1 << 20
 
-# Victim value * 16 - attacker type: most valuable victim first, cheapest attacker first.
-_MVV = [0] * 17
-for _t in range(1, 9):
-    _MVV[_t] = _MVV[-_t] = ORDER_VALUE[_t]
-_ATTACKER_RANK = [0] * 17
-for _t, _rank in ((PAWN, 0), (KNIGHT, 1), (BISHOP, 2), (HAWK, 3), (ROOK, 4), (ELEPHANT, 5), (QUEEN, 6),
-                  (KING, 7)):
-    _ATTACKER_RANK[_t] = _ATTACKER_RANK[-_t] = _rank
+# The ordering key of a capture by signed victim and attacker codes: most valuable victim first, cheapest
+# attacker first (one lookup instead of three, and a C value in the compiled build).
+_CAPTURE_ORDER = [[CAPTURE_KEY + MVV[victim] * 16 - ATTACKER_RANK[attacker] for attacker in range(17)]
+                  for victim in range(17)]
 
 # Late-move reduction by depth and move number.
 _LMR = [[0] * 64 for _ in range(64)]
@@ -69,157 +54,42 @@ REVERSE_FUTILITY_MARGIN = 110
 LATE_MOVE_COUNT = (0, 6, 10, 16)  # quiet moves searched at depth 1..3 before the rest are skipped
 FALLING_MARGIN = 30  # cp: a root score that falls more than this between iterations earns more time
 
-# Squares from which a piece could be pinned to a king on a square (the king's queen rays), as 64 flags per
-# king square (a list, not a 64-bit mask: PyPy keeps ints with bit 63 as big integers).
-_ALIGNED = [[0] * 64 for _ in range(64)]
-for _sq in range(64):
-    for _ray in QUEEN_RAYS[_sq]:
-        for _t in _ray:
-            _ALIGNED[_sq][_t] = 1
+__all__ = [  # the rules helpers the search uses keep their old import path (engine.search.see ...)
+    "MATE_BOUND", "SearchAborted", "SearchLimits", "SearchResult", "Searcher", "captures", "gives_check_quiet",
+    "mate_in", "see",
+]
 
 
-# For a king square and another square on one of its lines: (the ray from the king through it, orthogonal?).
-_RAY_THROUGH: list[list[Optional[tuple[tuple[int, ...], bool]]]] = [[None] * 64 for _ in range(64)]
-for _sq in range(64):
-    for _ray, _orthogonal in TAGGED_RAYS[_sq]:
-        for _t in _ray:
-            _RAY_THROUGH[_sq][_t] = (_ray, _orthogonal)
-_ORTHO_SLIDER = [False] * 17
-_DIAG_SLIDER = [False] * 17
-_LEAPER = [False] * 17
-for _t in ORTHOGONAL_SLIDERS:
-    _ORTHO_SLIDER[_t] = _ORTHO_SLIDER[-_t] = True
-for _t in DIAGONAL_SLIDERS:
-    _DIAG_SLIDER[_t] = _DIAG_SLIDER[-_t] = True
-for _t in LEAPERS:
-    _LEAPER[_t] = _LEAPER[-_t] = True
-
-
-def gives_check_quiet(pos: Position, m: int) -> bool:
-    """Exactly whether a plain move (flag NORMAL or DOUBLE_PUSH, no gating, no capture needed) checks the
-    enemy king, without playing it: a direct check from the destination or a discovered one."""
+def _plausible(pos: Position, m: int) -> bool:
+    """Cheap sanity check of a move from the transposition table before it is played without generating
+    the legal moves: the key matched, so it is legal unless two positions share a 64-bit key; this only
+    makes sure such a collision cannot corrupt the board (no king capture, own piece moving)."""
     squares = pos.squares
     side = pos.side
     frm = m & 63
     to = m >> 6 & 63
-    piece = squares[frm]
-    enemy_king = pos.king_sq[1 if side == 1 else 0]
-    if piece == side:  # pawn
-        if to in (PAWN_ATTACKERS_WHITE[enemy_king] if side == 1 else PAWN_ATTACKERS_BLACK[enemy_king]):
-            return True
-    elif _LEAPER[piece] and to in KNIGHT_TARGETS[enemy_king]:
-        return True
-    line = _RAY_THROUGH[enemy_king][to]
-    if line is not None and (_ORTHO_SLIDER[piece] if line[1] else _DIAG_SLIDER[piece]):
-        for t in line[0]:
-            if t == to:
-                return True
-            if t != frm and squares[t]:
-                break
-    line = _RAY_THROUGH[enemy_king][frm]
-    if line is not None:
-        sliders = _ORTHO_SLIDER if line[1] else _DIAG_SLIDER
-        for t in line[0]:
-            if t == frm:
-                continue
-            if t == to:
-                return False
-            q = squares[t]
-            if q:
-                return q * side > 0 and sliders[q]
-    return False
-
-
-# Static exchange evaluation: values by signed piece code (the king is worth more than anything it wins).
-_SEE_VALUE = [0] * 17
-for _t in range(1, 9):
-    _SEE_VALUE[_t] = _SEE_VALUE[-_t] = ORDER_VALUE[_t]
-_KNIGHT_LIKE = [False] * 17  # pieces with a knight's leap
-for _t in LEAPERS:
-    _KNIGHT_LIKE[_t] = _KNIGHT_LIKE[-_t] = True
-
-
-def _least_attacker(squares: list[int], sq: int, side: int) -> int:
-    """The square of the cheapest piece of ``side`` attacking ``sq`` on the board as it is, or -1."""
-    best_sq = -1
-    best_value = 100000
-    # Pawns first: nothing is cheaper.
-    for t in (PAWN_ATTACKERS_WHITE[sq] if side == 1 else PAWN_ATTACKERS_BLACK[sq]):
-        if squares[t] == side:
-            return t
-    for t in KNIGHT_TARGETS[sq]:
-        q = squares[t]
-        if q * side > 0 and _KNIGHT_LIKE[q]:
-            v = _SEE_VALUE[q]
-            if v < best_value:
-                best_value = v
-                best_sq = t
-    for ray in ROOK_RAYS[sq]:
-        for t in ray:
-            q = squares[t]
-            if q:
-                if q * side > 0 and _ORTHO_SLIDER[q]:
-                    v = _SEE_VALUE[q]
-                    if v < best_value:
-                        best_value = v
-                        best_sq = t
-                break
-    for ray in BISHOP_RAYS[sq]:
-        for t in ray:
-            q = squares[t]
-            if q:
-                if q * side > 0 and _DIAG_SLIDER[q]:
-                    v = _SEE_VALUE[q]
-                    if v < best_value:
-                        best_value = v
-                        best_sq = t
-                break
-    if best_sq < 0:
-        king = KING * side
-        for t in KING_TARGETS[sq]:
-            if squares[t] == king:
-                return t
-    return best_sq
-
-
-def see(pos: Position, m: int) -> int:
-    """Static exchange evaluation of a capture (or any move) ``m``: the material the mover expects to win on
-    the destination square when both sides keep recapturing with their cheapest piece and may stop at any
-    time. The gated piece (if any) is ignored; x-rays come in as pieces leave the board. En passant counts as
-    a pawn for a pawn."""
-    squares = pos.squares
-    frm = m & 63
-    to = m >> 6 & 63
-    if m >> 16 == EN_PASSANT:
-        return 0 if pos.is_attacked(to, -pos.side) else 100
-    piece = squares[frm]
+    flag = m >> 16
+    if squares[frm] * side <= 0:
+        return False
+    if flag == CASTLE or flag == CASTLE_ROOK_GATE:
+        return squares[frm] == KING * side and pos.castling >> to & 1 == 1 and squares[to] == ROOK * side
     victim = squares[to]
-    gains = [_SEE_VALUE[victim]]
-    on_square = _SEE_VALUE[piece]
-    removed = [(frm, piece)]
-    squares[frm] = 0
-    squares[to] = piece
-    side = -pos.side
-    while True:
-        sq = _least_attacker(squares, to, side)
-        if sq < 0:
-            break
-        gains.append(on_square - gains[-1])
-        q = squares[sq]
-        on_square = _SEE_VALUE[q]
-        removed.append((sq, q))
-        squares[sq] = 0
-        squares[to] = q
-        side = -side
-    squares[to] = victim
-    for sq, q in removed:
-        squares[sq] = q
-    n = len(gains) - 1
-    while n > 0:
-        if -gains[n - 1] < gains[n]:
-            gains[n - 1] = -gains[n]
-        n -= 1
-    return gains[0]
+    if victim * side > 0 or victim == KING or victim == -KING:
+        return False
+    if flag == EN_PASSANT:
+        return to == pos.ep
+    gate = m >> 12 & 15
+    if gate and flag != PROMOTION:
+        return pos.hand[gate * side] > 0 and pos.gates >> frm & 1 == 1
+    return True
+
+
+def _has_pieces(pos: Position, side: int) -> bool:
+    """Anything but king and pawns (on the board, or in hand with a gate) for the null-move test."""
+    for p in pos.squares:
+        if p * side > 1 and p * side != KING:
+            return True
+    return False
 
 
 class SearchAborted(Exception):
@@ -273,10 +143,11 @@ class Searcher:
         self.hard_deadline: Optional[float] = None
         self.node_limit: Optional[int] = None
         self.pos: Position = Position()
-        self.root_ply = 0
         self.infinite = False
         self.skill_level = 20
         self.rng = random.Random()
+        self.start_depth = 1  # where iterative deepening starts (Lazy SMP helpers start deeper)
+        self.stop_signal: Optional[SharedTable] = None  # a helper's: stop when the main search has stopped
 
     # ------------------------------------------------------------------ control
 
@@ -288,6 +159,10 @@ class Searcher:
     def stop_now(self) -> None:
         self.stop_flag = True
 
+    def use_shared_table(self, shared: Optional[SharedTable]) -> None:
+        """Search with the transposition table in shared memory of Lazy SMP (None: an own table again)."""
+        self.tt.use_shared(shared)
+
     def _check_limits(self) -> None:
         if self.stop_flag:
             raise SearchAborted
@@ -295,9 +170,11 @@ class Searcher:
             raise SearchAborted
         if self.node_limit is not None and self.nodes >= self.node_limit:
             raise SearchAborted
-        tt = self.tt
-        if len(tt.table) > tt.capacity:
-            tt.table.clear()
+        signal = self.stop_signal
+        if signal is not None and signal.stopped:  # a Lazy SMP helper: the main search has finished
+            raise SearchAborted
+        if self.tt.over_capacity():
+            self.tt.table.clear()
 
     # ------------------------------------------------------------------ helpers
 
@@ -339,8 +216,8 @@ class Searcher:
             victim = squares[m >> 6 & 63]
             flag = m >> 16
             if victim * side < 0:
-                append((CAPTURE_KEY + _MVV[victim] * 16 - _ATTACKER_RANK[squares[m & 63]] + (m >> 12 & 15))
-                       << 20 | m)
+                key = _CAPTURE_ORDER[victim][squares[m & 63]]
+                append((key + (m >> 12 & 15)) << 20 | m)
             elif flag == PROMOTION:
                 key = CAPTURE_KEY + (m >> 12 & 15) * 20 if (m >> 12 & 15) != QUEEN else CAPTURE_KEY + 850
                 append(key << 20 | m)
@@ -353,144 +230,22 @@ class Searcher:
             elif m == counter:
                 append((KILLER_KEY - 1) << 20 | m)
             else:
-                append((history[m & 4095] + (m >> 12 & 15)) << 20 | m)
+                key = history[m & 4095]
+                append((key + (m >> 12 & 15)) << 20 | m)
         keyed.sort(reverse=True)
         return [k & 0xFFFFF for k in keyed]
-
-    def _captures(self, pos: Position) -> list[int]:
-        """Legal captures and queen promotions (gated twins included) of a side not in check, best first,
-        each as ``ordering key << 20 | move`` (one int sorts faster than a tuple; ``& 0xFFFFF`` is the move)."""
-        squares = pos.squares
-        side = pos.side
-        us = 0 if side == 1 else 1
-        ksq = pos.king_sq[us]
-        aligned = _ALIGNED[ksq]
-        out: list[int] = []
-        append = out.append
-        gates = pos.gates
-        gate_types: list[int] = []
-        if gates:
-            hand = pos.hand
-            if hand[HAWK * side]:
-                gate_types.append(HAWK)
-            if hand[ELEPHANT * side]:
-                gate_types.append(ELEPHANT)
-            if not gate_types:
-                gates = 0
-        mvv = _MVV
-        for frm in range(64):
-            p = squares[frm] * side
-            if p <= 0:
-                continue
-            targets: list[int] = []
-            if p == PAWN:
-                one = frm + 8 * side
-                f = frm & 7
-                promo = (one >> 3) == (7 if side == 1 else 0)
-                if f > 0 and squares[one - 1] * side < 0:
-                    targets.append(one - 1)
-                if f < 7 and squares[one + 1] * side < 0:
-                    targets.append(one + 1)
-                if promo:
-                    if squares[one] == 0:
-                        targets.append(one)
-                    for t in targets:
-                        if self._legal_after(pos, frm, t, ksq, aligned, side):
-                            append((mvv[squares[t]] * 16 + 900) << 20
-                                   | frm | t << 6 | QUEEN << 12 | PROMOTION << 16)
-                    continue
-            elif p == KNIGHT:
-                for t in KNIGHT_TARGETS[frm]:
-                    if squares[t] * side < 0:
-                        targets.append(t)
-            elif p == KING:
-                for t in KING_TARGETS[frm]:
-                    if squares[t] * side < 0:
-                        targets.append(t)
-            else:
-                if p == BISHOP:
-                    rays = BISHOP_RAYS[frm]
-                elif p == ROOK:
-                    rays = ROOK_RAYS[frm]
-                elif p == QUEEN:
-                    rays = QUEEN_RAYS[frm]
-                else:
-                    rays = BISHOP_RAYS[frm] if p == HAWK else ROOK_RAYS[frm]
-                    for t in KNIGHT_TARGETS[frm]:
-                        if squares[t] * side < 0:
-                            targets.append(t)
-                for ray in rays:
-                    for t in ray:
-                        q = squares[t]
-                        if q:
-                            if q * side < 0:
-                                targets.append(t)
-                            break
-            if not targets:
-                continue
-            rank = _ATTACKER_RANK[p]
-            gated = gates and (frm < 8 or frm > 55) and gates >> frm & 1
-            for t in targets:
-                if p == KING:
-                    if not self._king_safe_after(pos, frm, t, side):
-                        continue
-                elif aligned[frm] and not self._legal_after(pos, frm, t, ksq, aligned, side):
-                    continue
-                key = mvv[squares[t]] * 16 - rank
-                m = frm | t << 6
-                append(key << 20 | m)
-                if gated:
-                    for g in gate_types:
-                        append(key << 20 | m | g << 12)
-        if pos.ep >= 0:
-            ep = pos.ep
-            attackers = PAWN_ATTACKERS_WHITE[ep] if side == 1 else PAWN_ATTACKERS_BLACK[ep]
-            victim = ep - 8 * side
-            for frm in attackers:
-                if squares[frm] != side:
-                    continue
-                squares[frm] = 0
-                squares[victim] = 0
-                squares[ep] = side
-                legal = not pos.is_attacked(ksq, -side)
-                squares[frm] = side
-                squares[victim] = -side
-                squares[ep] = 0
-                if legal:
-                    append(1600 << 20 | frm | ep << 6 | EN_PASSANT << 16)
-        out.sort(reverse=True)
-        return out
-
-    @staticmethod
-    def _legal_after(pos: Position, frm: int, to: int, ksq: int, aligned: list[int], side: int) -> bool:
-        """Would our king be safe after moving frm -> to (not a king move)?"""
-        if not aligned[frm]:
-            return True
-        squares = pos.squares
-        piece = squares[frm]
-        captured = squares[to]
-        squares[frm] = 0
-        squares[to] = piece
-        safe = not pos.is_attacked(ksq, -side)
-        squares[frm] = piece
-        squares[to] = captured
-        return safe
-
-    @staticmethod
-    def _king_safe_after(pos: Position, frm: int, to: int, side: int) -> bool:
-        squares = pos.squares
-        piece = squares[frm]
-        captured = squares[to]
-        squares[frm] = 0
-        squares[to] = piece
-        safe = not pos.is_attacked(to, -side)
-        squares[frm] = piece
-        squares[to] = captured
-        return safe
 
     # ------------------------------------------------------------------ quiescence
 
     def _qsearch(self, alpha: int, beta: int, ply: int, mg: int, eg: int, phase: int, in_check: bool) -> int:
+        """Quiescence search of ``self.pos`` at ``ply`` from the root: the score (side to move's view) once
+        the captures have played out, fail-soft within the window ``alpha < score < beta``.
+
+        Not in check: the static evaluation stands pat as a lower bound, then the legal captures and queen
+        promotions (:func:`engine.attacks.captures`, best first; delta pruning and SEE < 0 skip some). In check:
+        every evasion is searched, and no evasion at all returns the mate score ``-MATE + ply``. A result
+        ``<= alpha`` is an upper bound, ``>= beta`` a lower bound, anything between exact. ``mg``/``eg``/
+        ``phase`` are the incremental evaluation sums of the position. Nothing is stored in the table."""
         self.nodes += 1
         if not self.nodes & 255:
             self._check_limits()
@@ -523,7 +278,7 @@ class Searcher:
             alpha = stand
         best = stand
         squares = pos.squares
-        for m in self._captures(pos):
+        for m in captures(pos):
             m &= 0xFFFFF
             to = m >> 6 & 63
             victim = squares[to]
@@ -536,7 +291,7 @@ class Searcher:
                     continue
                 # Captures that lose material in the exchange on the square (SEE < 0) are skipped; a capture
                 # of a piece worth at least the capturer cannot lose.
-                if _SEE_VALUE[squares[m & 63]] > gain and see(pos, m) < 0:
+                if SEE_VALUE[squares[m & 63]] > gain and see(pos, m) < 0:
                     continue
             dmg, deg, dph = move_delta(pos, m)
             if m >> 12 == 0:  # a plain capture (no gate, not a promotion or en passant)
@@ -559,6 +314,16 @@ class Searcher:
 
     def _search(self, depth: int, alpha: int, beta: int, ply: int, mg: int, eg: int, phase: int,
                 null_ok: bool, in_check: bool) -> int:
+        """Principal variation search of ``self.pos`` to ``depth`` plies at ``ply`` from the root: the score
+        (side to move's view, centipawns; mates as ``MATE - plies to mate``), fail-soft in the window
+        ``(alpha, beta)``. A result ``<= alpha`` is an upper bound, ``>= beta`` a lower bound (a cut-off),
+        anything between is exact; the table entry stored for the node says which (EXACT/LOWER/UPPER), with
+        mate scores made relative to the node. ``beta - alpha > 1`` marks a PV node (no table cut-offs, no
+        pruning); a null window is a zero-window test. ``depth <= 0`` drops into :meth:`_qsearch` (unless in
+        check, which is searched one ply deeper). A draw by repetition or the fifty-move rule returns 0.
+        ``null_ok`` allows null-move pruning (not twice in a row); ``in_check`` says whether the side to move
+        is in check (the caller knows it from making the move). Raises SearchAborted when time, nodes or
+        ``stop`` run out; the root restores the position."""
         pos = self.pos
         if depth <= 0 and not in_check:
             return self._qsearch(alpha, beta, ply, mg, eg, phase, False)
@@ -583,7 +348,7 @@ class Searcher:
         pv_node = beta - alpha > 1
         table = self.tt.table
         key = tt_key(pos.hash, pos.gates)
-        entry = table.get(key)
+        entry: Optional[tuple[int, int, int, int]] = table.get(key)
         hash_move = 0
         if entry is not None:
             e_depth, bound, e_score, hash_move = entry
@@ -605,7 +370,7 @@ class Searcher:
                 if depth <= 3 and static_eval - REVERSE_FUTILITY_MARGIN * depth >= beta:
                     return static_eval
                 # Null move: pass and see whether the opponent still cannot reach beta.
-                if null_ok and depth >= 3 and static_eval >= beta and self._has_pieces(pos, side):
+                if null_ok and depth >= 3 and static_eval >= beta and _has_pieces(pos, side):
                     reduction = 3 + depth // 6
                     pos.make_null()
                     score = -self._search(depth - 1 - reduction, -beta, -beta + 1, ply + 1, mg, eg, phase, False, False)
@@ -623,7 +388,7 @@ class Searcher:
                 prev_to = prev >> 6 & 63
                 counter_index = (pos.squares[prev_to] + 8) * 64 + prev_to
                 counter = self.countermoves[counter_index]
-        if hash_move and self._plausible(pos, hash_move):
+        if hash_move and _plausible(pos, hash_move):
             # Staged: try the hash move before generating the others (it often cuts off on its own).
             ordered = [hash_move]
             staged = True
@@ -665,7 +430,7 @@ class Searcher:
             flag = m >> 16
             quiet = victim * side >= 0 and flag != PROMOTION and flag != EN_PASSANT
             if (not quiet and searched and late_limit < 1000 and victim
-                    and _SEE_VALUE[squares[m & 63]] > _SEE_VALUE[victim] and see(pos, m) < -80 * depth):
+                    and SEE_VALUE[squares[m & 63]] > SEE_VALUE[victim] and see(pos, m) < -80 * depth):
                 # A capture that loses material near the leaves (non-PV, depth <= 3, not in check): skipped.
                 continue
             if quiet and searched and (futile or len(quiets_tried) >= late_limit):
@@ -754,38 +519,6 @@ class Searcher:
             stored -= ply
         table[key] = (depth, bound, stored, best_move)
         return best
-
-    @staticmethod
-    def _plausible(pos: Position, m: int) -> bool:
-        """Cheap sanity check of a move from the transposition table before it is played without generating
-        the legal moves: the key matched, so it is legal unless two positions share a 64-bit key; this only
-        makes sure such a collision cannot corrupt the board (no king capture, own piece moving)."""
-        squares = pos.squares
-        side = pos.side
-        frm = m & 63
-        to = m >> 6 & 63
-        flag = m >> 16
-        if squares[frm] * side <= 0:
-            return False
-        if flag == CASTLE or flag == CASTLE_ROOK_GATE:
-            return squares[frm] == KING * side and pos.castling >> to & 1 == 1 and squares[to] == ROOK * side
-        victim = squares[to]
-        if victim * side > 0 or victim == KING or victim == -KING:
-            return False
-        if flag == EN_PASSANT:
-            return to == pos.ep
-        gate = m >> 12 & 15
-        if gate and flag != PROMOTION:
-            return pos.hand[gate * side] > 0 and pos.gates >> frm & 1 == 1
-        return True
-
-    @staticmethod
-    def _has_pieces(pos: Position, side: int) -> bool:
-        """Anything but king and pawns (on the board, or in hand with a gate) for the null-move test."""
-        for p in pos.squares:
-            if p * side > 1 and p * side != KING:
-                return True
-        return False
 
     # ------------------------------------------------------------------ root
 
@@ -879,7 +612,7 @@ class Searcher:
         previous_best = best_move
         previous_score = 0
         stability = 0
-        depth = 1
+        depth = min(self.start_depth, max_depth)
         while depth <= max_depth:
             self.seldepth = 0
             try:

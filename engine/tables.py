@@ -13,7 +13,6 @@ from __future__ import annotations
 import random
 
 PAWN, KNIGHT, BISHOP, ROOK, QUEEN, KING, HAWK, ELEPHANT = 1, 2, 3, 4, 5, 6, 7, 8
-PIECE_TYPES = (PAWN, KNIGHT, BISHOP, ROOK, QUEEN, KING, HAWK, ELEPHANT)
 PIECE_SYMBOLS = ".pnbrqkhe"  # index by piece type
 SYMBOL_TO_TYPE = {ch: i for i, ch in enumerate(PIECE_SYMBOLS) if i}
 
@@ -25,6 +24,9 @@ LEAPERS = (KNIGHT, HAWK, ELEPHANT)
 FILE_NAMES = "abcdefgh"
 RANK_NAMES = "12345678"
 SQUARE_NAMES = [f + r for r in RANK_NAMES for f in FILE_NAMES]
+# The bit of each square in a 64-bit square mask. The rules code indexes this instead of writing ``1 << sq``:
+# in the compiled build a shift of a C int would overflow past bit 31.
+SQUARE_BITS = tuple(1 << sq for sq in range(64))
 
 
 def square(file: int, rank: int) -> int:

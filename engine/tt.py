@@ -1,13 +1,19 @@
-"""Transposition table: a dict keyed by the position's Zobrist key (gates mixed in), with a size cap.
+"""Transposition table: a dict keyed by the position's Zobrist key (gates mixed in), with a size cap; or, with
+``Threads`` above 1, the fixed-size table in shared memory of :mod:`engine.smp` behind the same ``get`` and
+item assignment.
 
-An entry is a tuple ``(depth, bound, score, move)``; mate scores are stored relative to the node (see
-``score_to_tt``/``score_from_tt`` in the search). When the table is full it is cleared at the start of the
-next search (cheap, and a dict of tuples cannot be aged in place without a scan).
+An entry is a tuple ``(depth, bound, score, move)``; mate scores are stored relative to the node (the search
+adds and removes the ply). When the dict is full it is cleared at the start of the next search (cheap, and a
+dict of tuples cannot be aged in place without a scan); the shared table replaces slots instead.
 """
 
 from __future__ import annotations
 
 import random
+from typing import TYPE_CHECKING, Any, Optional
+
+if TYPE_CHECKING:
+    from .smp import SharedTable
 
 EXACT, LOWER, UPPER = 0, 1, 2
 # Rough memory of one entry in CPython: dict slot + int key + 4-tuple + small ints.
@@ -28,22 +34,39 @@ def tt_key(position_hash: int, gates: int) -> int:
 
 
 class TranspositionTable:
+    """The table the search reads and writes as ``table``: its own dict, or a shared one (``use_shared``)."""
+
     def __init__(self, megabytes: int = 16) -> None:
-        self.table: dict[int, tuple[int, int, int, int]] = {}
+        # dict[int, tuple[int, int, int, int]], or the SharedTable while one is in use.
+        self.table: Any = {}
+        self.shared: Optional[SharedTable] = None
         self.capacity = 1
         self.resize(megabytes)
 
     def resize(self, megabytes: int) -> None:
+        """The size cap of the own dict (a shared table is sized by whoever made it)."""
         self.capacity = max(1024, megabytes * 1024 * 1024 // BYTES_PER_ENTRY)
-        self.table.clear()
+        if self.shared is None:
+            self.table.clear()
+
+    def use_shared(self, shared: Optional[SharedTable]) -> None:
+        """Read and write ``shared`` from now on; None goes back to an own (empty) dict."""
+        self.shared = shared
+        self.table = {} if shared is None else shared
 
     def clear(self) -> None:
         self.table.clear()
 
+    def over_capacity(self) -> bool:
+        """The own dict has grown past its cap (a shared table never does)."""
+        return self.shared is None and len(self.table) > self.capacity
+
     def new_search(self) -> None:
         """Called before each search: make room if the table has reached its cap."""
-        if len(self.table) >= self.capacity:
+        if self.shared is None and len(self.table) >= self.capacity:
             self.table.clear()
 
     def permille(self) -> int:
+        if self.shared is not None:
+            return self.shared.permille()
         return min(1000, len(self.table) * 1000 // self.capacity)

@@ -16,12 +16,15 @@ from typing import Any, Callable, Dict, Optional, TextIO
 from . import __version__
 from .board import Board
 from .book import DEFAULT_BOOK, Book, BookError, open_book
+from .buildinfo import build_name
 from .perft import perft_divide
 from .search import MATE_BOUND, Searcher, SearchLimits
+from .smp import HelperPool
 from .timeman import plan_time
 from .variants import START_FENS
 
-ENGINE_NAME = f"S-chess Python engine {__version__}"
+BUILD = build_name()  # "compiled (Cython)" or "pure Python"
+ENGINE_NAME = f"S-chess Python engine {__version__}, {BUILD}"
 ENGINE_AUTHOR = "the schess-bot authors"
 
 BENCH_POSITIONS = (
@@ -37,6 +40,7 @@ BENCH_POSITIONS = (
 BENCH_DEPTH = 6
 
 Writer = Callable[[str], None]
+MAX_THREADS = 64
 
 
 class Options:
@@ -46,6 +50,7 @@ class Options:
         self.variant = "seirawan"
         self.chess960 = False
         self.hash_mb = 16
+        self.threads = 1
         self.move_overhead = 50
         self.skill_level = 20
         self.limit_strength = False
@@ -60,6 +65,7 @@ class Options:
             "option name UCI_Variant type combo default seirawan var seirawan var chess",
             "option name UCI_Chess960 type check default false",
             "option name Hash type spin default 16 min 1 max 1024",
+            f"option name Threads type spin default 1 min 1 max {MAX_THREADS}",
             "option name Clear Hash type button",
             "option name Move Overhead type spin default 50 min 0 max 5000",
             "option name Skill Level type spin default 20 min 0 max 20",
@@ -114,6 +120,7 @@ class UciFrontEnd:
         self._book: Optional[Book] = None
         self._book_failed: Optional[str] = None  # the BookFile that could not be opened (reported once)
         self._book_rng = random.Random()
+        self._pool: Optional[HelperPool] = None  # Lazy SMP helpers while Threads > 1
 
     # ------------------------------------------------------------------ output
 
@@ -198,6 +205,11 @@ class UciFrontEnd:
         elif key == "hash":
             opts.hash_mb = _parse_int(value, 1, 1024, name)
             self.searcher.tt.resize(opts.hash_mb)
+            if self._pool is not None:
+                self._configure_threads()
+        elif key == "threads":
+            opts.threads = _parse_int(value, 1, MAX_THREADS, name)
+            self._configure_threads()
         elif key == "clear hash":
             self.searcher.new_game()
         elif key == "move overhead":
@@ -218,6 +230,22 @@ class UciFrontEnd:
             self._close_book()
         else:
             raise ValueError(f"unknown option {name!r}")
+
+    def _configure_threads(self) -> None:
+        """Start (or stop) the helper processes for the Threads option, with a shared table of Hash MB."""
+        self.close_helpers()
+        if self.options.threads > 1:
+            self._pool = HelperPool(self.options.threads, self.options.hash_mb)
+            self.searcher.use_shared_table(self._pool.table)
+
+    def close_helpers(self) -> None:
+        """End the helper processes (if any); the search goes back to its own table."""
+        pool = self._pool
+        if pool is None:
+            return
+        self._pool = None
+        self.searcher.use_shared_table(None)
+        pool.close()
 
     def cmd_position(self, args: list[str]) -> None:
         self.stop_search()
@@ -316,6 +344,10 @@ class UciFrontEnd:
         self._pondering = pondering
         self._release.clear()
         self.searcher.skill_level = self.options.effective_skill()
+        pool = self._pool
+        if pool is not None and self.searcher.skill_level == 20:  # a weakened search keeps to one thread
+            variant, fen, chess960, _ = self._position_key
+            pool.start(variant, chess960, fen or None, self._moves, 20)
         wait_for_release = infinite
         self._thread = threading.Thread(target=self._run_search, args=(limits, wait_for_release), daemon=True)
         self._thread.start()
@@ -355,6 +387,9 @@ class UciFrontEnd:
             self.error(f"search failed: {exc!r}")
             moves = board.generate_legal()
             best, ponder = (moves[0] if moves else 0), 0
+        finally:
+            if self._pool is not None:
+                self._pool.stop()  # the helpers leave the root before the next position
         if wait_for_release:
             self._release.wait()
         if not best:
@@ -446,6 +481,7 @@ def bench_report(depth: int, send: Writer) -> None:
     elapsed = time.perf_counter() - start
     cpu = time.process_time() - cpu_start
     send("")
+    send(f"Build: {BUILD}")
     send(f"Total time (ms) : {int(elapsed * 1000)}")
     # CPU time tells the engine's speed even when other processes share the cores.
     send(f"CPU time (ms)   : {int(cpu * 1000)}")
@@ -464,8 +500,10 @@ def run(stdin: TextIO, stdout: TextIO) -> int:
         line = stdin.readline()
         if not line:
             engine.stop_search()
+            engine.close_helpers()
             return 0
         if not engine.handle(line):
+            engine.close_helpers()
             return 0
 
 

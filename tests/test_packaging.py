@@ -79,9 +79,17 @@ def test_entry_point_is_tini_then_the_installed_console_script_with_existing_opt
     assert args.heartbeat_file and args.pgn_directory == "/games"
 
 
+def stages() -> list[str]:
+    """The Dockerfile's build stages, each from its FROM line on (continuation lines joined)."""
+    text = re.sub(r"\\\n", " ", DOCKERFILE)
+    return re.split(r"(?m)^(?=FROM )", text)[1:]
+
+
 def test_paths_the_dockerfile_copies_exist_and_are_not_dockerignored() -> None:
     ignored = (ROOT / ".dockerignore").read_text().split()
     for line in instructions("COPY"):
+        if line.startswith("--from="):
+            continue  # from the builder stage, not from the context
         sources = shlex.split(line)[:-1]
         for source in sources:
             assert (ROOT / source).exists(), f"COPY {source}: no such path"
@@ -89,18 +97,24 @@ def test_paths_the_dockerfile_copies_exist_and_are_not_dockerignored() -> None:
 
 
 def test_the_package_is_built_from_a_copy_that_the_same_layer_deletes() -> None:
-    """No source tree, build/ or *.egg-info left in the image: pip builds in the copied folder, and the
-    RUN that installs it removes it (a later RUN could not make the layer smaller)."""
-    targets = [shlex.split(line)[-1] for line in instructions("COPY")]
-    package = [target for target in targets if not target.startswith("/config/")]
-    assert len(package) >= 3, "pyproject.toml and the two packages"
-    source = os.path.commonpath(package)
+    """No source tree, compiler, build/ or *.egg-info in the image: the builder stage builds a wheel from a
+    throw-away copy of the sources, the image gets only that wheel, and the RUN that installs it removes it
+    (a later RUN could not make the layer smaller)."""
+    builder, image = stages()
+    assert builder.startswith("FROM ${BASE_IMAGE} AS builder") and image.startswith("FROM ${BASE_IMAGE}\n")
+    sources = [shlex.split(line)[-1] for line in re.findall(r"(?m)^COPY (?!--from)(.*)$", builder)]
+    assert len(sources) >= 4, "pyproject.toml, setup.py, the build backend and the two packages"
+    source = os.path.commonpath(sources)
     assert source.startswith("/tmp/"), f"the package sources go to one throw-away folder, not {source}"
-    assert "WORKDIR " + source not in DOCKERFILE
-    install = [run for run in instructions("RUN") if "pip install" in run]
+    wheel = re.search(r"pip wheel --no-deps --wheel-dir (\S+) " + re.escape(source), builder)
+    assert wheel, "the builder makes a wheel of the copied sources"
+    assert "gcc" in builder and "gcc" not in image, "the compiler stays in the builder stage"
+    copies = re.findall(r"(?m)^COPY (.*)$", image)
+    assert f"--from=builder {wheel.group(1)} {wheel.group(1)}" in copies
+    assert all(line.startswith("--from=builder") or line.endswith("/config/config.yml") for line in copies)
+    install = [run for run in re.findall(r"(?m)^RUN (.*)$", image) if "pip install" in run]
     assert len(install) == 1
-    assert f"pip install {source}" in install[0] and f"rm -rf {source}" in install[0]
-    assert "pip install ." not in install[0] and "-e " not in install[0]
+    assert f"pip install {wheel.group(1)}/*.whl" in install[0] and f"rm -rf {wheel.group(1)}" in install[0]
     assert "[test" not in install[0] and "[dev" not in install[0]
 
 
@@ -123,13 +137,19 @@ def test_base_image_is_a_slim_debian_python_the_project_supports() -> None:
     assert not re.search(r'"python"', runs_and_checks)
 
 
-def test_the_image_runs_the_builtin_engine_under_debian_pypy3_by_default() -> None:
-    # PyPy won 85% of a timed self-play match against the same build under CPython (docs/engine.md)
-    assert re.search(r"^ARG WITH_PYPY=1$", DOCKERFILE, re.MULTILINE)
+def test_the_image_ships_the_compiled_engine_and_pypy_on_request() -> None:
+    # Compiled CPython beat the image's former PyPy default (docs/docker.md): it is the default now.
+    builder, image = stages()
+    assert re.search(r"^ARG COMPILED=1$", builder, re.MULTILINE) and re.search(r"^ARG COMPILED=1$", image,
+                                                                              re.MULTILINE)
+    assert 'SCHESS_ENGINE_COMPILE="$COMPILED" python3 -m pip wheel' in builder
+    # The image's build fails unless the installed engine is the build that was asked for.
+    assert "b.build_name() != ('compiled (Cython)' if '$COMPILED' == '1' else 'pure Python')" in image
+    assert re.search(r"^ARG WITH_PYPY=0$", image, re.MULTILINE)
     runs = " ".join(instructions("RUN"))
     assert re.search(r"apt-get install .*WITH_PYPY.*pypy3", runs)
-    # The sed must match a line of the shipped config (else the image would quietly stay on CPython), the
-    # build checks that it did, and checks that pypy3 -m engine answers a search.
+    # With WITH_PYPY=1 the sed must match a line of the shipped config (else the image would quietly stay on
+    # CPython), the build checks that it did, and checks that pypy3 -m engine answers a search.
     sed = re.search(r"sed -i 's/(\^[^/]+)/([^/]+)/'", runs)
     assert sed, "WITH_PYPY switches engine.interpreter in /config/config.yml"
     config_lines = (ROOT / "config.yml").read_text().splitlines()
@@ -202,3 +222,42 @@ def test_ci_script_installs_fresh_and_runs_the_readme_test_command() -> None:
     assert "python3 -m venv" in ci and re.search(r"pip install (-q )?-e '\.\[test", ci)
     assert "python -m pytest" in ci and "python -m pytest" in readme
     assert "pip install -e '.[test]'" in readme and "schess-bot --sandbox" in readme
+
+
+def test_the_build_backend_asks_for_cython_only_when_the_compiled_engine_is_requested(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """``pip install .`` must not download Cython or need a compiler; SCHESS_ENGINE_COMPILE=1 adds Cython."""
+    assert PYPROJECT["build-system"]["build-backend"] == "schess_build"
+    assert PYPROJECT["build-system"]["backend-path"] == ["build_backend"]
+    assert not any("cython" in req.lower() for req in PYPROJECT["build-system"]["requires"])
+    monkeypatch.syspath_prepend(str(ROOT / "build_backend"))
+    import schess_build
+
+    # setuptools' own hook runs setup.py, which must not compile then (Cython is not installed yet): it has
+    # to run without the variable. A stand-in records what it saw (the venv's setuptools may be older than
+    # the one pip's isolated build installs).
+    seen: list[str | None] = []
+
+    def setuptools_hook(config_settings: object = None) -> list[str]:
+        seen.append(os.environ.get("SCHESS_ENGINE_COMPILE"))
+        return ["wheel"]
+
+    monkeypatch.setattr(schess_build._setuptools, "get_requires_for_build_wheel", setuptools_hook)
+    monkeypatch.setattr(schess_build._setuptools, "get_requires_for_build_editable", setuptools_hook)
+    monkeypatch.delenv("SCHESS_ENGINE_COMPILE", raising=False)
+    assert schess_build.get_requires_for_build_wheel() == ["wheel"]
+    monkeypatch.setenv("SCHESS_ENGINE_COMPILE", "1")
+    assert schess_build.get_requires_for_build_wheel() == ["wheel", schess_build.CYTHON_REQUIREMENT]
+    assert schess_build.get_requires_for_build_editable() == ["wheel", schess_build.CYTHON_REQUIREMENT]
+    assert seen == [None, None, None]
+    assert os.environ["SCHESS_ENGINE_COMPILE"] == "1", "the variable is back for the build that follows"
+
+
+def test_setup_compiles_exactly_the_modules_buildinfo_names_and_each_has_its_declarations() -> None:
+    from engine import buildinfo
+
+    setup_text = (ROOT / "setup.py").read_text()
+    assert "COMPILED_MODULES" in setup_text and 'os.environ.get("SCHESS_ENGINE_COMPILE"' in setup_text
+    for name in buildinfo.COMPILED_MODULES:
+        assert (ROOT / "engine" / f"{name}.py").exists() and (ROOT / "engine" / f"{name}.pxd").exists(), name
+    assert buildinfo.build_name() in ("pure Python", "compiled (Cython)")

@@ -8,9 +8,10 @@ import random
 import pytest
 
 from engine import Board
+from engine.attacks import captures, gives_check_quiet, see
 from engine.evaluate import TEMPO, evaluate, evaluate_position, initial_scores, move_delta
 from engine.position import EN_PASSANT, PROMOTION
-from engine.search import MATE_BOUND, Searcher, SearchLimits, gives_check_quiet, mate_in, see
+from engine.search import MATE_BOUND, Searcher, SearchLimits, mate_in
 from engine.tables import QUEEN
 
 
@@ -230,7 +231,6 @@ def test_static_exchange_evaluation(fen: str, uci: str, expected: int) -> None:
 
 
 def test_quiescence_captures_match_the_legal_move_generator() -> None:
-    searcher = Searcher()
     for board in random_positions(80, 3):
         if board.in_check():
             continue
@@ -241,7 +241,7 @@ def test_quiescence_captures_match_the_legal_move_generator() -> None:
             or m >> 16 == EN_PASSANT
             or (m >> 16 == PROMOTION and m >> 12 & 15 == QUEEN)
         }
-        got = [k & 0xFFFFF for k in searcher._captures(board)]
+        got = [k & 0xFFFFF for k in captures(board)]
         assert len(got) == len(set(got))
         assert set(got) == expected, board.fen()
 

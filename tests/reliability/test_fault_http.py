@@ -66,8 +66,8 @@ def test_429_on_accept_move_and_chat_is_waited_out_with_one_request_in_flight(
     # chat replies are skipped rather than waited for (the game must not stop playing for a greeting)
     assert [r.status for r in server.requests_to("chat")].count(429) == 1
     assert [name for name, _, _ in pauses.pauses].count("chat") == 1
+    # (Outside a pause the two games may chat at the same moment: only the pause holds chat lines back.)
     assert not pauses.admitted_during_pauses("chat"), "a chat line was sent while chat was paused"
-    assert all(r.in_flight == 1 for r in server.requests_to("chat"))
     assert bots[0].join(20) == 0
 
 

@@ -1,0 +1,329 @@
+"""Rules questions the search asks about a position without playing a move: the legal captures for the
+quiescence search, static exchange evaluation, and whether a plain move gives check.
+
+This is rules code, kept next to the move generator (:mod:`engine.movegen`) and exact in the same way: the
+tests compare :func:`captures` with the legal move generator and :func:`gives_check_quiet` with playing the
+move. The ordering tables ``MVV`` and ``ATTACKER_RANK`` are shared with the search's move ordering.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from .evaluate import ORDER_VALUE
+from .position import EN_PASSANT, PROMOTION, Position
+from .tables import (
+    BISHOP,
+    BISHOP_RAYS,
+    DIAGONAL_SLIDERS,
+    ELEPHANT,
+    HAWK,
+    KING,
+    KING_TARGETS,
+    KNIGHT,
+    KNIGHT_TARGETS,
+    LEAPERS,
+    ORTHOGONAL_SLIDERS,
+    PAWN,
+    PAWN_ATTACKERS_BLACK,
+    PAWN_ATTACKERS_WHITE,
+    QUEEN,
+    QUEEN_RAYS,
+    ROOK,
+    ROOK_RAYS,
+    TAGGED_RAYS,
+)
+
+# Victim value * 16 - attacker type: most valuable victim first, cheapest attacker first.
+MVV = [0] * 17
+for _t in range(1, 9):
+    MVV[_t] = MVV[-_t] = ORDER_VALUE[_t]
+ATTACKER_RANK = [0] * 17
+for _t, _rank in ((PAWN, 0), (KNIGHT, 1), (BISHOP, 2), (HAWK, 3), (ROOK, 4), (ELEPHANT, 5), (QUEEN, 6),
+                  (KING, 7)):
+    ATTACKER_RANK[_t] = ATTACKER_RANK[-_t] = _rank
+
+
+# Squares from which a piece could be pinned to a king on a square (the king's queen rays), as 64 flags per
+# king square (a list, not a 64-bit mask: PyPy keeps ints with bit 63 as big integers).
+_ALIGNED = [[0] * 64 for _ in range(64)]
+for _sq in range(64):
+    for _ray in QUEEN_RAYS[_sq]:
+        for _t in _ray:
+            _ALIGNED[_sq][_t] = 1
+
+
+# For a king square and another square on one of its lines: (the ray from the king through it, orthogonal?).
+_RAY_THROUGH: list[list[Optional[tuple[tuple[int, ...], bool]]]] = [[None] * 64 for _ in range(64)]
+for _sq in range(64):
+    for _ray, _orthogonal in TAGGED_RAYS[_sq]:
+        for _t in _ray:
+            _RAY_THROUGH[_sq][_t] = (_ray, _orthogonal)
+_ORTHO_SLIDER = [False] * 17
+_DIAG_SLIDER = [False] * 17
+_LEAPER = [False] * 17
+for _t in ORTHOGONAL_SLIDERS:
+    _ORTHO_SLIDER[_t] = _ORTHO_SLIDER[-_t] = True
+for _t in DIAGONAL_SLIDERS:
+    _DIAG_SLIDER[_t] = _DIAG_SLIDER[-_t] = True
+for _t in LEAPERS:
+    _LEAPER[_t] = _LEAPER[-_t] = True
+
+
+def gives_check_quiet(pos: Position, m: int) -> bool:
+    """Exactly whether a plain move (flag NORMAL or DOUBLE_PUSH, no gating, no capture needed) checks the
+    enemy king, without playing it: a direct check from the destination or a discovered one."""
+    squares = pos.squares
+    side = pos.side
+    frm = m & 63
+    to = m >> 6 & 63
+    piece = squares[frm]
+    enemy_king = pos.king_sq[1 if side == 1 else 0]
+    if piece == side:  # pawn
+        if to in (PAWN_ATTACKERS_WHITE[enemy_king] if side == 1 else PAWN_ATTACKERS_BLACK[enemy_king]):
+            return True
+    elif _LEAPER[piece] and to in KNIGHT_TARGETS[enemy_king]:
+        return True
+    line = _RAY_THROUGH[enemy_king][to]
+    if line is not None and (_ORTHO_SLIDER[piece] if line[1] else _DIAG_SLIDER[piece]):
+        for t in line[0]:
+            if t == to:
+                return True
+            if t != frm and squares[t]:
+                break
+    line = _RAY_THROUGH[enemy_king][frm]
+    if line is not None:
+        sliders = _ORTHO_SLIDER if line[1] else _DIAG_SLIDER
+        for t in line[0]:
+            if t == frm:
+                continue
+            if t == to:
+                return False
+            q = squares[t]
+            if q:
+                return q * side > 0 and sliders[q]
+    return False
+
+
+# Static exchange evaluation: values by signed piece code (the king is worth more than anything it wins).
+SEE_VALUE = [0] * 17
+for _t in range(1, 9):
+    SEE_VALUE[_t] = SEE_VALUE[-_t] = ORDER_VALUE[_t]
+_KNIGHT_LIKE = [False] * 17  # pieces with a knight's leap
+for _t in LEAPERS:
+    _KNIGHT_LIKE[_t] = _KNIGHT_LIKE[-_t] = True
+
+
+def _least_attacker(squares: list[int], sq: int, side: int) -> int:
+    """The square of the cheapest piece of ``side`` attacking ``sq`` on the board as it is, or -1."""
+    best_sq = -1
+    best_value = 100000
+    # Pawns first: nothing is cheaper.
+    for t in (PAWN_ATTACKERS_WHITE[sq] if side == 1 else PAWN_ATTACKERS_BLACK[sq]):
+        if squares[t] == side:
+            return t
+    for t in KNIGHT_TARGETS[sq]:
+        q = squares[t]
+        if q * side > 0 and _KNIGHT_LIKE[q]:
+            v = SEE_VALUE[q]
+            if v < best_value:
+                best_value = v
+                best_sq = t
+    for ray in ROOK_RAYS[sq]:
+        for t in ray:
+            q = squares[t]
+            if q:
+                if q * side > 0 and _ORTHO_SLIDER[q]:
+                    v = SEE_VALUE[q]
+                    if v < best_value:
+                        best_value = v
+                        best_sq = t
+                break
+    for ray in BISHOP_RAYS[sq]:
+        for t in ray:
+            q = squares[t]
+            if q:
+                if q * side > 0 and _DIAG_SLIDER[q]:
+                    v = SEE_VALUE[q]
+                    if v < best_value:
+                        best_value = v
+                        best_sq = t
+                break
+    if best_sq < 0:
+        king = KING * side
+        for t in KING_TARGETS[sq]:
+            if squares[t] == king:
+                return t
+    return best_sq
+
+
+def see(pos: Position, m: int) -> int:
+    """Static exchange evaluation of a capture (or any move) ``m``: the material the mover expects to win on
+    the destination square when both sides keep recapturing with their cheapest piece and may stop at any
+    time. The gated piece (if any) is ignored; x-rays come in as pieces leave the board. En passant counts as
+    a pawn for a pawn."""
+    squares = pos.squares
+    frm = m & 63
+    to = m >> 6 & 63
+    if m >> 16 == EN_PASSANT:
+        return 0 if pos.is_attacked(to, -pos.side) else 100
+    piece = squares[frm]
+    victim = squares[to]
+    gains = [SEE_VALUE[victim]]
+    on_square = SEE_VALUE[piece]
+    removed = [(frm, piece)]
+    squares[frm] = 0
+    squares[to] = piece
+    side = -pos.side
+    while True:
+        sq = _least_attacker(squares, to, side)
+        if sq < 0:
+            break
+        gains.append(on_square - gains[-1])
+        q = squares[sq]
+        on_square = SEE_VALUE[q]
+        removed.append((sq, q))
+        squares[sq] = 0
+        squares[to] = q
+        side = -side
+    squares[to] = victim
+    for sq, q in removed:
+        squares[sq] = q
+    n = len(gains) - 1
+    while n > 0:
+        if -gains[n - 1] < gains[n]:
+            gains[n - 1] = -gains[n]
+        n -= 1
+    return gains[0]
+
+
+def captures(pos: Position) -> list[int]:
+    """Legal captures and queen promotions (gated twins included) of a side not in check, best first,
+    each as ``ordering key << 20 | move`` (one int sorts faster than a tuple; ``& 0xFFFFF`` is the move)."""
+    squares = pos.squares
+    side = pos.side
+    us = 0 if side == 1 else 1
+    ksq = pos.king_sq[us]
+    aligned = _ALIGNED[ksq]
+    out: list[int] = []
+    append = out.append
+    gates = pos.gates
+    gate_types: list[int] = []
+    if gates:
+        hand = pos.hand
+        if hand[HAWK * side]:
+            gate_types.append(HAWK)
+        if hand[ELEPHANT * side]:
+            gate_types.append(ELEPHANT)
+        if not gate_types:
+            gates = 0
+    mvv = MVV
+    for frm in range(64):
+        p = squares[frm] * side
+        if p <= 0:
+            continue
+        targets: list[int] = []
+        if p == PAWN:
+            one = frm + 8 * side
+            f = frm & 7
+            promo = (one >> 3) == (7 if side == 1 else 0)
+            if f > 0 and (q := squares[one - 1]) * side < 0:
+                targets.append(one - 1)
+            if f < 7 and (q := squares[one + 1]) * side < 0:
+                targets.append(one + 1)
+            if promo:
+                if squares[one] == 0:
+                    targets.append(one)
+                for t in targets:
+                    if _legal_after(pos, frm, t, ksq, aligned, side):
+                        append((mvv[squares[t]] * 16 + 900) << 20
+                               | frm | t << 6 | QUEEN << 12 | PROMOTION << 16)
+                continue
+        elif p == KNIGHT:
+            for t in KNIGHT_TARGETS[frm]:
+                if (q := squares[t]) * side < 0:
+                    targets.append(t)
+        elif p == KING:
+            for t in KING_TARGETS[frm]:
+                if (q := squares[t]) * side < 0:
+                    targets.append(t)
+        else:
+            if p == BISHOP:
+                rays = BISHOP_RAYS[frm]
+            elif p == ROOK:
+                rays = ROOK_RAYS[frm]
+            elif p == QUEEN:
+                rays = QUEEN_RAYS[frm]
+            else:
+                rays = BISHOP_RAYS[frm] if p == HAWK else ROOK_RAYS[frm]
+                for t in KNIGHT_TARGETS[frm]:
+                    if (q := squares[t]) * side < 0:
+                        targets.append(t)
+            for ray in rays:
+                for t in ray:
+                    q = squares[t]
+                    if q:
+                        if q * side < 0:
+                            targets.append(t)
+                        break
+        if not targets:
+            continue
+        rank = ATTACKER_RANK[p]
+        gated = gates and (frm < 8 or frm > 55) and gates >> frm & 1
+        for t in targets:
+            if p == KING:
+                if not _king_safe_after(pos, frm, t, side):
+                    continue
+            elif aligned[frm] and not _legal_after(pos, frm, t, ksq, aligned, side):
+                continue
+            victim_value = mvv[squares[t]]
+            key = victim_value * 16 - rank
+            m = frm | t << 6
+            append(key << 20 | m)
+            if gated:
+                for g in gate_types:
+                    append(key << 20 | m | g << 12)
+    if pos.ep >= 0:
+        ep = pos.ep
+        attackers = PAWN_ATTACKERS_WHITE[ep] if side == 1 else PAWN_ATTACKERS_BLACK[ep]
+        victim = ep - 8 * side
+        for frm in attackers:
+            if squares[frm] != side:
+                continue
+            squares[frm] = 0
+            squares[victim] = 0
+            squares[ep] = side
+            legal = not pos.is_attacked(ksq, -side)
+            squares[frm] = side
+            squares[victim] = -side
+            squares[ep] = 0
+            if legal:
+                append(1600 << 20 | frm | ep << 6 | EN_PASSANT << 16)
+    out.sort(reverse=True)
+    return out
+
+def _legal_after(pos: Position, frm: int, to: int, ksq: int, aligned: list[int], side: int) -> bool:
+    """Would our king be safe after moving frm -> to (not a king move)?"""
+    if not aligned[frm]:
+        return True
+    squares = pos.squares
+    piece = squares[frm]
+    captured = squares[to]
+    squares[frm] = 0
+    squares[to] = piece
+    safe = not pos.is_attacked(ksq, -side)
+    squares[frm] = piece
+    squares[to] = captured
+    return safe
+
+def _king_safe_after(pos: Position, frm: int, to: int, side: int) -> bool:
+    squares = pos.squares
+    piece = squares[frm]
+    captured = squares[to]
+    squares[frm] = 0
+    squares[to] = piece
+    safe = not pos.is_attacked(to, -side)
+    squares[frm] = piece
+    squares[to] = captured
+    return safe
+

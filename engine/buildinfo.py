@@ -1,0 +1,37 @@
+"""Which build of the engine is running: the pure-Python package or the compiled one.
+
+The compiled build (``SCHESS_ENGINE_COMPILE=1 pip install .``, see ``docs/engine.md``) turns the modules
+listed in :data:`COMPILED_MODULES` into C extensions with Cython, from the same ``.py`` files plus the type
+declarations in the ``.pxd`` files next to them. ``setup.py`` reads the list from here.
+"""
+
+from __future__ import annotations
+
+import importlib
+from importlib.machinery import EXTENSION_SUFFIXES
+
+#: The engine's hot path, compiled together (the classes of a Position inherit from each other across them).
+COMPILED_MODULES = ("movecodes", "movegen", "fen", "position", "attacks", "evaluate", "tt", "search")
+COMPILER = "Cython"
+
+
+def compiled_modules() -> list[str]:
+    """The modules of :data:`COMPILED_MODULES` that were loaded from a C extension."""
+    out = []
+    for name in COMPILED_MODULES:
+        module = importlib.import_module(f"{__package__}.{name}")
+        path = getattr(module, "__file__", None) or ""
+        if any(path.endswith(suffix) for suffix in EXTENSION_SUFFIXES):
+            out.append(name)
+    return out
+
+
+def build_name() -> str:
+    """``compiled (Cython)`` when the search and the rules under it run compiled, else ``pure Python``
+    (``partly compiled (Cython: ...)`` for a mixed tree, which a normal install never produces)."""
+    found = compiled_modules()
+    if not found:
+        return "pure Python"
+    if len(found) == len(COMPILED_MODULES):
+        return f"compiled ({COMPILER})"
+    return f"partly compiled ({COMPILER}: {', '.join(found)})"

@@ -1,0 +1,22 @@
+# Cython declarations for the compiled build (setup.py, SCHESS_ENGINE_COMPILE=1); the .py file stays plain Python.
+cimport cython
+
+from engine.position cimport Position
+
+# Constants the module imports or defines for itself alone, as C values (not importable from the compiled module).
+cdef int CASTLE, CASTLE_ROOK_GATE, EN_PASSANT, PROMOTION, ELEPHANT, HAWK
+
+
+@cython.locals(squares=list, frm=int, to=int, flag=int, piece=int, pmg=list, peg=list, captured=int, dmg=int,
+               deg=int, dphase=int, gate=int, gated=int, new=int, victim=int, king_to=int, rook_to=int, rook=int,
+               gate_sq=int)
+cpdef (int, int, int) move_delta(Position pos, int code)
+
+@cython.locals(f=int, r=int, score=int, df=int, ff=int, near=int, far=int)
+cpdef int _shield(list squares, int king, int sign)
+
+@cython.locals(white_king=int, black_king=int)
+cpdef int king_safety(Position pos)
+
+@cython.locals(p=int, score=int)
+cpdef int evaluate(Position pos, int mg, int eg, int phase)

@@ -1,0 +1,18 @@
+# Cython declarations for the compiled build (setup.py, SCHESS_ENGINE_COMPILE=1); the .py file stays plain Python.
+cdef class PositionState:
+    cdef public str variant
+    cdef public bint chess960
+    cdef public list squares
+    cdef public int side
+    cdef public list king_sq
+    cdef public list hand
+    cdef public object gates
+    cdef public object castling
+    cdef public int ep
+    cdef public object halfmove
+    cdef public object start_ply
+    cdef public int ply
+    cdef public long long hash
+    cdef public list stack
+    cdef public dict _castle_info
+    cdef public list _castle_clear

@@ -1,0 +1,30 @@
+# Cython declarations for the compiled build (setup.py, SCHESS_ENGINE_COMPILE=1); the .py file stays plain Python.
+cimport cython
+
+from engine.fen cimport FenCodec
+
+# Names the module imports for itself alone (the move-code constants it re-exports stay Python objects).
+cdef int BISHOP, ELEPHANT, HAWK, KING, PAWN, QUEEN, ROOK
+cdef tuple PAWN_ATTACKERS_BLACK, PAWN_ATTACKERS_WHITE, SQUARE_BITS
+cdef list ZOBRIST_CASTLING, ZOBRIST_EP, ZOBRIST_HAND, ZOBRIST_PIECE
+cdef long long ZOBRIST_SIDE
+
+
+cdef class Position(FenCodec):
+    @cython.locals(squares=list, frm=int, to=int, flag=int, side=int, h="long long", ep=int, piece=int,
+                   captured=int, target=int, a=int, new_piece=int, victim_sq=int, king_to=int, rook_to=int,
+                   rook=int)
+    cpdef make(self, int code)
+
+    @cython.locals(squares=list, h="long long", gate_type=int, gated=int, gate_sq=int, hand=list, count=int)
+    cpdef _update_back_rank(self, int code, int frm, int to, int flag, int side)
+
+    @cython.locals(code=int, captured=int, ep=int, h="long long", squares=list, frm=int, to=int, flag=int,
+                   side=int, gate_type=int, piece=int, king_to=int, rook_to=int, king=int, rook=int)
+    cpdef int unmake(self) except? -1
+
+    cpdef make_null(self)
+
+    cpdef unmake_null(self)
+
+    cpdef int hand_count(self, int side)

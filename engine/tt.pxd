@@ -1,0 +1,8 @@
+# Cython declarations for the compiled build (setup.py, SCHESS_ENGINE_COMPILE=1); the .py file stays plain Python.
+cpdef long long tt_key(long long position_hash, object gates)
+
+
+cdef class TranspositionTable:
+    cdef public object table
+    cdef public object shared
+    cdef public long capacity

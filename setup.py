@@ -1,0 +1,51 @@
+"""Build script: the metadata lives in pyproject.toml; this file only adds the compiled engine on request.
+
+Without ``SCHESS_ENGINE_COMPILE=1`` nothing is compiled and the wheel is the pure-Python package. With it,
+Cython compiles the modules of ``engine.buildinfo.COMPILED_MODULES`` (their ``.py`` source plus the ``.pxd``
+declarations next to them) and a C compiler builds them; any error stops the install with the compiler's
+message. The in-tree build backend (``build_backend/schess_build.py``) asks for Cython only in that case.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+from pathlib import Path
+
+from setuptools import setup
+
+ROOT = Path(__file__).resolve().parent
+COMPILE = os.environ.get("SCHESS_ENGINE_COMPILE", "").strip() == "1"
+
+
+def _compiled_modules() -> tuple[str, ...]:
+    """The list from engine/buildinfo.py, read without importing the engine package."""
+    spec = importlib.util.spec_from_file_location("_schess_buildinfo", ROOT / "engine" / "buildinfo.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return tuple(module.COMPILED_MODULES)
+
+
+def _extensions() -> list:  # type: ignore[type-arg]
+    if not COMPILE:
+        return []
+    from Cython.Build import cythonize  # the build backend added Cython to the build requirements
+
+    paths = [f"engine/{name}.py" for name in _compiled_modules()]
+    return cythonize(  # type: ignore[no-any-return]
+        paths,
+        build_dir="build/cython",
+        nthreads=os.cpu_count() or 1,
+        compiler_directives={
+            "language_level": 3,
+            # Only the .pxd declarations give C types; the .py annotations stay plain Python (mypy's).
+            "annotation_typing": False,
+        },
+    )
+
+
+setup(
+    ext_modules=_extensions(),
+    options={"build_ext": {"parallel": os.cpu_count() or 1}},
+)
