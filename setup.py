@@ -32,7 +32,11 @@ def _extensions() -> list:  # type: ignore[type-arg]
         return []
     from Cython.Build import cythonize  # the build backend added Cython to the build requirements
 
-    paths = [f"engine/{name}.py" for name in _compiled_modules()]
+    # A module with a .pyx beside its .py (keysort) is compiled from the .pyx: its C half.
+    paths = [
+        f"engine/{name}.pyx" if (ROOT / "engine" / f"{name}.pyx").exists() else f"engine/{name}.py"
+        for name in _compiled_modules()
+    ]
     return cythonize(  # type: ignore[no-any-return]
         paths,
         build_dir="build/cython",

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Optional
 
 from .evaluate import ORDER_VALUE
+from .keysort import sorted_desc
 from .position import EN_PASSANT, PROMOTION, Position
 from .tables import (
     BISHOP,
@@ -299,8 +300,7 @@ def captures(pos: Position) -> list[int]:
             squares[ep] = 0
             if legal:
                 append(1600 << 20 | frm | ep << 6 | EN_PASSANT << 16)
-    out.sort(reverse=True)
-    return out
+    return sorted_desc(out)
 
 def _legal_after(pos: Position, frm: int, to: int, ksq: int, aligned: list[int], side: int) -> bool:
     """Would our king be safe after moving frm -> to (not a king move)?"""

@@ -11,7 +11,7 @@ import importlib
 from importlib.machinery import EXTENSION_SUFFIXES
 
 #: The engine's hot path, compiled together (the classes of a Position inherit from each other across them).
-COMPILED_MODULES = ("movecodes", "movegen", "fen", "position", "attacks", "evaluate", "tt", "search")
+COMPILED_MODULES = ("movecodes", "movegen", "fen", "position", "attacks", "evaluate", "tt", "search", "keysort")
 COMPILER = "Cython"
 
 

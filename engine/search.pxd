@@ -1,8 +1,11 @@
 # Cython declarations for the compiled build (setup.py, SCHESS_ENGINE_COMPILE=1); the .py file stays plain Python.
 cimport cython
 
+from engine.attacks cimport captures, gives_check_quiet, see
+from engine.evaluate cimport evaluate, move_delta
+from engine.keysort cimport codes_by_key
 from engine.position cimport Position
-from engine.tt cimport TranspositionTable
+from engine.tt cimport TranspositionTable, tt_key
 
 # Constants the module imports or defines for itself alone, as C values (not importable from the compiled module).
 cdef int CASTLE, CASTLE_ROOK_GATE, EN_PASSANT, PROMOTION, KING, QUEEN, ROOK, EXACT, LOWER, UPPER

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, Optional
 
 from .attacks import ATTACKER_RANK, MVV, SEE_VALUE, captures, gives_check_quiet, see
 from .evaluate import ORDER_VALUE, evaluate, initial_scores, move_delta
+from .keysort import codes_by_key
 from .position import CASTLE, CASTLE_ROOK_GATE, EN_PASSANT, PROMOTION, Position
 from .tables import (
     KING,
@@ -232,8 +233,7 @@ class Searcher:
             else:
                 key = history[m & 4095]
                 append((key + (m >> 12 & 15)) << 20 | m)
-        keyed.sort(reverse=True)
-        return [k & 0xFFFFF for k in keyed]
+        return codes_by_key(moves, keyed)
 
     # ------------------------------------------------------------------ quiescence
 
