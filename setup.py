@@ -32,7 +32,7 @@ def _extensions() -> list:  # type: ignore[type-arg]
         return []
     from Cython.Build import cythonize  # the build backend added Cython to the build requirements
 
-    # A module with a .pyx beside its .py (keysort) is compiled from the .pyx: its C half.
+    # A module with a .pyx file (_ordering, the compiled version of ordering.py) is compiled from it.
     paths = [
         f"engine/{name}.pyx" if (ROOT / "engine" / f"{name}.pyx").exists() else f"engine/{name}.py"
         for name in _compiled_modules()

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Optional
 
 from .evaluate import ORDER_VALUE
-from .keysort import sorted_desc
+from .ordering import sorted_desc
 from .position import EN_PASSANT, PROMOTION, Position
 from .tables import (
     BISHOP,

@@ -11,7 +11,9 @@ import importlib
 from importlib.machinery import EXTENSION_SUFFIXES
 
 #: The engine's hot path, compiled together (the classes of a Position inherit from each other across them).
-COMPILED_MODULES = ("movecodes", "movegen", "fen", "position", "attacks", "evaluate", "tt", "search", "keysort")
+#: Each is compiled from its ``.py`` file, except ``_ordering``: a ``.pyx`` file, the compiled version of
+#: ``engine/ordering.py``, which only compiled builds have.
+COMPILED_MODULES = ("movecodes", "movegen", "fen", "position", "attacks", "evaluate", "tt", "search", "_ordering")
 COMPILER = "Cython"
 
 
@@ -19,7 +21,10 @@ def compiled_modules() -> list[str]:
     """The modules of :data:`COMPILED_MODULES` that were loaded from a C extension."""
     out = []
     for name in COMPILED_MODULES:
-        module = importlib.import_module(f"{__package__}.{name}")
+        try:
+            module = importlib.import_module(f"{__package__}.{name}")
+        except ImportError:  # _ordering, in a pure-Python install
+            continue
         path = getattr(module, "__file__", None) or ""
         if any(path.endswith(suffix) for suffix in EXTENSION_SUFFIXES):
             out.append(name)

@@ -3,14 +3,13 @@ cimport cython
 
 from engine.attacks cimport captures, gives_check_quiet, see
 from engine.evaluate cimport evaluate, move_delta
-from engine.keysort cimport codes_by_key
+from engine._ordering cimport order_moves
 from engine.position cimport Position
 from engine.tt cimport TranspositionTable, tt_key
 
 # Constants the module imports or defines for itself alone, as C values (not importable from the compiled module).
-cdef int CASTLE, CASTLE_ROOK_GATE, EN_PASSANT, PROMOTION, KING, QUEEN, ROOK, EXACT, LOWER, UPPER
+cdef int CASTLE, CASTLE_ROOK_GATE, EN_PASSANT, PROMOTION, KING, ROOK, EXACT, LOWER, UPPER
 cdef int INFINITE, MATE, MAX_PLY, HISTORY_MAX, REVERSE_FUTILITY_MARGIN, FALLING_MARGIN
-cdef long long HASH_MOVE_KEY, CAPTURE_KEY, KILLER_KEY  # shifted left by 20 in the ordering keys
 cdef list _LMR, _CAPTURE_ORDER
 
 
@@ -44,8 +43,7 @@ cdef class Searcher:
     @cython.locals(halfmove=int, stack=list, key="long long", n=int, low=int, i=int, entry=tuple)
     cpdef bint _is_draw(self, Position pos)
 
-    @cython.locals(squares=list, side=int, history=list, killer1=int, killer2=int, keyed=list, m=int, victim=int,
-                   flag=int, key="long long", k="long long")
+    @cython.locals(killers=list)
     cpdef list _order(self, Position pos, list moves, int hash_move, int ply, int counter=*)
 
     @cython.locals(pos=Position, moves=list, best=int, m="long long", dmg=int, deg=int, dph=int, score=int, stand=int,

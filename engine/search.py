@@ -16,11 +16,10 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, Optional
 
 from .attacks import ATTACKER_RANK, MVV, SEE_VALUE, captures, gives_check_quiet, see
 from .evaluate import ORDER_VALUE, evaluate, initial_scores, move_delta
-from .keysort import codes_by_key
+from .ordering import capture_order, order_moves
 from .position import CASTLE, CASTLE_ROOK_GATE, EN_PASSANT, PROMOTION, Position
 from .tables import (
     KING,
-    QUEEN,
     ROOK,
 )
 from .tt import EXACT, LOWER, UPPER, TranspositionTable, tt_key
@@ -33,16 +32,10 @@ MATE = 31000
 MATE_BOUND = MATE - 1000  # scores beyond this are mates
 MAX_PLY = 100
 
-# Move ordering keys.
-HASH_MOVE_KEY = 1 << 30
-CAPTURE_KEY = 1 << 24
-KILLER_KEY = 1 << 22
 HISTORY_MAX = 1 << 20
 
-# The ordering key of a capture by signed victim and attacker codes: most valuable victim first, cheapest
-# attacker first (one lookup instead of three, and a C value in the compiled build).
-_CAPTURE_ORDER = [[CAPTURE_KEY + MVV[victim] * 16 - ATTACKER_RANK[attacker] for attacker in range(17)]
-                  for victim in range(17)]
+# The ordering key of a capture by signed victim and attacker codes (engine.ordering).
+_CAPTURE_ORDER = capture_order(MVV, ATTACKER_RANK)
 
 # Late-move reduction by depth and move number.
 _LMR = [[0] * 64 for _ in range(64)]
@@ -204,36 +197,9 @@ class Searcher:
         return False
 
     def _order(self, pos: Position, moves: list[int], hash_move: int, ply: int, counter: int = 0) -> list[int]:
-        squares = pos.squares
-        side = pos.side
-        history = self.history
-        killer1, killer2 = self.killers[ply]
-        keyed: list[int] = []
-        append = keyed.append
-        for m in moves:
-            if m == hash_move:
-                append(HASH_MOVE_KEY << 20 | m)
-                continue
-            victim = squares[m >> 6 & 63]
-            flag = m >> 16
-            if victim * side < 0:
-                key = _CAPTURE_ORDER[victim][squares[m & 63]]
-                append((key + (m >> 12 & 15)) << 20 | m)
-            elif flag == PROMOTION:
-                key = CAPTURE_KEY + (m >> 12 & 15) * 20 if (m >> 12 & 15) != QUEEN else CAPTURE_KEY + 850
-                append(key << 20 | m)
-            elif flag == EN_PASSANT:
-                append((CAPTURE_KEY + 1600) << 20 | m)
-            elif m == killer1:
-                append((KILLER_KEY + 1) << 20 | m)
-            elif m == killer2:
-                append(KILLER_KEY << 20 | m)
-            elif m == counter:
-                append((KILLER_KEY - 1) << 20 | m)
-            else:
-                key = history[m & 4095]
-                append((key + (m >> 12 & 15)) << 20 | m)
-        return codes_by_key(moves, keyed)
+        killers = self.killers[ply]
+        return order_moves(moves, pos.squares, pos.side, _CAPTURE_ORDER, self.history, killers[0], killers[1],
+                           counter, hash_move)
 
     # ------------------------------------------------------------------ quiescence
 

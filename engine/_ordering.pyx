@@ -1,0 +1,123 @@
+# cython: language_level=3, boundscheck=False, wraparound=False
+"""The compiled build's version of engine/ordering.py (see its docstrings): the same keys and order, computed
+into C arrays and insertion-sorted there (move lists are tens of moves long). Each key carries the index of its
+move, so the result holds the move list's own int objects instead of new ones. Only compiled builds have this
+module; the compiled search and captures call it through engine/_ordering.pxd."""
+
+from libc.stdlib cimport free, malloc
+
+from engine.ordering import CAPTURE_KEY as _CAPTURE_KEY_PY
+from engine.ordering import HASH_MOVE_KEY as _HASH_MOVE_KEY_PY
+from engine.ordering import KILLER_KEY as _KILLER_KEY_PY
+from engine.movecodes import EN_PASSANT as _EN_PASSANT_PY
+from engine.movecodes import PROMOTION as _PROMOTION_PY
+from engine.tables import QUEEN as _QUEEN_PY
+
+cdef long long HASH_MOVE_KEY = _HASH_MOVE_KEY_PY
+cdef long long CAPTURE_KEY = _CAPTURE_KEY_PY
+cdef long long KILLER_KEY = _KILLER_KEY_PY
+cdef int EN_PASSANT = _EN_PASSANT_PY
+cdef int PROMOTION = _PROMOTION_PY
+cdef int QUEEN = _QUEEN_PY
+
+cdef enum:
+    STACK_KEYS = 256  # keys sorted on the C stack; longer lists get malloc'ed arrays
+
+
+cdef inline Py_ssize_t _signed(int code) noexcept:
+    """A signed piece code as the index of a 17-slot list (negative codes wrap, as Python indexes do)."""
+    return code + 17 if code < 0 else code
+
+
+cdef void _sort_index(long long *keys, Py_ssize_t *index, Py_ssize_t n) noexcept:
+    """Insertion sort of keys[0:n], highest first, moving index[] along."""
+    cdef Py_ssize_t i, j, ix
+    cdef long long k
+    for i in range(1, n):
+        k = keys[i]
+        ix = index[i]
+        j = i - 1
+        while j >= 0 and keys[j] < k:
+            keys[j + 1] = keys[j]
+            index[j + 1] = index[j]
+            j -= 1
+        keys[j + 1] = k
+        index[j + 1] = ix
+
+
+cdef class _Buffers:
+    """Two C arrays of n entries: on the stack of the caller when n is small, else malloc'ed here."""
+    cdef long long *keys
+    cdef Py_ssize_t *index
+
+    def __cinit__(self, Py_ssize_t n):
+        self.keys = <long long *> malloc(n * sizeof(long long))
+        self.index = <Py_ssize_t *> malloc(n * sizeof(Py_ssize_t))
+        if self.keys == NULL or self.index == NULL:
+            raise MemoryError()
+
+    def __dealloc__(self):
+        free(self.keys)
+        free(self.index)
+
+
+cpdef list order_moves(list moves, list squares, int side, list capture_keys, list history, int killer1,
+                       int killer2, int counter, int hash_move):
+    cdef Py_ssize_t n = len(moves)
+    cdef long long stack_keys[STACK_KEYS]
+    cdef Py_ssize_t stack_index[STACK_KEYS]
+    cdef long long *keys = stack_keys
+    cdef Py_ssize_t *index = stack_index
+    cdef _Buffers buffers
+    cdef Py_ssize_t i
+    cdef int m, victim, flag, piece
+    cdef long long key
+    if n > STACK_KEYS:
+        buffers = _Buffers(n)
+        keys = buffers.keys
+        index = buffers.index
+    for i in range(n):
+        m = moves[i]
+        if m == hash_move:
+            key = HASH_MOVE_KEY
+        else:
+            victim = squares[m >> 6 & 63]
+            flag = m >> 16
+            piece = m >> 12 & 15
+            if victim * side < 0:
+                key = <long long> (<list> capture_keys[_signed(victim)])[_signed(squares[m & 63])] + piece
+            elif flag == PROMOTION:
+                key = CAPTURE_KEY + piece * 20 if piece != QUEEN else CAPTURE_KEY + 850
+            elif flag == EN_PASSANT:
+                key = CAPTURE_KEY + 1600
+            elif m == killer1:
+                key = KILLER_KEY + 1
+            elif m == killer2:
+                key = KILLER_KEY
+            elif m == counter:
+                key = KILLER_KEY - 1
+            else:
+                key = <long long> history[m & 4095] + piece
+        keys[i] = key << 20 | m
+        index[i] = i
+    _sort_index(keys, index, n)
+    return [moves[index[i]] for i in range(n)]
+
+
+cpdef list sorted_desc(list keyed):
+    cdef Py_ssize_t n = len(keyed)
+    cdef long long stack_keys[STACK_KEYS]
+    cdef Py_ssize_t stack_index[STACK_KEYS]
+    cdef long long *keys = stack_keys
+    cdef Py_ssize_t *index = stack_index
+    cdef _Buffers buffers
+    cdef Py_ssize_t i
+    if n > STACK_KEYS:
+        buffers = _Buffers(n)
+        keys = buffers.keys
+        index = buffers.index
+    for i in range(n):
+        keys[i] = keyed[i]
+        index[i] = i
+    _sort_index(keys, index, n)
+    return [keyed[index[i]] for i in range(n)]
