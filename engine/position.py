@@ -101,8 +101,11 @@ class Position(FenCodec):
         h = self.hash
         ep = self.ep
         self.stack.append((code, squares[to], self.castling, self.gates, ep, self.halfmove, h))
+        # Each Zobrist key goes through the local z before the XOR: a C long long in the compiled build
+        # (position.pxd), so the hash is updated in C rather than with Python ints; the same under CPython.
         if ep >= 0:
-            h ^= ZOBRIST_EP[ep]
+            z = ZOBRIST_EP[ep]
+            h ^= z
             self.ep = -1
         piece = squares[frm]
         zp = ZOBRIST_PIECE
@@ -110,9 +113,13 @@ class Position(FenCodec):
             captured = squares[to]
             squares[frm] = 0
             squares[to] = piece
-            h ^= zp[piece][frm] ^ zp[piece][to]
+            z = zp[piece][frm]
+            h ^= z
+            z = zp[piece][to]
+            h ^= z
             if captured:
-                h ^= zp[captured][to]
+                z = zp[captured][to]
+                h ^= z
                 self.halfmove = 0
             elif piece == side:
                 self.halfmove = 0
@@ -122,7 +129,8 @@ class Position(FenCodec):
                     for a in attackers:
                         if squares[a] == -side:
                             self.ep = target
-                            h ^= ZOBRIST_EP[target]
+                            z = ZOBRIST_EP[target]
+                            h ^= z
                             break
             else:
                 self.halfmove += 1
@@ -133,16 +141,25 @@ class Position(FenCodec):
             new_piece = (code >> 12 & 15) * side
             squares[frm] = 0
             squares[to] = new_piece
-            h ^= zp[piece][frm] ^ zp[new_piece][to]
+            z = zp[piece][frm]
+            h ^= z
+            z = zp[new_piece][to]
+            h ^= z
             if captured:
-                h ^= zp[captured][to]
+                z = zp[captured][to]
+                h ^= z
             self.halfmove = 0
         elif flag == EN_PASSANT:
             victim_sq = to - 8 * side
             squares[frm] = 0
             squares[to] = piece
             squares[victim_sq] = 0
-            h ^= zp[piece][frm] ^ zp[piece][to] ^ zp[-piece][victim_sq]
+            z = zp[piece][frm]
+            h ^= z
+            z = zp[piece][to]
+            h ^= z
+            z = zp[-piece][victim_sq]
+            h ^= z
             self.halfmove = 0
         else:  # castling: from = king, to = rook
             king_to, rook_to = self._castle_info[to][:2]
@@ -151,7 +168,14 @@ class Position(FenCodec):
             squares[to] = 0
             squares[king_to] = piece
             squares[rook_to] = rook
-            h ^= zp[piece][frm] ^ zp[piece][king_to] ^ zp[rook][to] ^ zp[rook][rook_to]
+            z = zp[piece][frm]
+            h ^= z
+            z = zp[piece][king_to]
+            h ^= z
+            z = zp[rook][to]
+            h ^= z
+            z = zp[rook][rook_to]
+            h ^= z
             self.king_sq[0 if side == 1 else 1] = king_to
             self.halfmove += 1
         self.hash = h ^ ZOBRIST_SIDE
@@ -183,7 +207,12 @@ class Position(FenCodec):
                 hand = self.hand
                 count = hand[gated]
                 hand[gated] = count - 1
-                h ^= ZOBRIST_PIECE[gated][gate_sq] ^ ZOBRIST_HAND[gated][count] ^ ZOBRIST_HAND[gated][count - 1]
+                z = ZOBRIST_PIECE[gated][gate_sq]  # through z: see make
+                h ^= z
+                z = ZOBRIST_HAND[gated][count]
+                h ^= z
+                z = ZOBRIST_HAND[gated][count - 1]
+                h ^= z
                 if hand[HAWK * side] + hand[ELEPHANT * side] == 0:
                     gates &= ~BACK_RANK_MASK[0 if side == 1 else 1]
             self.gates = gates
@@ -236,7 +265,8 @@ class Position(FenCodec):
         self.stack.append((-1, 0, self.castling, self.gates, self.ep, self.halfmove, self.hash))
         h = self.hash ^ ZOBRIST_SIDE
         if self.ep >= 0:
-            h ^= ZOBRIST_EP[self.ep]
+            z = ZOBRIST_EP[self.ep]  # through z: see make
+            h ^= z
             self.ep = -1
         self.hash = h
         self.side = -self.side

@@ -30,7 +30,9 @@ def tt_key(position_hash: int, gates: int) -> int:
     """The table key: the position's Zobrist hash (which leaves gates out) with the gates mixed in."""
     if not gates:
         return position_hash
-    return position_hash ^ GATE_KEYS_WHITE[gates & 255] ^ GATE_KEYS_BLACK[gates >> 56]
+    white = GATE_KEYS_WHITE[gates & 255]  # C long long in the compiled build (tt.pxd): the XOR is C
+    black = GATE_KEYS_BLACK[gates >> 56]
+    return position_hash ^ white ^ black
 
 
 class TranspositionTable:
