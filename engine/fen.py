@@ -8,7 +8,7 @@ gate letters, gate letters only while that side has something in hand).
 
 from __future__ import annotations
 
-from .movecodes import BACK_RANK_MASK, GATE_TYPES
+from .movecodes import BACK_RANK_MASK, GATE_TYPES, mask_hash
 from .movegen import MoveGenerator
 from .tables import (
     BETWEEN,
@@ -28,7 +28,6 @@ from .tables import (
     ZOBRIST_HAND,
     ZOBRIST_PIECE,
     ZOBRIST_SIDE,
-    mask_hash,
     parse_square,
     square,
     squares_of,

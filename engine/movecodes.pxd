@@ -1,4 +1,11 @@
 # Cython declarations for the compiled build (setup.py, SCHESS_ENGINE_COMPILE=1); the .py file stays plain Python.
+cimport cython
+
+
+@cython.locals(h="long long", z="long long")
+cpdef long long mask_hash(object mask, list keys)
+
+
 cdef class PositionState:
     cdef public str variant
     cdef public bint chess960

@@ -24,6 +24,18 @@ BACK_RANK_MASK = (RANK_1_MASK, RANK_8_MASK)  # index 0: white, 1: black
 GATE_TYPES = (HAWK, ELEPHANT)
 
 
+def mask_hash(mask: int, keys: list[int]) -> int:
+    """XOR of ``keys[sq]`` over the set bits of ``mask`` (castling rights: compiled with the rules, since make
+    calls it)."""
+    h = 0
+    while mask:
+        low = mask & -mask
+        z = keys[low.bit_length() - 1]  # a C long long in the compiled build: the XOR is C
+        h ^= z
+        mask ^= low
+    return h
+
+
 def encode(frm: int, to: int, piece: int = 0, flag: int = NORMAL) -> int:
     """Pack a move into its int code."""
     return frm | to << 6 | piece << 12 | flag << 16

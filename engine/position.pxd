@@ -2,6 +2,7 @@
 cimport cython
 
 from engine.fen cimport FenCodec
+from engine.movecodes cimport mask_hash
 
 # Names the module imports for itself alone (the move-code constants it re-exports stay Python objects).
 cdef int BISHOP, ELEPHANT, HAWK, KING, PAWN, QUEEN, ROOK

@@ -27,6 +27,7 @@ from .movecodes import (
     START_FENS,
     VARIANTS,
     encode,
+    mask_hash,
 )
 from .tables import (
     BISHOP,
@@ -44,7 +45,6 @@ from .tables import (
     ZOBRIST_HAND,
     ZOBRIST_PIECE,
     ZOBRIST_SIDE,
-    mask_hash,
 )
 
 __all__ = [

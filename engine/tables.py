@@ -128,15 +128,6 @@ for _code in (HAWK, ELEPHANT, -HAWK, -ELEPHANT):
     ZOBRIST_HAND[_code] = [0] + [_key() for _ in range(15)]
 
 
-def mask_hash(mask: int, keys: list[int]) -> int:
-    """XOR of ``keys[sq]`` over the set bits of ``mask``."""
-    h = 0
-    while mask:
-        low = mask & -mask
-        h ^= keys[low.bit_length() - 1]
-        mask ^= low
-    return h
-
 
 def squares_of(mask: int) -> list[int]:
     """The squares of the set bits of ``mask``, in increasing order."""
