@@ -420,9 +420,9 @@ class UciFrontEnd:
                                params.get("movestogo"), params.get("movetime"), self.options.move_overhead,
                                len(self.board.move_stack))
         searcher = self.searcher
-        elapsed = time.perf_counter() - searcher.start_time
+        elapsed = searcher.elapsed()
         if hard is not None:
-            searcher.hard_deadline = time.perf_counter() + hard
+            searcher.set_deadline(hard)
             limits.soft_time = elapsed + (soft or hard)
         limits.infinite = False
         self._release.set()
