@@ -133,7 +133,6 @@ class SearchResult:
 InfoCallback = Callable[[Dict[str, Any]], None]
 
 
-
 class SearchControl:
     """The counters and the stop conditions of one search, shared by the driver and the tree searches: the
     nodes searched, the selective depth reached, the start time, the hard deadline, the node limit, the
