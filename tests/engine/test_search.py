@@ -258,3 +258,28 @@ def test_gives_check_quiet_agrees_with_playing_the_move() -> None:
             checks += expected
             assert gives_check_quiet(board, m) == expected, (board.fen(), board.move_of(m).uci())
     assert checks > 20
+
+
+def test_compiled_move_ordering_matches_the_python_one() -> None:
+    """The compiled build orders moves with engine/_ordering.pyx, a C twin of engine/ordering.py: both must give
+    the same order for every move list, history, killers, countermove and hash move (CI's compiled step runs
+    this; a pure install has no twin to compare)."""
+    compiled = pytest.importorskip("engine._ordering", reason="pure-Python build: no compiled move ordering")
+    from engine import ordering
+    from engine.attacks import ATTACKER_RANK, MVV
+
+    keys = ordering.capture_order(MVV, ATTACKER_RANK)
+    rng = random.Random(17)
+    compared = 0
+    for board in random_positions(60, seed=5):
+        moves = board.generate_legal()
+        if not moves:
+            continue
+        history = [rng.choice((0, rng.randint(0, 4000), rng.randint(0, 1 << 14))) for _ in range(4096)]
+        picks = [rng.choice(moves) if rng.random() < 0.8 else 0 for _ in range(4)]
+        args = (board.squares, board.side, keys, history, *picks)
+        assert compiled.order_moves(list(moves), *args) == ordering.order_moves(list(moves), *args)
+        keyed = [rng.randint(0, 1 << 40) << 20 | m for m in moves]
+        assert compiled.sorted_desc(list(keyed)) == ordering.sorted_desc(list(keyed))
+        compared += 1
+    assert compared > 50
