@@ -4,7 +4,12 @@ cimport cython
 from engine.position cimport Position
 
 # Constants the module imports or defines for itself alone, as C values (not importable from the compiled module).
-cdef int CASTLE, CASTLE_ROOK_GATE, EN_PASSANT, PROMOTION, ELEPHANT, HAWK
+cdef int CASTLE, CASTLE_ROOK_GATE, EN_PASSANT, PROMOTION, ELEPHANT, HAWK, BISHOP, KNIGHT, PAWN, QUEEN, ROOK
+cdef tuple BISHOP_RAYS, KING_TARGETS, KNIGHT_TARGETS, QUEEN_RAYS, ROOK_RAYS, _LEAPS, _RAYS
+cdef int MOBILITY, KING_ATTACK, PASSED, N_ACTIVITY
+cdef tuple ACTIVITY_MG, ACTIVITY_EG
+cdef bint _WALK, _PAWNS
+cdef list KING_ZONE, _ACTIVE
 
 
 @cython.locals(squares=list, frm=int, to=int, flag=int, piece=int, pmg=list, peg=list, captured=int, dmg=int,
@@ -18,5 +23,10 @@ cpdef int _shield(list squares, int king, int sign)
 @cython.locals(white_king=int, black_king=int)
 cpdef int king_safety(Position pos)
 
-@cython.locals(p=int, score=int)
+@cython.locals(counts=list, squares=list, white_zone=list, black_zone=list, zone=list, white_pawns=list,
+               black_pawns=list, sq=int, piece=int, t=int, sign=int, mobility=int, attack=int, to=int, q=int,
+               leaps=tuple, rays=tuple, ray=tuple, black_top=list, white_low=list, f=int, r=int)
+cpdef list activity(Position pos, bint walk=*, bint pawns=*)
+
+@cython.locals(p=int, score=int, counts=list, i=int, c=int)
 cpdef int evaluate(Position pos, int mg, int eg, int phase)
