@@ -6,10 +6,9 @@ from engine.position cimport Position
 # Constants the module imports or defines for itself alone, as C values (not importable from the compiled module).
 cdef int CASTLE, CASTLE_ROOK_GATE, EN_PASSANT, PROMOTION, ELEPHANT, HAWK, BISHOP, KNIGHT, PAWN, QUEEN, ROOK
 cdef tuple BISHOP_RAYS, KING_TARGETS, KNIGHT_TARGETS, QUEEN_RAYS, ROOK_RAYS, _LEAPS, _RAYS
-cdef int MOBILITY, KING_ATTACK, PASSED, N_ACTIVITY
-cdef tuple ACTIVITY_MG, ACTIVITY_EG
+cdef int _KING_ATTACK, _PASSED, _N_ACTIVITY
 cdef bint _WALK, _PAWNS
-cdef list KING_ZONE, _ACTIVE
+cdef list _ACTIVE
 
 
 @cython.locals(squares=list, frm=int, to=int, flag=int, piece=int, pmg=list, peg=list, captured=int, dmg=int,
@@ -28,5 +27,5 @@ cpdef int king_safety(Position pos)
                leaps=tuple, rays=tuple, ray=tuple, black_top=list, white_low=list, f=int, r=int)
 cpdef list activity(Position pos, bint walk=*, bint pawns=*)
 
-@cython.locals(p=int, score=int, counts=list, i=int, c=int)
+@cython.locals(p=int, score=int, counts=list, weights_mg=tuple, weights_eg=tuple, i=int, c=int)
 cpdef int evaluate(Position pos, int mg, int eg, int phase)

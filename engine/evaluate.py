@@ -224,6 +224,9 @@ PASSED = 18
 N_ACTIVITY = 26
 ACTIVITY_MG = W.ACTIVITY_MG
 ACTIVITY_EG = W.ACTIVITY_EG
+_KING_ATTACK = KING_ATTACK  # private copies: C ints in the compiled build
+_PASSED = PASSED
+_N_ACTIVITY = N_ACTIVITY
 _WALK = any(ACTIVITY_MG[:PASSED]) or any(ACTIVITY_EG[:PASSED])
 _PAWNS = any(ACTIVITY_MG[PASSED:]) or any(ACTIVITY_EG[PASSED:])
 # Leaps and rays by piece type (the king's own moves are not counted).
@@ -243,23 +246,13 @@ for _t in (KNIGHT, BISHOP, ROOK, QUEEN, HAWK, ELEPHANT):
 def activity(pos: Position, walk: bool = True, pawns: bool = True) -> list[int]:
     """The activity counts of a position, white minus black (layout above). ``walk`` counts mobility and
     king attack (the pieces' moves), ``pawns`` the passed pawns."""
-    counts = [0] * N_ACTIVITY
+    counts = [0] * _N_ACTIVITY
     squares = pos.squares
     white_zone = KING_ZONE[pos.king_sq[0]]
     black_zone = KING_ZONE[pos.king_sq[1]]
-    white_pawns: list[int] = []
-    black_pawns: list[int] = []
-    for sq in range(64):
+    for sq in range(64 if walk else 0):
         piece = squares[sq]
-        if not piece:
-            continue
-        if piece == PAWN:
-            white_pawns.append(sq)
-            continue
-        if piece == -PAWN:
-            black_pawns.append(sq)
-            continue
-        if not walk or not _ACTIVE[piece]:
+        if not _ACTIVE[piece]:
             continue
         if piece > 0:
             t = piece
@@ -288,9 +281,20 @@ def activity(pos: Position, walk: bool = True, pawns: bool = True) -> list[int]:
                             mobility += 1
                         break
                     mobility += 1
-        counts[MOBILITY + t] += mobility * sign
-        counts[KING_ATTACK + t] += attack * sign
-    if pawns and (white_pawns or black_pawns):
+        counts[t] += mobility * sign  # MOBILITY + t
+        counts[_KING_ATTACK + t] += attack * sign
+    if pawns:
+        # The pawns' squares, found by the list's own (C) search rather than a loop over the board.
+        white_pawns = []
+        sq = -1
+        for _ in range(squares.count(PAWN)):
+            sq = squares.index(PAWN, sq + 1)
+            white_pawns.append(sq)
+        black_pawns = []
+        sq = -1
+        for _ in range(squares.count(-PAWN)):
+            sq = squares.index(-PAWN, sq + 1)
+            black_pawns.append(sq)
         # Per file (with a guard file on each side): the highest rank of a black pawn, the lowest of a white.
         black_top = [-1] * 10
         white_low = [8] * 10
@@ -306,12 +310,12 @@ def activity(pos: Position, walk: bool = True, pawns: bool = True) -> list[int]:
             f = (sq & 7) + 1
             r = sq >> 3
             if black_top[f] <= r and black_top[f - 1] <= r and black_top[f + 1] <= r:
-                counts[PASSED + r] += 1
+                counts[_PASSED + r] += 1
         for sq in black_pawns:
             f = (sq & 7) + 1
             r = sq >> 3
             if white_low[f] >= r and white_low[f - 1] >= r and white_low[f + 1] >= r:
-                counts[PASSED + 7 - r] -= 1
+                counts[_PASSED + 7 - r] -= 1
     return counts
 
 
@@ -322,11 +326,13 @@ def evaluate(pos: Position, mg: int, eg: int, phase: int) -> int:
         mg += king_safety(pos)
     if _WALK or _PAWNS:
         counts = activity(pos, _WALK, _PAWNS)
-        for i in range(N_ACTIVITY):
+        weights_mg = ACTIVITY_MG
+        weights_eg = ACTIVITY_EG
+        for i in range(_N_ACTIVITY):
             c = counts[i]
             if c:
-                mg += ACTIVITY_MG[i] * c
-                eg += ACTIVITY_EG[i] * c
+                mg += weights_mg[i] * c
+                eg += weights_eg[i] * c
     score = (mg * p + eg * (PHASE_MAX - p)) // PHASE_MAX
     if pos.gates:
         score += hand_score(pos.hand, pos.gates)
