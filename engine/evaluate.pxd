@@ -5,7 +5,7 @@ from engine.position cimport Position
 
 # Constants the module imports or defines for itself alone, as C values (not importable from the compiled module).
 cdef int CASTLE, CASTLE_ROOK_GATE, EN_PASSANT, PROMOTION, ELEPHANT, HAWK, BISHOP, KNIGHT, PAWN, QUEEN, ROOK
-cdef tuple BISHOP_RAYS, KING_TARGETS, KNIGHT_TARGETS, QUEEN_RAYS, ROOK_RAYS, _LEAPS, _RAYS
+cdef tuple BISHOP_RAYS, KING_TARGETS, KNIGHT_TARGETS, QUEEN_RAYS, ROOK_RAYS, _LEAPS, _RAYS, _WEIGHTED
 cdef int _KING_ATTACK, _PASSED, _N_ACTIVITY
 cdef bint _WALK, _PAWNS
 cdef list _ACTIVE

@@ -227,6 +227,8 @@ ACTIVITY_EG = W.ACTIVITY_EG
 _KING_ATTACK = KING_ATTACK  # private copies: C ints in the compiled build
 _PASSED = PASSED
 _N_ACTIVITY = N_ACTIVITY
+# The counts with a non-zero weight: the only ones ``evaluate`` adds up.
+_WEIGHTED = tuple(i for i in range(N_ACTIVITY) if ACTIVITY_MG[i] or ACTIVITY_EG[i])
 _WALK = any(ACTIVITY_MG[:PASSED]) or any(ACTIVITY_EG[:PASSED])
 _PAWNS = any(ACTIVITY_MG[PASSED:]) or any(ACTIVITY_EG[PASSED:])
 # Leaps and rays by piece type (the king's own moves are not counted).
@@ -328,7 +330,7 @@ def evaluate(pos: Position, mg: int, eg: int, phase: int) -> int:
         counts = activity(pos, _WALK, _PAWNS)
         weights_mg = ACTIVITY_MG
         weights_eg = ACTIVITY_EG
-        for i in range(_N_ACTIVITY):
+        for i in _WEIGHTED:
             c = counts[i]
             if c:
                 mg += weights_mg[i] * c

@@ -82,7 +82,8 @@ def test_features_times_weights_is_the_evaluation_with_activity_terms(
     rng = np.random.default_rng(5)
     mg = tuple(int(v) for v in rng.integers(-20, 20, ev.N_ACTIVITY))
     eg = tuple(int(v) for v in rng.integers(-20, 20, ev.N_ACTIVITY))
-    for name, value in (("ACTIVITY_MG", mg), ("ACTIVITY_EG", eg), ("_WALK", True), ("_PAWNS", True)):
+    for name, value in (("ACTIVITY_MG", mg), ("ACTIVITY_EG", eg), ("_WALK", True), ("_PAWNS", True),
+                        ("_WEIGHTED", tuple(range(ev.N_ACTIVITY)))):
         monkeypatch.setattr(ev, name, value)
     weights = linear.current_weights()
     boards = [Board(fen, variant=variant) for fen, variant, *_ in linear.read_rows(_selfplay_file(tmp_path))]
