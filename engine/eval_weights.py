@@ -164,3 +164,5 @@ OPEN_KING_FILE = 5
 CENTRAL_KING = 20
 HAND_VALUE = (770, 863)  # Hawk, Elephant in hand with a gate for them
 GATE_SHORTAGE_PENALTY = (43, 27, 10)
+ACTIVITY_MG = (0,) * 26  # mobility, king attack, passed pawns (engine/evaluate.py: activity)
+ACTIVITY_EG = (0,) * 26

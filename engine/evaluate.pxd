@@ -4,7 +4,11 @@ cimport cython
 from engine.position cimport Position
 
 # Constants the module imports or defines for itself alone, as C values (not importable from the compiled module).
-cdef int CASTLE, CASTLE_ROOK_GATE, EN_PASSANT, PROMOTION, ELEPHANT, HAWK
+cdef int CASTLE, CASTLE_ROOK_GATE, EN_PASSANT, PROMOTION, ELEPHANT, HAWK, BISHOP, KNIGHT, PAWN, QUEEN, ROOK
+cdef tuple BISHOP_RAYS, KING_TARGETS, KNIGHT_TARGETS, QUEEN_RAYS, ROOK_RAYS, _LEAPS, _RAYS, _WEIGHTED
+cdef int _KING_ATTACK, _PASSED, _N_ACTIVITY
+cdef bint _WALK, _PAWNS
+cdef list _ACTIVE
 
 
 @cython.locals(squares=list, frm=int, to=int, flag=int, piece=int, pmg=list, peg=list, captured=int, dmg=int,
@@ -18,5 +22,10 @@ cpdef int _shield(list squares, int king, int sign)
 @cython.locals(white_king=int, black_king=int)
 cpdef int king_safety(Position pos)
 
-@cython.locals(p=int, score=int)
+@cython.locals(counts=list, squares=list, white_zone=list, black_zone=list, zone=list, white_pawns=list,
+               black_pawns=list, sq=int, piece=int, t=int, sign=int, mobility=int, attack=int, to=int, q=int,
+               leaps=tuple, rays=tuple, ray=tuple, black_top=list, white_low=list, f=int, r=int)
+cpdef list activity(Position pos, bint walk=*, bint pawns=*)
+
+@cython.locals(p=int, score=int, counts=list, weights_mg=tuple, weights_eg=tuple, i=int, c=int)
 cpdef int evaluate(Position pos, int mg, int eg, int phase)

@@ -13,7 +13,20 @@ from __future__ import annotations
 
 from . import eval_weights as W
 from .position import CASTLE, CASTLE_ROOK_GATE, EN_PASSANT, PROMOTION, Position
-from .tables import ELEPHANT, HAWK
+from .tables import (
+    BISHOP,
+    BISHOP_RAYS,
+    ELEPHANT,
+    HAWK,
+    KING_TARGETS,
+    KNIGHT,
+    KNIGHT_TARGETS,
+    PAWN,
+    QUEEN,
+    QUEEN_RAYS,
+    ROOK,
+    ROOK_RAYS,
+)
 
 # Rough value of a piece type for move ordering, delta pruning and exchange tests (king: large).
 ORDER_VALUE = (0, 100, 320, 330, 500, 900, 2000, 770, 880)
@@ -198,11 +211,130 @@ def king_safety(pos: Position) -> int:
     return _shield(squares, white_king, 1) - _shield(squares, black_king, -1)
 
 
+# Piece activity, from one scan of the board: mobility and king attack per piece type, passed pawns per
+# rank. ``activity`` counts them (white minus black) in the layout of ``ACTIVITY_MG``/``ACTIVITY_EG``, the
+# fitted weights per count (a term whose weights are all zero is not computed):
+#   [MOBILITY + t]     squares a piece of type t attacks that do not hold a piece of its own side
+#   [KING_ATTACK + t]  squares of the enemy king's zone (the king's square and its neighbours) it attacks
+#   [PASSED + r]       passed pawns (no enemy pawn ahead on their file or the files next to it) on the
+#                      pawn's own rank r (1..6, counted from its side's first rank)
+MOBILITY = 0
+KING_ATTACK = 9
+PASSED = 18
+N_ACTIVITY = 26
+ACTIVITY_MG = W.ACTIVITY_MG
+ACTIVITY_EG = W.ACTIVITY_EG
+_KING_ATTACK = KING_ATTACK  # private copies: C ints in the compiled build
+_PASSED = PASSED
+_N_ACTIVITY = N_ACTIVITY
+# The counts with a non-zero weight: the only ones ``evaluate`` adds up.
+_WEIGHTED = tuple(i for i in range(N_ACTIVITY) if ACTIVITY_MG[i] or ACTIVITY_EG[i])
+_WALK = any(ACTIVITY_MG[:PASSED]) or any(ACTIVITY_EG[:PASSED])
+_PAWNS = any(ACTIVITY_MG[PASSED:]) or any(ACTIVITY_EG[PASSED:])
+# Leaps and rays by piece type (the king's own moves are not counted).
+_LEAPS = (None, None, KNIGHT_TARGETS, None, None, None, None, KNIGHT_TARGETS, KNIGHT_TARGETS)
+_RAYS = (None, None, None, BISHOP_RAYS, ROOK_RAYS, QUEEN_RAYS, None, BISHOP_RAYS, ROOK_RAYS)
+# KING_ZONE[k][sq] is 1 when sq is the king's square k or next to it.
+KING_ZONE = [[0] * 64 for _ in range(64)]
+for _k in range(64):
+    KING_ZONE[_k][_k] = 1
+    for _sq in KING_TARGETS[_k]:
+        KING_ZONE[_k][_sq] = 1
+_ACTIVE = [False] * 17  # pieces whose mobility is counted
+for _t in (KNIGHT, BISHOP, ROOK, QUEEN, HAWK, ELEPHANT):
+    _ACTIVE[_t] = _ACTIVE[-_t] = True
+
+
+def activity(pos: Position, walk: bool = True, pawns: bool = True) -> list[int]:
+    """The activity counts of a position, white minus black (layout above). ``walk`` counts mobility and
+    king attack (the pieces' moves), ``pawns`` the passed pawns."""
+    counts = [0] * _N_ACTIVITY
+    squares = pos.squares
+    white_zone = KING_ZONE[pos.king_sq[0]]
+    black_zone = KING_ZONE[pos.king_sq[1]]
+    for sq in range(64 if walk else 0):
+        piece = squares[sq]
+        if not _ACTIVE[piece]:
+            continue
+        if piece > 0:
+            t = piece
+            sign = 1
+            zone = black_zone
+        else:
+            t = -piece
+            sign = -1
+            zone = white_zone
+        mobility = 0
+        attack = 0
+        leaps = _LEAPS[t]
+        if leaps is not None:
+            for to in leaps[sq]:
+                if squares[to] * sign <= 0:
+                    mobility += 1
+                attack += zone[to]
+        rays = _RAYS[t]
+        if rays is not None:
+            for ray in rays[sq]:
+                for to in ray:
+                    q = squares[to]
+                    attack += zone[to]
+                    if q:
+                        if q * sign < 0:
+                            mobility += 1
+                        break
+                    mobility += 1
+        counts[t] += mobility * sign  # MOBILITY + t
+        counts[_KING_ATTACK + t] += attack * sign
+    if pawns:
+        # The pawns' squares, found by the list's own (C) search rather than a loop over the board.
+        white_pawns = []
+        sq = -1
+        for _ in range(squares.count(PAWN)):
+            sq = squares.index(PAWN, sq + 1)
+            white_pawns.append(sq)
+        black_pawns = []
+        sq = -1
+        for _ in range(squares.count(-PAWN)):
+            sq = squares.index(-PAWN, sq + 1)
+            black_pawns.append(sq)
+        # Per file (with a guard file on each side): the highest rank of a black pawn, the lowest of a white.
+        black_top = [-1] * 10
+        white_low = [8] * 10
+        for sq in white_pawns:
+            f = (sq & 7) + 1
+            if sq >> 3 < white_low[f]:
+                white_low[f] = sq >> 3
+        for sq in black_pawns:
+            f = (sq & 7) + 1
+            if sq >> 3 > black_top[f]:
+                black_top[f] = sq >> 3
+        for sq in white_pawns:
+            f = (sq & 7) + 1
+            r = sq >> 3
+            if black_top[f] <= r and black_top[f - 1] <= r and black_top[f + 1] <= r:
+                counts[_PASSED + r] += 1
+        for sq in black_pawns:
+            f = (sq & 7) + 1
+            r = sq >> 3
+            if white_low[f] >= r and white_low[f - 1] >= r and white_low[f + 1] >= r:
+                counts[_PASSED + 7 - r] -= 1
+    return counts
+
+
 def evaluate(pos: Position, mg: int, eg: int, phase: int) -> int:
     """The static score in centipawns from the side to move's point of view."""
     p = phase if phase < PHASE_MAX else PHASE_MAX
     if p > 6:
         mg += king_safety(pos)
+    if _WALK or _PAWNS:
+        counts = activity(pos, _WALK, _PAWNS)
+        weights_mg = ACTIVITY_MG
+        weights_eg = ACTIVITY_EG
+        for i in _WEIGHTED:
+            c = counts[i]
+            if c:
+                mg += weights_mg[i] * c
+                eg += weights_eg[i] * c
     score = (mg * p + eg * (PHASE_MAX - p)) // PHASE_MAX
     if pos.gates:
         score += hand_score(pos.hand, pos.gates)

@@ -11,6 +11,7 @@ import pytest
 from engine import Board
 from engine import eval_weights as W
 from engine import evaluate as ev
+from engine.tables import ELEPHANT, HAWK, ROOK
 from tools.tune import linear, selfplay
 from tools.tune.__main__ import main
 from tools.tune.data import RESULTS, quiet_positions, read_games, read_samples, write_samples
@@ -76,6 +77,53 @@ def test_features_times_weights_is_the_evaluation(tmp_path: Path) -> None:
         assert abs(float(x @ weights) - white_view) < 1.0, board.fen()
 
 
+def test_features_times_weights_is_the_evaluation_with_activity_terms(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    rng = np.random.default_rng(5)
+    mg = tuple(int(v) for v in rng.integers(-20, 20, ev.N_ACTIVITY))
+    eg = tuple(int(v) for v in rng.integers(-20, 20, ev.N_ACTIVITY))
+    for name, value in (("ACTIVITY_MG", mg), ("ACTIVITY_EG", eg), ("_WALK", True), ("_PAWNS", True),
+                        ("_WEIGHTED", tuple(range(ev.N_ACTIVITY)))):
+        monkeypatch.setattr(ev, name, value)
+    weights = linear.current_weights()
+    boards = [Board(fen, variant=variant) for fen, variant, *_ in linear.read_rows(_selfplay_file(tmp_path))]
+    boards.append(Board("4k3/1p6/8/2P5/8/8/6p1/E3K1H1[] b - - 0 1"))
+    for board in boards:
+        white_view = ev.evaluate_position(board) * (1 if board.side == 1 else -1)
+        assert abs(float(linear.features(board) @ weights) - white_view) < 1.0, board.fen()
+
+
+def test_activity_counts_mobility_king_attack_and_passed_pawns() -> None:
+    # White: Elephant a1 (rook + knight moves), Hawk g1 (bishop + knight moves), pawn c5; black: pawns b7, g2.
+    counts = ev.activity(Board("4k3/1p6/8/2P5/8/8/6p1/E3K1H1[] w - - 0 1"))
+    elephant_moves = 7 + 3 + 2  # a2..a8, b1..d1 (stops at the own king), b3 and c2
+    hawk_moves = 1 + 3 + 3  # h2; f2, e3, d4 (the own pawn on c5 stops the diagonal); e2, f3, h3
+    assert counts[ev.MOBILITY + ELEPHANT] == elephant_moves
+    assert counts[ev.MOBILITY + HAWK] == hawk_moves
+    assert counts[ev.KING_ATTACK + HAWK] == counts[ev.KING_ATTACK + ELEPHANT] == 0  # nothing near e8
+    # c5 is not passed (b7 is ahead on the next file); g2 is passed, on black's rank 7 (index 6).
+    assert counts[ev.PASSED + 4] == 0 and counts[ev.PASSED + 6] == -1
+    # A black rook on e3 attacks e2 and the king on e1 (its zone: the king's square and its neighbours),
+    # and moves to e2, e1 (the capture), e4-e7 (the own king on e8 stops it), a3-d3 and f3-h3.
+    counts = ev.activity(Board("4k3/8/8/8/8/4r3/8/4K3[] w - - 0 1"))
+    assert counts[ev.KING_ATTACK + ROOK] == -2
+    assert counts[ev.MOBILITY + ROOK] == -(2 + 4 + 4 + 3)
+    # A white Hawk on d5 attacks f7 (bishop line) and e7, c7? (knight leaps): e7 and f7 are in e8's zone.
+    counts = ev.activity(Board("4k3/8/8/3H4/8/8/8/4K3[] w - - 0 1"))
+    assert counts[ev.KING_ATTACK + HAWK] == 2
+
+
+def test_fit_without_a_term_leaves_its_weights_at_zero(tmp_path: Path) -> None:
+    out = tmp_path / "weights.py"
+    assert main(["fit", str(_selfplay_file(tmp_path)), "--steps", "20", "--terms", "mobility",
+                 "--write", str(out)]) == 0
+    namespace: dict[str, object] = {}
+    exec(out.read_text(encoding="utf-8"), namespace)
+    mg = namespace["ACTIVITY_MG"]
+    assert isinstance(mg, tuple) and len(mg) == ev.N_ACTIVITY
+    assert any(mg[ev.MOBILITY:ev.KING_ATTACK]) and not any(mg[ev.KING_ATTACK:])
+
+
 def test_quiet_filter_drops_checks_and_captures(tmp_path: Path) -> None:
     path = _selfplay_file(tmp_path)
     x, results, scores = linear.quiet_features(path)
@@ -99,7 +147,9 @@ def test_fit_raises_the_queen_when_the_side_with_it_wins() -> None:
     w0 = linear.current_weights()
     queen_eg = linear.PST + 4 * 64 + 3  # queen on d1, endgame table
     w = linear.fit(x, y, w0, k=0.3, l2=0.0, steps=200, rate=5.0, log_every=0)
-    assert w[queen_eg] > w0[queen_eg] + 100
+    # The queen's table value and its mobility share the gain.
+    assert x[0] @ w > x[0] @ w0 + 100
+    assert w[queen_eg] > w0[queen_eg] + 50
     assert linear.loss(x, y, w, 0.3) < linear.loss(x, y, w0, 0.3)
     untouched = linear.PST + 1 * 64 + 1  # a knight on b1 is not in the position
     assert w[untouched] == w0[untouched]
@@ -114,6 +164,7 @@ def test_written_module_reproduces_the_weights(tmp_path: Path) -> None:
     assert namespace["PST_MG"] == W.PST_MG and namespace["PST_EG"] == W.PST_EG
     assert namespace["HAND_VALUE"] == W.HAND_VALUE
     assert namespace["GATE_SHORTAGE_PENALTY"] == W.GATE_SHORTAGE_PENALTY
+    assert namespace["ACTIVITY_MG"] == W.ACTIVITY_MG and namespace["ACTIVITY_EG"] == W.ACTIVITY_EG
     for name in ("TEMPO", "SHIELD_NEAR", "SHIELD_FAR", "OPEN_KING_FILE", "CENTRAL_KING"):
         assert namespace[name] == getattr(W, name), name
 
@@ -147,3 +198,15 @@ def test_selfplay_command_writes_labelled_positions(tmp_path: Path) -> None:
     rows = list(linear.read_rows(out))
     assert rows and {variant for _, variant, *_ in rows} == {"seirawan"}
     assert len({result for _, _, result, _, _ in rows}) == 1
+
+
+def test_fit_with_free_weights_moves_only_those() -> None:
+    board = Board("4k3/8/8/8/8/8/8/3QK3[] w - - 0 1")
+    x = np.array([linear.features(board)] * 20)
+    w0 = linear.current_weights()
+    free = linear.term_columns(["mobility"])
+    w = linear.fit(x, np.full(20, 1.0), w0, k=0.3, l2=0.0, steps=100, rate=5.0, log_every=0, free=free)
+    moved = np.flatnonzero(w != w0)
+    assert len(moved) and set(moved) <= set(free.tolist())
+    queen_mobility_mg = linear.ACTIVITY_I + ev.MOBILITY + 5
+    assert queen_mobility_mg in moved

@@ -47,6 +47,11 @@ def main(argv: Optional[list[str]] = None) -> int:
                                               "a data file is newer)")
     p.add_argument("--no-mirror", dest="mirror", action="store_false",
                    help="fit each square on its own (default: a square and its a<->h mirror together)")
+    p.add_argument("--terms", default="mobility,king-attack,passed",
+                   help="activity terms to fit, comma-separated (mobility, king-attack, passed; '' for none); "
+                        "the terms left out get weight 0, so the engine does not compute them")
+    p.add_argument("--only-terms", action="store_true",
+                   help="fit only the activity terms' weights; the tables and the other terms keep theirs")
     p.add_argument("--write", type=Path, help="write the fitted weights here (engine/eval_weights.py)")
     args = parser.parse_args(argv)
 
@@ -77,6 +82,8 @@ def run_fit(args: argparse.Namespace) -> None:
     """Fit on nine tenths of the positions, report the loss on the held-out tenth, optionally write."""
     import numpy as np
 
+    from engine import evaluate as ev
+
     from . import linear
 
     cache = args.cache
@@ -96,11 +103,18 @@ def run_fit(args: argparse.Namespace) -> None:
     order = np.arange(len(y))
     test, train = order[len(y) - len(y) // 10:], order[: len(y) - len(y) // 10]
     w0 = linear.current_weights()
+    terms = [name for name in args.terms.split(",") if name]
+    left_out = linear.term_columns([name for name in linear.TERMS if name not in terms])
+    if len(left_out):
+        x = x.copy()
+        x[:, left_out] = 0.0
+        w0[left_out] = 0.0
     k = linear.fit_k(x[train], y[train], w0)
     print(f"{len(y)} quiet positions ({len(train)} to fit, {len(test)} held out); K = {k:.3f}")
     print(f"current weights: loss {linear.loss(x[train], y[train], w0, k):.6f} fitted positions, "
           f"{linear.loss(x[test], y[test], w0, k):.6f} held out")
-    w = linear.fit(x[train], y[train], w0, k, args.l2, args.steps, args.rate, mirror=args.mirror)
+    free = linear.term_columns(terms) if args.only_terms else None
+    w = linear.fit(x[train], y[train], w0, k, args.l2, args.steps, args.rate, mirror=args.mirror, free=free)
     print(f"fitted weights:  loss {linear.loss(x[train], y[train], w, k):.6f} fitted positions, "
           f"{linear.loss(x[test], y[test], w, k):.6f} held out")
     names = ("TEMPO", "SHIELD_NEAR", "SHIELD_FAR", "-OPEN_KING_FILE", "-CENTRAL_KING", "HAND_VALUE hawk",
@@ -112,9 +126,17 @@ def run_fit(args: argparse.Namespace) -> None:
         eg = w[linear.PST + t * 64:linear.PST + (t + 1) * 64].mean() - w0[
             linear.PST + t * 64:linear.PST + (t + 1) * 64].mean()
         print(f"  {name}: mean change mg {mg:+.1f}, eg {eg:+.1f}")
+    for name, part in linear.TERMS.items():
+        if name in terms:
+            mg = w[linear.ACTIVITY_I + part.start:linear.ACTIVITY_I + part.stop]
+            eg = w[linear.ACTIVITY_I + ev.N_ACTIVITY + part.start:linear.ACTIVITY_I + ev.N_ACTIVITY + part.stop]
+            print(f"  {name} mg: {' '.join(f'{v:.1f}' for v in mg)}")
+            print(f"  {name} eg: {' '.join(f'{v:.1f}' for v in eg)}")
     if args.write:
         sources = ", ".join(path.name for path in args.data)
-        settings = f"lam {args.lam}, l2 {args.l2}, {args.steps} steps{'' if args.mirror else ', no mirror'}"
+        settings = (f"lam {args.lam}, l2 {args.l2}, {args.steps} steps{'' if args.mirror else ', no mirror'}"
+                    f"{', only the terms' if args.only_terms else ''}, "
+                    f"terms: {', '.join(terms) or 'none'}")
         linear.write_module(w, args.write, f"{len(train)} positions of {sources}, {settings}")
         print(f"-> {args.write}")
 

@@ -6,7 +6,9 @@ Weights (white's point of view; black uses the mirrored square with the opposite
 - ``PST_MG``/``PST_EG``: value of each piece type on each square, material included (8 x 64 x 2);
 - ``TEMPO``; the king shield terms (middlegame, as ``evaluate.king_safety``);
 - the hand terms: ``HAND_VALUE`` (Hawk, Elephant in hand with a gate for them) and
-  ``GATE_SHORTAGE_PENALTY``.
+  ``GATE_SHORTAGE_PENALTY``;
+- ``ACTIVITY_MG``/``ACTIVITY_EG``: the activity terms of ``evaluate.activity`` (mobility and king attack per
+  piece type, passed pawns per rank), middlegame and endgame, grouped by ``TERMS``.
 
 The fit minimises the mean squared difference between the label and ``1 / (1 + 10^(-K * eval / 400))``,
 plus an L2 pull towards the current weights (``--l2``) so that rarely seen squares stay where they were. The
@@ -32,7 +34,14 @@ TEMPO_I = 2 * PST
 SHIELD_I = TEMPO_I + 1  # near, far, open file, central king
 HAND_I = SHIELD_I + 4  # Hawk, Elephant in hand (usable)
 SHORTAGE_I = HAND_I + 2  # spare gates 0, 1, 2 (per piece in hand)
-N_FEATURES = SHORTAGE_I + 3
+ACTIVITY_I = SHORTAGE_I + 3  # ev.N_ACTIVITY middlegame weights, then as many endgame weights
+N_FEATURES = ACTIVITY_I + 2 * ev.N_ACTIVITY
+# The activity terms a fit can include (``--terms``): their slices of the activity layout.
+TERMS = {
+    "mobility": slice(ev.MOBILITY, ev.KING_ATTACK),
+    "king-attack": slice(ev.KING_ATTACK, ev.PASSED),
+    "passed": slice(ev.PASSED, ev.N_ACTIVITY),
+}
 LN10 = math.log(10.0)
 
 
@@ -47,7 +56,21 @@ def current_weights() -> np.ndarray:
     w[SHIELD_I:SHIELD_I + 4] = (ev.SHIELD_NEAR, ev.SHIELD_FAR, -ev.OPEN_KING_FILE, -ev.CENTRAL_KING)
     w[HAND_I:HAND_I + 2] = (ev.HAND_VALUE[0], ev.HAND_VALUE[1])
     w[SHORTAGE_I:SHORTAGE_I + 3] = [-p for p in ev.GATE_SHORTAGE_PENALTY]
+    w[ACTIVITY_I:ACTIVITY_I + ev.N_ACTIVITY] = ev.ACTIVITY_MG
+    w[ACTIVITY_I + ev.N_ACTIVITY:N_FEATURES] = ev.ACTIVITY_EG
     return w
+
+
+def term_columns(terms: list[str]) -> np.ndarray:
+    """The feature indices (middlegame and endgame) of the named activity terms."""
+    columns: list[int] = []
+    for name in terms:
+        if name not in TERMS:
+            raise ValueError(f"unknown term {name!r}: expected one of {', '.join(TERMS)}")
+        part = TERMS[name]
+        for i in range(part.start, part.stop):
+            columns += [ACTIVITY_I + i, ACTIVITY_I + ev.N_ACTIVITY + i]
+    return np.array(sorted(columns), dtype=int)
 
 
 def _shield_counts(squares: list[int], king: int, sign: int) -> tuple[int, int, int, int]:
@@ -88,6 +111,9 @@ def features(pos: Position) -> np.ndarray:
             x[base] -= wm
             x[PST + base] -= we
     x[TEMPO_I] = 1.0 if pos.side == 1 else -1.0
+    counts = np.array(ev.activity(pos), dtype=float)
+    x[ACTIVITY_I:ACTIVITY_I + ev.N_ACTIVITY] = counts * wm
+    x[ACTIVITY_I + ev.N_ACTIVITY:N_FEATURES] = counts * we
     if p > 6:
         white = _shield_counts(pos.squares, pos.king_sq[0], 1)
         black = _shield_counts(pos.squares, pos.king_sq[1], -1)
@@ -172,19 +198,26 @@ MIRROR = np.array([(i & ~7) | (7 - (i & 7)) if i < 2 * PST else i for i in range
 
 
 def fit(x: np.ndarray, y: np.ndarray, w0: np.ndarray, k: float, l2: float, steps: int = 3000,
-        rate: float = 2.0, log_every: int = 500, mirror: bool = True) -> np.ndarray:
+        rate: float = 2.0, log_every: int = 500, mirror: bool = True,
+        free: np.ndarray | None = None) -> np.ndarray:
     """Adam on the Texel loss with an L2 pull towards ``w0``; returns the fitted weights. With ``mirror`` a
-    square and its a <-> h mirror move together (half the free weights, so less over-fitting)."""
+    square and its a <-> h mirror move together (half the free weights, so less over-fitting). With
+    ``free`` (feature indices) only those weights move; the others keep their value."""
     w: np.ndarray = np.array(w0, dtype=float)
     m = np.zeros_like(w)
     v = np.zeros_like(w)
     b1, b2, eps = 0.9, 0.999, 1e-12
     n = len(y)
+    mask = np.zeros_like(w)
+    if free is not None:
+        mask[free] = 1.0
     for step in range(1, steps + 1):
         s = sigmoid(x @ w, k)
         g = x.T @ ((s - y) * s * (1 - s)) * (2 * LN10 * k / 400.0 / n) + 2 * l2 * (w - w0)
         if mirror:
             g = (g + g[MIRROR]) / 2
+        if free is not None:
+            g = g * mask
         m = b1 * m + (1 - b1) * g
         v = b2 * v + (1 - b2) * g * g
         w -= rate * (m / (1 - b1 ** step)) / (np.sqrt(v / (1 - b2 ** step)) + eps)
@@ -207,6 +240,10 @@ def write_module(w: np.ndarray, path: Path, source: str) -> None:
             rows.append(f"    # {names[t]}, a1..h1 first\n    ({body}),")
         return "(\n" + "\n".join(rows) + "\n)"
 
+    def activity(offset: int) -> str:
+        values = [int(v) for v in r[offset:offset + ev.N_ACTIVITY]]
+        return "(" + ", ".join(str(v) for v in values) + ")"
+
     text = f'''"""Evaluation weights fitted by ``python -m tools.tune fit``
 ({source}).
 
@@ -225,5 +262,8 @@ OPEN_KING_FILE = {-r[SHIELD_I + 2]}
 CENTRAL_KING = {-r[SHIELD_I + 3]}
 HAND_VALUE = ({r[HAND_I]}, {r[HAND_I + 1]})  # Hawk, Elephant in hand with a gate for them
 GATE_SHORTAGE_PENALTY = ({-r[SHORTAGE_I]}, {-r[SHORTAGE_I + 1]}, {-r[SHORTAGE_I + 2]})
+# Mobility [0..8], king attack [9..17] by piece type, passed pawns [18..25] by rank (evaluate.activity)
+ACTIVITY_MG = {activity(ACTIVITY_I)}
+ACTIVITY_EG = {activity(ACTIVITY_I + ev.N_ACTIVITY)}
 '''
     path.write_text(text, encoding="utf-8")
