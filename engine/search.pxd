@@ -18,43 +18,69 @@ cpdef bint _plausible(Position pos, int m)
 cpdef bint _has_pieces(Position pos, int side)
 
 
-cdef class Searcher:
+cdef class SearchControl:
     cdef public TranspositionTable tt
-    cdef public list history
-    cdef public list countermoves
-    cdef public list killers
     cdef public long long nodes
     cdef public int seldepth
     cdef public bint stop_flag
     cdef public double start_time
     cdef public object hard_deadline
     cdef public object node_limit
+    cdef public object stop_signal
+
+    cpdef check(self)
+
+
+cdef class MoveOrderer:
+    cdef public list history
+    cdef public list countermoves
+    cdef public list killers
+
+    @cython.locals(squares=list, side=int, history=list, killer1=int, killer2=int, keyed=list, m=int, victim=int,
+                   flag=int, key="long long", k="long long")
+    cpdef list order(self, Position pos, list moves, int hash_move, int ply, int counter=*)
+
+    @cython.locals(killers=list, history=list, bonus=int, i=int, q=int)
+    cpdef record_cutoff(self, int m, int ply, int depth, int counter_index, list quiets_tried)
+
+
+cdef class QuiescenceSearch:
+    cdef public SearchControl control
+    cdef public MoveOrderer orderer
     cdef public Position pos
-    cdef public bint infinite
+
+    @cython.locals(control=SearchControl, pos=Position, moves=list, best=int, m="long long", dmg=int, deg=int,
+                   dph=int, score=int, stand=int, squares=list, to=int, victim=int, gain=int, check=bint)
+    cpdef int qsearch(self, int alpha, int beta, int ply, int mg, int eg, int phase, bint in_check) except? -32767
+
+
+cdef class AlphaBetaSearch:
+    cdef public TranspositionTable tt
+    cdef public SearchControl control
+    cdef public MoveOrderer orderer
+    cdef public QuiescenceSearch quiescence
+    cdef public Position pos
+
+    @cython.locals(halfmove=int, stack=list, key="long long", n=int, low=int, i=int, entry=tuple)
+    cpdef bint is_draw(self, Position pos)
+
+    @cython.locals(control=SearchControl, orderer=MoveOrderer, pos=Position, pv_node=bint, table=object,
+                   key="long long", entry=tuple, hash_move=int, e_depth=int, bound=int, e_score=int, side=int,
+                   static_eval=int, reduction=int, score=int, stack=list, counter_index=int, counter=int, prev=int,
+                   prev_to=int, ordered=list, staged=bint, moves=list, squares=list, best=int, best_move=int,
+                   original_alpha=int, futile=bint, late_limit=int, quiets_tried=list, searched=int, lmr_row=list,
+                   index=int, m=int, to=int, victim=int, flag=int, quiet=bint, gives_check=bint, dmg=int, deg=int,
+                   dph=int, new_depth=int, killers=list, stored=int)
+    cpdef int pvs(self, int depth, int alpha, int beta, int ply, int mg, int eg, int phase, bint null_ok,
+                  bint in_check) except? -32767
+
+
+cdef class Searcher:
+    cdef public TranspositionTable tt
+    cdef public SearchControl control
+    cdef public MoveOrderer orderer
+    cdef public AlphaBetaSearch tree
     cdef public int skill_level
     cdef public object rng
     cdef public int start_depth
     cdef public object stop_signal
-
-    cpdef _check_limits(self)
-
-    @cython.locals(halfmove=int, stack=list, key="long long", n=int, low=int, i=int, entry=tuple)
-    cpdef bint _is_draw(self, Position pos)
-
-    @cython.locals(squares=list, side=int, history=list, killer1=int, killer2=int, keyed=list, m=int, victim=int,
-                   flag=int, key="long long", k="long long")
-    cpdef list _order(self, Position pos, list moves, int hash_move, int ply, int counter=*)
-
-    @cython.locals(pos=Position, moves=list, best=int, m="long long", dmg=int, deg=int, dph=int, score=int, stand=int,
-                   squares=list, to=int, victim=int, gain=int, check=bint)
-    cpdef int _qsearch(self, int alpha, int beta, int ply, int mg, int eg, int phase, bint in_check) except? -32767
-
-    @cython.locals(pos=Position, pv_node=bint, table=object, key="long long", entry=tuple, hash_move=int,
-                   e_depth=int, bound=int, e_score=int, side=int, static_eval=int, reduction=int, score=int,
-                   stack=list, counter_index=int, counter=int, prev=int, prev_to=int, ordered=list, staged=bint,
-                   moves=list, squares=list, best=int, best_move=int, original_alpha=int, futile=bint,
-                   late_limit=int, quiets_tried=list, searched=int, lmr_row=list, index=int, m=int, to=int,
-                   victim=int, flag=int, quiet=bint, gives_check=bint, dmg=int, deg=int, dph=int, new_depth=int,
-                   killers=list, history=list, bonus=int, i=int, q=int, stored=int)
-    cpdef int _search(self, int depth, int alpha, int beta, int ply, int mg, int eg, int phase, bint null_ok,
-                      bint in_check) except? -32767

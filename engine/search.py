@@ -5,6 +5,12 @@ The search works on the int move codes of :class:`engine.position.Position` and 
 incrementally (``evaluate.move_delta``). One Searcher is one thread of search; the UCI front end runs it in a
 thread and stops it through ``Searcher.stop_now``. With ``Threads`` above 1, helper processes run Searchers
 of their own on a shared table (:mod:`engine.smp`).
+
+The parts, one class each: :class:`Searcher` drives a search (iterative deepening, aspiration windows, the
+root moves, the principal variation, Skill Level); :class:`AlphaBetaSearch` searches the tree below the root
+(PVS, pruning, the transposition table) and :class:`QuiescenceSearch` the captures at its leaves;
+:class:`MoveOrderer` orders the moves and learns from cut-offs (history, killers, countermoves);
+:class:`SearchControl` counts the nodes and says when to stop.
 """
 
 from __future__ import annotations
@@ -55,8 +61,8 @@ LATE_MOVE_COUNT = (0, 6, 10, 16)  # quiet moves searched at depth 1..3 before th
 FALLING_MARGIN = 30  # cp: a root score that falls more than this between iterations earns more time
 
 __all__ = [  # the rules helpers the search uses keep their old import path (engine.search.see ...)
-    "MATE_BOUND", "SearchAborted", "SearchLimits", "SearchResult", "Searcher", "captures", "gives_check_quiet",
-    "mate_in", "see",
+    "MATE_BOUND", "AlphaBetaSearch", "MoveOrderer", "QuiescenceSearch", "SearchAborted", "SearchControl",
+    "SearchLimits", "SearchResult", "Searcher", "captures", "gives_check_quiet", "mate_in", "see",
 ]
 
 
@@ -127,43 +133,40 @@ class SearchResult:
 InfoCallback = Callable[[Dict[str, Any]], None]
 
 
-class Searcher:
-    """Holds the state kept between searches (transposition table, history) and runs one search at a time."""
+class SearchControl:
+    """The counters and the stop conditions of one search, shared by the driver and the tree searches: the
+    nodes searched, the selective depth reached, the start time, the hard deadline, the node limit, the
+    ``stop`` flag and a Lazy SMP helper's stop signal. The tree searches count a node and call :meth:`check`
+    every 256 nodes."""
 
-    def __init__(self, hash_mb: int = 16) -> None:
-        self.tt = TranspositionTable(hash_mb)
-        self.history = [0] * 4096
-        # Countermove: the quiet move that last refuted the opponent's move, by (piece, destination) of that move.
-        self.countermoves = [0] * (17 * 64)
-        self.killers = [[0, 0] for _ in range(MAX_PLY + 2)]
+    def __init__(self, tt: TranspositionTable) -> None:
+        self.tt = tt
         self.nodes = 0
         self.seldepth = 0
         self.stop_flag = False
         self.start_time = 0.0
         self.hard_deadline: Optional[float] = None
         self.node_limit: Optional[int] = None
-        self.pos: Position = Position()
-        self.infinite = False
-        self.skill_level = 20
-        self.rng = random.Random()
-        self.start_depth = 1  # where iterative deepening starts (Lazy SMP helpers start deeper)
         self.stop_signal: Optional[SharedTable] = None  # a helper's: stop when the main search has stopped
 
-    # ------------------------------------------------------------------ control
+    def start(self, limits: SearchLimits, stop_signal: Optional[SharedTable]) -> None:
+        """Zero the counters and take the bounds of a new search; its times count from now."""
+        self.nodes = 0
+        self.seldepth = 0
+        self.stop_flag = False
+        self.start_time = time.perf_counter()
+        self.hard_deadline = None if limits.hard_time is None else self.start_time + limits.hard_time
+        self.node_limit = limits.nodes
+        self.stop_signal = stop_signal
 
-    def new_game(self) -> None:
-        self.tt.clear()
-        self.history = [0] * 4096
-        self.countermoves = [0] * (17 * 64)
+    def elapsed(self) -> float:
+        """Seconds since the search started."""
+        return time.perf_counter() - self.start_time
 
-    def stop_now(self) -> None:
-        self.stop_flag = True
-
-    def use_shared_table(self, shared: Optional[SharedTable]) -> None:
-        """Search with the transposition table in shared memory of Lazy SMP (None: an own table again)."""
-        self.tt.use_shared(shared)
-
-    def _check_limits(self) -> None:
+    def check(self) -> None:
+        """Raise SearchAborted when ``stop`` arrived, the hard deadline or the node limit passed, or (a Lazy SMP
+        helper) the main search finished. Also empties the transposition table once it has outgrown its size
+        (tested here, every 256 nodes, rather than at every store)."""
         if self.stop_flag:
             raise SearchAborted
         if self.hard_deadline is not None and time.perf_counter() >= self.hard_deadline:
@@ -176,33 +179,33 @@ class Searcher:
         if self.tt.over_capacity():
             self.tt.table.clear()
 
-    # ------------------------------------------------------------------ helpers
 
-    def _is_draw(self, pos: Position) -> bool:
-        """Fifty-move rule or a repetition of a position since the last irreversible move (one repetition
-        inside the tree is enough to score it as a draw)."""
-        halfmove = pos.halfmove
-        if halfmove >= 100:
-            return True
-        if halfmove < 4:
-            return False
-        stack = pos.stack
-        key = pos.hash
-        n = len(stack)
-        low = n - halfmove
-        if low < 0:
-            low = 0
-        i = n - 4
-        while i >= low:
-            entry = stack[i]
-            if entry[6] == key:
-                return True
-            if entry[0] == -1 or stack[i + 1][0] == -1:  # a null move breaks the chain
-                return False
-            i -= 2
-        return False
+class MoveOrderer:
+    """Move ordering and what it learns from cut-offs: the history table (by from-to squares), two killer
+    moves per ply and the countermoves. The history and countermoves are kept from search to search (aged
+    by :meth:`new_search`, cleared by :meth:`new_game`); the killers belong to one search."""
 
-    def _order(self, pos: Position, moves: list[int], hash_move: int, ply: int, counter: int = 0) -> list[int]:
+    def __init__(self) -> None:
+        self.history = [0] * 4096
+        # Countermove: the quiet move that last refuted the opponent's move, by (piece, destination) of that move.
+        self.countermoves = [0] * (17 * 64)
+        self.killers = [[0, 0] for _ in range(MAX_PLY + 2)]
+
+    def new_game(self) -> None:
+        """Forget the history and the countermoves."""
+        self.history = [0] * 4096
+        self.countermoves = [0] * (17 * 64)
+
+    def new_search(self) -> None:
+        """Before a search: no killers yet, and the history of the last searches counts a quarter."""
+        self.killers = [[0, 0] for _ in range(MAX_PLY + 2)]
+        for i in range(4096):
+            self.history[i] >>= 2
+
+    def order(self, pos: Position, moves: list[int], hash_move: int, ply: int, counter: int = 0) -> list[int]:
+        """``moves`` best first: the hash move, captures by MVV-LVA (gated captures just after their plain
+        twin), promotions, en passant, the killers of ``ply``, the countermove ``counter``, then the quiet
+        moves by history. Keys and moves are packed into one int (``key << 20 | move``) for a plain sort."""
         squares = pos.squares
         side = pos.side
         history = self.history
@@ -235,9 +238,38 @@ class Searcher:
         keyed.sort(reverse=True)
         return [k & 0xFFFFF for k in keyed]
 
-    # ------------------------------------------------------------------ quiescence
+    def record_cutoff(self, m: int, ply: int, depth: int, counter_index: int, quiets_tried: list[int]) -> None:
+        """The quiet move ``m`` cut off at ``ply`` with ``depth`` to go: it becomes the countermove of the
+        opponent's last move (slot ``counter_index``, none when negative) and a killer; its history gains
+        depth^2 and the quiet moves tried before it (``quiets_tried`` ends with ``m``) lose as much. The
+        whole table is halved when an entry passes HISTORY_MAX."""
+        if counter_index >= 0:
+            self.countermoves[counter_index] = m
+        killers = self.killers[ply]
+        if killers[0] != m:
+            killers[1] = killers[0]
+            killers[0] = m
+        history = self.history
+        bonus = depth * depth
+        history[m & 4095] += bonus
+        if history[m & 4095] > HISTORY_MAX:
+            for i in range(4096):
+                history[i] >>= 1
+        for q in quiets_tried[:-1]:
+            history[q & 4095] -= bonus
 
-    def _qsearch(self, alpha: int, beta: int, ply: int, mg: int, eg: int, phase: int, in_check: bool) -> int:
+
+class QuiescenceSearch:
+    """The quiescence search at the leaves of the tree: captures until the position is quiet, every evasion
+    when in check. Searches ``pos`` (set by :meth:`AlphaBetaSearch.set_position`), counting its nodes on the
+    shared :class:`SearchControl`."""
+
+    def __init__(self, control: SearchControl, orderer: MoveOrderer) -> None:
+        self.control = control
+        self.orderer = orderer
+        self.pos: Position = Position()
+
+    def qsearch(self, alpha: int, beta: int, ply: int, mg: int, eg: int, phase: int, in_check: bool) -> int:
         """Quiescence search of ``self.pos`` at ``ply`` from the root: the score (side to move's view) once
         the captures have played out, fail-soft within the window ``alpha < score < beta``.
 
@@ -246,11 +278,12 @@ class Searcher:
         every evasion is searched, and no evasion at all returns the mate score ``-MATE + ply``. A result
         ``<= alpha`` is an upper bound, ``>= beta`` a lower bound, anything between exact. ``mg``/``eg``/
         ``phase`` are the incremental evaluation sums of the position. Nothing is stored in the table."""
-        self.nodes += 1
-        if not self.nodes & 255:
-            self._check_limits()
-        if ply > self.seldepth:
-            self.seldepth = ply
+        control = self.control
+        control.nodes += 1
+        if not control.nodes & 255:
+            control.check()
+        if ply > control.seldepth:
+            control.seldepth = ply
         pos = self.pos
         if in_check:
             moves = pos.generate_legal()
@@ -259,10 +292,10 @@ class Searcher:
             if ply >= MAX_PLY:
                 return evaluate(pos, mg, eg, phase)
             best = -MATE + ply
-            for m in self._order(pos, moves, 0, ply):
+            for m in self.orderer.order(pos, moves, 0, ply):
                 dmg, deg, dph = move_delta(pos, m)
                 pos.make(m)
-                score = -self._qsearch(-beta, -alpha, ply + 1, mg + dmg, eg + deg, phase + dph, pos.in_check())
+                score = -self.qsearch(-beta, -alpha, ply + 1, mg + dmg, eg + deg, phase + dph, pos.in_check())
                 pos.unmake()
                 if score > best:
                     best = score
@@ -300,7 +333,7 @@ class Searcher:
             else:
                 pos.make(m)
                 check = pos.in_check()
-            score = -self._qsearch(-beta, -alpha, ply + 1, mg + dmg, eg + deg, phase + dph, check)
+            score = -self.qsearch(-beta, -alpha, ply + 1, mg + dmg, eg + deg, phase + dph, check)
             pos.unmake()
             if score > best:
                 best = score
@@ -310,31 +343,73 @@ class Searcher:
                     alpha = score
         return best
 
-    # ------------------------------------------------------------------ main search
 
-    def _search(self, depth: int, alpha: int, beta: int, ply: int, mg: int, eg: int, phase: int,
+class AlphaBetaSearch:
+    """The tree below the root: principal variation search with the transposition table, mate-distance,
+    null-move, futility and late-move pruning, late-move reductions and the check extension, on ``pos`` (set
+    by :meth:`set_position`; the moves are made and unmade on it). The leaves go to its
+    :class:`QuiescenceSearch`, the move order to the shared :class:`MoveOrderer`."""
+
+    def __init__(self, tt: TranspositionTable, control: SearchControl, orderer: MoveOrderer) -> None:
+        self.tt = tt
+        self.control = control
+        self.orderer = orderer
+        self.quiescence = QuiescenceSearch(control, orderer)
+        self.pos: Position = self.quiescence.pos
+
+    def set_position(self, pos: Position) -> None:
+        """Search ``pos`` from now on (the quiescence search too)."""
+        self.pos = pos
+        self.quiescence.pos = pos
+
+    def is_draw(self, pos: Position) -> bool:
+        """Fifty-move rule or a repetition of a position since the last irreversible move (one repetition
+        inside the tree is enough to score it as a draw)."""
+        halfmove = pos.halfmove
+        if halfmove >= 100:
+            return True
+        if halfmove < 4:
+            return False
+        stack = pos.stack
+        key = pos.hash
+        n = len(stack)
+        low = n - halfmove
+        if low < 0:
+            low = 0
+        i = n - 4
+        while i >= low:
+            entry = stack[i]
+            if entry[6] == key:
+                return True
+            if entry[0] == -1 or stack[i + 1][0] == -1:  # a null move breaks the chain
+                return False
+            i -= 2
+        return False
+
+    def pvs(self, depth: int, alpha: int, beta: int, ply: int, mg: int, eg: int, phase: int,
                 null_ok: bool, in_check: bool) -> int:
         """Principal variation search of ``self.pos`` to ``depth`` plies at ``ply`` from the root: the score
         (side to move's view, centipawns; mates as ``MATE - plies to mate``), fail-soft in the window
         ``(alpha, beta)``. A result ``<= alpha`` is an upper bound, ``>= beta`` a lower bound (a cut-off),
         anything between is exact; the table entry stored for the node says which (EXACT/LOWER/UPPER), with
         mate scores made relative to the node. ``beta - alpha > 1`` marks a PV node (no table cut-offs, no
-        pruning); a null window is a zero-window test. ``depth <= 0`` drops into :meth:`_qsearch` (unless in
+        pruning); a null window is a zero-window test. ``depth <= 0`` drops into the quiescence search (unless in
         check, which is searched one ply deeper). A draw by repetition or the fifty-move rule returns 0.
         ``null_ok`` allows null-move pruning (not twice in a row); ``in_check`` says whether the side to move
         is in check (the caller knows it from making the move). Raises SearchAborted when time, nodes or
         ``stop`` run out; the root restores the position."""
         pos = self.pos
         if depth <= 0 and not in_check:
-            return self._qsearch(alpha, beta, ply, mg, eg, phase, False)
+            return self.quiescence.qsearch(alpha, beta, ply, mg, eg, phase, False)
         if depth < 1:
             depth = 1
-        self.nodes += 1
-        if not self.nodes & 255:
-            self._check_limits()
-        if ply > self.seldepth:
-            self.seldepth = ply
-        if self._is_draw(pos):
+        control = self.control
+        control.nodes += 1
+        if not control.nodes & 255:
+            control.check()
+        if ply > control.seldepth:
+            control.seldepth = ply
+        if self.is_draw(pos):
             return 0
         if ply >= MAX_PLY:
             return evaluate(pos, mg, eg, phase)
@@ -373,12 +448,13 @@ class Searcher:
                 if null_ok and depth >= 3 and static_eval >= beta and _has_pieces(pos, side):
                     reduction = 3 + depth // 6
                     pos.make_null()
-                    score = -self._search(depth - 1 - reduction, -beta, -beta + 1, ply + 1, mg, eg, phase, False, False)
+                    score = -self.pvs(depth - 1 - reduction, -beta, -beta + 1, ply + 1, mg, eg, phase, False, False)
                     pos.unmake_null()
                     if score >= beta:
                         return beta if score > MATE_BOUND else score
 
         # The countermove slot of the opponent's last move (none after a null move or at the root of the game).
+        orderer = self.orderer
         stack = pos.stack
         counter_index = -1
         counter = 0
@@ -387,7 +463,7 @@ class Searcher:
             if prev > 0:
                 prev_to = prev >> 6 & 63
                 counter_index = (pos.squares[prev_to] + 8) * 64 + prev_to
-                counter = self.countermoves[counter_index]
+                counter = orderer.countermoves[counter_index]
         if hash_move and _plausible(pos, hash_move):
             # Staged: try the hash move before generating the others (it often cuts off on its own).
             ordered = [hash_move]
@@ -398,11 +474,11 @@ class Searcher:
                 return -MATE + ply if in_check else 0
             if not hash_move and depth >= 5 and pv_node:
                 # Internal iterative deepening: find a move to search first.
-                self._search(depth - 2, alpha, beta, ply, mg, eg, phase, False, in_check)
+                self.pvs(depth - 2, alpha, beta, ply, mg, eg, phase, False, in_check)
                 entry = table.get(key)
                 if entry is not None:
                     hash_move = entry[3]
-            ordered = self._order(pos, moves, hash_move, ply, counter)
+            ordered = orderer.order(pos, moves, hash_move, ply, counter)
             staged = False
         squares = pos.squares
         best = -INFINITE
@@ -420,7 +496,7 @@ class Searcher:
                 if not staged:
                     break
                 staged = False
-                ordered = self._order(pos, pos.generate_legal(), hash_move, ply, counter)
+                ordered = orderer.order(pos, pos.generate_legal(), hash_move, ply, counter)
                 index = 1 if ordered and ordered[0] == hash_move else 0
                 continue
             m = ordered[index]
@@ -459,7 +535,7 @@ class Searcher:
                 gives_check = pos.in_check()
             new_depth = depth - 1 + (1 if gives_check else 0)
             if searched == 0:
-                score = -self._search(new_depth, -beta, -alpha, ply + 1, mg + dmg, eg + deg, phase + dph, True,
+                score = -self.pvs(new_depth, -beta, -alpha, ply + 1, mg + dmg, eg + deg, phase + dph, True,
                                       gives_check)
             else:
                 reduction = 0
@@ -467,14 +543,15 @@ class Searcher:
                     reduction = lmr_row[searched if searched < 64 else 63]
                     if pv_node and reduction:
                         reduction -= 1
-                    if m == self.killers[ply][0] or m == self.killers[ply][1]:
+                    killers = orderer.killers[ply]
+                    if m == killers[0] or m == killers[1]:
                         reduction = reduction - 1 if reduction else 0
                     if reduction >= new_depth:
                         reduction = new_depth - 1
-                score = -self._search(new_depth - reduction, -alpha - 1, -alpha, ply + 1, mg + dmg, eg + deg,
+                score = -self.pvs(new_depth - reduction, -alpha - 1, -alpha, ply + 1, mg + dmg, eg + deg,
                                       phase + dph, True, gives_check)
                 if score > alpha and (reduction or (pv_node and score < beta)):
-                    score = -self._search(new_depth, -beta, -alpha, ply + 1, mg + dmg, eg + deg, phase + dph,
+                    score = -self.pvs(new_depth, -beta, -alpha, ply + 1, mg + dmg, eg + deg, phase + dph,
                                           True, gives_check)
             pos.unmake()
             searched += 1
@@ -487,20 +564,7 @@ class Searcher:
                     alpha = score
                     if score >= beta:
                         if quiet:
-                            if counter_index >= 0:
-                                self.countermoves[counter_index] = m
-                            killers = self.killers[ply]
-                            if killers[0] != m:
-                                killers[1] = killers[0]
-                                killers[0] = m
-                            history = self.history
-                            bonus = depth * depth
-                            history[m & 4095] += bonus
-                            if history[m & 4095] > HISTORY_MAX:
-                                for i in range(4096):
-                                    history[i] >>= 1
-                            for q in quiets_tried[:-1]:
-                                history[q & 4095] -= bonus
+                            orderer.record_cutoff(m, ply, depth, counter_index, quiets_tried)
                         break
         if searched == 0:
             # Every move was pruned: fall back to the static evaluation.
@@ -520,11 +584,52 @@ class Searcher:
         table[key] = (depth, bound, stored, best_move)
         return best
 
+
+class Searcher:
+    """One thread of search: iterative deepening with aspiration windows over the root moves, the principal
+    variation, Skill Level and an ``info`` dict per iteration, on top of an :class:`AlphaBetaSearch`. Holds
+    what is kept between searches (the transposition table, the :class:`MoveOrderer`) and runs one search at
+    a time; :meth:`stop_now` and :meth:`set_deadline` may be called from another thread while it runs."""
+
+    def __init__(self, hash_mb: int = 16) -> None:
+        self.tt = TranspositionTable(hash_mb)
+        self.control = SearchControl(self.tt)
+        self.orderer = MoveOrderer()
+        self.tree = AlphaBetaSearch(self.tt, self.control, self.orderer)
+        self.skill_level = 20
+        self.rng = random.Random()
+        self.start_depth = 1  # where iterative deepening starts (Lazy SMP helpers start deeper)
+        self.stop_signal: Optional[SharedTable] = None  # a helper's: stop when the main search has stopped
+
+    # ------------------------------------------------------------------ control
+
+    def new_game(self) -> None:
+        self.tt.clear()
+        self.orderer.new_game()
+
+    def stop_now(self) -> None:
+        self.control.stop_flag = True
+
+    def use_shared_table(self, shared: Optional[SharedTable]) -> None:
+        """Search with the transposition table in shared memory of Lazy SMP (None: an own table again)."""
+        self.tt.use_shared(shared)
+
+    def elapsed(self) -> float:
+        """Seconds since the current (or last) search started."""
+        return self.control.elapsed()
+
+    def set_deadline(self, seconds: float) -> None:
+        """Stop the running search ``seconds`` from now at the latest (``ponderhit``)."""
+        self.control.hard_deadline = time.perf_counter() + seconds
+
     # ------------------------------------------------------------------ root
 
     def _root(self, depth: int, alpha: int, beta: int, root_moves: list[int], mg: int, eg: int,
               phase: int) -> tuple[int, int]:
-        pos = self.pos
+        """One iteration over ``root_moves`` (best first) in the window ``(alpha, beta)``: the best score and
+        move; PVS, with a one-ply reduction of late quiet moves."""
+        tree = self.tree
+        pos = tree.pos
         best = -INFINITE
         best_move = root_moves[0]
         in_check = pos.in_check()
@@ -534,16 +639,16 @@ class Searcher:
             gives_check = pos.in_check()
             new_depth = depth - 1 + (1 if gives_check else 0)
             if index == 0:
-                score = -self._search(new_depth, -beta, -alpha, 1, mg + dmg, eg + deg, phase + dph, True, gives_check)
+                score = -tree.pvs(new_depth, -beta, -alpha, 1, mg + dmg, eg + deg, phase + dph, True, gives_check)
             else:
                 reduction = 0
                 if (depth >= 3 and index >= 4 and not in_check and not gives_check
                         and pos.stack[-1][1] == 0 and m >> 16 != PROMOTION):
                     reduction = 1
-                score = -self._search(new_depth - reduction, -alpha - 1, -alpha, 1, mg + dmg, eg + deg,
+                score = -tree.pvs(new_depth - reduction, -alpha - 1, -alpha, 1, mg + dmg, eg + deg,
                                       phase + dph, True, gives_check)
                 if score > alpha:
-                    score = -self._search(new_depth, -beta, -alpha, 1, mg + dmg, eg + deg, phase + dph, True,
+                    score = -tree.pvs(new_depth, -beta, -alpha, 1, mg + dmg, eg + deg, phase + dph, True,
                                           gives_check)
             pos.unmake()
             if score > best:
@@ -556,7 +661,9 @@ class Searcher:
         return best, best_move
 
     def _extract_pv(self, first: int) -> list[int]:
-        pos = self.pos
+        """The principal variation from ``first`` on, read from the transposition table (legal moves only,
+        up to 32, no position twice)."""
+        pos = self.tree.pos
         pv = [first]
         made = 0
         pos.make(first)
@@ -582,17 +689,11 @@ class Searcher:
 
     def search(self, pos: Position, limits: SearchLimits, info: Optional[InfoCallback] = None) -> SearchResult:
         """Search ``pos`` (left unchanged) within ``limits``; ``info`` gets a dict per finished iteration."""
-        self.pos = pos
-        self.nodes = 0
-        self.seldepth = 0
-        self.stop_flag = False
-        self.start_time = time.perf_counter()
-        self.hard_deadline = None if limits.hard_time is None else self.start_time + limits.hard_time
-        self.node_limit = limits.nodes
+        control = self.control
+        control.start(limits, self.stop_signal)
+        self.tree.set_position(pos)
         self.tt.new_search()
-        self.killers = [[0, 0] for _ in range(MAX_PLY + 2)]
-        for i in range(4096):
-            self.history[i] >>= 2
+        self.orderer.new_search()
         root_stack = len(pos.stack)
 
         moves = pos.generate_legal()
@@ -600,7 +701,7 @@ class Searcher:
             return SearchResult(0, 0, -MATE if pos.in_check() else 0, 0, 0, [])
         mg, eg, phase = initial_scores(pos)
         entry = self.tt.table.get(tt_key(pos.hash, pos.gates))
-        root_moves = self._order(pos, moves, entry[3] if entry else 0, 0)
+        root_moves = self.orderer.order(pos, moves, entry[3] if entry else 0, 0)
         best_move = root_moves[0]
         best_score = 0
         completed_depth = 0
@@ -614,7 +715,7 @@ class Searcher:
         stability = 0
         depth = min(self.start_depth, max_depth)
         while depth <= max_depth:
-            self.seldepth = 0
+            control.seldepth = 0
             try:
                 if depth >= 4 and abs(best_score) < MATE_BOUND:
                     window = 35
@@ -663,7 +764,7 @@ class Searcher:
             if abs(score) > MATE_BOUND and depth > 2 and MATE - abs(score) <= depth and not limits.infinite:
                 break  # a forced mate found within the full-width depth
             if limits.soft_time is not None and not limits.infinite:
-                elapsed = time.perf_counter() - self.start_time
+                elapsed = control.elapsed()
                 # An unstable best move earns more time; a settled one less.
                 factor = 1.3 if stability == 0 else (1.0 if stability < 3 else 0.7)
                 if falling > FALLING_MARGIN:
@@ -677,37 +778,41 @@ class Searcher:
             best_move = self._weaken(pos, root_moves, best_move, skill, mg, eg, phase)
             pv = [best_move]
         ponder = pv[1] if len(pv) > 1 and pv[0] == best_move else 0
-        return SearchResult(best_move, ponder, best_score, completed_depth, self.nodes, pv)
+        return SearchResult(best_move, ponder, best_score, completed_depth, control.nodes, pv)
 
     def _weaken(self, pos: Position, root_moves: list[int], best_move: int, skill: int, mg: int, eg: int,
                 phase: int) -> int:
         """Skill Level below 20: pick among the moves whose shallow score is within a skill-dependent margin."""
         margin = (20 - skill) * 12
-        self.hard_deadline = None
-        self.stop_flag = False
+        self.control.hard_deadline = None
+        self.control.stop_flag = False
+        quiescence = self.tree.quiescence
         scored = []
         for m in root_moves:
             dmg, deg, dph = move_delta(pos, m)
             pos.make(m)
-            score = -self._qsearch(-INFINITE, INFINITE, 1, mg + dmg, eg + deg, phase + dph, pos.in_check())
+            score = -quiescence.qsearch(-INFINITE, INFINITE, 1, mg + dmg, eg + deg, phase + dph, pos.in_check())
             pos.unmake()
             scored.append((score + self.rng.randint(0, margin), m))
         scored.sort(reverse=True)
         return scored[0][1]
 
     def _info(self, depth: int, score: int, pv: list[int]) -> Dict[str, Any]:
-        elapsed = time.perf_counter() - self.start_time
+        """The ``info`` callback's dict for a finished iteration."""
+        control = self.control
+        elapsed = control.elapsed()
         return {
             "depth": depth,
-            "seldepth": max(self.seldepth, depth),
+            "seldepth": max(control.seldepth, depth),
             "score": score,
             "mate": mate_in(score),
-            "nodes": self.nodes,
+            "nodes": control.nodes,
             "time_ms": int(elapsed * 1000),
-            "nps": int(self.nodes / elapsed) if elapsed > 0 else 0,
+            "nps": int(control.nodes / elapsed) if elapsed > 0 else 0,
             "hashfull": self.tt.permille(),
             "pv": pv,
         }
+
 
 
 def mate_in(score: int) -> Optional[int]:

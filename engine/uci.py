@@ -1,8 +1,10 @@
 """The UCI front end: ``python -m engine`` or the ``schess-engine`` console script.
 
-Reads commands from stdin, answers on stdout. The search runs in its own thread so that ``stop``, ``quit``,
-``isready`` and ``ponderhit`` are answered at once. Bad input is reported as ``info string error: ...`` and
-never stops the engine; ``bestmove`` is always a legal move of the current position, or ``(none)``.
+Reads commands from stdin, answers on stdout. :class:`UciFrontEnd` reads the commands and keeps the options
+and the position; the search runs in its own thread (:class:`SearchThread`, with the Lazy SMP helpers) so that
+``stop``, ``quit``, ``isready`` and ``ponderhit`` are answered at once. Bad input is reported as
+``info string error: ...`` and never stops the engine; ``bestmove`` is always a legal move of the current
+position, or ``(none)``.
 """
 
 from __future__ import annotations
@@ -101,8 +103,127 @@ def _parse_int(value: str, low: int, high: int, name: str) -> int:
     return number
 
 
+class SearchThread:
+    """The search of ``go`` in a thread of its own, and what goes with it: the ``info`` and ``bestmove`` lines,
+    ``stop`` and ``ponderhit`` while it runs, and the Lazy SMP helper processes of ``Threads`` (``pool``)."""
+
+    def __init__(self, searcher: Searcher, send: Writer, error: Writer) -> None:
+        self.searcher = searcher
+        self._send = send
+        self._error = error
+        self.pool: Optional[HelperPool] = None  # Lazy SMP helpers while Threads > 1
+        self._thread: Optional[threading.Thread] = None
+        self._release = threading.Event()  # set on stop/ponderhit: an infinite/ponder search may report
+        self._pondering = False
+        self._limits: Optional[SearchLimits] = None
+        self._go_args: dict[str, int] = {}
+
+    def start(self, board: Board, limits: SearchLimits, go_args: dict[str, int], pondering: bool,
+              root: tuple[str, bool, Optional[str], list[str]]) -> None:
+        """Search ``board`` within ``limits`` in a new thread (the last one must have been stopped). ``go_args``
+        are the ``go`` numbers (the clock for ``ponderhit``); ``root`` is (variant, chess960, FEN or None,
+        moves) for the helpers, which join unless the Skill Level weakens the search. An infinite or ponder
+        search holds its bestmove back until ``stop`` or ``ponderhit``."""
+        self._go_args = go_args
+        self._limits = limits
+        self._pondering = pondering
+        self._release.clear()
+        pool = self.pool
+        if pool is not None and self.searcher.skill_level == 20:  # a weakened search keeps to one thread
+            variant, chess960, fen, moves = root
+            pool.start(variant, chess960, fen, moves, 20)
+        wait_for_release = limits.infinite
+        self._thread = threading.Thread(target=self._run, args=(board, limits, wait_for_release), daemon=True)
+        self._thread.start()
+
+    def _run(self, board: Board, limits: SearchLimits, wait_for_release: bool) -> None:
+        """The thread: search, then (after ``stop`` or ``ponderhit`` when ``wait_for_release``) send
+        ``bestmove``, even when the search failed."""
+        try:
+            result = self.searcher.search(board, limits, lambda info: self._send_info(board, info))
+            best, ponder = result.best, result.ponder
+        except Exception as exc:  # never leave the GUI without a bestmove
+            self._error(f"search failed: {exc!r}")
+            moves = board.generate_legal()
+            best, ponder = (moves[0] if moves else 0), 0
+        finally:
+            if self.pool is not None:
+                self.pool.stop()  # the helpers leave the root before the next position
+        if wait_for_release:
+            self._release.wait()
+        if not best:
+            self._send("bestmove (none)")
+            return
+        text = f"bestmove {board.move_of(best).uci()}"
+        if ponder:
+            text += f" ponder {board.move_of(ponder).uci()}"
+        self._send(text)
+
+    def _send_info(self, board: Board, info: Dict[str, Any]) -> None:
+        mate = info["mate"]
+        score = f"mate {mate}" if mate is not None else f"cp {info['score']}"
+        pv = " ".join(board.move_of(m).uci() for m in info["pv"])
+        self._send(
+            f"info depth {info['depth']} seldepth {info['seldepth']} multipv 1 score {score} nodes {info['nodes']}"
+            f" nps {info['nps']} hashfull {info['hashfull']} time {info['time_ms']} pv {pv}"
+        )
+
+    def ponderhit(self, board: Board, move_overhead: int) -> None:
+        """The pondered move was played: a ``go ponder`` search becomes a timed one on the clock it was sent
+        with, and will report. Ignored when no ponder search runs."""
+        limits = self._limits
+        if self._thread is None or not self._thread.is_alive() or not self._pondering or limits is None:
+            return
+        self._pondering = False
+        params = self._go_args
+        white = board.side == 1
+        soft, hard = plan_time(params.get("wtime" if white else "btime"), params.get("winc" if white else "binc", 0),
+                               params.get("movestogo"), params.get("movetime"), move_overhead,
+                               len(board.move_stack))
+        searcher = self.searcher
+        elapsed = searcher.elapsed()
+        if hard is not None:
+            searcher.set_deadline(hard)
+            limits.soft_time = elapsed + (soft or hard)
+        limits.infinite = False
+        self._release.set()
+
+    def stop(self) -> None:
+        """Stop the search (if any) and wait until it has sent its bestmove."""
+        thread = self._thread
+        if thread is None:
+            return
+        self.searcher.stop_now()
+        self._release.set()
+        thread.join()
+        self._thread = None
+
+    def wait(self) -> None:
+        """Block until the current search (if any) has sent its bestmove (for tests and bench)."""
+        thread = self._thread
+        if thread is not None:
+            thread.join()
+
+    def configure_threads(self, threads: int, hash_mb: int) -> None:
+        """Start (or stop) the helper processes for ``Threads``, with a shared table of ``hash_mb`` MB."""
+        self.close_helpers()
+        if threads > 1:
+            self.pool = HelperPool(threads, hash_mb)
+            self.searcher.use_shared_table(self.pool.table)
+
+    def close_helpers(self) -> None:
+        """End the helper processes (if any); the search goes back to its own table."""
+        pool = self.pool
+        if pool is None:
+            return
+        self.pool = None
+        self.searcher.use_shared_table(None)
+        pool.close()
+
+
 class UciFrontEnd:
-    """One UCI session. ``handle(line)`` processes a command; returns False after ``quit``."""
+    """One UCI session: reads the commands (``handle(line)``; False after ``quit``), keeps the options and the
+    position, and starts the searches of ``go`` on its :class:`SearchThread`."""
 
     def __init__(self, write: Writer) -> None:
         self._write_raw = write
@@ -112,15 +233,10 @@ class UciFrontEnd:
         self.board = Board()
         self._position_key: tuple[str, str, bool, Optional[str]] = ("seirawan", "", False, None)
         self._moves: list[str] = []
-        self._thread: Optional[threading.Thread] = None
-        self._release = threading.Event()  # set on stop/ponderhit: an infinite/ponder search may report
-        self._pondering = False
-        self._limits: Optional[SearchLimits] = None
-        self._go_args: dict[str, int] = {}
+        self.search_thread = SearchThread(self.searcher, self.send, self.error)
         self._book: Optional[Book] = None
         self._book_failed: Optional[str] = None  # the BookFile that could not be opened (reported once)
         self._book_rng = random.Random()
-        self._pool: Optional[HelperPool] = None  # Lazy SMP helpers while Threads > 1
 
     # ------------------------------------------------------------------ output
 
@@ -205,11 +321,11 @@ class UciFrontEnd:
         elif key == "hash":
             opts.hash_mb = _parse_int(value, 1, 1024, name)
             self.searcher.tt.resize(opts.hash_mb)
-            if self._pool is not None:
-                self._configure_threads()
+            if self.search_thread.pool is not None:
+                self.search_thread.configure_threads(opts.threads, opts.hash_mb)
         elif key == "threads":
             opts.threads = _parse_int(value, 1, MAX_THREADS, name)
-            self._configure_threads()
+            self.search_thread.configure_threads(opts.threads, opts.hash_mb)
         elif key == "clear hash":
             self.searcher.new_game()
         elif key == "move overhead":
@@ -230,22 +346,6 @@ class UciFrontEnd:
             self._close_book()
         else:
             raise ValueError(f"unknown option {name!r}")
-
-    def _configure_threads(self) -> None:
-        """Start (or stop) the helper processes for the Threads option, with a shared table of Hash MB."""
-        self.close_helpers()
-        if self.options.threads > 1:
-            self._pool = HelperPool(self.options.threads, self.options.hash_mb)
-            self.searcher.use_shared_table(self._pool.table)
-
-    def close_helpers(self) -> None:
-        """End the helper processes (if any); the search goes back to its own table."""
-        pool = self._pool
-        if pool is None:
-            return
-        self._pool = None
-        self.searcher.use_shared_table(None)
-        pool.close()
 
     def cmd_position(self, args: list[str]) -> None:
         self.stop_search()
@@ -339,18 +439,9 @@ class UciFrontEnd:
         infinite = "infinite" in flags or pondering
         limits = SearchLimits(depth=depth, nodes=params.get("nodes"), soft_time=None if infinite else soft,
                               hard_time=None if infinite else hard, infinite=infinite)
-        self._go_args = params
-        self._limits = limits
-        self._pondering = pondering
-        self._release.clear()
         self.searcher.skill_level = self.options.effective_skill()
-        pool = self._pool
-        if pool is not None and self.searcher.skill_level == 20:  # a weakened search keeps to one thread
-            variant, fen, chess960, _ = self._position_key
-            pool.start(variant, chess960, fen or None, self._moves, 20)
-        wait_for_release = infinite
-        self._thread = threading.Thread(target=self._run_search, args=(limits, wait_for_release), daemon=True)
-        self._thread.start()
+        variant, fen, chess960, _ = self._position_key
+        self.search_thread.start(self.board, limits, params, pondering, (variant, chess960, fen or None, self._moves))
 
     def _play_book_move(self) -> bool:
         """With OwnBook on, answer at once with a book move when the position is in the book."""
@@ -378,69 +469,20 @@ class UciFrontEnd:
         self._book = None
         self._book_failed = None
 
-    def _run_search(self, limits: SearchLimits, wait_for_release: bool) -> None:
-        board = self.board
-        try:
-            result = self.searcher.search(board, limits, self._send_info)
-            best, ponder = result.best, result.ponder
-        except Exception as exc:  # never leave the GUI without a bestmove
-            self.error(f"search failed: {exc!r}")
-            moves = board.generate_legal()
-            best, ponder = (moves[0] if moves else 0), 0
-        finally:
-            if self._pool is not None:
-                self._pool.stop()  # the helpers leave the root before the next position
-        if wait_for_release:
-            self._release.wait()
-        if not best:
-            self.send("bestmove (none)")
-            return
-        text = f"bestmove {board.move_of(best).uci()}"
-        if ponder:
-            text += f" ponder {board.move_of(ponder).uci()}"
-        self.send(text)
-
-    def _send_info(self, info: Dict[str, Any]) -> None:
-        mate = info["mate"]
-        score = f"mate {mate}" if mate is not None else f"cp {info['score']}"
-        pv = " ".join(self.board.move_of(m).uci() for m in info["pv"])
-        self.send(
-            f"info depth {info['depth']} seldepth {info['seldepth']} multipv 1 score {score} nodes {info['nodes']}"
-            f" nps {info['nps']} hashfull {info['hashfull']} time {info['time_ms']} pv {pv}"
-        )
-
     def cmd_ponderhit(self, args: list[str]) -> None:
-        limits = self._limits
-        if self._thread is None or not self._thread.is_alive() or not self._pondering or limits is None:
-            return
-        self._pondering = False
-        params = self._go_args
-        white = self.board.side == 1
-        soft, hard = plan_time(params.get("wtime" if white else "btime"), params.get("winc" if white else "binc", 0),
-                               params.get("movestogo"), params.get("movetime"), self.options.move_overhead,
-                               len(self.board.move_stack))
-        searcher = self.searcher
-        elapsed = time.perf_counter() - searcher.start_time
-        if hard is not None:
-            searcher.hard_deadline = time.perf_counter() + hard
-            limits.soft_time = elapsed + (soft or hard)
-        limits.infinite = False
-        self._release.set()
+        self.search_thread.ponderhit(self.board, self.options.move_overhead)
 
     def stop_search(self) -> None:
-        thread = self._thread
-        if thread is None:
-            return
-        self.searcher.stop_now()
-        self._release.set()
-        thread.join()
-        self._thread = None
+        """Stop the search (if any); returns once it has sent its bestmove."""
+        self.search_thread.stop()
 
     def wait(self) -> None:
         """Block until the current search (if any) has sent its bestmove (for tests and bench)."""
-        thread = self._thread
-        if thread is not None:
-            thread.join()
+        self.search_thread.wait()
+
+    def close_helpers(self) -> None:
+        """End the Lazy SMP helper processes (if any)."""
+        self.search_thread.close_helpers()
 
     def _perft(self, depth: int) -> None:
         perft_report(self.board, depth, self.send)
@@ -519,4 +561,4 @@ def main(argv: Optional[list[str]] = None) -> int:
     return run(sys.stdin, sys.stdout)
 
 
-__all__ = ["MATE_BOUND", "UciFrontEnd", "main", "run"]
+__all__ = ["MATE_BOUND", "SearchThread", "UciFrontEnd", "main", "run"]

@@ -149,9 +149,9 @@ def test_repetition_is_a_draw_inside_the_tree() -> None:
     searcher = Searcher()
     for text in "g1f3 g8f6 f3g1".split():
         board.push_uci(text)
-        assert not searcher._is_draw(board)
+        assert not searcher.tree.is_draw(board)
     board.push_uci("f6g8")  # the start position again (gates are ignored, as on the server)
-    assert searcher._is_draw(board)
+    assert searcher.tree.is_draw(board)
 
 
 def test_stalemate_scores_zero() -> None:

@@ -129,7 +129,7 @@ def test_threads_two_plays_legal_moves_stops_and_leaves_no_helper_behind() -> No
     session.send("uci")
     assert "option name Threads type spin default 1 min 1 max 64" in session.lines
     session.send("setoption name Threads value 2")
-    pool = session.engine._pool
+    pool = session.engine.search_thread.pool
     assert isinstance(pool, HelperPool) and pool.threads == 2
     assert all(process.is_alive() for process in pool.processes)
     session.send("position startpos moves g1f3h g8f6e")
@@ -149,17 +149,17 @@ def test_threads_two_plays_legal_moves_stops_and_leaves_no_helper_behind() -> No
     assert not [line for line in session.lines if "error" in line]
     session.send("quit")  # handle() returns False; run() then closes the helpers
     session.engine.close_helpers()
-    assert session.engine._pool is None
+    assert session.engine.search_thread.pool is None
     assert not any(process.is_alive() for process in pool.processes)
 
 
 def test_threads_back_to_one_ends_the_helpers_and_bad_values_are_refused() -> None:
     session = Session()
     session.send("setoption name Threads value 3")
-    pool = session.engine._pool
+    pool = session.engine.search_thread.pool
     assert pool is not None and len(pool.processes) == 2
     session.send("setoption name Threads value 1")
-    assert session.engine._pool is None and not any(p.is_alive() for p in pool.processes)
+    assert session.engine.search_thread.pool is None and not any(p.is_alive() for p in pool.processes)
     assert session.engine.searcher.tt.shared is None
     session.send("setoption name Threads value 0")
     session.send("setoption name Threads value two")
@@ -199,7 +199,7 @@ def test_the_bots_engine_options_start_the_helpers_of_the_bundled_engine() -> No
 def test_a_dead_helper_does_not_stop_the_engine_from_answering() -> None:
     session = Session()
     session.send("setoption name Threads value 2")
-    pool = session.engine._pool
+    pool = session.engine.search_thread.pool
     assert pool is not None
     pool.processes[0].kill()
     pool.processes[0].join()
