@@ -1,8 +1,29 @@
-"""How long a test may wait for what takes well under a second on an idle machine.
+"""How long a test may wait for what takes well under a second, or a few seconds, on an idle machine.
 
 Tests assert order and outcome. Where one must bound a wall-clock wait (an engine killed after its grace, a
 ``stop`` answered, a dropped stream reopened), it allows :data:`PATIENCE_S`: long enough for a machine whose
 cores are all busy with other work, and far shorter than the hang or the unlimited search the bound rules out.
+Waiting for programs to start (a Python process importing the bot or pyffish, several of them one after the
+other) allows :data:`STARTUP_S`.
 """
 
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
 PATIENCE_S = 10.0
+#: a few Python processes started one after another: about 2 s idle, 10 s measured beside two CPU burners
+#: and five other test processes
+STARTUP_S = 60.0
+
+
+def wait_until(condition: Callable[[], object], what: str, timeout_s: float = PATIENCE_S) -> None:
+    """Poll ``condition`` until it is true; fail naming ``what`` after ``timeout_s``.
+
+    For a test that must reach a state before it acts (a game known to be correspondence, a worker waiting):
+    waiting for the state itself, instead of sleeping a guess, holds however busy the machine is."""
+    deadline = time.monotonic() + timeout_s
+    while not condition():
+        assert time.monotonic() < deadline, f"timed out after {timeout_s:.0f} s waiting for {what}"
+        time.sleep(0.01)

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import logging
-import time
 from typing import Any
 
 import pytest
@@ -18,6 +17,7 @@ from bot.game import GameRecord, GameWorker
 from bot.normalise import normalise_game_line
 from tests.bot.conftest import needs_board
 from tests.bot.fakes import LICHESS_ME_ID, FakeServer, LichessServer, ScriptedEngine, lichess_full, lichess_state, run
+from tests.timing import PATIENCE_S, wait_until
 
 
 def push_state(server: FakeServer, moves: str, **extra: Any) -> None:
@@ -131,10 +131,10 @@ def test_stopping_with_abort_parks_a_correspondence_game_instead_of_resigning_it
     worker = GameWorker("g1", server, quiet(), Account(id=LICHESS_ME_ID, username="SchessBot"),  # type: ignore[arg-type]
                         ScriptedEngine("g1f3"), on_done=records.append)
     worker.start()
-    time.sleep(0.3)  # the game is known to be correspondence
-    assert worker.game.correspondence and worker.thread.is_alive()
+    wait_until(lambda: worker.game.correspondence, "the game to be known as correspondence")
+    assert worker.thread.is_alive()
     worker.request_stop("abort")
-    worker.thread.join(10)
+    worker.thread.join(PATIENCE_S)
     assert records and records[0].parked
     assert not [call for call in server.calls if call[0] in ("abort", "resign")]
 
@@ -254,8 +254,8 @@ def test_stopping_with_finish_parks_a_waiting_correspondence_game_at_once() -> N
     worker = GameWorker("g1", server, quiet(), Account(id=LICHESS_ME_ID, username="SchessBot"),  # type: ignore[arg-type]
                         ScriptedEngine("g1f3"), on_done=records.append)  # waits 120 s for a reply by default
     worker.start()
-    time.sleep(0.3)
+    wait_until(lambda: worker.game.correspondence, "the game to be known as correspondence")
     assert worker.thread.is_alive()
     worker.request_stop("finish")
-    worker.thread.join(3)
+    worker.thread.join(PATIENCE_S)  # "at once": the worker's wait for the opponent (120 s) is cut short
     assert records and records[0].parked

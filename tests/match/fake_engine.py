@@ -1,13 +1,14 @@
 """A scriptable fake UCI engine for the match runner tests.
 
     python fake_engine.py [--fault illegal|nomove|crash|hang|slow|none] [--after N] [--delay S] [--no-start]
-                          [--pid-file FILE]
+                          [--pid-file FILE] [--go-file FILE]
 
 It plays the first legal move (by pyffish) until it has made ``--after`` moves in the current game, then
 commits its fault on the next ``go``: ``illegal`` answers ``bestmove a1a1``, ``nomove`` ``bestmove (none)``,
 ``crash`` exits, ``hang`` never answers (and ignores ``stop``), ``slow`` sleeps ``--delay`` seconds before
 answering. ``--no-start`` exits before ``uciok``. ``--pid-file`` appends the process id to FILE (to check that
-the runner cleans up).
+the runner cleans up). ``--go-file`` appends the process id to FILE each time a ``go`` arrives (so that a test
+can wait until a game is under way instead of guessing how long the start takes).
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ def main() -> None:
     parser.add_argument("--delay", type=float, default=0.0)
     parser.add_argument("--no-start", action="store_true")
     parser.add_argument("--pid-file", default=None)
+    parser.add_argument("--go-file", default=None)
     args = parser.parse_args()
     if args.pid_file:
         with open(args.pid_file, "a", encoding="utf-8") as handle:
@@ -73,6 +75,9 @@ def main() -> None:
                 fen, rest = " ".join(rest[1:end]), rest[end:]
             moves = rest[1:] if rest and rest[0] == "moves" else []
         elif command == "go":
+            if args.go_file:
+                with open(args.go_file, "a", encoding="utf-8") as handle:
+                    handle.write(f"{os.getpid()}\n")
             if moves_made >= args.after and args.fault != "none":
                 if args.fault == "illegal":
                     say("bestmove a1a1")

@@ -9,12 +9,12 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import List
+from typing import Dict, List
 
 import pytest
 
 from tests.match.pgn_reader import read_games
-from tests.timing import PATIENCE_S
+from tests.timing import PATIENCE_S, STARTUP_S
 
 REPO = Path(__file__).resolve().parents[2]
 FAIRY = "/usr/games/fairy-stockfish"
@@ -91,30 +91,53 @@ def _running(pid: int) -> bool:
         return False
 
 
+def _started_with_sigint_at_default(command: List[str], environment: Dict[str, str]) -> subprocess.Popen[str]:
+    """Start ``command`` with SIGINT at its default action, as a shell does for a command in a terminal.
+
+    A process inherits an ignored SIGINT, and a non-interactive shell ignores it for what it starts in the
+    background (``pytest ... &``); Python then leaves it ignored and Ctrl-C never becomes KeyboardInterrupt.
+    A handled signal is reset to the default at exec, so a handler here gives the child the default.
+    """
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        return subprocess.Popen(
+            command, cwd=REPO, env=environment, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        )
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def _lines(path: Path) -> List[str]:
+    return path.read_text().split() if path.exists() else []
+
+
 @pytest.mark.skipif(not Path("/proc").exists(), reason="needs /proc")
 def test_ctrl_c_stops_the_match_prints_the_table_and_kills_the_engines(tmp_path: Path) -> None:
-    pids = tmp_path / "pids"
-    slow = f"{FAKE} --fault slow --delay 30 --pid-file {pids}"
+    pids, goes = tmp_path / "pids", tmp_path / "goes"
+    slow = f"{FAKE} --fault slow --delay 30 --pid-file {pids} --go-file {goes}"
     environment = dict(os.environ, PYTHONPATH=str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    process = subprocess.Popen(
+    process = _started_with_sigint_at_default(
         [sys.executable, "-m", "tools.match", "--engine1", slow, "--engine2", slow, "--depth", "1", "--games", "4"],
-        cwd=REPO,
-        env=environment,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
+        environment,
     )
-    deadline = time.monotonic() + 20
-    # wait until the worker's two engines are up (the two probe engines come first)
-    while time.monotonic() < deadline and len(pids.read_text().split() if pids.exists() else []) < 4:
-        time.sleep(0.05)
-    time.sleep(0.3)
-    process.send_signal(signal.SIGINT)
-    # generous on a busy machine; a runner that ignored Ctrl-C would play 4 games of 30 s engine delays
-    stdout, _ = process.communicate(timeout=60)
-    assert process.returncode == 130
+    try:
+        # Ctrl-C once the first game is under way: an engine has its first go (and thinks for 30 s). The bound
+        # only rules out a runner that never gets there (five processes start: ~2 s idle, ~10 s under load).
+        deadline = time.monotonic() + STARTUP_S
+        while not _lines(goes) and process.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert _lines(goes), f"no engine was asked to move; runner exit status {process.poll()}"
+        process.send_signal(signal.SIGINT)
+        # a runner that ignored Ctrl-C would wait for the engine's 30 s think, then play on
+        stdout, stderr = process.communicate(timeout=PATIENCE_S)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.communicate()
+    assert process.returncode == 130, stderr
     assert "Match interrupted after 0 of 4 games." in stdout
     deadline = time.monotonic() + PATIENCE_S  # killed engines may take a moment to be reaped
-    while [pid for pid in map(int, pids.read_text().split()) if _running(pid)] and time.monotonic() < deadline:
+    while [pid for pid in map(int, _lines(pids)) if _running(pid)] and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert [pid for pid in map(int, pids.read_text().split()) if _running(pid)] == []
+    assert len(_lines(pids)) >= 4  # two probed, then the worker's pair
+    assert [pid for pid in map(int, _lines(pids)) if _running(pid)] == []

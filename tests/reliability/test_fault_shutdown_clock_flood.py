@@ -84,14 +84,20 @@ def test_sigterm_during_a_60_s_429_pause_ends_the_pause_and_exits_0(server: Loop
     assert "received SIGTERM" in bot.logs()
 
 
-#: moves the bot plays after its clock is cut (the opponent then resigns)
-SHORT_CLOCK_MOVES = 2
-
-
-@pytest.mark.parametrize(("clock", "left_ms"), [((60, 0), 1000), ((60, 0.1), 300)], ids=["1+0", "0.3+0.1"])
+@pytest.mark.wall_clock
+@pytest.mark.parametrize(("clock", "left_ms", "short_clock_moves"), [((60, 0), 1000, 2), ((60, 0.1), 300, 1)],
+                         ids=["1+0", "0.3+0.1"])
 def test_the_bot_never_loses_on_time_under_clock_pressure_with_network_delay(
-    server: LoopbackServer, tmp_path: Path, bots: list[BotThread], clock: Any, left_ms: int
+    server: LoopbackServer, tmp_path: Path, bots: list[BotThread], clock: Any, left_ms: int, short_clock_moves: int
 ) -> None:
+    """This needs wall time: the clock is the server's, and the bot's time management is what is tested.
+
+    With its clock cut, the bot must move within what it has: a bot that planned its move on the clock it had
+    before (60 s) would think for seconds. Each move costs the bot the 40 ms of network delay plus what a busy
+    machine adds: beside two CPU burners and other test processes that was 100-250 ms a move, more than the
+    0.1 s increment. So the bot plays two moves on 1 s + 0 (at most about 500 ms of the 1000) and one move
+    with 0.3 s left (at most about 250 ms of the 300), then the opponent resigns. More moves would measure
+    the machine, not the bot."""
     server.faults.delay_s = 0.02  # before every answer and every streamed line
     game_id = server.challenge(color="white", clock=clock, opponent=Scripted(["e2e4", "g1f3", "wait"]))
     # the shipped time settings (300 ms move overhead) and an engine with no depth limit: time management only
@@ -99,16 +105,12 @@ def test_the_bot_never_loses_on_time_under_clock_pressure_with_network_delay(
     bots.append(BotThread(config, max_games=1).start())
     game = server.wait_for_plies(game_id, 4, 30)
     server.set_clock(game_id, game.bot_color, left_ms)
-    # This needs wall time: the clock is the server's. Each move costs the bot the 40 ms of network delay plus
-    # whatever a busy machine adds; beside two CPU burners that was 100-230 ms a move, so no bot lasts ten
-    # moves on 1+0 with 1 s left; at a load average of 12 three moves on 0.3+0.1 flagged too. Two moves on
-    # the short clock still show the bot moving within what it has.
-    server.set_opponent(game_id, ResignAfter(2 + SHORT_CLOCK_MOVES, seed=7))  # it has made 2 moves
+    server.set_opponent(game_id, ResignAfter(2 + short_clock_moves, seed=7))  # it has made 2 moves
     game = server.wait_for_game_end(game_id, 60)
     assert_clean_game(game)
     assert game.status != "outoftime", game.termination
     assert game.status in ("resign", "mate", "stalemate", "draw"), f"{game.status}: {game.termination}"
-    assert game.status != "resign" or len(game.bot_moves()) == 2 + SHORT_CLOCK_MOVES, "moves on the short clock"
+    assert game.status != "resign" or len(game.bot_moves()) == 2 + short_clock_moves, "moves on the short clock"
     flagged = [r for r in game.move_log if r.by == "bot" and r.remaining_ms is not None and r.remaining_ms <= 0]
     assert not flagged
     assert bots[0].join(20) == 0

@@ -227,8 +227,8 @@ def play_game(
 ) -> MatchRecord:
     """Play one game and return its record. An engine that crashed or hung is killed; the caller restarts it.
 
-    Raises GameAborted when ``stop`` is set while an engine fails (the match is being interrupted), and
-    EngineStartError when an engine that had to be restarted cannot start.
+    Raises GameAborted when ``stop`` is set before a move or while an engine fails (the match is being
+    interrupted), and EngineStartError when an engine that had to be restarted cannot start.
     """
     white, black = (engine1, engine2) if job.engine1_is_white else (engine2, engine1)
     white_name, black_name = names if job.engine1_is_white else (names[1], names[0])
@@ -252,7 +252,14 @@ def play_game(
         record.final_fen = board.fen()
         return record
 
+    def check_stop() -> None:
+        """A match being stopped plays no further move and (re)starts no engine: Ctrl-C kills the engines
+        from another thread, and a restart after that kill would leave a process running."""
+        if stop is not None and stop.is_set():
+            raise GameAborted("the match is being stopped")
+
     for engine, is_white in ((white, True), (black, False)):
+        check_stop()
         if not engine.alive:
             engine.restart()
         try:
@@ -283,6 +290,7 @@ def play_game(
 
         side = bool(board.turn)
         engine = white if side else black
+        check_stop()
         try:
             searched = _search(engine, side, start_fen, uci_moves, clocks, settings)
             move = _legal_move(board, searched.bestmove, side)

@@ -192,6 +192,12 @@ def _worker(
         events.put(("done", index))
 
 
+def _kill_all(registry: List[UciEngine], registry_lock: threading.Lock) -> None:
+    with registry_lock:
+        for engine in registry:
+            engine.kill()
+
+
 def _engine(settings: MatchSettings, spec: EngineSpec, label: str) -> UciEngine:
     """The project's UCI client, strict: an option or variant the engine lacks stops the match at start."""
     engine = UciEngine(
@@ -298,11 +304,10 @@ def run_match(
     except KeyboardInterrupt:
         result.interrupted = True
         stop.set()
-        with registry_lock:
-            for engine in registry:
-                engine.kill()
+        _kill_all(registry, registry_lock)
         for thread in threads:
             thread.join(timeout=5)
+        _kill_all(registry, registry_lock)  # one a worker was starting while the first kill ran
     finally:
         if pgn is not None:
             pgn.close()
