@@ -4,6 +4,8 @@ into C arrays and insertion-sorted there (move lists are tens of moves long). Ea
 move, so the result holds the move list's own int objects instead of new ones. Only compiled builds have this
 module; the compiled search and captures call it through engine/_ordering.pxd."""
 
+from cpython.list cimport PyList_GET_ITEM, PyList_New, PyList_SET_ITEM
+from cpython.ref cimport Py_INCREF
 from libc.stdlib cimport free, malloc
 
 from engine.ordering import CAPTURE_KEY as _CAPTURE_KEY_PY
@@ -43,6 +45,19 @@ cdef void _sort_index(long long *keys, Py_ssize_t *index, Py_ssize_t n) noexcept
             j -= 1
         keys[j + 1] = k
         index[j + 1] = ix
+
+
+cdef list _reordered(list items, Py_ssize_t *index, Py_ssize_t n):
+    """A new list of items[index[0]], ..., items[index[n - 1]], made at its final size (a comprehension would
+    grow it, reallocating it several times over for tens of moves)."""
+    cdef list out = PyList_New(n)
+    cdef object item
+    cdef Py_ssize_t i
+    for i in range(n):
+        item = <object> PyList_GET_ITEM(items, index[i])
+        Py_INCREF(item)  # PyList_SET_ITEM takes over one reference
+        PyList_SET_ITEM(out, i, item)
+    return out
 
 
 cdef class _Buffers:
@@ -101,7 +116,7 @@ cpdef list order_moves(list moves, list squares, int side, list capture_keys, li
         keys[i] = key << 20 | m
         index[i] = i
     _sort_index(keys, index, n)
-    return [moves[index[i]] for i in range(n)]
+    return _reordered(moves, index, n)
 
 
 cpdef list sorted_desc(list keyed):
@@ -120,4 +135,4 @@ cpdef list sorted_desc(list keyed):
         keys[i] = keyed[i]
         index[i] = i
     _sort_index(keys, index, n)
-    return [keyed[index[i]] for i in range(n)]
+    return _reordered(keyed, index, n)

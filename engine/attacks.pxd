@@ -23,7 +23,7 @@ cpdef int see(Position pos, int m)
 
 @cython.locals(squares=list, side=int, us=int, ksq=int, aligned=list, out=list, gate_types=list, hand=list,
                frm=int, p=int, targets=list, one=int, f=int, promo=bint, t=int, q=int, rank=int, key="long long", m=int, victim_value=int,
-               g=int, ep=int, victim=int, legal=bint)
+               g=int, ep=int, victim=int, legal=bint, piece=int, gates="unsigned long long", gated=bint)
 cpdef list captures(Position pos)
 
 @cython.locals(squares=list, piece=int, captured=int, safe=bint)

@@ -11,8 +11,9 @@ from __future__ import annotations
 from typing import Optional
 
 from .evaluate import ORDER_VALUE
+from .movecodes import EN_PASSANT, PROMOTION
 from .ordering import sorted_desc
-from .position import EN_PASSANT, PROMOTION, Position
+from .position import Position
 from .tables import (
     BISHOP,
     BISHOP_RAYS,
@@ -121,7 +122,8 @@ def _least_attacker(squares: list[int], sq: int, side: int) -> int:
     best_value = 100000
     # Pawns first: nothing is cheaper.
     for t in (PAWN_ATTACKERS_WHITE[sq] if side == 1 else PAWN_ATTACKERS_BLACK[sq]):
-        if squares[t] == side:
+        q = squares[t]  # a C int in the compiled build: comparing the list item itself would stay Python
+        if q == side:
             return t
     for t in KNIGHT_TARGETS[sq]:
         q = squares[t]
@@ -153,7 +155,8 @@ def _least_attacker(squares: list[int], sq: int, side: int) -> int:
     if best_sq < 0:
         king = KING * side
         for t in KING_TARGETS[sq]:
-            if squares[t] == king:
+            q = squares[t]
+            if q == king:
                 return t
     return best_sq
 
@@ -206,8 +209,7 @@ def captures(pos: Position) -> list[int]:
     us = 0 if side == 1 else 1
     ksq = pos.king_sq[us]
     aligned = _ALIGNED[ksq]
-    out: list[int] = []
-    append = out.append
+    out: list[int] = []  # out.append, not a local bound method: see MoveGenerator.generate_legal
     gates = pos.gates
     gate_types: list[int] = []
     if gates:
@@ -219,11 +221,13 @@ def captures(pos: Position) -> list[int]:
         if not gate_types:
             gates = 0
     mvv = MVV
-    for frm in range(64):
-        p = squares[frm] * side
+    # The capture targets of one piece at a time; one list for the whole scan, emptied after each piece that
+    # had any (a new list per piece cost an allocation each, most of them for nothing).
+    targets: list[int] = []
+    for frm, piece in enumerate(squares):
+        p = piece * side
         if p <= 0:
             continue
-        targets: list[int] = []
         if p == PAWN:
             one = frm + 8 * side
             f = frm & 7
@@ -237,8 +241,9 @@ def captures(pos: Position) -> list[int]:
                     targets.append(one)
                 for t in targets:
                     if _legal_after(pos, frm, t, ksq, aligned, side):
-                        append((mvv[squares[t]] * 16 + 900) << 20
+                        out.append((mvv[squares[t]] * 16 + 900) << 20
                                | frm | t << 6 | QUEEN << 12 | PROMOTION << 16)
+                del targets[:]
                 continue
         elif p == KNIGHT:
             for t in KNIGHT_TARGETS[frm]:
@@ -277,13 +282,15 @@ def captures(pos: Position) -> list[int]:
                     continue
             elif aligned[frm] and not _legal_after(pos, frm, t, ksq, aligned, side):
                 continue
-            victim_value = mvv[squares[t]]
+            q = squares[t]
+            victim_value = mvv[q]
             key = victim_value * 16 - rank
             m = frm | t << 6
-            append(key << 20 | m)
+            out.append(key << 20 | m)
             if gated:
                 for g in gate_types:
-                    append(key << 20 | m | g << 12)
+                    out.append(key << 20 | m | g << 12)
+        del targets[:]
     if pos.ep >= 0:
         ep = pos.ep
         attackers = PAWN_ATTACKERS_WHITE[ep] if side == 1 else PAWN_ATTACKERS_BLACK[ep]
@@ -299,7 +306,7 @@ def captures(pos: Position) -> list[int]:
             squares[victim] = -side
             squares[ep] = 0
             if legal:
-                append(1600 << 20 | frm | ep << 6 | EN_PASSANT << 16)
+                out.append(1600 << 20 | frm | ep << 6 | EN_PASSANT << 16)
     return sorted_desc(out)
 
 def _legal_after(pos: Position, frm: int, to: int, ksq: int, aligned: list[int], side: int) -> bool:

@@ -15,12 +15,8 @@ import enum
 import re
 from typing import Iterator
 
-from .position import (
-    CASTLE,
-    CASTLE_ROOK_GATE,
-    PROMOTION,
-    Position,
-)
+from .movecodes import CASTLE, CASTLE_ROOK_GATE, PROMOTION
+from .position import Position
 from .san import IllegalMoveError as IllegalMoveError  # re-exported: it was always engine.board.IllegalMoveError
 from .san import parse_san_code, san_of_code
 from .tables import (

@@ -16,6 +16,10 @@ cdef list _ACTIVE
                gate_sq=int)
 cpdef (int, int, int) move_delta(Position pos, int code)
 
+@cython.locals(key="long long", white_hawks="long long", white_elephants="long long", black_hawks="long long",
+               black_elephants="long long")
+cpdef int hand_score(list hand, unsigned long long gates) except? -32767
+
 @cython.locals(f=int, r=int, score=int, df=int, ff=int, near=int, far=int)
 cpdef int _shield(list squares, int king, int sign)
 
@@ -27,5 +31,6 @@ cpdef int king_safety(Position pos)
                leaps=tuple, rays=tuple, ray=tuple, black_top=list, white_low=list, f=int, r=int)
 cpdef list activity(Position pos, bint walk=*, bint pawns=*)
 
-@cython.locals(p=int, score=int, counts=list, weights_mg=tuple, weights_eg=tuple, i=int, c=int)
+@cython.locals(p=int, score=int, counts=list, weights_mg=tuple, weights_eg=tuple, i=int, c=int, phase_max=int,
+               tempo=int)
 cpdef int evaluate(Position pos, int mg, int eg, int phase)

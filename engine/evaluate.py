@@ -12,7 +12,8 @@ hand-set starting values (material from Fairy-Stockfish's S-chess values scaled 
 from __future__ import annotations
 
 from . import eval_weights as W
-from .position import CASTLE, CASTLE_ROOK_GATE, EN_PASSANT, PROMOTION, Position
+from .movecodes import CASTLE, CASTLE_ROOK_GATE, EN_PASSANT, PROMOTION
+from .position import Position
 from .tables import (
     BISHOP,
     BISHOP_RAYS,
@@ -143,9 +144,14 @@ _hand_cache: dict[int, int] = {}
 def hand_score(hand: list[int], gates: int) -> int:
     """Pieces in hand (white's view): worth a little more than on the board while there is a gate for each,
     penalised as the spare gates run out, and worthless once no gate is left for them."""
-    # Gates are back-rank squares: the key packs both ranks and the four counts into one small int.
-    key = ((gates & 255) | (gates >> 56) << 8 | hand[HAWK] << 16 | hand[ELEPHANT] << 22 | hand[-HAWK] << 28
-           | hand[-ELEPHANT] << 34)
+    # Gates are back-rank squares: the key packs both ranks and the four counts into one small int (C integers
+    # in the compiled build, evaluate.pxd).
+    white_hawks = hand[HAWK]
+    white_elephants = hand[ELEPHANT]
+    black_hawks = hand[-HAWK]
+    black_elephants = hand[-ELEPHANT]
+    key = ((gates & 255) | (gates >> 56) << 8 | white_hawks << 16 | white_elephants << 22 | black_hawks << 28
+           | black_elephants << 34)
     score = _hand_cache.get(key)
     if score is not None:
         return score
@@ -323,7 +329,9 @@ def activity(pos: Position, walk: bool = True, pawns: bool = True) -> list[int]:
 
 def evaluate(pos: Position, mg: int, eg: int, phase: int) -> int:
     """The static score in centipawns from the side to move's point of view."""
-    p = phase if phase < PHASE_MAX else PHASE_MAX
+    phase_max = PHASE_MAX  # C ints in the compiled build (evaluate.pxd): the arithmetic below is C
+    tempo = TEMPO
+    p = phase if phase < phase_max else phase_max
     if p > 6:
         mg += king_safety(pos)
     if _WALK or _PAWNS:
@@ -335,10 +343,10 @@ def evaluate(pos: Position, mg: int, eg: int, phase: int) -> int:
             if c:
                 mg += weights_mg[i] * c
                 eg += weights_eg[i] * c
-    score = (mg * p + eg * (PHASE_MAX - p)) // PHASE_MAX
+    score = (mg * p + eg * (phase_max - p)) // phase_max
     if pos.gates:
         score += hand_score(pos.hand, pos.gates)
-    return (score if pos.side == 1 else -score) + TEMPO
+    return (score if pos.side == 1 else -score) + tempo
 
 
 def evaluate_position(pos: Position) -> int:

@@ -73,6 +73,16 @@ _PROMOTIONS = {
 }
 
 
+# Move codes as list lookups instead of int arithmetic: PLAIN_MOVES[frm][to] is the code of the plain move
+# frm -> to, DOUBLE_PUSHES[frm] that of a pawn's double step from frm, GATED_MOVES[g][m] that of plain move m
+# (below 4096) with piece g gated in. Reading an int out of a list makes no new int object, under CPython as in
+# the compiled build (where building one allocates it).
+PLAIN_MOVES = tuple([frm | to << 6 for to in range(64)] for frm in range(64))
+DOUBLE_PUSHES = [frm | (frm + 16) << 6 | DOUBLE_PUSH << 16 if 8 <= frm < 16  # white, from rank 2
+                 else frm | (frm - 16) << 6 | DOUBLE_PUSH << 16 if 48 <= frm < 56  # black, from rank 7
+                 else 0 for frm in range(64)]
+GATED_MOVES = tuple([m | g << 12 for m in range(4096)] if g in GATE_TYPES else None for g in range(ELEPHANT + 1))
+
 # The set bits of each 8-bit pattern (one back rank of a square mask).
 _RANK_BITS = tuple(tuple(sq for sq in range(8) if bits >> sq & 1) for bits in range(256))
 _RANK_BITS_8 = tuple(tuple(sq + 56 for sq in squares) for squares in _RANK_BITS)  # the same on rank 8
@@ -86,8 +96,10 @@ class MoveGenerator(PositionState):
         squares = self.squares
         enemy_index = 0 if by_side == -1 else 1  # tables are keyed by the defending colour
         leap = _LEAP_ENEMY[enemy_index]
+        # Each square's code goes through the C int q: an object index or comparison would stay Python.
         for t in KNIGHT_TARGETS[sq]:
-            if leap[squares[t]]:
+            q = squares[t]
+            if leap[q]:
                 return True
         ortho = _ORTHO_ENEMY[enemy_index]
         for ray in ROOK_RAYS[sq]:
@@ -107,11 +119,13 @@ class MoveGenerator(PositionState):
                     break
         pawn = by_side  # PAWN * by_side
         for t in _PAWN_ATTACK_FROM[enemy_index][sq]:
-            if squares[t] == pawn:
+            q = squares[t]
+            if q == pawn:
                 return True
         king = KING * by_side
         for t in KING_TARGETS[sq]:
-            if squares[t] == king:
+            q = squares[t]
+            if q == king:
                 return True
         return False
 
@@ -126,8 +140,9 @@ class MoveGenerator(PositionState):
         side = self.side
         us = 0 if side == 1 else 1
         ksq = self.king_sq[us]
+        # moves.append at each use rather than a bound method in a local: as fast under CPython, and the
+        # compiled build turns it into a C call (a local holding the method stays a Python call).
         moves: list[int] = []
-        append = moves.append
 
         # Checkers and pinned pieces, from rays and leaps out of the king's square.
         ortho_enemy = _ORTHO_ENEMY[us]
@@ -157,11 +172,13 @@ class MoveGenerator(PositionState):
                     break
         leap_enemy = _LEAP_ENEMY[us]
         for t in KNIGHT_TARGETS[ksq]:
-            if leap_enemy[squares[t]]:
+            q = squares[t]
+            if leap_enemy[q]:
                 checkers += 1
                 check_mask = SQUARE_BITS[t]
         for t in _PAWN_ATTACK_FROM[us][ksq]:
-            if squares[t] == -side:
+            q = squares[t]
+            if q == -side:
                 checkers += 1
                 check_mask = SQUARE_BITS[t]
 
@@ -179,22 +196,26 @@ class MoveGenerator(PositionState):
                 p = piece * side
                 if p <= 0:
                     continue
+                row = PLAIN_MOVES[frm]
                 if p == PAWN:  # inline: pawns are the most common piece and a call per pawn costs
                     rank = frm >> 3
                     one = frm + up
-                    targets = [one] if squares[one] == 0 else []
-                    for t in pawn_captures[frm]:
-                        if (q := squares[t]) * side < 0:
-                            targets.append(t)
                     if rank == promo_rank:
+                        targets = [one] if squares[one] == 0 else []
+                        for t in pawn_captures[frm]:
+                            if (q := squares[t]) * side < 0:
+                                targets.append(t)
                         for t in targets:
                             for promo in promotions:
-                                append(frm | t << 6 | promo << 12 | PROMOTION << 16)
+                                moves.append(frm | t << 6 | promo << 12 | PROMOTION << 16)
                     else:
-                        for t in targets:
-                            append(frm | t << 6)
+                        if squares[one] == 0:
+                            moves.append(row[one])
+                        for t in pawn_captures[frm]:
+                            if (q := squares[t]) * side < 0:
+                                moves.append(row[t])
                         if rank == start_rank and squares[one] == 0 and squares[one + up] == 0:
-                            append(frm | (one + up) << 6 | DOUBLE_PUSH << 16)
+                            moves.append(DOUBLE_PUSHES[frm])
                     continue
                 if p == KING:
                     continue
@@ -205,24 +226,24 @@ class MoveGenerator(PositionState):
                 if leaps is not None:
                     for t in leaps[frm]:
                         if (q := squares[t]) * side <= 0:
-                            append(frm | t << 6)
+                            moves.append(row[t])
                 rays = _RAYS_BY_TYPE[p]
                 if rays is not None:
                     for ray in rays[frm]:
                         for t in ray:
                             q = squares[t]
                             if q == 0:
-                                append(frm | t << 6)
+                                moves.append(row[t])
                             else:
                                 if q * side < 0:
-                                    append(frm | t << 6)
+                                    moves.append(row[t])
                                 break
                 if gate_here:
                     for m in moves[start:]:
                         for g in gate_types:  # type: ignore[union-attr]
-                            append(m | g << 12)
+                            moves.append(GATED_MOVES[g][m])
             if self.ep >= 0:
-                self._en_passant_moves(side, ksq, append)
+                self._en_passant_moves(side, ksq, moves.append)
             if pins or checkers:
                 moves = [
                     m
@@ -233,23 +254,23 @@ class MoveGenerator(PositionState):
                         and check_mask >> (m >> 6 & 63) & 1
                     )
                 ]
-                append = moves.append
 
         # King moves: the destination must not be attacked once the king has left its square.
         king = squares[ksq]
         squares[ksq] = 0
         start = len(moves)
+        row = PLAIN_MOVES[ksq]
         for t in KING_TARGETS[ksq]:
             if (q := squares[t]) * side <= 0 and not self.is_attacked(t, -side):
-                append(ksq | t << 6)
+                moves.append(row[t])
         squares[ksq] = king
         if self.castling and not checkers:
-            self._castling_moves(side, ksq, gates, gate_types, append)
+            self._castling_moves(side, ksq, gates, gate_types, moves.append)
         if gates >> ksq & 1:
             for m in moves[start:]:
                 if m >> 16 == NORMAL:
                     for g in gate_types:  # type: ignore[union-attr]
-                        append(m | g << 12)
+                        moves.append(GATED_MOVES[g][m])
         return moves
 
     def _en_passant_moves(self, side: int, ksq: int, append) -> None:  # type: ignore[no-untyped-def]

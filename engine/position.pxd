@@ -4,8 +4,9 @@ cimport cython
 from engine.fen cimport FenCodec
 from engine.movecodes cimport mask_hash
 
-# Names the module imports for itself alone (the move-code constants it re-exports stay Python objects).
+# Names the module imports for itself alone (the ones it re-exports stay Python objects).
 cdef int BISHOP, ELEPHANT, HAWK, KING, PAWN, QUEEN, ROOK
+cdef int CASTLE_ROOK_GATE, DOUBLE_PUSH, EN_PASSANT, PROMOTION
 cdef tuple PAWN_ATTACKERS_BLACK, PAWN_ATTACKERS_WHITE, SQUARE_BITS
 cdef list ZOBRIST_CASTLING, ZOBRIST_EP, ZOBRIST_HAND, ZOBRIST_PIECE
 cdef long long ZOBRIST_SIDE

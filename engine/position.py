@@ -15,12 +15,10 @@ from __future__ import annotations
 from .fen import FenCodec, fen_error
 from .movecodes import (
     BACK_RANK_MASK,
-    CASTLE,
     CASTLE_ROOK_GATE,
     DOUBLE_PUSH,
     EN_PASSANT,
     GATE_TYPES,
-    NORMAL,
     PROMOTION,
     RANK_1_MASK,
     RANK_8_MASK,
@@ -47,9 +45,11 @@ from .tables import (
     ZOBRIST_SIDE,
 )
 
+# The move-code flags (CASTLE, PROMOTION, ...) are C constants of this module in the compiled build
+# (position.pxd), not importable from it: take them from engine.movecodes.
 __all__ = [
-    "BACK_RANK_MASK", "CASTLE", "CASTLE_ROOK_GATE", "DOUBLE_PUSH", "EN_PASSANT", "GATE_TYPES", "NORMAL",
-    "PROMOTION", "Position", "RANK_1_MASK", "RANK_8_MASK", "START_FENS", "VARIANTS", "encode", "fen_error",
+    "BACK_RANK_MASK", "GATE_TYPES", "Position", "RANK_1_MASK", "RANK_8_MASK", "START_FENS", "VARIANTS", "encode",
+    "fen_error",
 ]
 
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import re
 
-from .position import CASTLE, CASTLE_ROOK_GATE, EN_PASSANT, PROMOTION, Position
+from .movecodes import CASTLE, CASTLE_ROOK_GATE, EN_PASSANT, PROMOTION
+from .position import Position
 from .tables import KING, PAWN, PIECE_SYMBOLS, SQUARE_NAMES, SYMBOL_TO_TYPE, parse_square
 
 _SAN_CASTLE = re.compile(r"^(O-O-O|O-O|0-0-0|0-0)(?:/([HEhe])([a-h][18])?)?$")

@@ -13,7 +13,7 @@ cdef int INFINITE, MATE, MAX_PLY, HISTORY_MAX, REVERSE_FUTILITY_MARGIN, FALLING_
 cdef list _LMR, _CAPTURE_ORDER
 
 
-@cython.locals(squares=list, side=int, frm=int, to=int, flag=int, victim=int, gate=int)
+@cython.locals(squares=list, side=int, frm=int, to=int, flag=int, victim=int, gate=int, piece=int)
 cpdef bint _plausible(Position pos, int m)
 
 @cython.locals(p=int)

@@ -22,8 +22,9 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, Optional
 
 from .attacks import ATTACKER_RANK, MVV, SEE_VALUE, captures, gives_check_quiet, see
 from .evaluate import ORDER_VALUE, evaluate, initial_scores, move_delta
+from .movecodes import CASTLE, CASTLE_ROOK_GATE, EN_PASSANT, PROMOTION
 from .ordering import capture_order, order_moves
-from .position import CASTLE, CASTLE_ROOK_GATE, EN_PASSANT, PROMOTION, Position
+from .position import Position
 from .tables import (
     KING,
     ROOK,
@@ -69,10 +70,12 @@ def _plausible(pos: Position, m: int) -> bool:
     frm = m & 63
     to = m >> 6 & 63
     flag = m >> 16
-    if squares[frm] * side <= 0:
+    piece = squares[frm]
+    if piece * side <= 0:
         return False
     if flag == CASTLE or flag == CASTLE_ROOK_GATE:
-        return squares[frm] == KING * side and pos.castling >> to & 1 == 1 and squares[to] == ROOK * side
+        victim = squares[to]
+        return piece == KING * side and pos.castling >> to & 1 == 1 and victim == ROOK * side
     victim = squares[to]
     if victim * side > 0 or victim == KING or victim == -KING:
         return False

@@ -5,7 +5,7 @@ cdef list GATE_KEYS_WHITE, GATE_KEYS_BLACK
 
 
 @cython.locals(white="long long", black="long long")
-cpdef long long tt_key(long long position_hash, object gates)
+cpdef long long tt_key(long long position_hash, unsigned long long gates)
 
 
 cdef class TranspositionTable:

@@ -10,7 +10,7 @@ import pytest
 from engine import Board
 from engine.attacks import captures, gives_check_quiet, see
 from engine.evaluate import TEMPO, evaluate, evaluate_position, initial_scores, move_delta
-from engine.position import EN_PASSANT, PROMOTION
+from engine.movecodes import EN_PASSANT, PROMOTION
 from engine.search import MATE_BOUND, Searcher, SearchLimits, mate_in
 from engine.tables import QUEEN
 
