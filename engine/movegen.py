@@ -81,7 +81,7 @@ PLAIN_MOVES = tuple([frm | to << 6 for to in range(64)] for frm in range(64))
 DOUBLE_PUSHES = [frm | (frm + 16) << 6 | DOUBLE_PUSH << 16 if 8 <= frm < 16  # white, from rank 2
                  else frm | (frm - 16) << 6 | DOUBLE_PUSH << 16 if 48 <= frm < 56  # black, from rank 7
                  else 0 for frm in range(64)]
-GATED_MOVES = tuple([m | g << 12 for m in range(4096)] if g in GATE_TYPES else None for g in range(ELEPHANT + 1))
+GATED_MOVES = tuple([m | g << 12 for m in range(4096)] if g in GATE_TYPES else [] for g in range(ELEPHANT + 1))
 
 # The set bits of each 8-bit pattern (one back rank of a square mask).
 _RANK_BITS = tuple(tuple(sq for sq in range(8) if bits >> sq & 1) for bits in range(256))
