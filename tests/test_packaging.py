@@ -23,8 +23,8 @@ try:
 except ModuleNotFoundError:  # Python 3.10: the same parser as a package
     import tomli as tomllib  # type: ignore[no-redef]
 
-from bot import health
-from bot.cli import build_parser
+from bot.app import health
+from bot.app.cli import build_parser
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCKERFILE = (ROOT / "Dockerfile").read_text()
@@ -72,7 +72,7 @@ def test_entry_point_is_tini_then_the_installed_console_script_with_existing_opt
     # the bot is finishing. It is installed from Debian in the image.
     assert argv[:3] == ["tini", "--", "schess-bot"]
     assert re.search(r"apt-get install [^&]*\btini\b", " ".join(instructions("RUN")))
-    assert PYPROJECT["project"]["scripts"]["schess-bot"] == "bot.cli:main"
+    assert PYPROJECT["project"]["scripts"]["schess-bot"] == "bot.app.cli:main"
     # Every option the entry point passes must exist in the bot's parser.
     args = build_parser().parse_args(argv[3:])
     assert args.config == "/config/config.yml"
@@ -197,6 +197,17 @@ def test_the_bot_package_docstring_names_every_module() -> None:
 
     modules = {module.name for module in pkgutil.iter_modules(bot.__path__)} - {"__main__"}
     assert {name for name in modules if f"``{name}``" not in (bot.__doc__ or "")} == set()
+
+
+@pytest.mark.parametrize("layer", ["app", "lobby", "wire", "records"])
+def test_each_layer_docstring_names_its_modules(layer: str) -> None:
+    import importlib
+    import pkgutil
+
+    package = importlib.import_module(f"bot.{layer}")
+    modules = {module.name for module in pkgutil.iter_modules(package.__path__)} - {"__main__"}
+    missing = {name for name in modules if f"bot.{layer}.{name}`" not in (package.__doc__ or "")}
+    assert missing == set()
 
 
 def test_mypy_is_pinned() -> None:

@@ -35,9 +35,9 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from bot.engines.limits import GoLimits
 from bot.engines.process import EngineCrashed, EngineStartError, EngineTimeout
 from bot.engines.result import EngineReply, Score
-from bot.timecontrol import GoLimits
 from engine import Board, Move
 
 log = logging.getLogger(__name__)

@@ -19,7 +19,7 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from bot.config import TOKEN_ENV
+from bot import TOKEN_ENV
 
 log = logging.getLogger(__name__)
 #: every line to (``<``) and from (``>``) an engine started with ``echo`` (``engine.debug: true``), at INFO:

@@ -19,9 +19,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from bot.engines.client import EngineClient, OptionValue
+from bot.engines.limits import GoLimits
 from bot.engines.process import EngineCrashed, EngineError, EngineStartError, EngineTimeout
 from bot.engines.result import EngineReply, parse_info
-from bot.timecontrol import GoLimits
 
 log = logging.getLogger(__name__)
 

@@ -37,9 +37,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from bot.engines.client import EngineClient, OptionValue
+from bot.engines.limits import GoLimits
 from bot.engines.process import EngineCrashed, EngineError, EngineStartError, EngineTimeout
 from bot.engines.result import MATE_CP, EngineReply, Score
-from bot.timecontrol import GoLimits
 
 log = logging.getLogger(__name__)
 
@@ -121,7 +121,7 @@ def parse_thinking(line: str, result: EngineReply) -> list[str] | None:
 def engine_move(board: Any, text: str) -> Any | None:
     """The legal move an engine's text names in ``board``: coordinates (``g1f3h``, ``h1e1h``, also the other
     castling spelling) or SAN (``Nf3/H``, ``O-O/Eh1``, ``Ke1-f1/E``); None when it names none."""
-    from bot.position import parse_move  # engine.Board: imported late, as bot.position does
+    from bot.engines.notation import parse_move  # engine.Board: imported late
 
     move = parse_move(board, text)
     if move is not None:
@@ -324,7 +324,7 @@ class XBoardEngine(EngineClient):
 
     def _replay(self, fen: str, moves: Sequence[str]) -> tuple[Any, list[str]]:
         """The board after ``fen`` + ``moves`` and the moves in the engine's notation."""
-        from bot.position import parse_move
+        from bot.engines.notation import parse_move
         from engine import Board
 
         cached = self._replayed

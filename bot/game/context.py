@@ -10,11 +10,12 @@ from dataclasses import dataclass, field, replace
 
 from bot.config import Settings
 from bot.engines import EngineReply
-from bot.events import Account, GameEnd, GameFull, GameState
+from bot.engines.limits import GoLimits
+from bot.game.position import GameBoard
 from bot.game.protocols import GameServer
-from bot.position import GameBoard
-from bot.results import GameOutcome
-from bot.timecontrol import GoLimits, search_limits
+from bot.game.timecontrol import search_limits
+from bot.records.results import GameOutcome
+from bot.wire.events import Account, GameEnd, GameFull, GameState
 
 
 class Phase(enum.Enum):

@@ -9,13 +9,13 @@ from pathlib import Path
 
 from bot.game.context import GameContext, Phase
 from bot.game.moves import MoveMaker
+from bot.game.position import ServerMoveError
 from bot.game.protocols import Engine
 from bot.game.record import GameNote, GameRecord, final_outcome, write_game_pgn
 from bot.game.talk import Talk
 from bot.game.watch import ServerWatch
-from bot.pgn import safe_file_id
-from bot.position import ServerMoveError
-from bot.results import ABANDONED, GameOutcome, lichess_outcome
+from bot.records.pgn import safe_file_id
+from bot.records.results import ABANDONED, GameOutcome, lichess_outcome
 
 log = logging.getLogger("bot.game")
 

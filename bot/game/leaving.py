@@ -13,8 +13,8 @@ from bot.game.context import GameContext
 from bot.game.ponder import Ponderer
 from bot.game.record import GameNote
 from bot.game.watch import ServerWatch
-from bot.results import ABANDONED, GameOutcome, resignation
-from bot.server import ServerError
+from bot.records.results import ABANDONED, GameOutcome, resignation
+from bot.wire.server import ServerError
 
 log = logging.getLogger("bot.game")
 
@@ -126,7 +126,7 @@ class Leaving:
             return
         if note.action == "ended":  # nothing to send: is the game over on the server too? (ask every minute:
             # a BOT's resignation never reaches us, and we do not move)
-            self._resend_from = now + watch.QUIET_PAGE_CHECK_S
+            self._resend_from = now + watch.QUIET_PAGE_CHECK_S  # read at call time: the tests shorten it
             if self.watch.settle_from_server():
                 game.end_game("over on the server")
             return

@@ -7,16 +7,17 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 
-from bot.books import book_move
-from bot.decisions import should_offer_draw, should_resign
 from bot.engines import EngineCrashed, EngineError, EngineReply, EngineTimeout
-from bot.events import GameState
+from bot.engines.notation import parse_move
+from bot.game.books import book_move
 from bot.game.context import GameContext, MoveNote
+from bot.game.decisions import should_offer_draw, should_resign
 from bot.game.ponder import Ponderer
+from bot.game.position import fallback_move
 from bot.game.protocols import Engine
 from bot.game.record import describe_search
-from bot.position import fallback_move, parse_move
-from bot.server import ServerError
+from bot.wire.events import GameState
+from bot.wire.server import ServerError
 from engine import Move
 
 log = logging.getLogger("bot.game")

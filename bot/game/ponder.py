@@ -6,9 +6,9 @@ from __future__ import annotations
 import logging
 
 from bot.engines import EngineError, EngineReply
+from bot.engines.notation import parse_move
 from bot.game.context import GameContext
 from bot.game.protocols import Engine, PonderingEngine
-from bot.position import parse_move
 from engine import Move
 
 log = logging.getLogger("bot.game")

@@ -1,5 +1,5 @@
 """What a game worker needs of the server and of the engine: protocols, so that the worker depends on these
-few calls and not on :class:`bot.server.Server` or a concrete engine class (tests pass small fakes)."""
+few calls and not on :class:`bot.wire.server.Server` or a concrete engine class (tests pass small fakes)."""
 
 from __future__ import annotations
 
@@ -7,22 +7,22 @@ from collections.abc import Sequence
 from typing import Protocol, runtime_checkable
 
 from bot.engines import EngineReply
-from bot.events import Dialect, GameEvent
-from bot.gameexport import GameExport
-from bot.gamepage import GamePage
-from bot.server import StreamNotice
-from bot.timecontrol import GoLimits
+from bot.engines.limits import GoLimits
+from bot.wire.events import Dialect, GameEvent
+from bot.wire.gameexport import GameExport
+from bot.wire.gamepage import GamePage
+from bot.wire.streams import StreamNotice
 
 
 class GameStream(Protocol):
-    """A game's event stream (:class:`bot.streams.ServerStream`)."""
+    """A game's event stream (:class:`bot.wire.streams.ServerStream`)."""
 
     def get(self, timeout: float | None = None) -> GameEvent | StreamNotice | None: ...
     def close(self) -> None: ...
 
 
 class GameServer(Protocol):
-    """The calls a game makes to the server (:class:`bot.server.Server` implements them)."""
+    """The calls a game makes to the server (:class:`bot.wire.server.Server` implements them)."""
 
     @property
     def dialect(self) -> Dialect | None: ...

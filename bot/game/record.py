@@ -8,10 +8,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bot.engines import EngineReply
-from bot.events import GameEnd, GameFull, GameState
 from bot.game.context import GameContext
-from bot.pgn import clock_command, eval_command, game_pgn, standard_headers, write_pgn
-from bot.results import UNKNOWN, GameOutcome, board_outcome, lichess_outcome, resignation, unknown
+from bot.records.pgn import clock_command, eval_command, game_pgn, standard_headers, write_pgn
+from bot.records.results import UNKNOWN, GameOutcome, board_outcome, lichess_outcome, resignation, unknown
+from bot.wire.events import GameEnd, GameFull, GameState
 from engine import Board
 
 log = logging.getLogger("bot.game")

@@ -7,11 +7,11 @@ import logging
 from collections.abc import Callable
 
 from bot import __version__
-from bot.chat import ChatContext, ChatLimiter, command_reply, parse_command
-from bot.decisions import should_accept_draw, should_accept_takeback
-from bot.events import ChatLine, GameState
+from bot.game.chat import ChatContext, ChatLimiter, command_reply, parse_command
 from bot.game.context import GameContext
-from bot.server import ServerError
+from bot.game.decisions import should_accept_draw, should_accept_takeback
+from bot.wire.events import ChatLine, GameState
+from bot.wire.server import ServerError
 
 log = logging.getLogger("bot.game")
 

@@ -9,11 +9,12 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 
+from bot.engines.notation import parse_move
 from bot.game.context import GameContext, Phase
-from bot.gameexport import GameExport
-from bot.gamepage import GamePage
-from bot.position import ServerMoveError, parse_move
-from bot.server import ServerError
+from bot.game.position import ServerMoveError
+from bot.wire.gameexport import GameExport
+from bot.wire.gamepage import GamePage
+from bot.wire.server import ServerError
 
 log = logging.getLogger("bot.game")
 

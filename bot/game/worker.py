@@ -23,19 +23,29 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from bot.config import Settings
-from bot.events import Account, ChatLine, GameEnd, GameEvent, GameFull, GameState, OpponentGone, UnknownEvent, Variant
 from bot.game.context import GameContext, Phase
 from bot.game.ending import Ending
 from bot.game.leaving import Leaving
 from bot.game.moves import MoveMaker
 from bot.game.ponder import Ponderer
+from bot.game.position import GameBoard, ServerMoveError
 from bot.game.protocols import Engine, GameServer, GameStream
 from bot.game.record import GameNote, GameRecord, describe_clock, note_clock
 from bot.game.talk import Talk
 from bot.game.watch import ServerWatch
-from bot.gamepage import GamePage, GamePageError
-from bot.position import GameBoard, ServerMoveError
-from bot.server import StreamConnected, StreamFailed, StreamLost, StreamNotice
+from bot.wire.events import (
+    Account,
+    ChatLine,
+    GameEnd,
+    GameEvent,
+    GameFull,
+    GameState,
+    OpponentGone,
+    UnknownEvent,
+    Variant,
+)
+from bot.wire.gamepage import GamePage, GamePageError
+from bot.wire.streams import StreamConnected, StreamFailed, StreamLost, StreamNotice
 
 log = logging.getLogger("bot.game")
 

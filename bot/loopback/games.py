@@ -9,8 +9,8 @@ from bot.loopback.model import ChatRecord, Clock, LoopbackChallenge, MoveRecord,
 from bot.loopback.opponents import Opponent, OpponentView
 from bot.loopback.positions import CHESS_START_FEN, S_CHESS_START_FEN
 from bot.loopback.streams import Stream
-from bot.pgn import game_pgn
-from bot.results import lichess_outcome
+from bot.records.pgn import game_pgn
+from bot.records.results import lichess_outcome
 from engine.variants import pgn_variant_tag
 
 BoardFactory = Callable[..., Any]

@@ -10,11 +10,11 @@ from typing import Any
 
 from bot.config import Settings
 from bot.engines import EngineReply, Score
-from bot.events import Account
 from bot.game import GameRecord, GameWorker
-from bot.gamepage import GamePage
-from bot.normalise import normalise_game_line, parse_online_bot
-from bot.server import ServerError
+from bot.wire.events import Account
+from bot.wire.gamepage import GamePage
+from bot.wire.normalise import normalise_game_line, parse_online_bot
+from bot.wire.server import ServerError
 
 ME = Account(id="SeirawanBot", username="SeirawanBot", title="BOT")
 

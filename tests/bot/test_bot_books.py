@@ -6,8 +6,8 @@ import random
 
 import pytest
 
-from bot.books import book_move
 from bot.config import ConfigError, settings_from_dict
+from bot.game.books import book_move
 from engine import Board
 
 

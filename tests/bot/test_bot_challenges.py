@@ -6,7 +6,8 @@ from dataclasses import replace
 
 import pytest
 
-from bot.challenges import (
+from bot.config import ChallengeSettings
+from bot.lobby.challenges import (
     DAY_S,
     HOUR_S,
     Accept,
@@ -18,8 +19,7 @@ from bot.challenges import (
     our_rating,
     rating_category,
 )
-from bot.config import ChallengeSettings
-from bot.events import Challenge, Player, TimeControl, Variant
+from bot.wire.events import Challenge, Player, TimeControl, Variant
 
 ALICE = Player(name="Alice", rating=1500)
 ROBOT = Player(name="Robot", id="robot", title="BOT")

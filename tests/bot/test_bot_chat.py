@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from bot.chat import MAX_REPLY_CHARS, ChatContext, ChatLimiter, command_reply, parse_command
 from bot.config import ChatSettings
+from bot.game.chat import MAX_REPLY_CHARS, ChatContext, ChatLimiter, command_reply, parse_command
 
 CONTEXT = ChatContext(engine_name="Fairy-Stockfish 14", bot_version="0.1.0", last_score="+0.42",
                       last_depth=12, challenges_waiting=2)

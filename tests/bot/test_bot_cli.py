@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from bot.cli import RedactingFilter, main
+from bot.app.cli import RedactingFilter, main
 from tests.bot.conftest import (
     PYCHESS_ACCOUNT,
     PYCHESS_CHALLENGE,
@@ -65,9 +65,9 @@ def test_rejected_token_exits_2_without_a_traceback(tmp_path, monkeypatch, capsy
 
 def test_sandbox_option_hands_over_to_the_sandbox_module(monkeypatch):
     seen = []
-    module = types.ModuleType("bot.sandbox")
+    module = types.ModuleType("bot.app.sandbox")
     module.run_sandbox = lambda args: seen.append(args) or 0  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "bot.sandbox", module)
+    monkeypatch.setitem(sys.modules, "bot.app.sandbox", module)
     assert main(["--sandbox"]) == 0 and seen[0].sandbox is True
 
 
@@ -114,7 +114,7 @@ def test_a_challenge_outside_the_config_is_declined_with_its_reason(tmp_path, mo
         http.route("GET", "/api/account", Reply(body=PYCHESS_ACCOUNT))
         http.route("GET", "/api/stream/event", Reply(lines=[PYCHESS_CHALLENGE], stall_s=10))
         http.route("POST", "/api/challenge/RpxjQkJ5/decline", Reply())
-        from bot.app import run_bot
+        from bot.app.run import run_bot
         from bot.config import load_settings
 
         settings = load_settings(write_config(tmp_path, http.url, challenge={"min_base_s": 600}))

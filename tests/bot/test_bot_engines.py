@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from bot.engines import EngineCrashed, EngineReply, EngineTimeout, Score, UciEngine, parse_info, parse_option
-from bot.timecontrol import GoLimits
+from bot.engines.limits import GoLimits
 from engine import Board
 from tests.timing import PATIENCE_S
 

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from bot.events import (
+from bot.wire.events import (
     ChallengeEvent,
     ChallengeGone,
     ChatLine,
@@ -22,7 +22,7 @@ from bot.events import (
     UnknownEvent,
     Variant,
 )
-from bot.normalise import normalise_game_line, normalise_lobby_line, parse_account
+from bot.wire.normalise import normalise_game_line, normalise_lobby_line, parse_account
 from tests.bot.conftest import (
     PYCHESS_ACCOUNT,
     PYCHESS_CHALLENGE,

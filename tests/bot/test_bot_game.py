@@ -12,11 +12,11 @@ import pytest
 
 from bot.config import DrawSettings, ResignSettings, Settings, TimeSettings
 from bot.engines import EngineCrashed, EngineReply, EngineTimeout, Score
-from bot.events import GameEnd, GameFull, GameState
 from bot.game import GameNote, GameRecord, GameWorker
-from bot.gamepage import GamePage
-from bot.normalise import normalise_game_line
-from bot.server import StreamConnected
+from bot.wire.events import GameEnd, GameFull, GameState
+from bot.wire.gamepage import GamePage
+from bot.wire.normalise import normalise_game_line
+from bot.wire.server import StreamConnected
 from tests.bot.conftest import PYCHESS_GAME_END, PYCHESS_GAME_FULL, needs_board
 from tests.bot.fakes import ME, FakeServer, ScriptedEngine
 

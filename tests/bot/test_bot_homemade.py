@@ -10,7 +10,7 @@ from bot.engines import EngineCrashed, EngineStartError, EngineTimeout
 from bot.engines.check import EngineCheckFailed
 from bot.engines.homemade import Clocks, HomemadeClient, load_engine_class
 from bot.engines.homemade_example import MaterialGreedy, material
-from bot.timecontrol import GoLimits
+from bot.engines.limits import GoLimits
 from engine import Board
 from engine.variants import START_FENS
 from tests.bot import homemade_fixtures
@@ -72,7 +72,7 @@ def test_an_exception_is_a_crash_and_a_late_answer_a_timeout() -> None:
 
 
 def test_the_start_up_check_loads_the_class_and_refuses_one_that_does_not_load() -> None:
-    from bot.app import check_configured_engine
+    from bot.app.run import check_configured_engine
 
     good = settings_from_dict({"engine": {"protocol": "homemade",
                                           "command": "bot.engines.homemade_example:MaterialGreedy"}})

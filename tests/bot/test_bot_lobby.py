@@ -14,9 +14,9 @@ from pathlib import Path
 import yaml
 
 from bot.config import ChallengeSettings, Settings
-from bot.events import ChallengeEvent, ChallengeGone, GameStart
-from bot.lobby import Lobby
-from bot.normalise import normalise_lobby_line
+from bot.lobby.loop import Lobby
+from bot.wire.events import ChallengeEvent, ChallengeGone, GameStart
+from bot.wire.normalise import normalise_lobby_line
 from tests.bot.conftest import PYCHESS_ACCOUNT, PYCHESS_CHALLENGE, PYCHESS_GAME_FULL, needs_board
 from tests.bot.fakes import ME, LobbyServer, ScriptedEngine
 from tests.bot.http_fixture import Reply, ScriptedServer

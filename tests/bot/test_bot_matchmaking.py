@@ -12,8 +12,7 @@ from typing import Any
 import pytest
 
 from bot.config import MatchmakingSettings, MatchmakingTimeControl, settings_from_dict
-from bot.events import Account, ChallengeGone
-from bot.matchmaking import (
+from bot.lobby.matchmaking import (
     DAY_S,
     DeclineNote,
     Matchmaker,
@@ -22,8 +21,9 @@ from bot.matchmaking import (
     perf_for,
     under_daily_limit,
 )
-from bot.normalise import normalise_lobby_line
-from bot.server import RateLimited, ServerError
+from bot.wire.events import Account, ChallengeGone
+from bot.wire.normalise import normalise_lobby_line
+from bot.wire.server import RateLimited, ServerError
 from tests.bot.fakes import FakeChallengeServer, online
 
 ME = Account(id="schessbot", username="SchessBot", title="BOT")

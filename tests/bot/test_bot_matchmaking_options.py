@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 from bot.config import ConfigError, settings_from_dict
-from bot.events import Account
-from bot.matchmaking import Matchmaker, OnlineBlockList, choose_offer, parse_block_list
+from bot.lobby.matchmaking import Matchmaker, OnlineBlockList, choose_offer, parse_block_list
+from bot.wire.events import Account
 from tests.bot.fakes import FakeChallengeServer, online
 
 RATED_ME = Account(id="schessbot", username="SchessBot", title="BOT", ratings={"blitz": 2000, "chess960": 1500})
@@ -87,7 +87,7 @@ def test_the_matchmaker_never_challenges_a_bot_on_the_online_block_list() -> Non
 
 
 def test_allow_during_games_lets_matchmaking_use_a_free_slot_while_a_game_runs() -> None:
-    from bot.lobby import Lobby
+    from bot.lobby.loop import Lobby
     from tests.bot.fakes import LobbyServer
 
     def lobby(allow: bool, concurrency: int) -> Any:

@@ -9,12 +9,12 @@ from typing import Any
 
 import pytest
 
-from bot.challenges import Accept, Decline, LobbyState, decide_challenge
 from bot.config import ConfigError, Settings, TakebackSettings, settings_from_dict
-from bot.decisions import should_accept_takeback
-from bot.events import Challenge, Player, TimeControl, Variant
 from bot.game import GameRecord, GameWorker
-from bot.normalise import normalise_game_line
+from bot.game.decisions import should_accept_takeback
+from bot.lobby.challenges import Accept, Decline, LobbyState, decide_challenge
+from bot.wire.events import Challenge, Player, TimeControl, Variant
+from bot.wire.normalise import normalise_game_line
 from tests.bot.conftest import needs_board
 from tests.bot.fakes import LICHESS_ME_ID, FakeServer, LichessServer, ScriptedEngine, lichess_full, lichess_state, run
 from tests.timing import PATIENCE_S, wait_until
@@ -125,7 +125,7 @@ def test_a_check_visit_with_the_opponent_to_move_parks_at_once_without_an_engine
 def test_stopping_with_abort_parks_a_correspondence_game_instead_of_resigning_it() -> None:
     server = LichessServer()
     server.push(lichess_full("e2e4", days=3))
-    from bot.events import Account
+    from bot.wire.events import Account
 
     records: list[GameRecord] = []
     worker = GameWorker("g1", server, quiet(), Account(id=LICHESS_ME_ID, username="SchessBot"),  # type: ignore[arg-type]
@@ -225,15 +225,15 @@ def test_a_game_ended_by_the_opponent_after_our_quiet_move_does_not_get_that_mov
 
 @needs_board
 def test_the_chess960_flag_of_a_pychess_game_start_reaches_the_board() -> None:
-    from bot.events import GameStart
-    from bot.normalise import normalise_lobby_line
+    from bot.wire.events import GameStart
+    from bot.wire.normalise import normalise_lobby_line
 
     line = '{"type": "gameStart", "game": {"id": "g1", "skill_level": "6", "chess960": "True"}}'
     assert normalise_lobby_line(line) == GameStart("g1", None, chess960=True)
     fen = "bqnrkrnb/pppppppp/8/8/8/8/PPPPPPPP/BQNRKRNB[EHeh] w KQBCDFGkqbcdfg - 0 1"
     server = FakeServer("pychess")
     server.push(pychess_full(fen), '{"type": "gameEnd", "game": {"id": "g1"}}')
-    from bot.events import Account
+    from bot.wire.events import Account
 
     records: list[GameRecord] = []
     worker = GameWorker("g1", server, quiet(), Account(id="SchessBot", username="SchessBot"),  # type: ignore[arg-type]
@@ -246,7 +246,7 @@ def test_the_chess960_flag_of_a_pychess_game_start_reaches_the_board() -> None:
 
 @needs_board
 def test_stopping_with_finish_parks_a_waiting_correspondence_game_at_once() -> None:
-    from bot.events import Account
+    from bot.wire.events import Account
 
     server = LichessServer()
     server.push(lichess_full("e2e4", days=3))

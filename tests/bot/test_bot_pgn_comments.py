@@ -14,7 +14,7 @@ import chess.pgn
 from bot.config import settings_from_dict
 from bot.engines import EngineCrashed, EngineReply
 from bot.engines.result import Score
-from bot.pgn import clock_command, eval_command
+from bot.records.pgn import clock_command, eval_command
 from tests.bot.conftest import needs_board
 from tests.bot.fakes import LichessServer, ScriptedEngine, lichess_full, lichess_state, run
 
@@ -78,7 +78,7 @@ def test_a_lichess_pgn_carries_evals_depths_clocks_ratings_and_titles_python_che
 def test_black_s_evaluation_is_written_from_white_s_point_of_view() -> None:
     from bot.game.context import GameContext, MoveNote
     from bot.game.record import move_comments
-    from bot.normalise import normalise_game_line
+    from bot.wire.normalise import normalise_game_line
 
     [full] = normalise_game_line(lichess_full("e2e4"), "lichess")
     game = GameContext("g1", LichessServer(), settings_from_dict({}), Any)  # type: ignore[arg-type]

@@ -13,7 +13,7 @@ import pytest
 
 from bot.config import EngineSettings
 from bot.engines import EngineError, UciEngine
-from bot.timecontrol import GoLimits
+from bot.engines.limits import GoLimits
 from tests.bot.conftest import needs_board
 from tests.timing import PATIENCE_S
 

@@ -6,10 +6,11 @@ import json
 
 import pytest
 
-from bot.events import GameEnd, Variant
+from bot.engines.notation import parse_move
 from bot.game import final_outcome
-from bot.pgn import game_pgn, movetext, safe_file_id, standard_headers, write_pgn
-from bot.position import GameBoard, ServerMoveError, fallback_move, parse_move
+from bot.game.position import GameBoard, ServerMoveError, fallback_move
+from bot.records.pgn import game_pgn, movetext, safe_file_id, standard_headers, write_pgn
+from bot.wire.events import GameEnd, Variant
 from tests.bot.conftest import board_available, needs_board, recorded
 
 pytestmark = needs_board
@@ -103,7 +104,7 @@ def test_pgn_uses_gating_san_and_reads_back_with_board(tmp_path):
     outcome = final_outcome(None, None, position.board, True, False)
     result = outcome.result
     assert (result, outcome.termination, outcome.reason) == ("1-0", "Normal", "mate")
-    from bot.events import TimeControl
+    from bot.wire.events import TimeControl
 
     headers = standard_headers(event="Casual seirawan game", site="https://www.pychess.org/abc",
                                white="SeirawanBot", black="Alice", variant=SEIRAWAN,

@@ -8,14 +8,14 @@ from pathlib import Path
 import pytest
 
 import engine
-from bot.gameexport import GameExportError, parse_game_export
-from bot.gamepage import GamePageError, parse_game_page
-from bot.results import (
+from bot.records.results import (
     LICHESS_STATUSES,
     PYCHESS_STATUSES,
     lichess_outcome,
     pychess_outcome,
 )
+from bot.wire.gameexport import GameExportError, parse_game_export
+from bot.wire.gamepage import GamePageError, parse_game_page
 
 PAGES = Path(__file__).resolve().parents[1] / "data" / "pychess-game-pages.html"
 

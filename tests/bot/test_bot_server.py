@@ -9,8 +9,8 @@ from urllib.parse import parse_qs
 import pytest
 
 from bot.config import ServerSettings
-from bot.events import ChallengeEvent, GameEnd, GameFull, KeepAlive
-from bot.server import (
+from bot.wire.events import ChallengeEvent, GameEnd, GameFull, KeepAlive
+from bot.wire.server import (
     CAPABILITIES_HEADER,
     USER_AGENT,
     Server,
@@ -255,7 +255,7 @@ def test_the_socket_under_a_streamed_response_is_found_through_public_attributes
     import requests
 
     from bot.loopback import LoopbackServer
-    from bot.streams import _socket_of
+    from bot.wire.streams import _socket_of
 
     with LoopbackServer(dialect="lichess", token="t") as loopback:
         response = requests.get(loopback.url + "/api/stream/event", headers={"Authorization": "Bearer t"},

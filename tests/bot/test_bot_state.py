@@ -10,15 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from bot.challenges import DAY_S, AcceptedBotChallenge
 from bot.config import MatchmakingTimeControl, settings_from_dict
-from bot.events import ChallengeEvent, GameStart
 from bot.game import GameNote
 from bot.game.record import GameRecord
-from bot.lobby import Lobby
-from bot.matchmaking import DeclineNote
-from bot.normalise import normalise_lobby_line
-from bot.state import (
+from bot.lobby.challenges import DAY_S, AcceptedBotChallenge
+from bot.lobby.loop import Lobby
+from bot.lobby.matchmaking import DeclineNote
+from bot.lobby.state import (
     STATE_FILE_NAME,
     BotMemory,
     ClockReading,
@@ -29,6 +27,8 @@ from bot.state import (
     save_memory,
     state_path,
 )
+from bot.wire.events import ChallengeEvent, GameStart
+from bot.wire.normalise import normalise_lobby_line
 from tests.bot.conftest import PYCHESS_CHALLENGE
 from tests.bot.fakes import ME, LobbyServer
 

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from bot.config import EngineLimits, TimeSettings
-from bot.events import GameState, TimeControl
-from bot.timecontrol import search_limits, usable_time_ms
+from bot.game.timecontrol import search_limits, usable_time_ms
+from bot.wire.events import GameState, TimeControl
 
 CLOCK = TimeControl("clock", 300_000, 3_000)
 

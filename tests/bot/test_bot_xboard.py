@@ -12,9 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from bot.app import default_engine_factory
+from bot.app.run import default_engine_factory
 from bot.config import ConfigError, settings_from_dict
 from bot.engines import EngineCrashed, EngineError, EngineReply, EngineStartError, EngineTimeout, Score, XBoardEngine
+from bot.engines.limits import GoLimits
 from bot.engines.xboard import (
     clock_text,
     engine_move,
@@ -26,7 +27,6 @@ from bot.engines.xboard import (
     xboard_variant,
 )
 from bot.game import PonderingEngine
-from bot.timecontrol import GoLimits
 from engine import Board
 from tests.timing import PATIENCE_S
 

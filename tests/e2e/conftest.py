@@ -1,4 +1,4 @@
-"""Run the real bot against the loopback server: in-process (``bot.app.run_bot`` in a thread) or as a
+"""Run the real bot against the loopback server: in-process (``bot.app.run.run_bot`` in a thread) or as a
 ``python -m bot`` subprocess (for restarts). Engine: the bundled one if it can run, else Fairy-Stockfish,
 with tiny limits so a game takes seconds; ``SCHESS_E2E_ENGINE`` overrides the command."""
 
@@ -102,7 +102,7 @@ class BotThread:
         self.thread = threading.Thread(target=self._run, name="e2e-bot", daemon=True)
 
     def _run(self) -> None:
-        from bot.app import run_bot
+        from bot.app.run import run_bot
 
         def keep(lobby: Any) -> None:
             self.lobby = lobby

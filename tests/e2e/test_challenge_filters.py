@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from bot.lobby.state import STATE_FILE_NAME
 from bot.loopback import LoopbackServer, Scripted
-from bot.state import STATE_FILE_NAME
 from tests.e2e.conftest import KEEPALIVE_S, BotProcess, BotThread, bot_config, refereed_server
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from bot.challenges import Decline, accepted_clock_text, decline_message
 from bot.config import ChallengeSettings
+from bot.lobby.challenges import Decline, accepted_clock_text, decline_message
 from bot.loopback import LoopbackServer
 from tests.e2e.conftest import BotThread, bot_config
 from tests.reliability.conftest import ResignAfter

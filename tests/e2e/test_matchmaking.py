@@ -134,7 +134,7 @@ def test_matchmaking_switches_itself_off_on_pychess(
     pychess_server.wait_for_request("stream_event", timeout=10)
     time.sleep(0.8)
     assert not created(pychess_server) and not pychess_server.requests_to("online")
-    lines = [r.getMessage() for r in caplog.records if r.name == "bot.matchmaking"]
+    lines = [r.getMessage() for r in caplog.records if r.name == "bot.lobby.matchmaking"]
     assert lines == ["matchmaking is off: bots cannot create challenges on a pychess server"]
 
 

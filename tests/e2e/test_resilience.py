@@ -52,7 +52,7 @@ def test_a_429_on_the_move_endpoint_is_waited_out_and_the_move_resent(
 ) -> None:
     # the bot pauses an endpoint for max(60 s, Retry-After); shorten the 60 s so the suite stays fast, and ask
     # for longer with Retry-After to prove the header is honoured
-    monkeypatch.setattr("bot.ratelimit.RATE_LIMIT_PAUSE_S", 1.0)
+    monkeypatch.setattr("bot.wire.ratelimit.RATE_LIMIT_PAUSE_S", 1.0)
     game_id = server.challenge(color="black", clock=(180, 2), opponent=RandomMoves(seed=3))
     server.faults.fail("move", 429, times=1, retry_after_s=3)
     bots.append(BotThread(bot_config(server, tmp_path), max_games=1).start())

@@ -35,7 +35,7 @@ def quick_checks(monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixtu
     """The bot's waits for a failing stream shortened from seconds to a fraction; INFO logs kept."""
     caplog.set_level(logging.INFO)
     shorten_game_watch(monkeypatch)
-    monkeypatch.setattr("bot.streams.RECONNECT_BASE_S", 0.1)
+    monkeypatch.setattr("bot.wire.streams.RECONNECT_BASE_S", 0.1)
 
 
 @pytest.fixture

@@ -170,7 +170,7 @@ def test_threads_back_to_one_ends_the_helpers_and_bad_values_are_refused() -> No
 @pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="reads the process tree from /proc (Linux)")
 def test_the_bots_engine_options_start_the_helpers_of_the_bundled_engine() -> None:
     """``engine.options: {Threads: 2}`` in config.yml reaches the bundled engine: its process gets a helper."""
-    from bot.app import default_engine_factory
+    from bot.app.run import default_engine_factory
     from bot.config import settings_from_dict
     from bot.engines.uci import UciEngine
 

@@ -6,8 +6,8 @@ import json
 import re
 from pathlib import Path
 
-from bot.gamepage import parse_game_page
 from bot.loopback import LoopbackServer, Manual, Scripted
+from bot.wire.gamepage import parse_game_page
 from tests.loopback.conftest import Client, start_game
 from tests.timing import PATIENCE_S
 

@@ -43,11 +43,11 @@ pytestmark = pytest.mark.skipif(ENGINE is None, reason="no engine for the bot")
 @pytest.fixture(autouse=True)
 def short_waits(monkeypatch: pytest.MonkeyPatch) -> None:
     """The bot's production waits (60 s pauses, 1 s back-off doubling) scaled down for an in-process bot."""
-    monkeypatch.setattr("bot.ratelimit.RATE_LIMIT_PAUSE_S", PAUSE_S)
-    monkeypatch.setattr("bot.server.RETRY_BASE_S", 0.1)
-    monkeypatch.setattr("bot.streams.RECONNECT_BASE_S", 0.1)
-    monkeypatch.setattr("bot.server.STARTUP_RETRY_S", 30.0)
-    monkeypatch.setattr("bot.server.STARTUP_MAX_DELAY_S", 0.5)
+    monkeypatch.setattr("bot.wire.ratelimit.RATE_LIMIT_PAUSE_S", PAUSE_S)
+    monkeypatch.setattr("bot.wire.server.RETRY_BASE_S", 0.1)
+    monkeypatch.setattr("bot.wire.streams.RECONNECT_BASE_S", 0.1)
+    monkeypatch.setattr("bot.wire.server.STARTUP_RETRY_S", 30.0)
+    monkeypatch.setattr("bot.wire.server.STARTUP_MAX_DELAY_S", 0.5)
 
 
 class ResignAfter(RandomMoves):
@@ -64,7 +64,7 @@ class ResignAfter(RandomMoves):
 
 
 class WorkerWatch:
-    """Wraps ``bot.lobby.GameWorker``: records every worker started and any overlap for one game id."""
+    """Wraps ``bot.lobby.loop.GameWorker``: records every worker started and any overlap for one game id."""
 
     def __init__(self) -> None:
         self.started: list[str] = []
@@ -75,7 +75,7 @@ class WorkerWatch:
 
 @pytest.fixture
 def workers(monkeypatch: pytest.MonkeyPatch) -> Iterator[WorkerWatch]:
-    import bot.lobby
+    import bot.lobby.loop
     from bot.game import GameWorker
 
     watch = WorkerWatch()
@@ -90,7 +90,7 @@ def workers(monkeypatch: pytest.MonkeyPatch) -> Iterator[WorkerWatch]:
                 watch.started.append(self.game_id)
             super().start()
 
-    monkeypatch.setattr(bot.lobby, "GameWorker", WatchedWorker)
+    monkeypatch.setattr(bot.lobby.loop, "GameWorker", WatchedWorker)
     yield watch
     assert not watch.duplicates, f"two game workers at once for {watch.duplicates}"
 
@@ -102,7 +102,7 @@ def faulty_engine(tmp_path: Path, **faults: Any) -> str:
 
 
 class PauseLog:
-    """What the bot's :class:`bot.ratelimit.EndpointLimits` did, on its own clock: each 429 pause it started
+    """What the bot's :class:`bot.wire.ratelimit.EndpointLimits` did, on its own clock: each 429 pause it started
     (endpoint, when, how long) and each request it let through (endpoint, when). Judging "nothing was sent
     during a pause" by these, not by when the server saw a request, holds however busy the machine is: a
     request let through just before the pause began may reach the server long after it."""
@@ -126,7 +126,7 @@ class PauseLog:
 
 @pytest.fixture
 def pauses(monkeypatch: pytest.MonkeyPatch) -> PauseLog:
-    from bot.ratelimit import EndpointLimits
+    from bot.wire.ratelimit import EndpointLimits
 
     log = PauseLog()
     block, call = EndpointLimits.block, EndpointLimits.call

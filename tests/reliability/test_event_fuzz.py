@@ -1,5 +1,5 @@
-"""Fuzzing the event normaliser (``bot.events``) with hypothesis: any line from either server either becomes
-events or raises the documented :class:`~bot.events.MalformedLine` (a ``ValueError``); nothing else escapes
+"""Fuzzing the event normaliser (``bot.wire.events``) with hypothesis: any line from either server either becomes
+events or raises the documented :class:`~bot.wire.events.MalformedLine` (a ``ValueError``); nothing else escapes
 (an escaping exception would look like a dropped connection to the stream reader) and nothing hangs.
 
 Lines are built three ways: arbitrary text and bytes; arbitrary JSON values; and JSON objects shaped like the
@@ -15,8 +15,8 @@ from typing import Any
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from bot.events import GameEnd, GameFull, GameState, KeepAlive, MalformedLine
-from bot.normalise import normalise_game_line, normalise_lobby_line
+from bot.wire.events import GameEnd, GameFull, GameState, KeepAlive, MalformedLine
+from bot.wire.normalise import normalise_game_line, normalise_lobby_line
 from tests.bot.conftest import PYCHESS_CHALLENGE, PYCHESS_GAME_FULL, PYCHESS_GAME_START, PYCHESS_STATE_1
 
 DIALECTS = st.sampled_from(["lichess", "pychess"])

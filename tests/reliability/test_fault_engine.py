@@ -53,9 +53,9 @@ def test_an_engine_gone_for_good_ends_the_game_stops_challenges_and_fails_the_he
     """The engine dies on the bot's 3rd search and cannot be restarted: one stand-in move saves the clock,
     the next move resigns the game instead; challenges are declined and the health check fails until the
     engine starts again, then the bot accepts again."""
-    from bot import health
+    from bot.app import health
 
-    monkeypatch.setattr("bot.enginehealth.ENGINE_PROBE_S", 0.5)
+    monkeypatch.setattr("bot.lobby.enginehealth.ENGINE_PROBE_S", 0.5)
     caplog.set_level(logging.INFO)
     counter = tmp_path / "searches"
     heartbeat = tmp_path / "heartbeat"

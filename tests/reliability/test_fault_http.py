@@ -13,7 +13,7 @@ import requests
 
 from bot.config import ServerSettings
 from bot.loopback import LoopbackServer, Scripted
-from bot.server import Server, ServerError
+from bot.wire.server import Server, ServerError
 from tests.reliability.conftest import (
     BotThread,
     PauseLog,
@@ -155,14 +155,14 @@ def test_thirty_seconds_of_refused_connections_at_start_up_are_waited_out_with_d
         now[0] += seconds
         return False
 
-    import bot.server
+    import bot.wire.server
 
     server = Server(ServerSettings(url="http://127.0.0.1:9", dialect="pychess"), "t", session=Refusing(),
                     monotonic=lambda: now[0], wait=wait)
     # the suite's autouse fixture shortened the module constants; use the production values here
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(bot.server, "RETRY_BASE_S", 1.0)
-        patch.setattr(bot.server, "STARTUP_MAX_DELAY_S", 15.0)
+        patch.setattr(bot.wire.server, "RETRY_BASE_S", 1.0)
+        patch.setattr(bot.wire.server, "STARTUP_MAX_DELAY_S", 15.0)
         account = server.fetch_account(retry_for_s=300.0)
     assert account.username == "Bot" and 30.0 <= now[0] <= 50.0
     now[0] = 0.0

@@ -13,10 +13,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bot.chat import COMMANDS, parse_command
 from bot.config import Settings, TokenError, resolve_token
+from bot.game.chat import COMMANDS, parse_command
 from bot.loopback import LoopbackServer, Scripted
-from bot.pgn import safe_file_id, write_pgn
+from bot.records.pgn import safe_file_id, write_pgn
 from tests.reliability.conftest import TOKEN, BotProcess, ResignAfter, bot_config, faulty_engine
 
 SAFE_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}\.pgn$")

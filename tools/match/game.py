@@ -8,7 +8,7 @@ from typing import Any, Callable, Dict, Iterable, List, Optional, Protocol, Sequ
 
 from bot.engines import EngineCrashed, EngineError, EngineReply, EngineTimeout, UciEngine
 from bot.engines import position_command as fen_position_command
-from bot.timecontrol import GoLimits
+from bot.engines.limits import GoLimits
 from engine import Board
 from tools.match.openings import GameJob
 from tools.match.settings import Adjudication, MatchSettings, SearchBudget, is_start_position

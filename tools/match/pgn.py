@@ -1,11 +1,11 @@
-"""The PGN of a finished match game: the runner's tags around the project's one PGN writer (:mod:`bot.pgn`)."""
+"""The PGN of a finished match game: the runner's tags around the project's one PGN writer (:mod:`bot.records.pgn`)."""
 
 from __future__ import annotations
 
 import datetime
 from typing import Dict, Optional
 
-from bot.pgn import game_pgn, move_comment
+from bot.records.pgn import game_pgn, move_comment
 from engine.variants import pgn_variant_tag
 from tools.match.game import MatchRecord
 from tools.match.settings import is_start_position

@@ -1,8 +1,8 @@
 """The server's ndjson streams (``/api/stream/event`` and game streams), each read in a thread of its own.
 
-Every line becomes events through a normaliser of :mod:`bot.normalise`; a lost connection is reopened with
+Every line becomes events through a normaliser of :mod:`bot.wire.normalise`; a lost connection is reopened with
 back-off; a watchdog closes a stream after ``stream_timeout_s`` without a line (a stream can stall without
-closing). HTTP 429 pauses the stream's endpoint through the same :class:`bot.ratelimit.EndpointLimits` as
+closing). HTTP 429 pauses the stream's endpoint through the same :class:`bot.wire.ratelimit.EndpointLimits` as
 every request.
 """
 
@@ -20,8 +20,8 @@ from typing import Generic, Protocol, TypeVar, Union
 import requests
 
 from bot.config import ServerSettings
-from bot.events import MalformedLine
-from bot.ratelimit import EndpointLimits, backoff_s, short_body
+from bot.wire.events import MalformedLine
+from bot.wire.ratelimit import EndpointLimits, backoff_s, short_body
 
 log = logging.getLogger(__name__)
 
@@ -56,7 +56,7 @@ StreamNotice = Union[StreamConnected, StreamLost, StreamFailed]
 
 
 class StreamSource(Protocol):
-    """What a stream needs of its server (:class:`bot.server.Server`)."""
+    """What a stream needs of its server (:class:`bot.wire.server.Server`)."""
 
     settings: ServerSettings
     url: str

@@ -1,5 +1,5 @@
-"""The bot assembled: log in, then run the lobby until it stops. Used by the command line (:mod:`bot.cli`)
-and the sandbox (:mod:`bot.sandbox`), which both import it (neither imports the other).
+"""The bot assembled: log in, then run the lobby until it stops. Used by the command line (:mod:`bot.app.cli`)
+and the sandbox (:mod:`bot.app.sandbox`), which both import it (neither imports the other).
 
 Exit codes of :func:`run_bot`: 0 after a normal stop (signal, ``max_games``), 1 when the server refuses the
 bot for good, 2 for a token or PGN-folder problem (one line on stderr, never a traceback).
@@ -17,16 +17,16 @@ from collections.abc import Callable
 from pathlib import Path
 from types import FrameType
 
-from bot import server as server_module
-from bot.books import check_books
+from bot.app.logsetup import startup_block
 from bot.config import Settings
 from bot.engines import UciEngine, XBoardEngine
 from bot.engines.check import EngineCheck, EngineCheckFailed, check_engine
 from bot.engines.homemade import homemade_factory
 from bot.game import Engine
-from bot.lobby import Lobby
-from bot.logsetup import startup_block
-from bot.server import Server, ServerError, ServerStopped, TokenRejected
+from bot.game.books import check_books
+from bot.lobby.loop import Lobby
+from bot.wire import server as server_module
+from bot.wire.server import Server, ServerError, ServerStopped, TokenRejected
 from engine.book import BookError
 
 log = logging.getLogger("bot")

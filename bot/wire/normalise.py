@@ -1,7 +1,7 @@
-"""The normalisers: server lines (both dialects) -> the event model of :mod:`bot.events`.
+"""The normalisers: server lines (both dialects) -> the event model of :mod:`bot.wire.events`.
 
 Every dialect quirk documented in ``docs/server-api.md`` is handled here, in pure functions that tests feed
-with real server lines. A line that cannot be understood raises :class:`bot.events.MalformedLine` (a
+with real server lines. A line that cannot be understood raises :class:`bot.wire.events.MalformedLine` (a
 ``ValueError``) with the reason; the caller logs it and goes on.
 """
 
@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from bot.events import (
+from bot.wire.events import (
     Account,
     Challenge,
     ChallengeEvent,

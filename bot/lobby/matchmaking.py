@@ -2,7 +2,7 @@
 
 The choices are pure functions (:func:`choose_offer`, :func:`is_avoided`, :func:`under_daily_limit`,
 :func:`perf_for`); :class:`Matchmaker` keeps the state (the challenge in flight, who declined and why, what
-was sent in the last 24 hours) and does the I/O through :class:`bot.server.Server`. The lobby calls
+was sent in the last 24 hours) and does the I/O through :class:`bot.wire.server.Server`. The lobby calls
 :meth:`Matchmaker.tick` from its loop and forwards the challenge events that concern our own challenges.
 
 As lichess-bot's matchmaking: ``rating_difference`` (the opponent's rating near ours), ``allow_during_games``
@@ -25,8 +25,8 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from bot.config import MatchmakingSettings, MatchmakingTimeControl, Settings
-from bot.events import Account, ChallengeGone, OnlineBot
-from bot.server import RateLimited, ServerError, TokenRejected
+from bot.wire.events import Account, ChallengeGone, OnlineBot
+from bot.wire.server import RateLimited, ServerError, TokenRejected
 
 log = logging.getLogger(__name__)
 

@@ -1,8 +1,8 @@
 """The bot's event model: what the servers' lines mean, in one shape for both dialects.
 
-Everything after :mod:`bot.normalise` sees this model only: dataclasses, times in milliseconds, variants as
+Everything after :mod:`bot.wire.normalise` sees this model only: dataclasses, times in milliseconds, variants as
 (``"seirawan"`` | ``"chess"`` | the server's own name for anything else, ``chess960`` flag), the start
-position as ``None``. :mod:`bot.normalise` turns server lines into it; :mod:`bot.server` only moves bytes.
+position as ``None``. :mod:`bot.wire.normalise` turns server lines into it; :mod:`bot.wire.server` only moves bytes.
 """
 
 from __future__ import annotations

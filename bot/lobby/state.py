@@ -23,10 +23,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bot.challenges import DAY_S, AcceptedBotChallenge
 from bot.config import MatchmakingTimeControl
 from bot.game.record import GAME_ACTIONS, GameNote
-from bot.matchmaking import DeclineNote
+from bot.lobby.challenges import DAY_S, AcceptedBotChallenge
+from bot.lobby.matchmaking import DeclineNote
 
 log = logging.getLogger(__name__)
 

@@ -1,5 +1,5 @@
 """Lichess's game export ``GET /game/export/{gameId}`` (JSON with ``Accept: application/json``): how a game
-ended when its game stream stopped before saying so, as pychess's game page (:mod:`bot.gamepage`) tells it
+ended when its game stream stopped before saying so, as pychess's game page (:mod:`bot.wire.gamepage`) tells it
 there.
 
 The answer (Lichess API, "Export one game") is one object: ``id``, ``rated``, ``variant``, ``speed``,
@@ -15,7 +15,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from bot.results import GameOutcome, lichess_outcome
+from bot.records.results import GameOutcome, lichess_outcome
 
 #: the export's status names of a game that is not over
 RUNNING_STATUSES = ("created", "started")

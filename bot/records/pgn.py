@@ -7,9 +7,34 @@ import re
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Optional, Protocol
 
-from bot.events import TimeControl, Variant
 from engine.variants import pgn_variant_tag
+
+
+class VariantFacts(Protocol):
+    """What the PGN writer reads of a variant (:class:`bot.wire.events.Variant` has it)."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def chess960(self) -> bool: ...
+    @property
+    def supported(self) -> bool: ...
+
+
+class ClockFacts(Protocol):
+    """What the PGN writer reads of a clock (:class:`bot.wire.events.TimeControl` has it)."""
+
+    @property
+    def kind(self) -> str: ...
+    @property
+    def limit_ms(self) -> int: ...
+    @property
+    def increment_ms(self) -> int: ...
+    @property
+    def days(self) -> Optional[int]: ...
+
 
 _SAFE_ID = re.compile(r"[^A-Za-z0-9_-]+")
 
@@ -20,14 +45,14 @@ def safe_file_id(game_id: str) -> str:
     return cleaned or "game"
 
 
-def pgn_variant_name(variant: Variant) -> str | None:
+def pgn_variant_name(variant: VariantFacts) -> str | None:
     """The ``[Variant]`` tag (as pychess writes it); None for standard chess."""
     if not variant.supported:
         return variant.name
     return pgn_variant_tag(variant.name, variant.chess960)
 
 
-def pgn_time_control(clock: TimeControl) -> str:
+def pgn_time_control(clock: ClockFacts) -> str:
     if clock.kind == "clock":
         return f"{clock.limit_ms // 1000}+{clock.increment_ms // 1000}"
     if clock.kind == "correspondence":
@@ -123,7 +148,7 @@ def clock_command(ms: int) -> str:
     return f"[%clk {seconds // 3600}:{seconds // 60 % 60:02d}:{seconds % 60:02d}]"
 
 
-def standard_headers(*, event: str, site: str, white: str, black: str, variant: Variant, clock: TimeControl,
+def standard_headers(*, event: str, site: str, white: str, black: str, variant: VariantFacts, clock: ClockFacts,
                      started_at: float | None = None) -> dict[str, str]:
     when = time.gmtime(started_at if started_at is not None else time.time())
     headers = {

@@ -2,7 +2,7 @@
 words for the log.
 
 Lichess says it in the final ``gameState`` (``status`` and ``winner``); pychess says it only on the game's
-public page (``data-status`` as a number and ``data-result``; see :mod:`bot.gamepage`). The ``Termination``
+public page (``data-status`` as a number and ``data-result``; see :mod:`bot.wire.gamepage`). The ``Termination``
 values are the ones Lichess writes in its PGN exports: ``Normal``, ``Time forfeit``, ``Abandoned``,
 ``Rules infraction``, ``Unterminated``, ``Unknown``.
 """

@@ -112,7 +112,7 @@ class MovePrinter:
 
 def run_sandbox(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
     """Play one sandbox game and print it; the exit code is 0 when the game was played to its end."""
-    from bot.app import check_configured_engine, run_bot
+    from bot.app.run import check_configured_engine, run_bot
     from bot.config import ConfigError, settings_from_dict
     from bot.engines.check import EngineCheckFailed
 

@@ -10,13 +10,17 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from bot.answering import ChallengeAnswerer
-from bot.challenges import (
+from bot.config import Settings
+from bot.game import Engine, GameNote, GameRecord, GameWorker
+from bot.lobby.answering import ChallengeAnswerer
+from bot.lobby.challenges import (
     LobbyState,
 )
-from bot.config import Settings
-from bot.enginehealth import EngineHealth
-from bot.events import (
+from bot.lobby.enginehealth import EngineHealth
+from bot.lobby.matchmaking import Matchmaker
+from bot.lobby.roster import KnownOpponent, Roster
+from bot.lobby.state import BotMemory, StateFile, state_path
+from bot.wire.events import (
     Account,
     ChallengeEvent,
     ChallengeGone,
@@ -25,11 +29,8 @@ from bot.events import (
     ServerTerminated,
     UnknownEvent,
 )
-from bot.game import Engine, GameNote, GameRecord, GameWorker
-from bot.matchmaking import Matchmaker
-from bot.roster import KnownOpponent, Roster
-from bot.server import Server, StreamConnected, StreamFailed, StreamLost
-from bot.state import BotMemory, StateFile, state_path
+from bot.wire.server import Server
+from bot.wire.streams import StreamConnected, StreamFailed, StreamLost
 
 log = logging.getLogger(__name__)
 
@@ -96,7 +97,7 @@ class Lobby:
 
     def heartbeat(self) -> None:
         """Touch the heartbeat file (every event-stream line); its text is ``ok`` or ``unhealthy: ...`` while no
-        engine works, read by ``python -m bot.health``. Called from the stream's reader thread too."""
+        engine works, read by ``python -m bot.app.health``. Called from the stream's reader thread too."""
         if self.heartbeat_path is None:
             return
         text = self.engine_health.health_text()
@@ -110,7 +111,7 @@ class Lobby:
             log.debug("heartbeat %s: %s", self.heartbeat_path, error)
 
     def save_memory_if_changed(self) -> None:
-        """Write the state file when what the bot remembers has changed (see :mod:`bot.state`)."""
+        """Write the state file when what the bot remembers has changed (see :mod:`bot.lobby.state`)."""
         with self._memory_lock:
             self.state_file.save_if_changed(BotMemory(tuple(self.games.accepted_from_bots),
                                                       tuple(self.matchmaker.sent_at), tuple(self.matchmaker.notes),

@@ -3,7 +3,7 @@
 pychess's BOT API ends every game with a bare ``{"type":"gameEnd"}`` (no final state, no result, and not the
 move that ended it), and a BOT's resignation may never reach the other bot at all. The game page (HTML, no
 token needed) carries the truth as HTML-escaped attributes of its ``<body>``: ``data-result`` (``1-0``...),
-``data-status`` (an integer, see :data:`bot.results.PYCHESS_STATUSES`) and ``data-board``, a JSON object whose
+``data-status`` (an integer, see :data:`bot.records.results.PYCHESS_STATUSES`) and ``data-board``, a JSON object whose
 ``steps`` hold one entry per ply with the move in UCI. See ``docs/server-api.md``.
 """
 
@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from html.parser import HTMLParser
 from typing import Any
 
-from bot.events import GameFull, GameState, Player, TimeControl
-from bot.normalise import parse_variant
-from bot.results import GameOutcome, pychess_outcome
+from bot.records.results import GameOutcome, pychess_outcome
+from bot.wire.events import GameFull, GameState, Player, TimeControl
+from bot.wire.normalise import parse_variant
 
 
 class GamePageError(ValueError):

@@ -9,14 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from bot.events import Variant
+from bot.engines.notation import parse_move
+from bot.wire.events import Variant
 from engine import Board, Move
-
-# Lichess may spell standard castling king-takes-rook (e1h1) as well as e1g1; 960 boards the other way.
-_CASTLING_SPELLINGS = {
-    "e1h1": "e1g1", "e1a1": "e1c1", "e8h8": "e8g8", "e8a8": "e8c8",
-    "e1g1": "e1h1", "e1c1": "e1a1", "e8g8": "e8h8", "e8c8": "e8a8",
-}
 
 
 class ServerMoveError(ValueError):
@@ -35,20 +30,6 @@ def new_board(initial_fen: str | None, variant: Variant) -> Board:
             raise ValueError(f"{variant.config_name} game without an initial FEN")
         return Board(variant=variant.name, chess960=False)
     return Board(initial_fen, variant=variant.name, chess960=variant.chess960)
-
-
-def parse_move(board: Board, uci: str) -> Move | None:
-    """The legal move ``uci`` names in ``board`` (also the other castling spelling), or None."""
-    for spelling in (uci, _CASTLING_SPELLINGS.get(uci[:4], "") + uci[4:] if len(uci) >= 4 else ""):
-        if not spelling or len(spelling) < 4:
-            continue
-        try:
-            move = board.parse_uci(spelling)
-        except ValueError:
-            continue
-        if move in board.legal_moves:
-            return move
-    return None
 
 
 def fallback_move(board: Board) -> Move | None:

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Union
 
 from bot.config import ChallengeSettings
-from bot.events import DECLINE_REASONS, Challenge
+from bot.wire.events import DECLINE_REASONS, Challenge
 
 __all__ = ["DECLINE_REASONS", "Accept", "AcceptedBotChallenge", "Decision", "Decline", "LobbyState",
            "decide_challenge", "describe_time_control", "our_rating", "rating_category"]

@@ -7,7 +7,8 @@ import logging
 from collections.abc import Callable
 from dataclasses import replace
 
-from bot.challenges import (
+from bot.config import Settings
+from bot.lobby.challenges import (
     Accept,
     AcceptedBotChallenge,
     Decision,
@@ -18,11 +19,10 @@ from bot.challenges import (
     describe_time_control,
     our_rating,
 )
-from bot.config import Settings
-from bot.enginehealth import EngineHealth
-from bot.events import Account, Challenge
-from bot.roster import KnownOpponent, Roster
-from bot.server import Server, ServerError, TokenRejected
+from bot.lobby.enginehealth import EngineHealth
+from bot.lobby.roster import KnownOpponent, Roster
+from bot.wire.events import Account, Challenge
+from bot.wire.server import Server, ServerError, TokenRejected
 
 log = logging.getLogger(__name__)
 

@@ -12,9 +12,9 @@ import logging
 import sys
 from collections.abc import Sequence
 
-from bot.app import StopDuringStartup, StopSignal, run_bot
+from bot.app.logsetup import LogFileError, apply_logging, configure_logging, remove_handlers
+from bot.app.run import StopDuringStartup, StopSignal, run_bot
 from bot.config import ConfigError, TokenError, load_settings, resolve_token
-from bot.logsetup import LogFileError, apply_logging, configure_logging, remove_handlers
 
 log = logging.getLogger("bot")
 
@@ -87,7 +87,7 @@ def _main(argv: Sequence[str] | None, stop: StopSignal) -> int:
     args = build_parser().parse_args(list(argv) if argv is not None else None)
     configure_logging(args.log_level or "INFO")
     if args.sandbox:
-        from bot.sandbox import run_sandbox  # imported only when asked for: it brings the loopback server
+        from bot.app.sandbox import run_sandbox  # imported only when asked for: it brings the loopback server
 
         return int(run_sandbox(args))
     if args.games is not None and args.games < 1:

@@ -1,15 +1,15 @@
 """The lobby's book of games: accepted challenges, running game workers, parked correspondence games, and
-who each game is against; from it, the :class:`bot.challenges.LobbyState` a challenge is decided on."""
+who each game is against; from it, the :class:`bot.lobby.challenges.LobbyState` a challenge is decided on."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from bot.challenges import DAY_S, AcceptedBotChallenge, LobbyState
 from bot.config import Settings
 from bot.game import GameWorker
-from bot.matchmaking import Matchmaker
+from bot.lobby.challenges import DAY_S, AcceptedBotChallenge, LobbyState
+from bot.lobby.matchmaking import Matchmaker
 
 #: An accepted challenge holds a concurrency slot until its gameStart arrives, or this many seconds.
 ACCEPTED_SLOT_S = 30.0
@@ -94,7 +94,7 @@ class Roster:
         return self.settings.challenge.concurrency - self.settings.challenge.reserve_for_humans
 
     def state(self, matchmaker: Matchmaker, *, stopping: bool, pychess: bool) -> LobbyState:
-        """What :func:`bot.challenges.decide_challenge` needs to know about the games we have."""
+        """What :func:`bot.lobby.challenges.decide_challenge` needs to know about the games we have."""
         realtime_accepted = set(self.accepted) - self.correspondence_ids
         realtime_ids = realtime_accepted | {game_id for game_id, worker in list(self.workers.items())
                                             if not self.is_correspondence(game_id, worker)}

@@ -1,44 +1,17 @@
 """Clock + settings -> what the engine is told (``go ...``) and how long we wait for its answer.
 
-Pure functions: the game worker passes the latest normalised :class:`~bot.events.GameState` (all times in
+Pure functions: the game worker passes the latest normalised :class:`~bot.wire.events.GameState` (all times in
 ms) and gets back :class:`GoLimits`.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from bot.config import EngineLimits, TimeSettings
-from bot.events import GameState, TimeControl
+from bot.engines.limits import GoLimits
+from bot.wire.events import GameState, TimeControl
 
 #: Never tell the engine less than this (ms): an engine told 0 may answer with nothing at all.
 MIN_ENGINE_TIME_MS = 10
-
-
-@dataclass(frozen=True)
-class GoLimits:
-    """One ``go`` command plus the deadline after which the bot stops waiting for ``bestmove``."""
-
-    wtime_ms: int | None = None
-    btime_ms: int | None = None
-    winc_ms: int | None = None
-    binc_ms: int | None = None
-    movetime_ms: int | None = None
-    depth: int | None = None
-    nodes: int | None = None
-    deadline_ms: int = 10_000
-    stop_grace_ms: int = 1_000
-
-    def go_command(self, ponder: bool = False) -> str:
-        parts = ["go"]
-        if ponder:
-            parts.append("ponder")
-        for name, value in (("wtime", self.wtime_ms), ("btime", self.btime_ms), ("winc", self.winc_ms),
-                            ("binc", self.binc_ms), ("movetime", self.movetime_ms), ("depth", self.depth),
-                            ("nodes", self.nodes)):
-            if value is not None:
-                parts += [name, str(value)]
-        return " ".join(parts)
 
 
 def usable_time_ms(remaining_ms: int, overhead_ms: int) -> int:

@@ -34,9 +34,10 @@ from typing import Any, Literal, TypeVar, Union, get_args, get_origin
 
 import yaml
 
+from bot import TOKEN_ENV
+
 log = logging.getLogger(__name__)
 
-TOKEN_ENV = "SCHESS_BOT_TOKEN"
 
 Variant = Literal["seirawan", "seirawan960", "chess", "chess960"]
 Speed = Literal["ultraBullet", "bullet", "blitz", "rapid", "classical", "correspondence"]

@@ -5,9 +5,9 @@
   move, abort, resign, cancel, upgrade); the rest go through a berserk ``Requestor`` on the same session,
   so every failure arrives as one exception family (``berserk.exceptions.ApiError``) to :meth:`Server._call`.
 - Every path comes from :data:`ENDPOINTS`, its parts quoted in one place (:func:`endpoint_path`).
-- Connection errors and 5xx are retried with back-off; HTTP 429 pauses that endpoint (:mod:`bot.ratelimit`,
+- Connection errors and 5xx are retried with back-off; HTTP 429 pauses that endpoint (:mod:`bot.wire.ratelimit`,
   shared with the streams).
-- Streams (``/api/stream/event`` and game streams) are :class:`bot.streams.ServerStream` readers.
+- Streams (``/api/stream/event`` and game streams) are :class:`bot.wire.streams.ServerStream` readers.
 - pychess quirks: the capabilities header on the event stream, form bodies for chat and decline (berserk
   sends JSON, which pychess refuses), no draw or takeback routes (those calls become no-ops).
 - Calls that can simply be skipped (chat replies, matchmaking: online bots, creating and cancelling our own
@@ -31,15 +31,15 @@ import berserk.session
 import requests
 
 from bot.config import ServerSettings
-from bot.events import Account, Dialect, GameEnd, GameEvent, LobbyEvent, MalformedLine, OnlineBot
-from bot.gameexport import GameExport, GameExportError, parse_game_export
-from bot.gamepage import GamePage, GamePageError, parse_game_page
-from bot.normalise import normalise_game_line, normalise_lobby_line, parse_account, parse_online_bot
-from bot.ratelimit import EndpointLimits, ServerError, ServerStopped, backoff_s, short_body
-from bot.streams import ServerStream, StreamConnected, StreamFailed, StreamLost, StreamNotice
+from bot.wire.events import Account, Dialect, GameEnd, GameEvent, LobbyEvent, MalformedLine, OnlineBot
+from bot.wire.gameexport import GameExport, GameExportError, parse_game_export
+from bot.wire.gamepage import GamePage, GamePageError, parse_game_page
+from bot.wire.normalise import normalise_game_line, normalise_lobby_line, parse_account, parse_online_bot
+from bot.wire.ratelimit import EndpointLimits, ServerError, ServerStopped, backoff_s, short_body
+from bot.wire.streams import ServerStream, StreamConnected, StreamFailed, StreamLost, StreamNotice
 from engine import __version__
 
-#: the errors and stream notices callers get from the client live in bot.ratelimit and bot.streams
+#: the errors and stream notices callers get from the client live in bot.wire.ratelimit and bot.wire.streams
 __all__ = ["CAPABILITIES_HEADER", "ENDPOINTS", "USER_AGENT", "BotSession", "RateLimited", "Server", "ServerError",
            "ServerStopped", "ServerStream", "StreamConnected", "StreamFailed", "StreamLost", "StreamNotice",
            "TokenRejected", "Transport", "detect_dialect", "endpoint_path", "pychess_variant_names"]

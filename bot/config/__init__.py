@@ -1,0 +1,53 @@
+"""The bot's settings: ``config.yml`` read into one typed, frozen :class:`Settings` (see :mod:`bot.config.settings`).
+
+The bottom layer of the bot: every other package may read settings, this one imports nothing from them.
+"""
+
+from bot.config.settings import (
+    BUILTIN_BOOK,
+    SPEED_NAMES,
+    VARIANT_NAMES,
+    BookSelection,
+    BookSettings,
+    ChallengeSettings,
+    ChatRoom,
+    ChatSettings,
+    ConfigError,
+    CorrespondenceSettings,
+    DialectSetting,
+    DrawSettings,
+    EngineLimits,
+    EngineProtocol,
+    EngineSettings,
+    GreetingSettings,
+    LoggingSettings,
+    LogLevel,
+    MatchmakingOverride,
+    MatchmakingSettings,
+    MatchmakingTimeControl,
+    Mode,
+    ResignSettings,
+    ServerSettings,
+    Settings,
+    ShutdownMode,
+    ShutdownSettings,
+    Speed,
+    TakebackSettings,
+    TimeSettings,
+    TokenError,
+    Variant,
+    config_key,
+    load_settings,
+    resolve_token,
+    setting,
+    settings_from_dict,
+)
+
+__all__ = ["BUILTIN_BOOK", "BookSelection", "BookSettings", "ChallengeSettings", "ChatRoom", "ChatSettings",
+           "ConfigError",
+           "CorrespondenceSettings", "DialectSetting", "DrawSettings", "EngineLimits", "EngineProtocol",
+           "EngineSettings", "GreetingSettings", "LogLevel", "LoggingSettings", "MatchmakingOverride",
+           "MatchmakingSettings", "MatchmakingTimeControl", "Mode", "ResignSettings", "SPEED_NAMES",
+           "ServerSettings", "Settings", "ShutdownMode", "ShutdownSettings", "Speed",
+           "TakebackSettings", "TimeSettings", "TokenError", "VARIANT_NAMES", "Variant", "config_key",
+           "load_settings", "resolve_token", "setting", "settings_from_dict"]
