@@ -21,7 +21,7 @@ several can sit inline in one HTML page. Elements carry classes for styling and 
 
 from __future__ import annotations
 
-from typing import List, Optional
+from typing import Dict, List, Optional
 
 from .board import WHITE, Board, Move
 from .svg_pieces import PIECE_NAMES, glyph_svg
@@ -33,13 +33,14 @@ FRAME = 4
 HAND_GAP = 10
 HAND_WIDTH = 54
 
+# The default colours; ``board(colors=...)`` overrides any of them (the keys python-chess also has mean the same).
 COLORS = {
     "square light": "#ede0c8",
     "square dark": "#a9835f",
+    "square light lastmove": "#d9d77a",
+    "square dark lastmove": "#aaa23f",
     "margin": "#3d3329",
     "coord": "#e6dccb",
-    "lastmove light": "#d9d77a",
-    "lastmove dark": "#aaa23f",
     "check": "#e8402e",
     "gate": "#1f6fb8",
     "hand": "#d8ccb6",
@@ -85,6 +86,7 @@ def board(
     check: Optional[int] = None,
     coordinates: bool = True,
     size: Optional[int] = None,
+    colors: Optional[Dict[str, str]] = None,
 ) -> str:
     """The position as an SVG document (a string).
 
@@ -92,7 +94,9 @@ def board(
     (python-chess's names). ``lastmove``: a Move whose from and to squares are highlighted. ``check``: a square
     to mark in red, normally :func:`check_square`. ``coordinates``: file and rank letters in the margin.
     ``size``: the width in pixels (the height follows); None leaves the size to the viewer (viewBox only).
+    ``colors``: replacements for entries of :data:`COLORS`, e.g. ``{"square dark": "#7a9a5a"}``.
     """
+    palette = dict(COLORS, **(colors or {}))
     white_at_bottom = bool(orientation) != bool(flipped)
     has_hand = board.variant == "seirawan"
     margin = MARGIN if coordinates else FRAME
@@ -104,7 +108,7 @@ def board(
         f'<svg xmlns="http://www.w3.org/2000/svg" version="1.1" viewBox="0 0 {width} {height}"{dims}>',
         f"<desc>{_escape(board.fen())}</desc>",
         f'<rect class="margin" x="0" y="0" width="{2 * margin + board_px}" height="{height}" rx="3" '
-        f'fill="{COLORS["margin"]}"/>',
+        f'fill="{palette["margin"]}"/>',
     ]
 
     def origin(sq: int) -> tuple[int, int]:
@@ -118,31 +122,31 @@ def board(
         x, y = origin(sq)
         shade = "light" if (sq & 7) % 2 != (sq >> 3) % 2 else "dark"
         classes = f"square {shade} {SQUARE_NAMES[sq]}"
-        fill = COLORS["square " + shade]
+        fill = palette["square " + shade]
         if sq in highlighted:
             classes += " lastmove"
-            fill = COLORS["lastmove " + shade]
+            fill = palette[f"square {shade} lastmove"]
         out.append(f'<rect class="{classes}" x="{x}" y="{y}" width="{SQUARE_SIZE}" height="{SQUARE_SIZE}" '
                    f'fill="{fill}"/>')
     if check is not None:
         x, y = origin(check)
         c = SQUARE_SIZE / 2
         out.append(f'<circle class="check {SQUARE_NAMES[check]}" cx="{x + c:g}" cy="{y + c:g}" r="{c - 1:g}" '
-                   f'fill="{COLORS["check"]}" fill-opacity=".75"/>')
+                   f'fill="{palette["check"]}" fill-opacity=".75"/>')
     for sq in gate_squares(board):
-        out.append(_gate_mark(sq, *origin(sq), white_at_bottom))
+        out.append(_gate_mark(sq, *origin(sq), white_at_bottom, palette["gate"]))
     for sq in range(64):
         symbol = board.piece_at(sq)
         if symbol:
             out.append(_piece_group(symbol, *origin(sq), SQUARE_NAMES[sq]))
     if coordinates:
-        out.extend(_coordinates(margin, white_at_bottom))
+        out.extend(_coordinates(margin, white_at_bottom, palette["coord"]))
     if has_hand:
         x = 2 * margin + board_px + HAND_GAP
         pockets = board.pockets()
         top, bottom = (not WHITE, WHITE) if white_at_bottom else (WHITE, not WHITE)
-        out.append(_hand(pockets[top], top, x, margin, from_top=True, to_move=board.turn == top))
-        out.append(_hand(pockets[bottom], bottom, x, margin, from_top=False, to_move=board.turn == bottom))
+        out.append(_hand(pockets[top], top, x, margin, palette, from_top=True, to_move=board.turn == top))
+        out.append(_hand(pockets[bottom], bottom, x, margin, palette, from_top=False, to_move=board.turn == bottom))
     out.append("</svg>")
     return "\n".join(out) + "\n"
 
@@ -158,17 +162,17 @@ def _piece_group(symbol: str, x: float, y: float, square_name: str) -> str:
             f'stroke-linejoin="round" stroke-linecap="round">{glyph_svg(symbol)}</g>')
 
 
-def _gate_mark(sq: int, x: int, y: int, white_at_bottom: bool) -> str:
+def _gate_mark(sq: int, x: int, y: int, white_at_bottom: bool, color: str) -> str:
     """A bar along the square's edge on the board's rim (the gate the hand piece would enter by)."""
     at_bottom = (sq >> 3 == 0) == white_at_bottom
     bar_y = y + SQUARE_SIZE - 5 if at_bottom else y
     return (f'<rect class="gate {SQUARE_NAMES[sq]}" x="{x + 3}" y="{bar_y}" width="{SQUARE_SIZE - 6}" '
-            f'height="5" rx="1.5" fill="{COLORS["gate"]}"/>')
+            f'height="5" rx="1.5" fill="{color}"/>')
 
 
-def _coordinates(margin: int, white_at_bottom: bool) -> List[str]:
+def _coordinates(margin: int, white_at_bottom: bool, color: str) -> List[str]:
     out = []
-    style = f'font-family="sans-serif" font-size="12" font-weight="bold" fill="{COLORS["coord"]}"'
+    style = f'font-family="sans-serif" font-size="12" font-weight="bold" fill="{color}"'
     files = FILE_NAMES if white_at_bottom else FILE_NAMES[::-1]
     ranks = RANK_NAMES[::-1] if white_at_bottom else RANK_NAMES
     bottom = margin + 8 * SQUARE_SIZE
@@ -182,14 +186,15 @@ def _coordinates(margin: int, white_at_bottom: bool) -> List[str]:
     return out
 
 
-def _hand(pocket: dict[str, int], colour: bool, x: int, margin: int, *, from_top: bool, to_move: bool) -> str:
+def _hand(pocket: Dict[str, int], colour: bool, x: int, margin: int, palette: Dict[str, str], *, from_top: bool,
+          to_move: bool) -> str:
     """One side's pieces in hand: a tray of piece glyphs with counts, filled from the board's edge inward."""
     name = "white" if colour == WHITE else "black"
     tray_height = 2 * SQUARE_SIZE + 14
     tray_y = margin if from_top else margin + 8 * SQUARE_SIZE - tray_height
     parts = [f'<g class="hand {name}">',
              f'<rect class="tray" x="{x}" y="{tray_y}" width="{HAND_WIDTH}" height="{tray_height}" rx="6" '
-             f'fill="{COLORS["hand"]}" stroke="{COLORS["hand border"]}" stroke-width="1.5"/>']
+             f'fill="{palette["hand"]}" stroke="{palette["hand border"]}" stroke-width="1.5"/>']
     slot = 0
     for letter in HAND_ORDER:
         count = pocket.get(letter.upper(), 0)
@@ -201,7 +206,7 @@ def _hand(pocket: dict[str, int], colour: bool, x: int, margin: int, *, from_top
             tray_y + tray_height - 5 - (slot + 1) * SQUARE_SIZE - slot * 4
         parts.append(_piece_group(symbol, px, py, ""))
         cx, cy = px + SQUARE_SIZE - 4, py + SQUARE_SIZE - 6
-        parts.append(f'<circle cx="{cx:g}" cy="{cy:g}" r="7.5" fill="{COLORS["count"]}" stroke="#fff" '
+        parts.append(f'<circle cx="{cx:g}" cy="{cy:g}" r="7.5" fill="{palette["count"]}" stroke="#fff" '
                      f'stroke-width="1.5"/>'
                      f'<text class="count" data-count="{count}" x="{cx:g}" y="{cy + 4:g}" text-anchor="middle" '
                      f'font-family="sans-serif" font-size="11" font-weight="bold" fill="#fff">{count}</text>')

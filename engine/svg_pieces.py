@@ -10,6 +10,7 @@ The Hawk is a bird of prey's head with a hooked beak, the Elephant an elephant's
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Dict, List, Tuple
 
 Shape = Tuple[str, str]  # (role, SVG path data)
@@ -130,6 +131,7 @@ PIECE_NAMES: Dict[str, str] = {
 _COLOURS = {True: ("#fff", "#000", "#000"), False: ("#1b1b1b", "#000", "#fff")}
 
 
+@cache
 def glyph_svg(symbol: str) -> str:
     """The SVG elements (no ``<svg>`` wrapper) of one piece on a 45 x 45 grid at the origin, for a FEN letter
     (uppercase white): ``glyph_svg("H")`` is a white Hawk. KeyError for a letter that is not a piece."""

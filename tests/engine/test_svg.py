@@ -176,6 +176,16 @@ def test_coordinates_and_size_are_optional() -> None:
     assert not with_class(bare, "coord") and bare.get("width") is None
 
 
+def test_colors_replace_the_defaults() -> None:
+    board = played("e2e4")
+    root = parse(svg.board(board, lastmove=board.peek(), colors={"square dark": "#123456", "gate": "#abcdef"}))
+    dark = [rect for rect in with_class(root, "square", "dark") if "lastmove" not in rect.get("class", "")]
+    assert {rect.get("fill") for rect in dark} == {"#123456"}
+    assert {rect.get("fill") for rect in with_class(root, "gate")} == {"#abcdef"}
+    (e4,) = with_class(root, "square", "e4")
+    assert e4.get("fill") == svg.COLORS["square light lastmove"]
+
+
 def test_every_piece_draws_alone() -> None:
     for symbol in "PNBRQKHEpnbrqkhe":
         root = parse(svg.piece(symbol, size=90))
