@@ -1,7 +1,8 @@
 """An S-chess (Seirawan chess) engine in Python (optionally compiled with Cython, see ``engine.buildinfo``):
 exact rules, search, and a UCI front end.
 
-The rules live in :class:`Board` (python-chess style names); see ``docs/engine-api.md``.
+The rules live in :class:`Board` (python-chess style names); see ``docs/engine-api.md``. Diagrams of a
+position as SVG: :mod:`engine.svg` (``from engine import svg``, like python-chess's ``chess.svg``).
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""``python -m engine``: the UCI engine; ``python -m engine perft ...`` and ``bench-perft`` for the rules."""
+"""``python -m engine``: the UCI engine; ``python -m engine perft ...`` and ``bench-perft`` for the rules;
+``python -m engine svg FEN`` for a diagram (:mod:`engine.svg`)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,10 @@ def main(argv: list[str] | None = None) -> int:
         from .perftcli import main as perft_main
 
         return perft_main(args)
+    if args and args[0] == "svg":
+        from .svg import main as svg_main
+
+        return svg_main(args)
     from .uci import main as uci_main
 
     return uci_main(args)
