@@ -17,6 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 from types import FrameType
 
+from bot import TOKEN_ENV
 from bot.app.logsetup import startup_block
 from bot.config import Settings
 from bot.engines import UciEngine, XBoardEngine
@@ -26,6 +27,7 @@ from bot.game import Engine
 from bot.game.books import check_books
 from bot.lobby.loop import Lobby
 from bot.wire import server as server_module
+from bot.wire.dialect import dialect_for_rejection
 from bot.wire.server import Server, ServerError, ServerStopped, TokenRejected
 from engine.book import BookError
 
@@ -118,14 +120,6 @@ def check_pgn_directory(directory: str | None) -> str | None:
     return None
 
 
-def token_hint(url: str, dialect: str) -> str:
-    """Where an operator gets a token the server accepts."""
-    if dialect == "pychess":
-        return (f"pychess.org issues its own BOT tokens: sign in with the bot's account and create one at "
-                f"{url.rstrip('/')}/account/bot (a Lichess token is not accepted)")
-    return "create a personal token with the scope bot:play at https://lichess.org/account/oauth/token"
-
-
 def check_configured_engine(settings: Settings) -> tuple[Settings, EngineCheck]:
     """Run the start-up engine check (:mod:`bot.engines.check`) on the configured engine; returns the
     settings with unplayable variants dropped (``engine.drop_unplayable_variants``) and what was found.
@@ -183,9 +177,9 @@ def run_bot(settings: Settings, token: str, *, max_games: int | None = None, upg
         server.close()
         return 0
     except TokenRejected as error:
-        dialect = server.dialect or ("pychess" if error.status == 403 else "lichess")
+        dialect = server.dialect or dialect_for_rejection(error.status or 0)
         print(f"error: the server rejected the token (HTTP {error.status}, {dialect} dialect); "
-              f"{token_hint(settings.server.url, dialect)}; then set SCHESS_BOT_TOKEN", file=sys.stderr)
+              f"{dialect.token_help(settings.server.url)}; then set {TOKEN_ENV}", file=sys.stderr)
         return 2
     except ServerError as error:
         action = "upgrade the account" if server.account is not None else f"reach {settings.server.url}"

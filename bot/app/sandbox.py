@@ -21,6 +21,7 @@ from typing import Any, Optional, TextIO
 import yaml
 
 from bot.loopback import EngineOpponent, Game, LoopbackServer, MoveRecord, Opponent, RandomMoves
+from bot.wire.dialect import PYCHESS
 
 FAIRY_STOCKFISH_PATHS = ("fairy-stockfish", "/usr/games/fairy-stockfish")
 SANDBOX_CLOCK = (60, 1)
@@ -72,7 +73,7 @@ def sandbox_config(config_path: Optional[str], url: str, pgn_directory: str) -> 
     engine["limits"] = limits
     data.update(
         {
-            "server": {"url": url, "dialect": "pychess"},
+            "server": {"url": url, "dialect": PYCHESS.name},
             "engine": engine,
             "challenge": {"concurrency": 1, "variants": ["seirawan"]},
             "draw": {"enabled": False},
@@ -123,7 +124,7 @@ def run_sandbox(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
     kept_directory = getattr(args, "pgn_directory", None)  # --pgn-directory: keep the bot's PGN there
     with (
         tempfile.TemporaryDirectory(prefix="schess-sandbox-") as temporary_directory,
-        LoopbackServer(dialect="pychess", token=token, on_move=MovePrinter(out), keepalive_s=1.0) as server,
+        LoopbackServer(dialect=PYCHESS.name, token=token, on_move=MovePrinter(out), keepalive_s=1.0) as server,
     ):
         pgn_directory = kept_directory or temporary_directory
         try:

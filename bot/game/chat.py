@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from bot.config import ChatSettings
+from bot.wire.dialect import Dialect
 
 COMMANDS = ("!help", "!name", "!eval", "!queue")
 #: Replies are cut to this length (Lichess refuses chat lines over 140 characters).
@@ -38,17 +39,17 @@ def parse_command(text: str) -> str | None:
     return word if word in COMMANDS else None
 
 
-def eval_rooms(settings: ChatSettings, dialect: str | None) -> tuple[str, ...]:
+def eval_rooms(settings: ChatSettings, dialect: Dialect | None) -> tuple[str, ...]:
     """Where ``!eval`` is answered: ``chat.eval_rooms``, or by default where people can read it: on pychess.org
     the player room (a BOT's chat reaches only the opponent's page, which drops spectator lines), on Lichess
     the spectator room (the opponent is not told our evaluation)."""
     if settings.eval_rooms is not None:
         return tuple(settings.eval_rooms)
-    return ("player",) if dialect == "pychess" else ("spectator",)
+    return dialect.chat_rooms if dialect is not None else ("spectator",)
 
 
 def command_reply(command: str, room: str, context: ChatContext, settings: ChatSettings,
-                  dialect: str | None = None) -> str | None:
+                  dialect: Dialect | None = None) -> str | None:
     """The reply to ``command`` written in ``room`` (``player`` / ``spectator``), or None to stay silent."""
     if command == "!help":
         reply = "Commands: " + ", ".join(COMMANDS)

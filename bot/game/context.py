@@ -15,6 +15,7 @@ from bot.game.position import GameBoard
 from bot.game.protocols import GameServer
 from bot.game.timecontrol import search_limits
 from bot.records.results import GameOutcome
+from bot.wire.dialect import Dialect
 from bot.wire.events import Account, GameEnd, GameFull, GameState
 
 
@@ -75,6 +76,14 @@ class GameContext:
     clocks: dict[int, int] = field(default_factory=dict)
 
     @property
+    def dialect(self) -> Dialect:
+        """What the server can do (known from the account, before any game starts)."""
+        dialect = self.server.dialect
+        if dialect is None:
+            raise RuntimeError(f"game {self.game_id}: the server's dialect is not known yet")
+        return dialect
+
+    @property
     def label(self) -> str:
         return f"game {self.game_id}"
 
@@ -109,7 +118,7 @@ class GameContext:
     def our_clock_ran_out(self) -> bool:
         """pychess: our clock, counted down since the latest state, is empty (the bot was frozen or cut off):
         the server may have flagged us, and it answers a move into a finished game with 200 and ignores it."""
-        if self.server.dialect != "pychess" or self.state is None or self.full is None \
+        if not self.dialect.flags_silently or self.state is None or self.full is None \
                 or self.full.clock.kind != "clock" or self.position is None or self.position.ply < 2:
             return False
         ours_ms = self.state.wtime_ms if self.we_are_white else self.state.btime_ms

@@ -97,7 +97,7 @@ class MoveMaker:
                      result.describe_score() if result else "?", game.settings.resign.moves)
             self.resign()
             return False
-        offer = game.server.dialect == "lichess" and should_offer_draw(
+        offer = game.dialect.draw_offers and should_offer_draw(
             game.scores, board.fullmove_number, game.settings.draw)
         san = board.san(move)
         try:

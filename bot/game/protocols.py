@@ -8,7 +8,8 @@ from typing import Protocol, runtime_checkable
 
 from bot.engines import EngineReply
 from bot.engines.limits import GoLimits
-from bot.wire.events import Dialect, GameEvent
+from bot.wire.dialect import Dialect
+from bot.wire.events import GameEvent
 from bot.wire.gameexport import GameExport
 from bot.wire.gamepage import GamePage
 from bot.wire.streams import StreamNotice

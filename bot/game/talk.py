@@ -81,9 +81,10 @@ class Talk:
             log.info("%s: chat reply not sent (%s)", game.label, error)
 
     def answer_draw_offer(self, state: GameState) -> None:
-        """Lichess: accept or decline the opponent's draw offer (``draw`` settings, recent scores)."""
+        """Accept or decline the opponent's draw offer (``draw`` settings, recent scores), where draw offers
+        exist (Lichess)."""
         game = self.game
-        if game.server.dialect != "lichess" or game.position is None:
+        if not game.dialect.draw_offers or game.position is None:
             return
         offered = state.bdraw if game.we_are_white else state.wdraw
         if not offered or self.draw_answered_at_ply == len(state.moves):
@@ -100,7 +101,7 @@ class Talk:
         """Lichess: grant or decline the opponent's takeback request (``takeback.max_takebacks``).
         ``answered``: the move list our last move answered (our move cancels a pending request)."""
         game = self.game
-        if game.server.dialect != "lichess" or game.position is None:
+        if not game.dialect.takebacks or game.position is None:
             return
         offered = state.btakeback if game.we_are_white else state.wtakeback
         if not offered:

@@ -150,8 +150,8 @@ class ServerWatch:
             self.stalled_since = now
             self.next_page_check_at = now
             log.info("%s: %s; %s", game.label, reason,
-                     "checking the game page" if game.server.dialect == "pychess" else "waiting for news")
-        if game.server.dialect == "pychess" and now >= self.next_page_check_at:
+                     "checking the game page" if game.dialect.has_game_page else "waiting for news")
+        if game.dialect.has_game_page and now >= self.next_page_check_at:
             from_page = self.stream_failing(now) and self.play_from is not None
             self.next_page_check_at = now + (PAGE_POLL_S if from_page else PAGE_CHECK_INTERVAL_S)
             page = self.read_page()
@@ -176,7 +176,7 @@ class ServerWatch:
         """pychess, while we wait for the server (the opponent to move, or the echo of our move: a move sent
         into a game that ended meanwhile, e.g. by a BOT's resignation, is answered 200 and never echoed)."""
         game = self.game
-        if game.server.dialect != "pychess" or game.position is None or game.state is None or game.correspondence:
+        if not game.dialect.has_game_page or game.position is None or game.state is None or game.correspondence:
             return
         if game.our_turn() and self.answered() != game.state.moves:
             return
@@ -191,7 +191,7 @@ class ServerWatch:
     def read_page(self) -> GamePage | None:
         """pychess: the game page, or None when it cannot be read (or on Lichess). An answer is a sign of life."""
         game = self.game
-        if game.server.dialect != "pychess":
+        if not game.dialect.has_game_page:
             return None
         try:
             page = game.server.fetch_game_page(game.game_id)
@@ -223,9 +223,9 @@ class ServerWatch:
         """The server's own account of how the game ended: pychess's game page, Lichess's game export. True
         when it says the game is over (outcome and missing plies taken), False when it is running, None when
         it cannot be had."""
-        if self.game.server.dialect == "pychess":
+        if self.game.dialect.has_game_page:
             return self.settle_from_page()
-        if self.game.server.dialect == "lichess":
+        if self.game.dialect.has_game_export:
             return self.settle_from_export()
         return None
 
@@ -319,7 +319,7 @@ class ServerWatch:
             log.info("%s: the game is already over on the server; sending nothing", game.label)
             game.end_game("over on the server")
             return True
-        if settled is None and game.server.dialect == "pychess" and self.trouble_since is not None:
+        if settled is None and game.dialect.has_game_page and self.trouble_since is not None:
             log.warning("%s: the game page cannot be read and the stream is failing; sending nothing", game.label)
             game.end_game("left: the game's state is unknown")
             return True

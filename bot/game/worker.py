@@ -167,7 +167,7 @@ class GameWorker:
     def _handle(self, item: Item) -> None:
         game = self.game
         if isinstance(item, StreamConnected):
-            self._replaying = game.server.dialect == "pychess"
+            self._replaying = game.dialect.replays_on_reconnect
             return
         if self._replaying and isinstance(item, (GameFull, GameState)):
             state = item.state if isinstance(item, GameFull) else item
@@ -186,7 +186,7 @@ class GameWorker:
             game.end = item
             game.end_game(item.status or "")
             # pychess's bare gameEnd: the result (and maybe the last move) is only on the game page
-            if not item.status and game.server.dialect == "pychess" and not self.watch.settle_from_page():
+            if not item.status and game.dialect.has_game_page and not self.watch.settle_from_page():
                 self.watch.apply_withheld_final_move(self.mover.sent)
         elif isinstance(item, ChatLine):
             self.talk.on_chat(item)

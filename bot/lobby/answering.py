@@ -94,7 +94,8 @@ class ChallengeAnswerer:
                                                                               challenge.challenger.name.lower()))
                 log.info("challenge %s: accepted %s", challenge.id, summary)
             else:
-                reason = (decline_message(decision, self.settings.challenge) if self.server.dialect == "pychess"
+                reason = (decline_message(decision, self.settings.challenge) if self.server.dialect is not None
+                          and self.server.dialect.decline_as_free_text
                           else decision.reason)
                 self.server.decline_challenge(challenge.id, reason)
                 log.info("challenge %s: declined %s (%s: %s)", challenge.id, summary, decision.reason,

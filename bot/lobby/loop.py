@@ -125,7 +125,12 @@ class Lobby:
 
     def _lobby_state(self) -> LobbyState:
         return self.games.state(self.matchmaker, stopping=self._stop_mode is not None,
-                                pychess=self.server.dialect == "pychess")
+                                pychess=self.players_by_name)
+
+    @property
+    def players_by_name(self) -> bool:
+        """The server names players by name only (pychess): opponents are matched by name."""
+        return self.server.dialect is not None and self.server.dialect.players_by_name
 
     # ---- the loop ----
 
@@ -285,7 +290,7 @@ class Lobby:
             except queue.Empty:
                 return
             games = self.games
-            if record.parked and games.opponent(record.game_id, pychess=self.server.dialect == "pychess") is None \
+            if record.parked and games.opponent(record.game_id, pychess=self.players_by_name) is None \
                     and record.opponent != "?":
                 games.opponents[record.game_id] = KnownOpponent(record.opponent.lower())
             worker = self.workers.pop(record.game_id, None)

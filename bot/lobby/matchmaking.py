@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from bot.config import MatchmakingSettings, MatchmakingTimeControl, Settings
+from bot.wire.dialect import Dialect
 from bot.wire.events import Account, ChallengeGone, OnlineBot
 from bot.wire.server import RateLimited, ServerError, TokenRejected
 
@@ -44,7 +45,7 @@ LICHESS_VARIANT_KEYS = {"chess": "standard", "chess960": "chess960", "seirawan":
 
 class ChallengeServer(Protocol):
     @property
-    def dialect(self) -> str | None: ...
+    def dialect(self) -> Dialect | None: ...
 
     def online_bots(self, limit: int = 100) -> list[OnlineBot]: ...
     def create_challenge(self, username: str, *, variant: str, rated: bool, base_s: int | None = None,
@@ -220,7 +221,7 @@ class Matchmaker:
         self.monotonic = monotonic
         self.rng = rng or random.Random()
         self.enabled = self.settings.enabled
-        if self.enabled and server.dialect != "lichess":
+        if self.enabled and (server.dialect is None or not server.dialect.challenges_bots):
             log.info("matchmaking is off: bots cannot create challenges on a %s server", server.dialect)
             self.enabled = False
         self.idle_since = monotonic()

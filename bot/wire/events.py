@@ -12,8 +12,6 @@ from typing import Literal, Union
 
 from engine.variants import VARIANTS, variant_name
 
-Dialect = Literal["lichess", "pychess"]
-
 SUPPORTED_VARIANTS = VARIANTS
 FINAL_STATUSES_NOT = ("created", "started")
 

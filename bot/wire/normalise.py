@@ -10,13 +10,13 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from bot.wire.dialect import Dialect
 from bot.wire.events import (
     Account,
     Challenge,
     ChallengeEvent,
     ChallengeGone,
     ChatLine,
-    Dialect,
     GameEnd,
     GameEvent,
     GameFinish,
@@ -237,7 +237,7 @@ def parse_game_state(data: dict[str, Any], dialect: Dialect) -> GameState:
     moves = data.get("moves")
     if not isinstance(moves, str):  # a missing list must not read as "no moves" (a takeback to the start)
         raise MalformedLine("gameState.moves is missing or not a string")
-    increment_scale = 1000 if dialect == "pychess" else 1
+    increment_scale = dialect.increment_unit_ms
     winner = data.get("winner")
     return GameState(
         moves=tuple(moves.split()),
@@ -277,8 +277,8 @@ def parse_game_full(data: dict[str, Any], dialect: Dialect) -> GameFull:
     variant_key = _variant_key(variant_data)
     state = parse_game_state(_dict(data, "state"), dialect)
     created_at = _optional_int(data.get("createdAt"))
-    if created_at is not None and dialect == "pychess":
-        created_at *= 1000
+    if created_at is not None:
+        created_at *= dialect.created_at_unit_ms
     speed = data.get("speed")
     return GameFull(
         game_id=game_id,
@@ -304,12 +304,12 @@ def normalise_game_line(line: str | bytes, dialect: Dialect) -> list[GameEvent]:
         return [KeepAlive()]
     if kind == "gameFull":
         full = parse_game_full(data, dialect)
-        if dialect == "lichess" and full.state.is_final:
+        if dialect.final_state_ends_game and full.state.is_final:
             return [full, GameEnd(full.state.status, full.state.winner)]
         return [full]
     if kind == "gameState":
         state = parse_game_state(data, dialect)
-        if dialect == "lichess" and state.is_final:
+        if dialect.final_state_ends_game and state.is_final:
             return [state, GameEnd(state.status, state.winner)]
         return [state]
     if kind == "gameEnd":

@@ -31,7 +31,8 @@ import berserk.session
 import requests
 
 from bot.config import ServerSettings
-from bot.wire.events import Account, Dialect, GameEnd, GameEvent, LobbyEvent, MalformedLine, OnlineBot
+from bot.wire.dialect import Dialect, dialect_named, guess_dialect
+from bot.wire.events import Account, GameEnd, GameEvent, LobbyEvent, MalformedLine, OnlineBot
 from bot.wire.gameexport import GameExport, GameExportError, parse_game_export
 from bot.wire.gamepage import GamePage, GamePageError, parse_game_page
 from bot.wire.normalise import normalise_game_line, normalise_lobby_line, parse_account, parse_online_bot
@@ -115,16 +116,9 @@ def pychess_variant_names(config_variants: tuple[str, ...]) -> list[str]:
 
 
 def detect_dialect(url: str, account_data: dict[str, Any]) -> Dialect:
-    """``auto``: lichess.org is lichess; otherwise a Lichess-style account (perfs, createdAt) is lichess,
-    pychess's sparse ``{"id","username","title"}`` is pychess."""
-    host = (urlparse(url).hostname or "").lower()
-    if host == "lichess.org" or host.endswith(".lichess.org") or host.endswith("lichess.dev"):
-        return "lichess"
-    if "pychess" in host:
-        return "pychess"
-    if any(key in account_data for key in ("perfs", "createdAt", "url", "seenAt")):
-        return "lichess"
-    return "pychess"
+    """``server.dialect: auto``: the dialect the URL's host and the account's shape say (see
+    :func:`bot.wire.dialect.guess_dialect`)."""
+    return guess_dialect(urlparse(url).hostname or "", set(account_data))
 
 
 class BotSession(berserk.TokenSession):
@@ -266,7 +260,7 @@ class Server(Transport):
                  wait: Callable[[float], bool] | None = None) -> None:
         super().__init__(settings, token, session=session, monotonic=monotonic, wait=wait)
         self.dialect: Dialect | None = dialect if dialect is not None else (
-            None if settings.dialect == "auto" else settings.dialect)
+            None if settings.dialect == "auto" else dialect_named(settings.dialect))
         self.variants = variants
         self.account: Account | None = None
 
@@ -382,8 +376,8 @@ class Server(Transport):
 
     def make_move(self, game_id: str, uci: str, *, offer_draw: bool = False) -> None:
         """Send a move. Connection errors and 5xx are retried quickly (the clock is running); sending the
-        same move twice is harmless on both servers. Draw offers are never sent to pychess."""
-        if offer_draw and self.dialect == "lichess":
+        same move twice is harmless on both servers. Draw offers go only to a server that has them."""
+        if offer_draw and self.dialect is not None and self.dialect.draw_offers:
             self._call("move", lambda: self._request("move", params={"offeringDraw": "true"}, game_id=game_id,
                                                      move=uci),
                        attempts=5, retry_base_s=RETRY_BASE_S / 4)
@@ -433,19 +427,23 @@ class Server(Transport):
         return self._call("game export", get, attempts=2, wait_when_limited=False)
 
     def answer_draw(self, game_id: str, accept: bool) -> bool:
-        """Accept/decline a draw offer (lichess). pychess has no such route: returns False, sends nothing."""
-        return self._lichess_only("draw", game_id, "yes" if accept else "no")
+        """Accept/decline a draw offer where the server has them (Lichess); else returns False, sends nothing."""
+        return self._if_offered("draw", game_id, "yes" if accept else "no")
 
     def claim_victory(self, game_id: str) -> bool:
-        """Lichess: claim the win when the opponent has left (``opponentGone`` said when). pychess has no
-        such route: returns False, sends nothing."""
-        return self._lichess_only("claim", game_id)
+        """Claim the win when the opponent has left (``opponentGone`` said when), where the server has the
+        route (Lichess); else returns False, sends nothing."""
+        return self._if_offered("claim", game_id)
 
     def answer_takeback(self, game_id: str, accept: bool) -> bool:
-        return self._lichess_only("takeback", game_id, "yes" if accept else "no")
+        return self._if_offered("takeback", game_id, "yes" if accept else "no")
 
-    def _lichess_only(self, endpoint: str, game_id: str, answer: str | None = None) -> bool:
-        if self.dialect != "lichess":
+    def _if_offered(self, endpoint: str, game_id: str, answer: str | None = None) -> bool:
+        """Call a route only some dialects have (draw, claim, takeback); False when this server lacks it."""
+        dialect = self.dialect
+        offered = dialect is not None and {"draw": dialect.draw_offers, "claim": dialect.claim_victory,
+                                           "takeback": dialect.takebacks}[endpoint]
+        if not offered:
             return False
         if answer is None:
             self._call(endpoint, lambda: self._request(endpoint, game_id=game_id), attempts=2)
@@ -456,7 +454,7 @@ class Server(Transport):
     # ---- streams ----
 
     def capabilities_header(self) -> dict[str, str]:
-        if self.dialect != "pychess":
+        if self.dialect is None or not self.dialect.capabilities_header:
             return {}
         value = json.dumps({"version": 1, "variants": pychess_variant_names(self.variants)},
                            separators=(",", ":"))

@@ -11,6 +11,7 @@ from typing import Any
 from bot.config import Settings
 from bot.engines import EngineReply, Score
 from bot.game import GameRecord, GameWorker
+from bot.wire.dialect import LICHESS, dialect_named
 from bot.wire.events import Account
 from bot.wire.gamepage import GamePage
 from bot.wire.normalise import normalise_game_line, parse_online_bot
@@ -40,7 +41,7 @@ class FakeServer:
     url = "https://www.pychess.org"
 
     def __init__(self, dialect: str = "pychess") -> None:
-        self.dialect = dialect
+        self.dialect = dialect_named(dialect)
         self.stream = FakeStream()
         self.calls: list[tuple[str, ...]] = []
         self.on_move: Any = None
@@ -191,7 +192,7 @@ def online(name: str, **ratings: int) -> Any:
 class FakeChallengeServer:
     """Matchmaking's side of a Lichess server: online bots, created and cancelled challenges."""
 
-    dialect = "lichess"
+    dialect = LICHESS
 
     def __init__(self) -> None:
         self.bots = [online("Partner", blitz=1800, bullet=1800)]

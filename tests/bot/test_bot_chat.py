@@ -6,6 +6,7 @@ import pytest
 
 from bot.config import ChatSettings
 from bot.game.chat import MAX_REPLY_CHARS, ChatContext, ChatLimiter, command_reply, parse_command
+from bot.wire.dialect import LICHESS, PYCHESS
 
 CONTEXT = ChatContext(engine_name="Fairy-Stockfish 14", bot_version="0.1.0", last_score="+0.42",
                       last_depth=12, challenges_waiting=2)
@@ -32,20 +33,20 @@ def test_eval_goes_where_people_can_read_it_on_each_server() -> None:
     the opponent is not told (spectators are)."""
     settings = ChatSettings()
     answer = "Evaluation +0.42 at depth 12 (my point of view)."
-    assert command_reply("!eval", "player", CONTEXT, settings, "pychess") == answer
-    assert command_reply("!eval", "spectator", CONTEXT, settings, "pychess") == (
+    assert command_reply("!eval", "player", CONTEXT, settings, PYCHESS) == answer
+    assert command_reply("!eval", "spectator", CONTEXT, settings, PYCHESS) == (
         "I tell the evaluation only in the player chat.")
-    assert command_reply("!eval", "spectator", CONTEXT, settings, "lichess") == answer
-    assert command_reply("!eval", "player", CONTEXT, settings, "lichess") == (
+    assert command_reply("!eval", "spectator", CONTEXT, settings, LICHESS) == answer
+    assert command_reply("!eval", "player", CONTEXT, settings, LICHESS) == (
         "I tell the evaluation only in the spectator chat.")
     both = ChatSettings(eval_rooms=("player", "spectator"))
-    assert command_reply("!eval", "player", CONTEXT, both, "lichess") == answer
-    assert command_reply("!eval", "spectator", CONTEXT, both, "pychess") == answer
+    assert command_reply("!eval", "player", CONTEXT, both, LICHESS) == answer
+    assert command_reply("!eval", "spectator", CONTEXT, both, PYCHESS) == answer
 
 
 def test_eval_before_any_search_and_the_queue() -> None:
     empty = ChatContext(engine_name="x", bot_version="0.1.0")
-    assert command_reply("!eval", "spectator", empty, ChatSettings(), "lichess") == "No evaluation yet."
+    assert command_reply("!eval", "spectator", empty, ChatSettings(), LICHESS) == "No evaluation yet."
     assert command_reply("!queue", "player", empty, ChatSettings()) == "No challenges waiting."
     assert command_reply("!queue", "player", CONTEXT, ChatSettings()) == "2 challenges waiting."
     assert command_reply("!resign", "player", CONTEXT, ChatSettings()) is None

@@ -6,6 +6,7 @@ import json
 
 import pytest
 
+from bot.wire.dialect import LICHESS, PYCHESS
 from bot.wire.events import (
     ChallengeEvent,
     ChallengeGone,
@@ -132,7 +133,7 @@ def test_malformed_lobby_lines_raise_malformed_line(line):
 
 
 def test_pychess_game_full_is_sparse_but_complete_after_normalising():
-    [full] = normalise_game_line(PYCHESS_GAME_FULL, "pychess")
+    [full] = normalise_game_line(PYCHESS_GAME_FULL, PYCHESS)
     assert isinstance(full, GameFull)
     assert full.variant == Variant("seirawan", False)
     assert full.initial_fen is None
@@ -145,21 +146,21 @@ def test_pychess_game_full_is_sparse_but_complete_after_normalising():
 def test_pychess_initial_fen_none_string_means_start_position():
     data = json.loads(PYCHESS_GAME_FULL)
     data["initialFen"] = "None"
-    [full] = normalise_game_line(json.dumps(data), "pychess")
+    [full] = normalise_game_line(json.dumps(data), PYCHESS)
     assert isinstance(full, GameFull) and full.initial_fen is None
 
 
 def test_pychess_increments_are_seconds_and_clocks_may_be_floats():
     data = json.loads(PYCHESS_STATE_1)
     data.update(wtime=512977.6, binc=3)
-    [state] = normalise_game_line(json.dumps(data), "pychess")
+    [state] = normalise_game_line(json.dumps(data), PYCHESS)
     assert isinstance(state, GameState)
     assert state.moves == ("g1h3e",)
     assert state.wtime_ms == 512977 and state.binc_ms == 3000
 
 
 def test_lichess_increments_are_already_milliseconds():
-    [full] = normalise_game_line(LICHESS_GAME_FULL, "lichess")
+    [full] = normalise_game_line(LICHESS_GAME_FULL, LICHESS)
     assert isinstance(full, GameFull)
     assert full.state.winc_ms == 2000 and full.clock.increment_ms == 2000 and full.clock.limit_ms == 180000
     assert full.created_at_ms == 1700000000123
@@ -168,32 +169,32 @@ def test_lichess_increments_are_already_milliseconds():
 
 
 def test_pychess_status_started_never_ends_the_game_but_game_end_does():
-    assert normalise_game_line(PYCHESS_STATE_1, "pychess")[0].is_final is False  # type: ignore[union-attr]
-    assert normalise_game_line(PYCHESS_GAME_END, "pychess") == [GameEnd(None, None)]
-    assert normalise_game_line(PYCHESS_PING, "pychess") == [KeepAlive()]
+    assert normalise_game_line(PYCHESS_STATE_1, PYCHESS)[0].is_final is False  # type: ignore[union-attr]
+    assert normalise_game_line(PYCHESS_GAME_END, PYCHESS) == [GameEnd(None, None)]
+    assert normalise_game_line(PYCHESS_PING, PYCHESS) == [KeepAlive()]
 
 
 def test_lichess_final_game_state_also_yields_game_end():
     line = ('{"type":"gameState","moves":"f2f3 e7e5 g2g4 d8h4","wtime":170000,"btime":175000,'
             '"winc":2000,"binc":2000,"status":"mate","winner":"black"}')
-    events = normalise_game_line(line, "lichess")
+    events = normalise_game_line(line, LICHESS)
     assert isinstance(events[0], GameState) and events[0].moves[-1] == "d8h4"
     assert events[1] == GameEnd("mate", "black")
 
 
 def test_lichess_chat_and_opponent_gone_lines():
     assert normalise_game_line('{"type":"chatLine","room":"player","username":"alice","text":"hi"}',
-                               "lichess") == [ChatLine("player", "alice", "hi")]
+                               LICHESS) == [ChatLine("player", "alice", "hi")]
     assert normalise_game_line('{"type":"opponentGone","gone":true,"claimWinInSeconds":8}',
-                               "lichess") == [OpponentGone(True, 8)]
+                               LICHESS) == [OpponentGone(True, 8)]
 
 
 def test_every_recorded_pychess_game_line_normalises():
     lines = recorded("GAME:RpxjQkJ5")
     assert len(lines) >= 5
-    kinds = [type(normalise_game_line(line, "pychess")[0]).__name__ for line in lines]
+    kinds = [type(normalise_game_line(line, PYCHESS)[0]).__name__ for line in lines]
     assert kinds[0] == "GameFull" and kinds[-1] == "GameEnd" and "KeepAlive" in kinds
-    final = normalise_game_line(lines[-2], "pychess")[0]
+    final = normalise_game_line(lines[-2], PYCHESS)[0]
     assert isinstance(final, GameState) and len(final.moves) == 147 and final.wtime_ms == 512977
 
 

@@ -13,6 +13,7 @@ import pytest
 from bot.config import DrawSettings, ResignSettings, Settings, TimeSettings
 from bot.engines import EngineCrashed, EngineReply, EngineTimeout, Score
 from bot.game import GameNote, GameRecord, GameWorker
+from bot.wire.dialect import PYCHESS
 from bot.wire.events import GameEnd, GameFull, GameState
 from bot.wire.gamepage import GamePage
 from bot.wire.normalise import normalise_game_line
@@ -175,7 +176,7 @@ def test_pychess_never_gets_a_draw_offer_and_lichess_does(tmp_path):
         server = FakeServer(dialect)
         server.on_move = lambda uci, server=server: server.stream.items.put(GameEnd("draw", None))
         full = json.loads(PYCHESS_GAME_FULL)
-        server.stream.items.put(normalise_game_line(json.dumps(full), "pychess")[0])
+        server.stream.items.put(normalise_game_line(json.dumps(full), PYCHESS)[0])
         run_worker(server, ScriptedEngine("e2e4"), tmp_path, settings)
         assert [call for call in server.calls if call[0] == "move"] == [("move", "e2e4", expected)], dialect
 
@@ -183,7 +184,7 @@ def test_pychess_never_gets_a_draw_offer_and_lichess_does(tmp_path):
 def test_lichess_final_game_state_ends_the_game_with_its_result(tmp_path):
     server = FakeServer("lichess")
     server.on_move = lambda uci: server.push(state_line("f2f3 e7e5 g2g4 d8h4", "mate", winner="black"))
-    full = normalise_game_line(PYCHESS_GAME_FULL, "pychess")[0]
+    full = normalise_game_line(PYCHESS_GAME_FULL, PYCHESS)[0]
     assert isinstance(full, GameFull)
     server.stream.items.put(replace(full, state=replace(full.state, moves=("f2f3", "e7e5"))))
     record = run_worker(server, ScriptedEngine("g2g4"), tmp_path)
@@ -197,7 +198,7 @@ def test_lichess_draw_offer_by_the_opponent_is_answered_once(tmp_path):
     server.on_move = lambda uci: server.push(offered, offered,
                                              '{"type":"gameState","moves":"e2e4 e7e5","wtime":1,"btime":1,'
                                              '"winc":0,"binc":0,"status":"draw"}')
-    full = normalise_game_line(PYCHESS_GAME_FULL, "pychess")[0]
+    full = normalise_game_line(PYCHESS_GAME_FULL, PYCHESS)[0]
     assert isinstance(full, GameFull)
     server.stream.items.put(full)
     run_worker(server, ScriptedEngine("e2e4"), tmp_path, Settings(pgn_directory=None))

@@ -21,6 +21,7 @@ from bot.lobby.matchmaking import (
     perf_for,
     under_daily_limit,
 )
+from bot.wire.dialect import PYCHESS
 from bot.wire.events import Account, ChallengeGone
 from bot.wire.normalise import normalise_lobby_line
 from bot.wire.server import RateLimited, ServerError
@@ -185,7 +186,7 @@ def test_a_403_switches_matchmaking_off_and_pychess_never_starts_it(caplog: pyte
     maker.tick(busy=False, stopping=False)
     assert not maker.enabled
     pychess = FakeChallengeServer()
-    pychess.dialect = "pychess"
+    pychess.dialect = PYCHESS  # type: ignore[assignment]
     settings = settings_from_dict({"matchmaking": {"enabled": True}})
     assert not Matchmaker(pychess, settings, ME).enabled
     assert "matchmaking is off: bots cannot create challenges on a pychess server" in caplog.text

@@ -13,6 +13,7 @@ from bot.config import ConfigError, Settings, TakebackSettings, settings_from_di
 from bot.game import GameRecord, GameWorker
 from bot.game.decisions import should_accept_takeback
 from bot.lobby.challenges import Accept, Decline, LobbyState, decide_challenge
+from bot.wire.dialect import PYCHESS
 from bot.wire.events import Challenge, Player, TimeControl, Variant
 from bot.wire.normalise import normalise_game_line
 from tests.bot.conftest import needs_board
@@ -144,7 +145,7 @@ def test_clockless_pychess_games_count_as_correspondence() -> None:
                        "black": {"name": "B"}, "initialFen": "", "createdAt": 1795962595,
                        "state": {"type": "gameState", "moves": "", "wtime": 2147483647, "btime": 2147483647,
                                  "winc": 0, "binc": 0, "status": "started"}})
-    [full] = normalise_game_line(line, "pychess")
+    [full] = normalise_game_line(line, PYCHESS)
     assert full.clock == TimeControl("correspondence")  # type: ignore[union-attr]
 
 

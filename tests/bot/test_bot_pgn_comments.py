@@ -15,6 +15,7 @@ from bot.config import settings_from_dict
 from bot.engines import EngineCrashed, EngineReply
 from bot.engines.result import Score
 from bot.records.pgn import clock_command, eval_command
+from bot.wire.dialect import LICHESS
 from tests.bot.conftest import needs_board
 from tests.bot.fakes import LichessServer, ScriptedEngine, lichess_full, lichess_state, run
 
@@ -80,7 +81,7 @@ def test_black_s_evaluation_is_written_from_white_s_point_of_view() -> None:
     from bot.game.record import move_comments
     from bot.wire.normalise import normalise_game_line
 
-    [full] = normalise_game_line(lichess_full("e2e4"), "lichess")
+    [full] = normalise_game_line(lichess_full("e2e4"), LICHESS)
     game = GameContext("g1", LichessServer(), settings_from_dict({}), Any)  # type: ignore[arg-type]
     game.full = full  # type: ignore[assignment]
     game.move_notes[1] = MoveNote("engine", EngineReply("e7e5", score=Score(cp=30), depth=4))

@@ -9,6 +9,7 @@ from urllib.parse import parse_qs
 import pytest
 
 from bot.config import ServerSettings
+from bot.wire.dialect import LICHESS, PYCHESS
 from bot.wire.events import ChallengeEvent, GameEnd, GameFull, KeepAlive
 from bot.wire.server import (
     CAPABILITIES_HEADER,
@@ -79,10 +80,10 @@ def test_capabilities_list_960_names_as_pychess_checks_them():
 
 
 def test_dialect_detection_by_host_and_account_shape():
-    assert detect_dialect("https://lichess.org", {}) == "lichess"
-    assert detect_dialect("https://www.pychess.org", {}) == "pychess"
-    assert detect_dialect("http://127.0.0.1:9", json.loads(PYCHESS_ACCOUNT)) == "pychess"
-    assert detect_dialect("http://127.0.0.1:9", {"id": "bot", "username": "Bot", "perfs": {}}) == "lichess"
+    assert detect_dialect("https://lichess.org", {}) is LICHESS
+    assert detect_dialect("https://www.pychess.org", {}) is PYCHESS
+    assert detect_dialect("http://127.0.0.1:9", json.loads(PYCHESS_ACCOUNT)) is PYCHESS
+    assert detect_dialect("http://127.0.0.1:9", {"id": "bot", "username": "Bot", "perfs": {}}) is LICHESS
 
 
 def test_account_sends_the_bearer_token_and_settles_an_auto_dialect():
@@ -90,7 +91,7 @@ def test_account_sends_the_bearer_token_and_settles_an_auto_dialect():
         http.route("GET", "/api/account", Reply(body=PYCHESS_ACCOUNT))
         server = make_server(http.url, dialect="auto")
         account = server.fetch_account()
-        assert account.username == "SeirawanBot" and server.dialect == "pychess"
+        assert account.username == "SeirawanBot" and server.dialect is PYCHESS
         assert http.requests[0].headers["Authorization"] == f"Bearer {TOKEN}"
 
 

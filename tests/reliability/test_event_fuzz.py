@@ -15,11 +15,12 @@ from typing import Any
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
+from bot.wire.dialect import LICHESS, PYCHESS
 from bot.wire.events import GameEnd, GameFull, GameState, KeepAlive, MalformedLine
 from bot.wire.normalise import normalise_game_line, normalise_lobby_line
 from tests.bot.conftest import PYCHESS_CHALLENGE, PYCHESS_GAME_FULL, PYCHESS_GAME_START, PYCHESS_STATE_1
 
-DIALECTS = st.sampled_from(["lichess", "pychess"])
+DIALECTS = st.sampled_from([LICHESS, PYCHESS])
 
 numbers = st.one_of(
     st.integers(), st.integers(min_value=-(10**400), max_value=10**400),
@@ -118,7 +119,7 @@ def test_any_event_stream_line_is_an_event_or_a_malformed_line(line: str | bytes
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(line=lines, dialect=DIALECTS)
-@example(line=HOSTILE_LINES[0], dialect="pychess")
+@example(line=HOSTILE_LINES[0], dialect=PYCHESS)
 def test_any_game_stream_line_is_events_or_a_malformed_line(line: str | bytes, dialect: str) -> None:
     events = check(normalise_game_line, line, dialect)
     if events is not None:
@@ -128,7 +129,7 @@ def test_any_game_stream_line_is_events_or_a_malformed_line(line: str | bytes, d
 def test_hostile_lines_raise_only_malformed_line() -> None:
     for line in HOSTILE_LINES:
         check(normalise_lobby_line, line)
-        for dialect in ("lichess", "pychess"):
+        for dialect in (LICHESS, PYCHESS):
             events = check(normalise_game_line, line, dialect)
             if events is not None:
                 check_times(events)
@@ -137,13 +138,13 @@ def test_hostile_lines_raise_only_malformed_line() -> None:
 def test_huge_clock_values_are_rejected_not_overflowed() -> None:
     for value in ("1" + "0" * 400, "1e999", "1" * 5000):
         line = '{"type":"gameState","moves":"","wtime":' + value + ',"btime":1000}'
-        assert check(normalise_game_line, line, "lichess") is None, value
+        assert check(normalise_game_line, line, LICHESS) is None, value
 
 
 def test_empty_and_ping_lines_are_keep_alives_and_the_real_lines_still_parse() -> None:
-    assert normalise_game_line("", "lichess") == [KeepAlive()]
+    assert normalise_game_line("", LICHESS) == [KeepAlive()]
     assert normalise_lobby_line('{"type":"ping"}') == KeepAlive()
     events = normalise_game_line('{"type":"gameState","moves":"e2e4","wtime":1000.5,"btime":2000,'
-                                 '"winc":0,"binc":0,"status":"mate","winner":"white"}', "lichess")
+                                 '"winc":0,"binc":0,"status":"mate","winner":"white"}', LICHESS)
     assert isinstance(events[0], GameState) and events[0].wtime_ms == 1000
     assert events[1] == GameEnd("mate", "white")

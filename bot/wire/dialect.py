@@ -1,0 +1,118 @@
+"""What each kind of server does, as data: one frozen :class:`Dialect` per server kind.
+
+The rest of the bot reads a capability (``server.dialect.draw_offers``) instead of comparing server names, so
+a third server, or a change on one, is one object here (docs/server-api.md says where each fact comes from).
+The names ``"lichess"`` and ``"pychess"`` appear only in this package and in the configuration's
+``server.dialect`` key.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+DialectName = Literal["lichess", "pychess"]
+
+
+@dataclass(frozen=True)
+class Dialect:
+    """One server kind's behaviour, field by field."""
+
+    name: DialectName
+    #: where the final result of a game is read when its stream did not say: Lichess's game export
+    #: (``GET /game/export/{id}``) or pychess's public game page (``GET /{id}``)
+    result_source: Literal["game export", "game page"]
+    #: a final ``gameState`` on the game stream is the end of the game (Lichess); pychess sends ``gameEnd``
+    final_state_ends_game: bool
+    #: after a reconnect the game stream replays states we have seen (pychess), so an older state is news of
+    #: nothing and a ``gameState`` that says "started" may still be stale
+    replays_on_reconnect: bool
+    #: a move can carry a draw offer, and draw offers can be answered (Lichess ``offeringDraw``, ``/draw``)
+    draw_offers: bool
+    #: takeback offers exist and can be answered (``/takeback``)
+    takebacks: bool
+    #: a victory can be claimed when the opponent left (``/claim-victory``)
+    claim_victory: bool
+    #: the bot can challenge online bots (``GET /api/bot/online``, ``POST /api/challenge/{user}``)
+    challenges_bots: bool
+    #: a decline's reason is shown to the challenger as free text (pychess), not as one of the API's keys
+    decline_as_free_text: bool
+    #: the chat rooms people read (pychess shows the player room to everyone; Lichess's bots speak to
+    #: spectators when the player room is the opponent's)
+    chat_rooms: tuple[Literal["player", "spectator"], ...]
+    #: milliseconds in one unit of a ``gameState``'s ``winc``/``binc`` (pychess: seconds; Lichess: ms)
+    increment_unit_ms: int
+    #: milliseconds in one unit of ``gameFull.createdAt`` (pychess: seconds; Lichess: ms)
+    created_at_unit_ms: int
+    #: players are known by name only (pychess has no user ids in its game lines)
+    players_by_name: bool
+    #: the event stream takes our variants in a capabilities header (pychess)
+    capabilities_header: bool
+    #: the server answers an unknown token with 403 rather than 401 (pychess)
+    rejects_token_with_403: bool
+    #: the server may flag us without a word on the stream, and answers a move into a finished game with 200
+    #: and ignores it (pychess): the bot counts our clock down itself
+    flags_silently: bool
+    #: where an operator gets a token this server accepts; ``{url}`` is the configured server URL
+    token_hint: str
+
+    def __str__(self) -> str:
+        return self.name
+
+    @property
+    def has_game_page(self) -> bool:
+        """The game's public page (``GET /{id}``) holds its result, status and every ply (pychess)."""
+        return self.result_source == "game page"
+
+    @property
+    def has_game_export(self) -> bool:
+        """The game export (``GET /game/export/{id}``) holds its result and moves (Lichess)."""
+        return self.result_source == "game export"
+
+    def token_help(self, url: str) -> str:
+        return self.token_hint.format(url=url.rstrip("/"))
+
+
+LICHESS = Dialect(
+    name="lichess", result_source="game export", final_state_ends_game=True, replays_on_reconnect=False,
+    draw_offers=True, takebacks=True, claim_victory=True, challenges_bots=True, decline_as_free_text=False,
+    chat_rooms=("spectator",), increment_unit_ms=1, created_at_unit_ms=1, players_by_name=False,
+    capabilities_header=False, rejects_token_with_403=False, flags_silently=False,
+    token_hint="create a personal token with the scope bot:play at https://lichess.org/account/oauth/token",
+)
+PYCHESS = Dialect(
+    name="pychess", result_source="game page", final_state_ends_game=False, replays_on_reconnect=True,
+    draw_offers=False, takebacks=False, claim_victory=False, challenges_bots=False, decline_as_free_text=True,
+    chat_rooms=("player",), increment_unit_ms=1000, created_at_unit_ms=1000, players_by_name=True,
+    capabilities_header=True, rejects_token_with_403=True, flags_silently=True,
+    token_hint=("pychess.org issues its own BOT tokens: sign in with the bot's account and create one at "
+                "{url}/account/bot (a Lichess token is not accepted)"),
+)
+DIALECTS: dict[str, Dialect] = {dialect.name: dialect for dialect in (LICHESS, PYCHESS)}
+
+
+def dialect_named(name: str) -> Dialect:
+    """The dialect called ``name`` (``lichess`` or ``pychess``); ValueError naming the choices otherwise."""
+    try:
+        return DIALECTS[name]
+    except KeyError:
+        raise ValueError(f"unknown server dialect {name!r}: expected one of {', '.join(DIALECTS)}") from None
+
+
+def dialect_for_rejection(status: int) -> Dialect:
+    """The dialect a token rejection's status suggests when the account was never read (403: pychess)."""
+    return next((dialect for dialect in DIALECTS.values() if dialect.rejects_token_with_403 == (status == 403)),
+                LICHESS)
+
+
+def guess_dialect(host: str, account_keys: set[str]) -> Dialect:
+    """``server.dialect: auto``: lichess.org is Lichess, a host with pychess in its name is pychess; otherwise
+    a Lichess-style account (perfs, createdAt, url, seenAt) is Lichess, pychess's sparse one is pychess."""
+    host = host.lower()
+    if host == "lichess.org" or host.endswith(".lichess.org") or host.endswith("lichess.dev"):
+        return LICHESS
+    if "pychess" in host:
+        return PYCHESS
+    if account_keys & {"perfs", "createdAt", "url", "seenAt"}:
+        return LICHESS
+    return PYCHESS

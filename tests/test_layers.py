@@ -1,0 +1,213 @@
+"""The layers contract (issue 29): the folder tree is the architecture, and imports run one way.
+
+``bot/`` is a stack of packages; each may import only the packages listed for it in :data:`BOT_LAYERS` (the
+root ``bot`` package, which holds only the version and the token's variable name, is open to all). ``engine``
+imports nothing from ``bot`` or ``tools``, and its rules modules nothing from the search. A ``tools`` package
+imports ``engine``, ``bot.engines`` and ``bot.records`` only, and no other tool. No import cycle exists among
+the modules of ``bot``, ``engine`` and ``tools``: an import inside a function counts, and so does one under
+``if TYPE_CHECKING:`` (a type is a dependency too; a cycle hidden there is still two modules that need
+each other).
+
+The checker is plain ``ast``: it is tested below on planted trees, so a broken checker cannot pass silently.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGES = ("bot", "engine", "tools")
+
+#: what each bot package may import from the rest of bot (itself always; the root ``bot`` always)
+BOT_LAYERS: Mapping[str, frozenset[str]] = {
+    "app": frozenset({"lobby", "game", "wire", "engines", "records", "config", "loopback"}),
+    "lobby": frozenset({"game", "wire", "engines", "records", "config"}),
+    "game": frozenset({"wire", "engines", "records", "config"}),
+    "wire": frozenset({"records", "config"}),
+    "loopback": frozenset({"engines", "records"}),
+    "engines": frozenset(),
+    "records": frozenset(),
+    "config": frozenset(),
+    # the entry points: ``python -m bot`` and ``python -m bot.health``
+    "__main__": frozenset({"app"}),
+    "health": frozenset({"app"}),
+}
+#: the engine's rules: they know the board and the moves, never the evaluation or the search
+ENGINE_RULES = frozenset({"movecodes", "tables", "attacks", "movegen", "position", "board", "fen", "san",
+                          "variants", "perft", "polyglot_random", "buildinfo"})
+TOOLS_MAY_IMPORT = ("engine", "bot", "bot.engines", "bot.records")
+
+
+def module_name(root: Path, path: Path) -> str:
+    parts = list(path.relative_to(root).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _imports(tree: ast.AST, package: str) -> Iterable[tuple[str, list[str]]]:
+    """(module, names) of every import statement, with relative imports made absolute."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                yield alias.name, []
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join(anchor + ([base] if base else []))
+            yield base, [alias.name for alias in node.names]
+
+
+def import_graph(root: Path, packages: Iterable[str] = PACKAGES) -> dict[str, set[str]]:
+    """Module -> the modules of ``packages`` it imports. ``from pkg import name`` points at ``pkg.name`` when
+    that is a module, else at ``pkg``."""
+    paths = {module_name(root, path): path for package in packages for path in sorted((root / package).rglob("*.py"))}
+    graph: dict[str, set[str]] = {}
+    for name, path in paths.items():
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        targets = set()
+        for module, names in _imports(ast.parse(path.read_text(encoding="utf-8"), filename=str(path)), package):
+            if module.split(".")[0] not in packages:
+                continue
+            submodules = [f"{module}.{item}" for item in names if f"{module}.{item}" in paths]
+            if submodules:
+                targets.update(submodules)
+            if len(submodules) < len(names) or not names:
+                targets.add(module)
+        graph[name] = {target for target in targets if target in paths and target != name}
+    return graph
+
+
+def layer_violations(graph: Mapping[str, set[str]]) -> list[str]:
+    found = []
+    for source, targets in sorted(graph.items()):
+        top, *rest = source.split(".")
+        for target in sorted(targets):
+            target_top, *target_rest = target.split(".")
+            if top == "bot" and rest and target_top == "bot" and target_rest:
+                layer, target_layer = rest[0], target_rest[0]
+                allowed = BOT_LAYERS.get(layer)
+                if allowed is None:
+                    found.append(f"{source}: bot.{layer} is not a known layer (add it to BOT_LAYERS)")
+                elif target_layer != layer and target_layer not in allowed:
+                    found.append(f"{source} imports {target}: bot.{layer} may not import bot.{target_layer}")
+            elif top == "engine" and target_top != "engine":
+                found.append(f"{source} imports {target}: engine imports nothing from {target_top}")
+            elif top == "engine" and rest and rest[0] in ENGINE_RULES and target_rest \
+                    and target_rest[0] not in ENGINE_RULES:
+                found.append(f"{source} imports {target}: a rules module imports engine.{target_rest[0]}")
+            elif top == "tools" and rest:
+                own = f"tools.{rest[0]}"
+                if target != own and not target.startswith(own + ".") and not any(
+                        target == allowed or target.startswith(allowed + ".") for allowed in TOOLS_MAY_IMPORT
+                        if allowed != "bot") and target != "bot":
+                    found.append(f"{source} imports {target}: {own} imports engine, bot.engines and bot.records only")
+    return found
+
+
+def import_cycles(graph: Mapping[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components with more than one module (Tarjan), each sorted."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    on_stack: set[str] = set()
+    stack: list[str] = []
+    cycles: list[list[str]] = []
+    counter = [0]
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = counter[0]
+        counter[0] += 1
+        stack.append(node)
+        on_stack.add(node)
+        for target in sorted(graph.get(node, ())):
+            if target not in index:
+                visit(target)
+                low[node] = min(low[node], low[target])
+            elif target in on_stack:
+                low[node] = min(low[node], index[target])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                component.append(member)
+                if member == node:
+                    break
+            if len(component) > 1:
+                cycles.append(sorted(component))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return sorted(cycles)
+
+
+# The contract on the shipped tree.
+
+def test_the_scan_sees_every_layer() -> None:
+    graph = import_graph(ROOT)
+    layers = {name.split(".")[1] for name in graph if name.startswith("bot.")}
+    assert layers == set(BOT_LAYERS)
+    assert "bot.engines.limits" in graph["bot.game.timecontrol"]
+
+
+def test_imports_run_down_the_layers() -> None:
+    violations = layer_violations(import_graph(ROOT))
+    assert not violations, "imports against the layers:\n" + "\n".join(violations)
+
+
+def test_no_import_cycle() -> None:
+    cycles = import_cycles(import_graph(ROOT))
+    assert not cycles, "import cycles:\n" + "\n".join(" <-> ".join(cycle) for cycle in cycles)
+
+
+# The checker itself, on planted trees.
+
+def _plant(root: Path, files: Mapping[str, str]) -> Path:
+    for relative, text in files.items():
+        path = root / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    return root
+
+
+def test_a_planted_upward_import_is_caught(tmp_path: Path) -> None:
+    root = _plant(tmp_path, {
+        "bot/__init__.py": "", "bot/wire/__init__.py": "", "bot/game/__init__.py": "",
+        "bot/game/worker.py": "from bot.wire.server import Server\n",
+        "bot/wire/server.py": "def reply():\n    from bot.game.worker import GameWorker\n",
+    })
+    assert layer_violations(import_graph(root, ["bot"])) == [
+        "bot.wire.server imports bot.game.worker: bot.wire may not import bot.game"]
+
+
+def test_a_planted_cycle_is_caught(tmp_path: Path) -> None:
+    root = _plant(tmp_path, {
+        "engine/__init__.py": "", "engine/search.py": "from engine import smp\n",
+        "engine/smp.py": "from engine.search import Searcher\n", "engine/tt.py": "import engine.search\n",
+    })
+    assert import_cycles(import_graph(root, ["engine"])) == [["engine.search", "engine.smp"]]
+
+
+def test_a_cycle_through_type_checking_and_relative_imports_is_caught(tmp_path: Path) -> None:
+    root = _plant(tmp_path, {
+        "bot/__init__.py": "", "bot/game/__init__.py": "",
+        "bot/game/a.py": "from . import b\n",
+        "bot/game/b.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .a import A\n",
+        "bot/game/c.py": "from .b import B\n",
+    })
+    assert import_cycles(import_graph(root, ["bot"])) == [["bot.game.a", "bot.game.b"]]
+
+
+def test_engine_importing_the_bot_is_caught(tmp_path: Path) -> None:
+    root = _plant(tmp_path, {
+        "engine/__init__.py": "", "engine/attacks.py": "from engine.evaluate import evaluate\n",
+        "engine/evaluate.py": "", "engine/uci.py": "import bot.config\n",
+        "bot/__init__.py": "", "bot/config/__init__.py": "",
+    })
+    assert layer_violations(import_graph(root, ["engine", "bot"])) == [
+        "engine.attacks imports engine.evaluate: a rules module imports engine.evaluate",
+        "engine.uci imports bot.config: engine imports nothing from bot"]
