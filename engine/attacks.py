@@ -4,15 +4,16 @@ quiescence search, static exchange evaluation, and whether a plain move gives ch
 This is rules code, kept next to the move generator (:mod:`engine.movegen`) and exact in the same way: the
 tests compare :func:`captures` with the legal move generator and :func:`gives_check_quiet` with playing the
 move. The ordering tables ``MVV`` and ``ATTACKER_RANK`` are shared with the search's move ordering.
+
+It imports only rules modules (``movecodes``, ``position``, ``tables``): the piece values it counts exchanges
+with are ``tables.ORDER_VALUE``, and :func:`captures` leaves the sort by key to its caller.
 """
 
 from __future__ import annotations
 
 from typing import Optional
 
-from .evaluate import ORDER_VALUE
 from .movecodes import EN_PASSANT, PROMOTION
-from .ordering import sorted_desc
 from .position import Position
 from .tables import (
     BISHOP,
@@ -25,6 +26,7 @@ from .tables import (
     KNIGHT,
     KNIGHT_TARGETS,
     LEAPERS,
+    ORDER_VALUE,
     ORTHOGONAL_SLIDERS,
     PAWN,
     PAWN_ATTACKERS_BLACK,
@@ -202,8 +204,9 @@ def see(pos: Position, m: int) -> int:
 
 
 def captures(pos: Position) -> list[int]:
-    """Legal captures and queen promotions (gated twins included) of a side not in check, best first,
-    each as ``ordering key << 20 | move`` (one int sorts faster than a tuple; ``& 0xFFFFF`` is the move)."""
+    """Legal captures and queen promotions (gated twins included) of a side not in check, in generation order,
+    each as ``ordering key << 20 | move`` (one int sorts faster than a tuple; ``& 0xFFFFF`` is the move). The
+    keys are unique: ``engine.ordering.sorted_desc`` puts them best first."""
     squares = pos.squares
     side = pos.side
     us = 0 if side == 1 else 1
@@ -307,7 +310,7 @@ def captures(pos: Position) -> list[int]:
             squares[ep] = 0
             if legal:
                 out.append(1600 << 20 | frm | ep << 6 | EN_PASSANT << 16)
-    return sorted_desc(out)
+    return out
 
 def _legal_after(pos: Position, frm: int, to: int, ksq: int, aligned: list[int], side: int) -> bool:
     """Would our king be safe after moving frm -> to (not a king move)?"""

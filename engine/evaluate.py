@@ -29,9 +29,6 @@ from .tables import (
     ROOK_RAYS,
 )
 
-# Rough value of a piece type for move ordering, delta pruning and exchange tests (king: large).
-ORDER_VALUE = (0, 100, 320, 330, 500, 900, 2000, 770, 880)
-
 # Game phase: 24 (or more, clamped) = opening, 0 = bare kings and pawns. Pieces in hand count.
 PHASE_WEIGHT = (0, 0, 1, 1, 2, 4, 0, 3, 3)
 PHASE_MAX = 24

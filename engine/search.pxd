@@ -1,7 +1,7 @@
 # Cython declarations for the compiled build (setup.py, SCHESS_ENGINE_COMPILE=1); the .py file stays plain Python.
 cimport cython
 
-from engine._ordering cimport order_moves
+from engine._ordering cimport order_moves, sorted_desc
 from engine.attacks cimport captures, gives_check_quiet, see
 from engine.evaluate cimport evaluate, move_delta
 from engine.position cimport Position

@@ -4,7 +4,8 @@ null move, late-move reductions, check extension, killers and history.
 The search works on the int move codes of :class:`engine.position.Position` and keeps the material/PST sums
 incrementally (``evaluate.move_delta``). One Searcher is one thread of search; the UCI front end runs it in a
 thread and stops it through ``Searcher.stop_now``. With ``Threads`` above 1, helper processes run Searchers
-of their own on a shared table (:mod:`engine.smp`).
+of their own on a shared table (:mod:`engine.smp`, :mod:`engine.sharedtable`); this module imports
+neither.
 
 The parts, one class each: :class:`Searcher` drives a search (iterative deepening, aspiration windows, the
 root moves, the principal variation, Skill Level); :class:`AlphaBetaSearch` searches the tree below the root
@@ -18,21 +19,19 @@ from __future__ import annotations
 import math
 import random
 import time
-from typing import TYPE_CHECKING, Any, Callable, Dict, Optional
+from typing import Any, Callable, Dict, Optional, Protocol
 
 from .attacks import ATTACKER_RANK, MVV, SEE_VALUE, captures, gives_check_quiet, see
-from .evaluate import ORDER_VALUE, evaluate, initial_scores, move_delta
+from .evaluate import evaluate, initial_scores, move_delta
 from .movecodes import CASTLE, CASTLE_ROOK_GATE, EN_PASSANT, PROMOTION
-from .ordering import capture_order, order_moves
+from .ordering import capture_order, order_moves, sorted_desc
 from .position import Position
 from .tables import (
     KING,
+    ORDER_VALUE,
     ROOK,
 )
-from .tt import EXACT, LOWER, UPPER, TranspositionTable, tt_key
-
-if TYPE_CHECKING:
-    from .smp import SharedTable
+from .tt import EXACT, LOWER, UPPER, TableStore, TranspositionTable, tt_key
 
 INFINITE = 32000
 MATE = 31000
@@ -95,6 +94,14 @@ def _has_pieces(pos: Position, side: int) -> bool:
     return False
 
 
+class StopSignal(Protocol):
+    """What a Lazy SMP helper's search polls to learn that the main search has finished (the shared block of
+    :mod:`engine.sharedtable` is one); the search needs nothing else from it."""
+
+    @property
+    def stopped(self) -> bool: ...
+
+
 class SearchAborted(Exception):
     """Raised inside the tree when time is up or ``stop`` arrived; the root restores the position."""
 
@@ -144,9 +151,9 @@ class SearchControl:
         self.start_time = 0.0
         self.hard_deadline: Optional[float] = None
         self.node_limit: Optional[int] = None
-        self.stop_signal: Optional[SharedTable] = None  # a helper's: stop when the main search has stopped
+        self.stop_signal: Optional[StopSignal] = None  # a helper's: stop when the main search has stopped
 
-    def start(self, limits: SearchLimits, stop_signal: Optional[SharedTable]) -> None:
+    def start(self, limits: SearchLimits, stop_signal: Optional[StopSignal]) -> None:
         """Zero the counters and take the bounds of a new search; its times count from now."""
         self.nodes = 0
         self.seldepth = 0
@@ -280,7 +287,7 @@ class QuiescenceSearch:
             alpha = stand
         best = stand
         squares = pos.squares
-        for m in captures(pos):
+        for m in sorted_desc(captures(pos)):
             m &= 0xFFFFF
             to = m >> 6 & 63
             victim = squares[to]
@@ -568,7 +575,7 @@ class Searcher:
         self.skill_level = 20
         self.rng = random.Random()
         self.start_depth = 1  # where iterative deepening starts (Lazy SMP helpers start deeper)
-        self.stop_signal: Optional[SharedTable] = None  # a helper's: stop when the main search has stopped
+        self.stop_signal: Optional[StopSignal] = None  # a helper's: stop when the main search has stopped
 
     # ------------------------------------------------------------------ control
 
@@ -579,7 +586,7 @@ class Searcher:
     def stop_now(self) -> None:
         self.control.stop_flag = True
 
-    def use_shared_table(self, shared: Optional[SharedTable]) -> None:
+    def use_shared_table(self, shared: Optional[TableStore]) -> None:
         """Search with the transposition table in shared memory of Lazy SMP (None: an own table again)."""
         self.tt.use_shared(shared)
 

@@ -21,6 +21,10 @@ ORTHOGONAL_SLIDERS = (ROOK, QUEEN, ELEPHANT)
 DIAGONAL_SLIDERS = (BISHOP, QUEEN, HAWK)
 LEAPERS = (KNIGHT, HAWK, ELEPHANT)
 
+# Nominal value of a piece type by type (king: large), for what counts material without evaluating: exchange
+# tests (SEE), capture ordering (MVV-LVA) and the search's delta pruning. Not the evaluation's values.
+ORDER_VALUE = (0, 100, 320, 330, 500, 900, 2000, 770, 880)
+
 FILE_NAMES = "abcdefgh"
 RANK_NAMES = "12345678"
 SQUARE_NAMES = [f + r for r in RANK_NAMES for f in FILE_NAMES]

@@ -1,6 +1,6 @@
 """Transposition table: a dict keyed by the position's Zobrist key (gates mixed in), with a size cap; or, with
-``Threads`` above 1, the fixed-size table in shared memory of :mod:`engine.smp` behind the same ``get`` and
-item assignment.
+``Threads`` above 1, the fixed-size table in shared memory of :mod:`engine.sharedtable` behind the same ``get``
+and item assignment (:class:`TableStore`; this module imports neither the search nor the shared table).
 
 An entry is a tuple ``(depth, bound, score, move)``; mate scores are stored relative to the node (the search
 adds and removes the ply). When the dict is full it is cleared at the start of the next search (cheap, and a
@@ -10,10 +10,7 @@ dict of tuples cannot be aged in place without a scan); the shared table replace
 from __future__ import annotations
 
 import random
-from typing import TYPE_CHECKING, Any, Optional
-
-if TYPE_CHECKING:
-    from .smp import SharedTable
+from typing import Any, Optional, Protocol
 
 EXACT, LOWER, UPPER = 0, 1, 2
 # Rough memory of one entry in CPython: dict slot + int key + 4-tuple + small ints.
@@ -24,6 +21,19 @@ BYTES_PER_ENTRY = 200
 _gate_rng = random.Random(0x6A7E5)
 GATE_KEYS_WHITE = [0] + [_gate_rng.getrandbits(63) for _ in range(255)]
 GATE_KEYS_BLACK = [0] + [_gate_rng.getrandbits(63) for _ in range(255)]
+
+
+class TableStore(Protocol):
+    """A table the search can use instead of its own dict (the shared one of Lazy SMP): the part of the dict
+    interface the search uses, plus how full it is."""
+
+    def get(self, key: int) -> Optional[tuple[int, int, int, int]]: ...
+
+    def __setitem__(self, key: int, entry: tuple[int, int, int, int]) -> None: ...
+
+    def clear(self) -> None: ...
+
+    def permille(self) -> int: ...
 
 
 def tt_key(position_hash: int, gates: int) -> int:
@@ -41,7 +51,7 @@ class TranspositionTable:
     def __init__(self, megabytes: int = 16) -> None:
         # dict[int, tuple[int, int, int, int]], or the SharedTable while one is in use.
         self.table: Any = {}
-        self.shared: Optional[SharedTable] = None
+        self.shared: Optional[TableStore] = None
         self.capacity = 1
         self.resize(megabytes)
 
@@ -51,7 +61,7 @@ class TranspositionTable:
         if self.shared is None:
             self.table.clear()
 
-    def use_shared(self, shared: Optional[SharedTable]) -> None:
+    def use_shared(self, shared: Optional[TableStore]) -> None:
         """Read and write ``shared`` from now on; None goes back to an own (empty) dict."""
         self.shared = shared
         self.table = {} if shared is None else shared

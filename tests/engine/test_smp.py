@@ -13,7 +13,8 @@ import pytest
 
 from engine import Board
 from engine.search import Searcher, SearchLimits
-from engine.smp import HelperPool, SharedTable, helper_depth
+from engine.sharedtable import SharedTable
+from engine.smp import HelperPool, helper_depth
 from engine.tt import EXACT, LOWER, UPPER, tt_key
 from engine.uci import UciFrontEnd
 
