@@ -18,10 +18,9 @@ from bot.wire.events import GameEnd, GameFull, GameState
 from bot.wire.gamepage import GamePage
 from bot.wire.normalise import normalise_game_line
 from bot.wire.server import StreamConnected
-from tests.bot.conftest import PYCHESS_GAME_END, PYCHESS_GAME_FULL, needs_board
+from tests.bot.conftest import PYCHESS_GAME_END, PYCHESS_GAME_FULL
 from tests.bot.fakes import ME, FakeServer, ScriptedEngine
 
-pytestmark = needs_board
 
 def state_line(moves: str, status: str = "started", **extra: Any) -> str:
     data = {"type": "gameState", "moves": moves, "wtime": 300000, "btime": 300000, "winc": 3, "binc": 3,
