@@ -176,3 +176,21 @@ def test_a_score_is_centipawns_or_a_mate_and_prints_one_way():
         Score(cp=1, mate=1)
     with pytest.raises(ValueError):
         Score()
+
+
+def test_the_bundled_engine_is_the_installed_one_whatever_the_working_folder(monkeypatch, tmp_path):
+    """A bot started inside a folder holding another ``engine`` package (a checkout's pure-Python source
+    beside an installed compiled build) still runs the engine it imported itself."""
+    decoy = tmp_path / "engine"
+    decoy.mkdir()
+    (decoy / "__init__.py").write_text("")
+    (decoy / "__main__.py").write_text("print('id name decoy engine'); print('uciok')\n")
+    monkeypatch.chdir(tmp_path)
+    import engine.uci
+
+    uci = UciEngine([sys.executable, "-m", "engine"], label="bundled")
+    try:
+        uci.start()
+        assert uci.id_name == engine.uci.ENGINE_NAME  # the name says the build: pure Python or compiled
+    finally:
+        uci.close()
