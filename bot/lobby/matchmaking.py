@@ -27,8 +27,8 @@ from typing import Protocol
 from bot.config import MatchmakingSettings, MatchmakingTimeControl, Settings
 from bot.lobby.challenges import DAY_S
 from bot.wire.dialect import Dialect
+from bot.wire.errors import RateLimited, ServerError, TokenRejected
 from bot.wire.events import Account, ChallengeGone, OnlineBot
-from bot.wire.server import RateLimited, ServerError, TokenRejected
 from engine.variants import LICHESS_KEYS, variant_name
 
 log = logging.getLogger(__name__)
