@@ -1,4 +1,5 @@
-"""Retry back-off and HTTP 429 pauses, shared by requests (:mod:`bot.wire.server`) and streams (:mod:`bot.wire.streams`).
+"""Retry back-off and HTTP 429 pauses, shared by requests (:mod:`bot.wire.server`) and streams
+(:mod:`bot.wire.streams`).
 
 HTTP 429 blocks that endpoint for 60 s (or ``Retry-After`` if longer); while it is blocked, at most one
 request to it is in flight (the first one after the pause is a probe; the others queue behind it).
