@@ -26,6 +26,7 @@ from bot.game import Engine
 from bot.game.books import check_books
 from bot.lobby.loop import Lobby
 from bot.wire import server as server_module
+from bot.wire.advice import rejected_token_advice
 from bot.wire.server import Server, ServerError, ServerStopped, TokenRejected
 from engine.book import BookError
 
@@ -118,14 +119,6 @@ def check_pgn_directory(directory: str | None) -> str | None:
     return None
 
 
-def token_hint(url: str, dialect: str) -> str:
-    """Where an operator gets a token the server accepts."""
-    if dialect == "pychess":
-        return (f"pychess.org issues its own BOT tokens: sign in with the bot's account and create one at "
-                f"{url.rstrip('/')}/account/bot (a Lichess token is not accepted)")
-    return "create a personal token with the scope bot:play at https://lichess.org/account/oauth/token"
-
-
 def check_configured_engine(settings: Settings) -> tuple[Settings, EngineCheck]:
     """Run the start-up engine check (:mod:`bot.engines.check`) on the configured engine; returns the
     settings with unplayable variants dropped (``engine.drop_unplayable_variants``) and what was found.
@@ -133,7 +126,8 @@ def check_configured_engine(settings: Settings) -> tuple[Settings, EngineCheck]:
     engine = settings.engine
     found = check_engine(engine.command, engine.protocol, default_engine_factory(settings),
                          settings.challenge.variants, drop_unplayable=engine.drop_unplayable_variants,
-                         startup_timeout_s=engine.startup_timeout_s)
+                         startup_timeout_s=engine.startup_timeout_s, interpreter=engine.interpreter,
+                         options=engine.options)
     if found.dropped:
         accepted = tuple(name for name in settings.challenge.variants if name in found.accepted)
         challenge = dataclasses.replace(settings.challenge, variants=accepted)
@@ -183,9 +177,7 @@ def run_bot(settings: Settings, token: str, *, max_games: int | None = None, upg
         server.close()
         return 0
     except TokenRejected as error:
-        dialect = server.dialect or ("pychess" if error.status == 403 else "lichess")
-        print(f"error: the server rejected the token (HTTP {error.status}, {dialect} dialect); "
-              f"{token_hint(settings.server.url, dialect)}; then set SCHESS_BOT_TOKEN", file=sys.stderr)
+        print(f"error: {rejected_token_advice(settings.server.url, server.dialect, error.status)}", file=sys.stderr)
         return 2
     except ServerError as error:
         action = "upgrade the account" if server.account is not None else f"reach {settings.server.url}"
