@@ -25,7 +25,7 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: Sequence[str], out: TextIO = sys.stdout) -> int:
+def main(argv: Sequence[str], out: TextIO | None = None) -> int:
     """Write the sample; 0 when written, 2 when the file exists or cannot be written."""
     args = build_parser().parse_args(list(argv))
     path = Path(args.path)
@@ -47,5 +47,5 @@ def main(argv: Sequence[str], out: TextIO = sys.stdout) -> int:
         return 2
     url = SERVER_URLS[args.server]
     print(f"wrote {path} for {url}; next: edit it, get a token ({token_hint(url, args.server)}), "
-          f"export SCHESS_BOT_TOKEN=..., then schess-bot --config {path} --check", file=out)
+          f"export SCHESS_BOT_TOKEN=..., then schess-bot --config {path} --check", file=out or sys.stdout)
     return 0

@@ -25,6 +25,7 @@ from bot.app.preflight import Preflight, run_checks
 from bot.app.run import StopDuringStartup, check_configured_engine, run_bot
 from bot.config import ChallengeSettings, DrawSettings, MatchmakingSettings, ServerSettings, Settings
 from bot.engines.check import EngineCheckFailed
+from bot.lobby.loop import Lobby
 from bot.loopback import EngineOpponent, Game, LoopbackServer, MoveRecord, Opponent, RandomMoves
 
 FAIRY_STOCKFISH_PATHS = ("fairy-stockfish", "/usr/games/fairy-stockfish")
@@ -184,8 +185,10 @@ def _run_sandbox(args: argparse.Namespace, out: TextIO) -> int:
             flush=True,
         )
         exit_codes: list[int] = []
+        lobbies: list[Lobby] = []
         bot_thread = threading.Thread(
-            target=lambda: exit_codes.append(run_bot(settings, token, max_games=1, engine_check=engine_check)),
+            target=lambda: exit_codes.append(run_bot(settings, token, max_games=1, engine_check=engine_check,
+                                                     on_lobby=lobbies.append)),
             name="sandbox-bot",
             daemon=True,
         )
@@ -198,9 +201,14 @@ def _run_sandbox(args: argparse.Namespace, out: TextIO) -> int:
                 server.abort_game(game_id)
             return 1
         except (KeyboardInterrupt, StopDuringStartup):
-            print("sandbox: interrupted", file=sys.stderr)
+            # the bot stops first, quietly (its reconnect warnings would follow the last line otherwise)
+            logging.getLogger("bot").setLevel(logging.CRITICAL)
+            for lobby in lobbies:
+                lobby.request_stop("abort")
             if game_id in server.games:
                 server.abort_game(game_id)
+            bot_thread.join(timeout=10)
+            print("sandbox: interrupted", file=sys.stderr)
             return 130
         bot_thread.join(timeout=15)
         print(f"sandbox: {game.result()} ({game.termination})", file=out)
