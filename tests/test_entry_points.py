@@ -17,7 +17,8 @@ REPO = Path(__file__).resolve().parents[1]
 
 
 def run(*args: str) -> subprocess.CompletedProcess[str]:
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]))
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]),
+               COLUMNS="200")  # argparse wraps at the terminal's width
     return subprocess.run([sys.executable, *args], capture_output=True, text=True, timeout=60, env=env,
                           stdin=subprocess.DEVNULL)
 
