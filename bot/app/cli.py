@@ -149,9 +149,14 @@ def _main(argv: list[str], stop: StopSignal) -> int:
 
 def print_checks(config_path: str, args: argparse.Namespace) -> int:
     """``--check``: one line per check on stdout; 0 when all passed, 2 otherwise."""
+    root = logging.getLogger()
+    level = root.level
     if args.log_level is None:
-        logging.getLogger().setLevel(logging.ERROR)  # the checks' own lines say it all
-    report = run_checks(config_path, pgn_directory=args.pgn_directory, heartbeat_file=args.heartbeat_file)
+        root.setLevel(logging.ERROR)  # the checks' own lines say it all
+    try:
+        report = run_checks(config_path, pgn_directory=args.pgn_directory, heartbeat_file=args.heartbeat_file)
+    finally:
+        root.setLevel(level)
     for finding in report.findings:
         print(finding.line(), flush=True)
     failed = sum(not finding.ok for finding in report.findings)

@@ -1,5 +1,8 @@
 """Issue 27, "an operator's first hour": each mistake a new operator makes gets one clear line and the right
-exit code, from the command line as they meet it (``main([...])``, its exit code and its output)."""
+exit code, from the command line as they meet it (``main([...])``, its exit code and its output).
+
+The modules issue 27 added are imported inside the tests that need them, so that on the code before it
+each test fails on its own assertion rather than the whole file on an import."""
 
 from __future__ import annotations
 
@@ -17,10 +20,8 @@ import yaml
 from bot.app.cli import main
 from bot.app.logsetup import apply_logging, remove_handlers
 from bot.config import ConfigError, LoggingSettings, Settings, load_settings, settings_from_dict
-from bot.engines.check import option_problems
 from bot.engines.uci import parse_option
 from bot.engines.xboard import parse_xboard_option
-from bot.wire.advice import connection_cause
 from tests.bot.http_fixture import Reply, ScriptedServer
 
 REPO = Path(__file__).resolve().parents[2]
@@ -277,6 +278,8 @@ def test_the_wheel_ships_the_sample_config(tmp_path):
 
 
 def test_options_are_checked_against_what_the_engine_advertises():
+    from bot.engines.check import option_problems
+
     advertised = {option.name.lower(): option for option in (
         parse_option("option name Hash type spin default 16 min 1 max 1024"),
         parse_option("option name Threads type spin default 1 min 1 max 64"),
@@ -297,6 +300,8 @@ def test_options_are_checked_against_what_the_engine_advertises():
 
 
 def test_xboard_options_are_checked_too():
+    from bot.engines.check import option_problems
+
     option = parse_xboard_option("Resign Threshold -spin 800 200 1200")
     assert option is not None and (option.minimum, option.maximum) == (200, 1200)
     advertised = {"resign threshold": option}
@@ -329,12 +334,16 @@ def test_engine_messages_blame_the_key_that_is_wrong(tmp_path, monkeypatch, caps
 
 
 def test_a_refused_connection_is_named_as_such():
+    from bot.wire.advice import connection_cause
+
     with pytest.raises(requests.ConnectionError) as error:
         requests.get(f"http://127.0.0.1:{free_port()}/api/account", timeout=5)
     assert connection_cause(error.value) == "connection refused by 127.0.0.1 (nothing listens on that port)"
 
 
 def test_dns_tls_and_timeout_causes_are_named():
+    from bot.wire.advice import connection_cause
+
     dns = requests.ConnectionError(OSError("Failed to resolve 'www.pychess.org'"))
     dns.__context__ = socket.gaierror(-2, "Name or service not known")
     dns.request = requests.Request("GET", "https://www.pychess.org/api/account").prepare()
