@@ -30,7 +30,7 @@ RUN if [ "$COMPILED" = 1 ]; then \
             apt-get install -y --no-install-recommends python3-dev; fi \
         && rm -rf /var/lib/apt/lists/*; \
     fi
-COPY pyproject.toml setup.py README.md LICENSE /tmp/schess-src/
+COPY pyproject.toml setup.py README.md LICENSE config.yml /tmp/schess-src/
 COPY build_backend /tmp/schess-src/build_backend
 COPY engine /tmp/schess-src/engine
 COPY bot /tmp/schess-src/bot

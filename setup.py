@@ -13,6 +13,7 @@ import os
 from pathlib import Path
 
 from setuptools import setup
+from setuptools.command.build_py import build_py
 
 ROOT = Path(__file__).resolve().parent
 COMPILE = os.environ.get("SCHESS_ENGINE_COMPILE", "").strip() == "1"
@@ -52,7 +53,20 @@ def _extensions() -> list:  # type: ignore[type-arg]
     )
 
 
+class BuildPyWithSampleConfig(build_py):
+    """The packages, plus the repository's commented ``config.yml`` as ``bot/config/config.yml`` (package data:
+    ``schess-bot init`` writes it). One file is the source of both; a build without it fails."""
+
+    def run(self) -> None:
+        super().run()
+        source = ROOT / "config.yml"
+        if not source.is_file():
+            raise SystemExit(f"{source} is missing: the wheel ships it as the sample config (schess-bot init)")
+        self.copy_file(str(source), os.path.join(self.build_lib, "bot", "config", "config.yml"))
+
+
 setup(
+    cmdclass={"build_py": BuildPyWithSampleConfig},
     ext_modules=_extensions(),
     options={"build_ext": {"parallel": os.cpu_count() or 1}},
 )

@@ -518,8 +518,12 @@ def bench_report(depth: int, send: Writer) -> None:
         result = bench_searcher.search(board, SearchLimits(depth=depth))
         bench_searcher.new_game()
         total_nodes += result.nodes
+        why = ""
+        if not result.best:  # nothing to search: say why rather than leave "nodes 0" unexplained
+            why = " (checkmate: no legal move)" if board.is_checkmate() else (
+                " (stalemate: no legal move)" if board.is_stalemate() else " (no move found)")
         send(f"info string bench {variant} depth {depth} nodes {result.nodes} "
-             f"bestmove {board.move_of(result.best).uci() if result.best else '(none)'}")
+             f"bestmove {board.move_of(result.best).uci() if result.best else '(none)'}{why}")
     elapsed = time.perf_counter() - start
     cpu = time.process_time() - cpu_start
     send("")
@@ -549,10 +553,38 @@ def run(stdin: TextIO, stdout: TextIO) -> int:
             return 0
 
 
+USAGE = """usage: schess-engine [COMMAND ...]    (or: python -m engine [COMMAND ...])
+
+The S-chess engine. Without arguments it speaks UCI on stdin/stdout (give it to a GUI or to schess-bot).
+With arguments, they are run as one UCI command and the engine exits, e.g.:
+  schess-engine bench [DEPTH]        the fixed benchmark positions (node count, speed, build)
+  python -m engine perft DEPTH [FEN] move-generation counts (python -m engine perft --help)
+  python -m engine svg FEN           an SVG diagram of a position
+Options: --help (this text), --version (version, build, Python)."""
+
+
+def version_line() -> str:
+    """``--version``: the engine's version, its build (pure or compiled) and the Python running it."""
+    import platform
+
+    return (f"schess-engine {__version__} ({BUILD}; python: {platform.python_implementation()} "
+            f"{platform.python_version()})")
+
+
 def main(argv: Optional[list[str]] = None) -> int:
     """Entry point of ``schess-engine`` and ``python -m engine``: UCI on stdin/stdout. Arguments (if any) are
-    run as commands first, e.g. ``python -m engine bench`` runs the benchmark and exits."""
+    run as commands first, e.g. ``python -m engine bench`` runs the benchmark and exits; ``--help`` and
+    ``--version`` print and exit, any other option is refused (exit 2)."""
     args = sys.argv[1:] if argv is None else argv
+    if args and args[0] in ("-h", "--help"):
+        print(USAGE)
+        return 0
+    if args and args[0] in ("-V", "--version"):
+        print(version_line())
+        return 0
+    if args and args[0].startswith("-"):
+        print(f"schess-engine: unknown option {args[0]!r} (options: --help, --version)", file=sys.stderr)
+        return 2
     if args:
         engine = UciFrontEnd(lambda line: (sys.stdout.write(line + "\n"), sys.stdout.flush()) and None)
         engine.handle(" ".join(args))

@@ -1,5 +1,9 @@
 """``schess-bot`` / ``python -m bot``: load the config, log in, run the lobby until stopped.
 
+``schess-bot --check`` runs every start-up check and plays nothing (:mod:`bot.app.preflight`),
+``schess-bot --sandbox`` plays one local game (:mod:`bot.app.sandbox`), ``schess-bot init`` writes the
+commented sample config (:mod:`bot.app.init`).
+
 Exit codes: 0 after a normal stop (signal, ``--games N``), 1 when the server refuses the bot for good,
 2 for a configuration or token problem (one line on stderr, never a traceback).
 """
@@ -7,14 +11,14 @@ Exit codes: 0 after a normal stop (signal, ``--games N``), 1 when the server ref
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import logging
 import sys
 from collections.abc import Sequence
 
-from bot.app.logsetup import LogFileError, apply_logging, configure_logging, remove_handlers
-from bot.app.run import StopDuringStartup, StopSignal, run_bot
-from bot.config import ConfigError, TokenError, load_settings, resolve_token
+from bot.app.logsetup import LogFileError, apply_logging, configure_logging, remove_handlers, version_text
+from bot.app.preflight import load_run_settings, run_checks
+from bot.app.run import StopDuringStartup, ShutdownSignals, run_bot
+from bot.config import ConfigError, TokenError, resolve_token
 
 log = logging.getLogger("bot")
 
@@ -49,13 +53,25 @@ def install_redaction(secret: str) -> RedactingFilter:
     return redactor
 
 
+#: the config read when --config is not given
+DEFAULT_CONFIG = "config.yml"
+LOG_LEVELS = ["DEBUG", "INFO", "WARNING", "ERROR"]
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="schess-bot",
-                                     description="Play S-chess (and chess) on pychess.org or Lichess.")
-    parser.add_argument("--config", default="config.yml",
-                        help="YAML configuration file (default: %(default)s)")
-    parser.add_argument("--log-level", default=None, choices=["DEBUG", "INFO", "WARNING", "ERROR"],
-                        help="log verbosity on stderr (default: logging.level of the config, INFO)")
+    parser = argparse.ArgumentParser(
+        prog="schess-bot", description="Play S-chess (and chess) on pychess.org or Lichess.",
+        epilog="schess-bot init [PATH] [--server pychess|lichess] writes the commented sample config; "
+               "schess-bot init --help for its options. Exit codes: 0 normal stop, 1 the server refused the "
+               "bot for good, 2 a configuration, engine or token problem; --check: 0 all checks passed, 2 not.")
+    parser.add_argument("--version", action="version", version=version_text(),
+                        help="print the bot's version, the engine build and the Python, then exit")
+    parser.add_argument("--config", default=None, metavar="PATH",
+                        help=f"YAML configuration file (default: {DEFAULT_CONFIG})")
+    parser.add_argument("--check", action="store_true",
+                        help="check the config, folders, engine, token and account, one line each; play nothing")
+    parser.add_argument("--log-level", default=None, type=str.upper, choices=LOG_LEVELS,
+                        help="log verbosity on stderr, in any case (default: logging.level of the config, INFO)")
     parser.add_argument("--games", type=int, default=None, metavar="N",
                         help="quit after N finished games")
     parser.add_argument("--upgrade", action="store_true", help="upgrade the account to a BOT account first")
@@ -65,17 +81,22 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--pgn-directory", default=None, metavar="DIR",
                         help="folder for the PGN of every finished game (overrides pgn_directory)")
     parser.add_argument("--sandbox", action="store_true",
-                        help="play one game against the engine on a local loopback server "
-                             "(no account needed)")
+                        help="check the config, then play one game against the engine on a local loopback "
+                             "server (no account needed)")
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``schess-bot`` and ``python -m bot``; returns the exit code."""
-    stop = StopSignal()
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    if arguments[:1] == ["init"]:
+        from bot.app.init import main as init_main
+
+        return init_main(arguments[1:])
+    stop = ShutdownSignals()
     restore = stop.install()  # first thing: a stop request must work during start-up too
     try:
-        return _main(argv, stop)
+        return _main(arguments, stop)
     except StopDuringStartup:
         print("stopped before the bot started playing", file=sys.stderr)
         return 0
@@ -83,22 +104,28 @@ def main(argv: Sequence[str] | None = None) -> int:
         restore()
 
 
-def _main(argv: Sequence[str] | None, stop: StopSignal) -> int:
-    args = build_parser().parse_args(list(argv) if argv is not None else None)
+def _main(argv: list[str], stop: ShutdownSignals) -> int:
+    args = build_parser().parse_args(argv)
     configure_logging(args.log_level or "INFO")
-    if args.sandbox:
-        from bot.app.sandbox import run_sandbox  # imported only when asked for: it brings the loopback server
-
-        return int(run_sandbox(args))
     if args.games is not None and args.games < 1:
         print("error: --games must be a positive number", file=sys.stderr)
         return 2
+    if args.sandbox:
+        if args.games is not None or args.check or args.upgrade:
+            used = [flag for flag, on in (("--games", args.games is not None), ("--check", args.check),
+                                          ("--upgrade", args.upgrade)) if on]
+            print(f"error: {', '.join(used)} cannot be used with --sandbox (it checks the config itself, "
+                  "then plays one game)", file=sys.stderr)
+            return 2
+        from bot.app.sandbox import run_sandbox  # imported only when asked for: it brings the loopback server
+
+        return int(run_sandbox(args))
+    config_path = args.config or DEFAULT_CONFIG
+    if args.check:
+        return print_checks(config_path, args)
     try:
-        settings = load_settings(args.config)
-        if args.heartbeat_file:
-            settings = dataclasses.replace(settings, heartbeat_file=args.heartbeat_file)
-        if args.pgn_directory:
-            settings = dataclasses.replace(settings, pgn_directory=args.pgn_directory)
+        settings = load_run_settings(config_path, pgn_directory=args.pgn_directory,
+                                     heartbeat_file=args.heartbeat_file)
         token = resolve_token(settings)
     except ConfigError as error:
         print(str(error), file=sys.stderr)
@@ -118,6 +145,23 @@ def _main(argv: Sequence[str] | None, stop: StopSignal) -> int:
         for handler in [*logging.getLogger().handlers, *logging.getLogger("bot.engine.io").handlers]:
             handler.removeFilter(redactor)
         remove_handlers(log_handlers)
+
+
+def print_checks(config_path: str, args: argparse.Namespace) -> int:
+    """``--check``: one line per check on stdout; 0 when all passed, 2 otherwise."""
+    root = logging.getLogger()
+    level = root.level
+    if args.log_level is None:
+        root.setLevel(logging.ERROR)  # the checks' own lines say it all
+    try:
+        report = run_checks(config_path, pgn_directory=args.pgn_directory, heartbeat_file=args.heartbeat_file)
+    finally:
+        root.setLevel(level)
+    for finding in report.findings:
+        print(finding.line(), flush=True)
+    failed = sum(not finding.ok for finding in report.findings)
+    print(f"check: {'all passed' if not failed else f'{failed} failed'} (exit {0 if not failed else 2})")
+    return 0 if not failed else 2
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -9,12 +9,14 @@ import logging
 import logging.handlers
 import platform
 import sys
+from pathlib import Path
 from typing import Any
 
 import yaml
 
 from bot import __version__
 from bot.config import LoggingSettings, Settings
+from engine.buildinfo import build_name
 
 LOG_FORMAT = "%(asctime)s %(levelname)-7s %(message)s"
 FILE_FORMAT = "%(asctime)s %(levelname)-7s %(name)s %(threadName)s: %(message)s"
@@ -77,11 +79,14 @@ def apply_logging(settings: LoggingSettings, console_level: str | None = None) -
 
 
 def _rotating(path: str, settings: LoggingSettings, key: str) -> logging.Handler:
+    """The file's handler; a missing folder is created, as ``pgn_directory`` is."""
     try:
+        Path(path).expanduser().parent.mkdir(parents=True, exist_ok=True)
         handler = logging.handlers.RotatingFileHandler(path, maxBytes=settings.max_bytes,
                                                        backupCount=settings.backup_count, encoding="utf-8")
     except OSError as error:
-        raise LogFileError(f"error: {key} {path!r} cannot be opened: {error.strerror or error}") from None
+        raise LogFileError(f"error: {key} {path!r} cannot be opened: {error.strerror or error} "
+                           f"({error.filename or path})") from None
     handler.setFormatter(logging.Formatter(FILE_FORMAT))
     return handler
 
@@ -104,6 +109,12 @@ def plain(value: Any) -> Any:
     if isinstance(value, (list, tuple)):
         return [plain(item) for item in value]
     return value
+
+
+def version_text() -> str:
+    """``--version``: the bot's version, the engine build and the Python running them."""
+    return (f"schess-bot {__version__} (engine: {build_name()}; python: {platform.python_implementation()} "
+            f"{platform.python_version()})")
 
 
 def startup_block(settings: Settings, *, engine: str, url: str, dialect: str, account: str) -> str:

@@ -17,7 +17,6 @@ from collections.abc import Callable
 from pathlib import Path
 from types import FrameType
 
-from bot import TOKEN_ENV
 from bot.app.logsetup import startup_block
 from bot.config import Settings
 from bot.engines import UciEngine, XBoardEngine
@@ -27,7 +26,7 @@ from bot.game import Engine
 from bot.game.books import check_books
 from bot.lobby.loop import Lobby
 from bot.wire import server as server_module
-from bot.wire.dialect import dialect_for_rejection
+from bot.wire.advice import rejected_token_advice
 from bot.wire.errors import ServerError, ServerStopped, TokenRejected
 from bot.wire.server import Server
 from engine.book import BookError
@@ -52,7 +51,7 @@ def default_engine_factory(settings: Settings) -> Callable[[str], Engine]:
     return make
 
 
-class StopSignal:
+class ShutdownSignals:
     """SIGTERM/SIGINT from the first instant of the process (in a container the bot is PID 1, and a PID 1
     without a handler ignores SIGTERM, so ``docker stop`` would wait its whole timeout).
 
@@ -128,7 +127,8 @@ def check_configured_engine(settings: Settings) -> tuple[Settings, EngineCheck]:
     engine = settings.engine
     found = check_engine(engine.command, engine.protocol, default_engine_factory(settings),
                          settings.challenge.variants, drop_unplayable=engine.drop_unplayable_variants,
-                         startup_timeout_s=engine.startup_timeout_s)
+                         startup_timeout_s=engine.startup_timeout_s, interpreter=engine.interpreter,
+                         options=engine.options)
     if found.dropped:
         accepted = tuple(name for name in settings.challenge.variants if name in found.accepted)
         challenge = dataclasses.replace(settings.challenge, variants=accepted)
@@ -138,13 +138,13 @@ def check_configured_engine(settings: Settings) -> tuple[Settings, EngineCheck]:
 
 def run_bot(settings: Settings, token: str, *, max_games: int | None = None, upgrade: bool = False,
             engine_factory: Callable[[str], Engine] | None = None,
-            on_lobby: Callable[[Lobby], None] | None = None, stop: StopSignal | None = None,
+            on_lobby: Callable[[Lobby], None] | None = None, stop: ShutdownSignals | None = None,
             engine_check: EngineCheck | None = None) -> int:
     """Log in and play. ``stop``: the process's signal handling (``main`` installs it first thing).
     The configured engine is checked first (exit 2 when it cannot play), unless ``engine_check`` says it
     was already checked or ``engine_factory`` replaces it. For tests: ``on_lobby`` receives the lobby (to
     call ``request_stop``)."""
-    stop = stop or StopSignal()
+    stop = stop or ShutdownSignals()
     problem = check_pgn_directory(settings.pgn_directory)
     if problem is not None:
         print(f"error: pgn_directory {settings.pgn_directory!r} is not writable: {problem}; every game's "
@@ -178,9 +178,7 @@ def run_bot(settings: Settings, token: str, *, max_games: int | None = None, upg
         server.close()
         return 0
     except TokenRejected as error:
-        dialect = server.dialect or dialect_for_rejection(error.status or 0)
-        print(f"error: the server rejected the token (HTTP {error.status}, {dialect} dialect); "
-              f"{dialect.token_help(settings.server.url)}; then set {TOKEN_ENV}", file=sys.stderr)
+        print(f"error: {rejected_token_advice(settings.server.url, server.dialect, error.status)}", file=sys.stderr)
         return 2
     except ServerError as error:
         action = "upgrade the account" if server.account is not None else f"reach {settings.server.url}"

@@ -1,6 +1,8 @@
 """``schess-bot --sandbox``: watch the bot play one S-chess game on a loopback server, no account needed.
 
-Starts the loopback server (pychess dialect) on 127.0.0.1, starts the bot against it with a throwaway
+First the checks of ``schess-bot --check`` (:mod:`bot.app.preflight`) on the real config, but the token and
+the account: a config the real run would refuse stops the sandbox too (exit 2). Then it starts the loopback
+server (pychess dialect) on 127.0.0.1, starts the bot against it with a throwaway
 token, lets the server challenge the bot to one S-chess game whose other side is played by an engine, prints
 the moves as they happen and the PGN at the end.
 """
@@ -8,6 +10,7 @@ the moves as they happen and the PGN at the end.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import importlib.util
 import logging
 import secrets
@@ -16,10 +19,13 @@ import sys
 import tempfile
 import threading
 from pathlib import Path
-from typing import Any, Optional, TextIO
+from typing import Optional, TextIO
 
-import yaml
-
+from bot.app.preflight import Preflight, run_checks
+from bot.app.run import StopDuringStartup, check_configured_engine, run_bot
+from bot.config import ChallengeSettings, DrawSettings, MatchmakingSettings, ServerSettings, Settings
+from bot.engines.check import EngineCheckFailed
+from bot.lobby.loop import Lobby
 from bot.loopback import EngineOpponent, Game, LoopbackServer, MoveRecord, Opponent, RandomMoves
 from bot.wire.dialect import PYCHESS
 from engine.buildinfo import build_name
@@ -27,6 +33,8 @@ from engine.buildinfo import build_name
 FAIRY_STOCKFISH_PATHS = ("fairy-stockfish", "/usr/games/fairy-stockfish")
 SANDBOX_CLOCK = (60, 1)
 DEFAULT_BOT_MOVETIME_MS = 100
+#: the config the sandbox reads without --config (as schess-bot does)
+DEFAULT_CONFIG = "config.yml"
 GAME_TIMEOUT_S = 150.0
 
 log = logging.getLogger(__name__)
@@ -49,41 +57,37 @@ def find_fairy_stockfish() -> Optional[str]:
     return None
 
 
-def sandbox_config(config_path: Optional[str], url: str, pgn_directory: str) -> tuple[dict[str, Any], str]:
-    """The bot's configuration for the sandbox and a description of its engine.
+def sandbox_settings(settings: Settings, url: str, pgn_directory: str) -> tuple[Settings, str]:
+    """The checked real settings made fit for the sandbox, and a description of its engine.
 
-    The user's config file (if it exists) supplies the engine section; everything that could stop the game
-    (server, challenge filters, token file) is replaced. Without engine limits the bot gets a short move time
-    so the game ends within seconds.
+    The engine section, the time and greeting settings are the operator's own; everything that would stop
+    the game or touch the outside (server, challenge filters, draw offers, token file, heartbeat) is
+    replaced, PGNs go to ``pgn_directory``. Without engine limits the bot gets a short move time so the game
+    ends within seconds.
     """
-    data: dict[str, Any] = {}
-    if config_path and Path(config_path).is_file():
-        loaded = yaml.safe_load(Path(config_path).read_text(encoding="utf-8"))
-        if isinstance(loaded, dict):
-            data = {key: value for key, value in loaded.items() if key in ("engine", "time", "greeting")}
-    engine = dict(data.get("engine") or {})
-    command = str(engine.get("command", "builtin"))
+    engine = settings.engine
+    command = engine.command
     if command == "builtin" and not builtin_engine_available():
         fairy = find_fairy_stockfish()
         if fairy is None:
             raise RuntimeError("the bundled engine is not available and Fairy-Stockfish is not installed")
-        engine["command"] = command = fairy
-    limits = dict(engine.get("limits") or {})
-    if not any(limits.get(key) for key in ("depth", "nodes", "movetime_ms")):
-        limits["movetime_ms"] = DEFAULT_BOT_MOVETIME_MS
-    engine["limits"] = limits
-    data.update(
-        {
-            "server": {"url": url, "dialect": PYCHESS.name},
-            "engine": engine,
-            "challenge": {"concurrency": 1, "variants": ["seirawan"]},
-            "draw": {"enabled": False},
-            "pgn_directory": pgn_directory,
-            "heartbeat_file": None,
-            "token_file": None,
-        }
+        engine = dataclasses.replace(engine, command=fairy)
+        command = fairy
+    limits = engine.limits
+    if not (limits.depth or limits.nodes or limits.movetime_ms):
+        engine = dataclasses.replace(engine, limits=dataclasses.replace(limits, movetime_ms=DEFAULT_BOT_MOVETIME_MS))
+    sandbox = dataclasses.replace(
+        settings,
+        server=ServerSettings(url=url, dialect=PYCHESS.name),
+        engine=engine,
+        challenge=ChallengeSettings(concurrency=1, variants=("seirawan",)),
+        draw=DrawSettings(enabled=False),
+        matchmaking=MatchmakingSettings(enabled=False),
+        pgn_directory=pgn_directory,
+        heartbeat_file=None,
+        token_file=None,
     )
-    return data, command
+    return sandbox, command
 
 
 def sandbox_opponent() -> tuple[Opponent, str]:
@@ -113,34 +117,65 @@ class MovePrinter:
 
 
 def run_sandbox(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
-    """Play one sandbox game and print it; the exit code is 0 when the game was played to its end."""
-    from bot.app.run import check_configured_engine, run_bot
-    from bot.config import ConfigError, settings_from_dict
-    from bot.engines.check import EngineCheckFailed
+    """Check the config as ``--check`` does (but the token and the account), then play one sandbox game and
+    print it; the exit code is 0 when the game was played to its end (see docs/sandbox.md)."""
+    try:
+        return _run_sandbox(args, out)
+    except (KeyboardInterrupt, StopDuringStartup):
+        print("sandbox: interrupted", file=sys.stderr)
+        return 130
 
+
+def check_config(args: argparse.Namespace, out: TextIO) -> Optional[Preflight]:
+    """The checks on the real config, printed (OK lines on ``out``, FAIL lines on stderr); None when one
+    failed. No config file at the default place is fine: the sandbox then plays with the defaults."""
+    config_path = getattr(args, "config", None)
+    if config_path is None and not Path(DEFAULT_CONFIG).exists():
+        print(f"sandbox: no {DEFAULT_CONFIG} here, so the defaults (schess-bot init writes the commented file)",
+              file=out)
+        report = run_checks(None, account=False)
+    else:
+        report = run_checks(config_path or DEFAULT_CONFIG, account=False)
+    for finding in report.findings:
+        print(finding.line(), file=out if finding.ok else sys.stderr, flush=True)
+    if not report.ok or report.settings is None:
+        return None
+    print("sandbox: the token and the account are not checked here (schess-bot --check does)", file=out)
+    return report
+
+
+def _run_sandbox(args: argparse.Namespace, out: TextIO) -> int:
     if getattr(args, "log_level", "INFO") != "DEBUG":
         logging.getLogger("bot").setLevel(logging.WARNING)
+    report = check_config(args, out)
+    if report is None:
+        return 2
+    assert report.settings is not None
     token = secrets.token_urlsafe(24)
     opponent, opponent_text = sandbox_opponent()
     kept_directory = getattr(args, "pgn_directory", None)  # --pgn-directory: keep the bot's PGN there
+    # a fresh seed each run: the game id differs, so a kept PGN folder's state file never says it is over
     with (
         tempfile.TemporaryDirectory(prefix="schess-sandbox-") as temporary_directory,
-        LoopbackServer(dialect=PYCHESS.name, token=token, on_move=MovePrinter(out), keepalive_s=1.0) as server,
+        LoopbackServer(dialect=PYCHESS.name, token=token, on_move=MovePrinter(out), keepalive_s=1.0,
+                       seed=secrets.randbits(32)) as server,
     ):
         pgn_directory = kept_directory or temporary_directory
         try:
-            data, engine_text = sandbox_config(getattr(args, "config", None), server.url, pgn_directory)
-            settings = settings_from_dict(data)
-        except (RuntimeError, ConfigError, OSError, yaml.YAMLError) as error:
+            settings, engine_text = sandbox_settings(report.settings, server.url, pgn_directory)
+        except RuntimeError as error:
             print(f"sandbox: cannot start the bot: {error}", file=sys.stderr)
             opponent.close()
             return 2
-        try:  # before the challenge: a bot whose engine cannot play must not accept the game
-            settings, engine_check = check_configured_engine(settings)
-        except EngineCheckFailed as error:
-            print(str(error), file=sys.stderr)
-            opponent.close()
-            return 2
+        engine_check = report.engine_check
+        if (engine_check is None or "seirawan" not in engine_check.playable
+                or settings.engine.command != report.settings.engine.command):
+            try:  # before the challenge: a bot whose engine cannot play must not accept the game
+                settings, engine_check = check_configured_engine(settings)
+            except EngineCheckFailed as error:
+                print(str(error), file=sys.stderr)
+                opponent.close()
+                return 2
         game_id = server.challenge(
             challenger="Sandbox", variant="seirawan", clock=SANDBOX_CLOCK, opponent=opponent
         )
@@ -152,8 +187,10 @@ def run_sandbox(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
             flush=True,
         )
         exit_codes: list[int] = []
+        lobbies: list[Lobby] = []
         bot_thread = threading.Thread(
-            target=lambda: exit_codes.append(run_bot(settings, token, max_games=1, engine_check=engine_check)),
+            target=lambda: exit_codes.append(run_bot(settings, token, max_games=1, engine_check=engine_check,
+                                                     on_lobby=lobbies.append)),
             name="sandbox-bot",
             daemon=True,
         )
@@ -165,7 +202,14 @@ def run_sandbox(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
             if game_id in server.games:
                 server.abort_game(game_id)
             return 1
-        except KeyboardInterrupt:
+        except (KeyboardInterrupt, StopDuringStartup):
+            # the bot stops first, quietly (its reconnect warnings would follow the last line otherwise)
+            logging.getLogger("bot").setLevel(logging.CRITICAL)
+            for lobby in lobbies:
+                lobby.request_stop("abort")
+            if game_id in server.games:
+                server.abort_game(game_id)
+            bot_thread.join(timeout=10)
             print("sandbox: interrupted", file=sys.stderr)
             return 130
         bot_thread.join(timeout=15)

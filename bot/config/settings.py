@@ -100,7 +100,20 @@ def _origin(value: Any, section: _Section, name: str) -> str:
         raise section.fail(name, "a string", value)
     if not value.startswith(("http://", "https://")):
         raise section.fail(name, "an http:// or https:// origin", value)
-    return value.rstrip("/")
+    scheme, _, rest = value.partition("://")
+    host, slash, path = rest.partition("/")
+    if not host:
+        raise section.fail(name, "an http:// or https:// origin with a host name", value)
+    if path.strip("/") or "?" in host or "#" in host:  # the bot adds /api/...: a path here would be lost
+        raise section.fail(name, f"the server's origin without a path ({scheme}://{host.split('?')[0]})", value)
+    return f"{scheme}://{host}"
+
+
+def _log_level(value: Any, section: _Section, name: str) -> str:
+    choices: tuple[str, ...] = get_args(LogLevel)
+    if not isinstance(value, str) or value.upper() not in choices:
+        raise section.fail(name, "one of " + ", ".join(choices) + " (in any case)", value)
+    return value.upper()
 
 
 def _command(value: Any, section: _Section, name: str) -> str:
@@ -418,9 +431,9 @@ class LoggingSettings:
     rotated by size (``max_bytes``, ``backup_count`` old files kept) at ``file_level``. ``engine_file``: the
     engine's own lines (``engine.debug``, logger ``bot.engine.io``) go to this file instead of the others."""
 
-    level: LogLevel = "INFO"
+    level: LogLevel = setting("INFO", parse=_log_level)
     file: str | None = None
-    file_level: LogLevel = "DEBUG"
+    file_level: LogLevel = setting("DEBUG", parse=_log_level)
     max_bytes: int = setting(10_000_000, minimum=1)
     backup_count: int = setting(5, minimum=0)
     engine_file: str | None = None
@@ -591,15 +604,33 @@ def load_settings(path: str | os.PathLike[str]) -> Settings:
     """Read and validate a YAML config file. Raises :class:`ConfigError` with a one-line message."""
     try:
         text = Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError(f"config error: cannot read {path}: no such file; `schess-bot init {path}` writes a "
+                          "commented one with every key at its default") from None
     except OSError as error:
         raise ConfigError(f"config error: cannot read {path}: {error.strerror}") from None
     try:
         data = yaml.safe_load(text)
     except yaml.YAMLError as error:
-        mark = getattr(error, "problem_mark", None)
-        where = f" (line {mark.line + 1})" if mark is not None else ""
-        raise ConfigError(f"config error: {path} is not valid YAML{where}") from None
+        raise ConfigError(f"config error: {path} is not valid YAML: {yaml_problem(error)}") from None
     return settings_from_dict(data)
+
+
+def yaml_problem(error: yaml.YAMLError) -> str:
+    """PyYAML's error on one line: what the parser found, where, and where the construct it was reading began
+    (the mistake is often there: an unclosed bracket or quote, a missing colon)."""
+    problem = getattr(error, "problem", None)
+    mark = getattr(error, "problem_mark", None)
+    context = getattr(error, "context", None)
+    context_mark = getattr(error, "context_mark", None)
+    if problem is None:
+        return " ".join(str(error).split())
+    text = f"{problem} at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else str(problem)
+    if context and context_mark is not None and (mark is None or context_mark.line != mark.line):
+        text += f" ({context} at line {context_mark.line + 1})"
+    elif context:
+        text += f" ({context})"
+    return text
 
 
 def resolve_token(settings: Settings, environ: Mapping[str, str] | None = None) -> str:

@@ -10,13 +10,19 @@ offers and closes it. What it can play, by protocol:
 - XBoard: ``feature variants`` (``seirawan``, ``normal``, ``fischerandom``); no XBoard name exists for
   S-chess960.
 - homemade (a Python class, :mod:`bot.engines.homemade`): every variant (the rules are ``engine.Board``'s).
+
+``engine.options`` are checked against the options the engine advertised (:func:`option_problems`): a name it
+does not have, a value of the wrong type (a ``spin`` wants an integer, a ``check`` true or false, a ``combo``
+one of its values) or out of its range fails the check, each problem naming ``engine.options.NAME``.
 """
 
 from __future__ import annotations
 
+import difflib
 import logging
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 from bot.engines.process import EngineError, EngineStartError
 from bot.engines.uci import UciEngine, UciOption
@@ -31,7 +37,88 @@ XBOARD_NAMES = ("seirawan", "normal", "fischerandom")
 
 
 class EngineCheckFailed(RuntimeError):
-    """The engine failed its start-up check; ``str()`` is the one line shown to the operator."""
+    """The engine failed its start-up check; ``str()`` is the one line shown to the operator. ``problems``:
+    one ``(key, text)`` per mistake found (``engine.options.Hash``, ``engine.command``, ...), for
+    ``schess-bot --check``, which prints each on a line of its own."""
+
+    def __init__(self, message: str, problems: Sequence[tuple[str, str]] = ()) -> None:
+        super().__init__(message)
+        self.problems = tuple(problems)
+
+
+class AdvertisedOption(Protocol):
+    """What :func:`option_problems` reads of an advertised option (UCI's and XBoard's have these fields)."""
+
+    name: str
+    type: str
+    vars: list[str]
+    minimum: int | None
+    maximum: int | None
+
+
+#: the option names the XBoard client turns into commands of their own (``memory``, ``cores``)
+XBOARD_COMMAND_OPTIONS = {"memory": "memory", "hash": "memory", "cores": "smp", "threads": "smp"}
+
+
+def option_problem(value: object, option: AdvertisedOption) -> str | None:
+    """Why ``value`` does not fit the advertised ``option`` (None when it does), e.g. ``must be an integer
+    from 1 to 1024 (the engine's Hash is a spin), got 'lots'``."""
+    kind = option.type
+    if kind in ("spin", "slider"):
+        number: int | None = None
+        if isinstance(value, int) and not isinstance(value, bool):
+            number = value
+        elif isinstance(value, str) and value.strip().lstrip("-").isdigit():
+            number = int(value)
+        span = (f" from {option.minimum} to {option.maximum}" if option.minimum is not None
+                and option.maximum is not None else "")
+        if number is None:
+            return f"must be an integer{span} (the engine's {option.name} is a spin), got {value!r}"
+        if (option.minimum is not None and number < option.minimum) or (
+                option.maximum is not None and number > option.maximum):
+            return f"must be{span or ' in range'} (the engine's range for {option.name}), got {value!r}"
+    elif kind == "check":
+        if not isinstance(value, bool) and str(value).lower() not in ("true", "false", "0", "1"):
+            return f"must be true or false (the engine's {option.name} is a check), got {value!r}"
+    elif kind == "combo" and option.vars:
+        if str(value).lower() not in {choice.lower() for choice in option.vars}:
+            return f"must be one of {', '.join(option.vars)} (the engine's {option.name}), got {value!r}"
+    return None
+
+
+def option_problems(options: Mapping[str, object], advertised: Mapping[str, AdvertisedOption], *,
+                    also_known: Iterable[str] = ()) -> list[tuple[str, str]]:
+    """``engine.options`` checked against the options the engine advertised (keys in lower case, as UCI
+    compares names): one ``(key, text)`` per option it does not have or whose value does not fit.
+    ``also_known``: names the client handles itself (XBoard ``memory``/``cores``)."""
+    known = {name.lower() for name in also_known}
+    names = sorted({option.name for option in advertised.values()})
+    problems: list[tuple[str, str]] = []
+    for name, value in options.items():
+        key = f"engine.options.{name}"
+        option = advertised.get(name.lower())
+        if option is None:
+            if name.lower() in known:
+                continue
+            close = difflib.get_close_matches(name, names, n=1)
+            hint = f"did you mean {close[0]}? " if close else ""
+            problems.append((key, f"the engine has no option {name!r}; {hint}its options: "
+                                  f"{', '.join(names) or 'none'}"))
+            continue
+        problem = option_problem(value, option)
+        if problem is not None:
+            problems.append((key, problem))
+    return problems
+
+
+def client_option_problems(client: object, options: Mapping[str, object]) -> list[tuple[str, str]]:
+    """:func:`option_problems` for a started client (a homemade engine takes no options)."""
+    if isinstance(client, UciEngine):
+        return option_problems(options, client.advertised)
+    if isinstance(client, XBoardEngine):
+        handled = [name for name, feature in XBOARD_COMMAND_OPTIONS.items() if client.feature(feature) == "1"]
+        return option_problems(options, client.xoptions, also_known=handled)
+    return []  # a homemade engine takes no options (the shipped default Hash: 64 must not stop it)
 
 
 @dataclass(frozen=True)
@@ -90,16 +177,19 @@ def describe_offer(client: object) -> str:
 
 
 def check_engine(command: str, protocol: str, make: Callable[[str], object], wanted: Sequence[str], *,
-                 drop_unplayable: bool, startup_timeout_s: float) -> EngineCheck:
-    """Start the engine (``make(label)`` builds the client the games use), check it offers ``wanted``, close
-    it. Raises :class:`EngineCheckFailed` with one line naming the command, what failed and the fix; with
-    ``drop_unplayable`` a variant it cannot play is dropped with a warning instead (unless none is left)."""
+                 drop_unplayable: bool, startup_timeout_s: float, interpreter: str | None = None,
+                 options: Mapping[str, object] | None = None) -> EngineCheck:
+    """Start the engine (``make(label)`` builds the client the games use), check it offers ``wanted`` and
+    takes ``options`` (``engine.options``), close it. Raises :class:`EngineCheckFailed` with one line naming
+    the command, what failed and the fix; with ``drop_unplayable`` a variant it cannot play is dropped with a
+    warning instead (unless none is left). ``interpreter``: ``engine.interpreter``, named when it is the
+    program that cannot be run."""
     where = f"engine {command!r} (engine.command, engine.protocol: {protocol})"
     try:
         client = make(CHECK_LABEL)
     except EngineError as error:
-        raise EngineCheckFailed(f"error: {where} cannot be loaded: {reason(error)}; fix engine.command") \
-            from None
+        raise EngineCheckFailed(f"error: {where} cannot be loaded: {reason(error)}; fix engine.command",
+                                [("engine.command", f"{command!r} cannot be loaded: {reason(error)}")]) from None
     try:
         start = getattr(client, "start", None)
         if start is not None:
@@ -107,11 +197,11 @@ def check_engine(command: str, protocol: str, make: Callable[[str], object], wan
     except EngineError as error:
         close_quietly(client)
         text = reason(error)
+        key, fix = "engine.command", start_hint(protocol, startup_timeout_s)
         if text.startswith("cannot start"):  # the program itself could not be run
-            fix = "engine.command must name a program that exists and may be executed"
-        else:
-            fix = start_hint(protocol, startup_timeout_s)
-        raise EngineCheckFailed(f"error: {where} did not start: {text}; fix: {fix}") from None
+            key, fix = cannot_run_hint(command, protocol, interpreter)
+        raise EngineCheckFailed(f"error: {where} did not start: {text}; fix: {fix}",
+                                [(key, f"engine {command!r} did not start: {text}; fix: {fix}")]) from None
     except BaseException:  # a stop signal during the start: leave no engine process behind
         close_quietly(client)
         raise
@@ -124,8 +214,12 @@ def check_engine(command: str, protocol: str, make: Callable[[str], object], wan
             playable = set(VARIANT_NAMES)
         id_name = str(getattr(client, "id_name", command))
         offer = describe_offer(client)
+        wrong_options = client_option_problems(client, options or {})
     finally:
         close_quietly(client)
+    if wrong_options:
+        raise EngineCheckFailed(f"error: {where} ({id_name}): " + "; ".join(f"{key} {text}" if text.startswith(
+            "must") else f"{key}: {text}" for key, text in wrong_options), wrong_options)
     missing = [name for name in wanted if name not in playable]
     accepted = tuple(name for name in wanted if name in playable)
     ordered = tuple(name for name in VARIANT_NAMES if name in playable)
@@ -134,11 +228,24 @@ def check_engine(command: str, protocol: str, make: Callable[[str], object], wan
                f"remove {', '.join(missing)} from challenge.variants, or set "
                "engine.drop_unplayable_variants: true to drop them with a warning")
         raise EngineCheckFailed(f"error: {where} ({id_name}) cannot play {', '.join(missing)}: {offer}; "
-                                f"fix: {fix}")
+                                f"fix: {fix}", [("challenge.variants", f"engine {command!r} ({id_name}) cannot play "
+                                                 f"{', '.join(missing)}: {offer}; fix: {fix}")])
     if missing:
         log.warning("engine %s cannot play %s (%s); not accepting %s (engine.drop_unplayable_variants)",
                     id_name, ", ".join(missing), offer, "it" if len(missing) == 1 else "them")
     return EngineCheck(id_name, protocol, ordered, accepted, tuple(missing))
+
+
+def cannot_run_hint(command: str, protocol: str, interpreter: str | None) -> tuple[str, str]:
+    """The key to blame and the fix when the engine's program could not be run at all."""
+    if command == "builtin" and interpreter:
+        return "engine.interpreter", (f"engine.interpreter {interpreter!r} must name a Python that is installed "
+                                      "(install it, e.g. apt install pypy3, or set engine.interpreter: null)")
+    first = command.split()[0] if command.split() else command
+    if protocol != "homemade" and ":" in first and "/" not in first and "\\" not in first:
+        return "engine.protocol", (f"{command!r} looks like a Python class (package.module:ClassName): set "
+                                   "engine.protocol: homemade")
+    return "engine.command", "engine.command must name a program that exists and may be executed"
 
 
 def start_hint(protocol: str, startup_timeout_s: float) -> str:

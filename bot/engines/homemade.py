@@ -103,6 +103,11 @@ def load_engine_class(spec: str) -> type[HomemadeEngine]:
     except Exception as error:  # noqa: BLE001 - any import problem is the operator's to fix
         raise EngineStartError(f"cannot import {module_name!r} ({type(error).__name__}: {error})") from None
     found = getattr(module, class_name, None)
+    if found is None:
+        engines = sorted(name for name, value in vars(module).items() if isinstance(value, type)
+                         and issubclass(value, HomemadeEngine) and value is not HomemadeEngine)
+        raise EngineStartError(f"module {module_name!r} has no {class_name!r}; its engine classes: "
+                               f"{', '.join(engines) or 'none'}")
     if not isinstance(found, type) or not issubclass(found, HomemadeEngine):
         raise EngineStartError(f"{spec!r} is not a subclass of bot.engines.homemade.HomemadeEngine")
     return found

@@ -27,11 +27,24 @@ log = logging.getLogger(__name__)
 
 @dataclass
 class UciOption:
-    """An option the engine advertised: ``option name UCI_Variant type combo default chess var chess ...``."""
+    """An option the engine advertised: ``option name UCI_Variant type combo default chess var chess ...``;
+    a ``spin`` has its ``minimum`` and ``maximum``."""
 
     name: str
     type: str
     vars: list[str] = field(default_factory=list)
+    minimum: int | None = None
+    maximum: int | None = None
+
+
+def _integer_after(words: list[str], keyword: str) -> int | None:
+    for index, word in enumerate(words[:-1]):
+        if word == keyword:
+            try:
+                return int(words[index + 1])
+            except ValueError:
+                return None
+    return None
 
 
 def parse_option(line: str) -> UciOption | None:
@@ -42,8 +55,10 @@ def parse_option(line: str) -> UciOption | None:
     if not separator or not name.strip():
         return None
     words = after.split()
-    return UciOption(name.strip(), words[0] if words else "",
-                     [words[i + 1] for i, word in enumerate(words[:-1]) if word == "var"])
+    kind = words[0] if words else ""
+    return UciOption(name.strip(), kind, [words[i + 1] for i, word in enumerate(words[:-1]) if word == "var"],
+                     _integer_after(words, "min") if kind == "spin" else None,
+                     _integer_after(words, "max") if kind == "spin" else None)
 
 
 def format_option_value(value: OptionValue) -> str:

@@ -33,7 +33,7 @@ import math
 import re
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from bot.engines.client import EngineClient, OptionValue
@@ -69,10 +69,14 @@ XBOARD_MATE = 100_000
 
 @dataclass
 class XBoardOption:
-    """``feature option="Resign Threshold -spin 800 200 1200"`` -> name ``Resign Threshold``, type ``spin``."""
+    """``feature option="Resign Threshold -spin 800 200 1200"`` -> name ``Resign Threshold``, type ``spin``,
+    ``minimum`` 200, ``maximum`` 1200; a ``combo``'s choices in ``vars``."""
 
     name: str
     type: str
+    vars: list[str] = field(default_factory=list)
+    minimum: int | None = None
+    maximum: int | None = None
 
 
 def parse_features(line: str) -> list[tuple[str, str]]:
@@ -84,11 +88,22 @@ def parse_features(line: str) -> list[tuple[str, str]]:
 
 
 def parse_xboard_option(text: str) -> XBoardOption | None:
-    """The value of a ``feature option="..."``: ``NAME -TYPE ...``."""
+    """The value of a ``feature option="..."``: ``NAME -TYPE ...`` (``-spin DEFAULT MIN MAX``,
+    ``-combo A /// *B /// C``)."""
     name, separator, rest = text.partition(" -")
     if not separator or not name.strip():
         return None
-    return XBoardOption(name.strip(), rest.split()[0] if rest.split() else "")
+    words = rest.split()
+    kind = words[0] if words else ""
+    option = XBoardOption(name.strip(), kind)
+    if kind in ("spin", "slider") and len(words) >= 4:
+        try:
+            option.minimum, option.maximum = int(words[2]), int(words[3])
+        except ValueError:
+            pass
+    elif kind == "combo":
+        option.vars = [choice.strip().lstrip("*") for choice in rest[len(kind):].split("///") if choice.strip()]
+    return option
 
 
 def xboard_variant(variant: str, chess960: bool) -> str:

@@ -20,16 +20,28 @@ from bot.loopback import Game, LoopbackServer, RandomMoves
 
 def build_parser() -> argparse.ArgumentParser:
     """Command-line options."""
-    parser = argparse.ArgumentParser(prog="python -m bot.loopback", description=__doc__.splitlines()[0])
-    parser.add_argument("--dialect", choices=["pychess", "lichess"], default="pychess")
+    parser = argparse.ArgumentParser(
+        prog="python -m bot.loopback",
+        description="Run the loopback BOT API server on 127.0.0.1 on its own, to point any BOT API client at it. "
+                    "It prints the URL, challenges the bot again each time a game ends (--challenges games in "
+                    "all; a challenge declined with 'later' is offered again), prints each game's PGN, and "
+                    "serves until Ctrl-C.",
+        epilog="example: python -m bot.loopback --dialect pychess --port 8765 --token secret --challenges 3")
+    parser.add_argument("--dialect", choices=["pychess", "lichess"], default="pychess",
+                        help="which server to imitate (default: %(default)s)")
     parser.add_argument("--port", type=int, default=0, help="port on 127.0.0.1 (default: any free port)")
-    parser.add_argument("--token", default="loopback-token", help="the Bearer token clients must send")
-    parser.add_argument("--bot-name", default=None, help="the account name the server reports")
-    parser.add_argument("--challenges", type=int, default=1, help="games to offer one after the other (0: none)")
-    parser.add_argument("--variant", choices=["seirawan", "chess"], default="seirawan")
-    parser.add_argument("--chess960", action="store_true")
+    parser.add_argument("--token", default="loopback-token",
+                        help="the Bearer token clients must send (default: %(default)s)")
+    parser.add_argument("--bot-name", default=None,
+                        help="the account name the server reports (default: SeirawanBot on pychess, SchessBot "
+                             "on lichess)")
+    parser.add_argument("--challenges", type=int, default=1,
+                        help="games to offer one after the other, 0: none (default: %(default)s)")
+    parser.add_argument("--variant", choices=["seirawan", "chess"], default="seirawan",
+                        help="the variant of the games offered (default: %(default)s)")
+    parser.add_argument("--chess960", action="store_true", help="offer the 960 version of the variant")
     parser.add_argument("--clock", default="3+2", help="minutes+seconds, e.g. 3+2 (default: %(default)s)")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the random opponent")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the random opponent (default: %(default)s)")
     return parser
 
 

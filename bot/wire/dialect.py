@@ -55,6 +55,10 @@ class Dialect:
     flags_silently: bool
     #: where an operator gets a token this server accepts; ``{url}`` is the configured server URL
     token_hint: str
+    #: the public server of this kind (``schess-bot init --server``)
+    home_url: str
+    #: the variants that server offers a bot, in our names (Lichess has no S-chess)
+    bot_variants: tuple[str, ...]
 
     def __str__(self) -> str:
         return self.name
@@ -79,6 +83,7 @@ LICHESS = Dialect(
     chat_rooms=("spectator",), increment_unit_ms=1, created_at_unit_ms=1, players_by_name=False,
     capabilities_header=False, rejects_token_with_403=False, flags_silently=False,
     token_hint="create a personal token with the scope bot:play at https://lichess.org/account/oauth/token",
+    home_url="https://lichess.org", bot_variants=("chess", "chess960"),
 )
 PYCHESS = Dialect(
     name="pychess", result_source="game page", final_state_ends_game=False, replays_on_reconnect=True,
@@ -87,6 +92,7 @@ PYCHESS = Dialect(
     capabilities_header=True, rejects_token_with_403=True, flags_silently=True,
     token_hint=("pychess.org issues its own BOT tokens: sign in with the bot's account and create one at "
                 "{url}/account/bot (a Lichess token is not accepted)"),
+    home_url="https://www.pychess.org", bot_variants=("seirawan", "seirawan960", "chess"),
 )
 DIALECTS: dict[str, Dialect] = {dialect.name: dialect for dialect in (LICHESS, PYCHESS)}
 

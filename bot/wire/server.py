@@ -31,6 +31,7 @@ import berserk.session
 import requests
 
 from bot.config import ServerSettings
+from bot.wire.advice import connection_cause
 from bot.wire.dialect import Dialect, dialect_named, guess_dialect
 from bot.wire.errors import (
     GameExportError,
@@ -223,7 +224,7 @@ class Transport:
                 status, response = error.status_code, error.response
             except berserk.exceptions.ApiError as error:
                 status = 0
-                detail = type(error.error).__name__
+                detail = connection_cause(error)
             if status == 429:
                 rate_limited += 1
                 pause = self.limits.rate_limited(endpoint, response)
@@ -263,16 +264,17 @@ class Server(Transport):
 
     # ---- account ----
 
-    def fetch_account(self, retry_for_s: float = 0.0) -> Account:
+    def fetch_account(self, retry_for_s: float = 0.0, *, attempts: int = 4) -> Account:
         """``GET /api/account``; settles the dialect when it is ``auto``. Raises :class:`TokenRejected`.
 
         ``retry_for_s``: keep retrying a server that cannot be reached (refused connections, timeouts, 5xx)
-        for this long (a bot started before its server, or during an outage); other errors fail at once."""
+        for this long (a bot started before its server, or during an outage); other errors fail at once.
+        ``attempts``: tries of each request (1: fail at the first error, as ``schess-bot --check`` does)."""
         started = self.monotonic()
         attempt = 0
         while True:
             try:
-                return self._fetch_account_once()
+                return self._fetch_account_once(attempts)
             except ServerStopped:
                 raise
             except ServerError as error:
@@ -285,7 +287,7 @@ class Server(Transport):
                 if self.wait_for("account", delay):
                     raise ServerStopped("account: stopped while waiting for the server") from None
 
-    def _fetch_account_once(self) -> Account:
+    def _fetch_account_once(self, attempts: int = 4) -> Account:
         """One ``GET /api/account`` (with the usual retries of :meth:`_call`). Read raw, not with berserk's
         ``account.get``, whose converter rewrites the timestamps the dialect check and the parser read."""
 
@@ -296,7 +298,7 @@ class Server(Transport):
             return data
 
         try:
-            data = self._call("account", get)
+            data = self._call("account", get, attempts=attempts)
         except ValueError as error:  # invalid JSON
             raise ServerError(f"account: unreadable answer ({error})") from None
         try:

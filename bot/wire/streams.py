@@ -20,6 +20,7 @@ from typing import Generic, Protocol, TypeVar, Union
 import requests
 
 from bot.config import ServerSettings
+from bot.wire.advice import connection_cause
 from bot.wire.errors import MalformedLine
 from bot.wire.ratelimit import EndpointLimits, backoff_s, short_body
 
@@ -176,7 +177,7 @@ class ServerStream(Generic[T]):
             response = server.session.get(server.url + self.path, stream=True, timeout=timeout,
                                           headers={"Accept": "application/x-ndjson", **self.headers})
         except requests.RequestException as error:
-            return False, StreamLost(f"cannot connect ({type(error).__name__})")
+            return False, StreamLost(f"cannot connect ({connection_cause(error)})")
         if response.status_code == 429:
             server.limits.rate_limited(endpoint, response)
             response.close()

@@ -3,20 +3,34 @@
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 import time
 from pathlib import Path
 
+import pytest
+import yaml
+
 from tests.e2e.conftest import REPO
 
 
-def test_sandbox_plays_one_game_and_prints_moves_and_pgn(tmp_path: Path) -> None:
+def sandbox_environment() -> dict[str, str]:
     env = {key: value for key, value in os.environ.items() if key != "SCHESS_BOT_TOKEN"}
     env["PYTHONPATH"] = os.pathsep.join([str(REPO), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
+    return env
+
+
+def run_sandbox(workdir: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "bot", "--sandbox", *args], cwd=workdir, env=sandbox_environment(),
+                          capture_output=True, text=True, timeout=200)
+
+
+def test_sandbox_plays_one_game_and_prints_moves_and_pgn(tmp_path: Path) -> None:
+    env = sandbox_environment()
     started = time.monotonic()
     result = subprocess.run(
-        [sys.executable, "-m", "bot", "--sandbox", "--config", str(tmp_path / "none.yml")],
+        [sys.executable, "-m", "bot", "--sandbox"],
         cwd=tmp_path,
         env=env,
         capture_output=True,
@@ -35,3 +49,67 @@ def test_sandbox_plays_one_game_and_prints_moves_and_pgn(tmp_path: Path) -> None
     assert "[%eval " in out and "[%clk " in out, "the bot's PGN with its evaluations and clocks"
     assert elapsed < 60, f"the sandbox took {elapsed:.0f} s"
     assert not list(tmp_path.glob("games")), "the sandbox leaves no PGN folder behind"
+    assert out.startswith("sandbox: no config.yml here, so the defaults (schess-bot init writes the commented "
+                          "file)\nOK   config: no config file: every key at its default\n")
+    assert "OK   engine: " in out
+
+
+def test_sandbox_twice_with_one_pgn_directory_plays_two_games(tmp_path: Path) -> None:
+    """Issue 27, finding 1: every sandbox game had the same id, and the second run found it over in the state
+    file of the kept folder, played nothing and exited 1 after 150 s."""
+    kept = tmp_path / "kept"
+    first = run_sandbox(tmp_path, "--pgn-directory", str(kept))
+    second = run_sandbox(tmp_path, "--pgn-directory", str(kept))
+    assert (first.returncode, second.returncode) == (0, 0), second.stderr[-2000:]
+    assert "  1.    " in second.stdout
+    assert len(list(kept.glob("*.pgn"))) == 2, "two games, two ids, two PGNs"
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_a_stop_signal_during_the_sandbox_game_exits_130(tmp_path: Path, signum: int) -> None:
+    """Issue 27, finding 2: Ctrl-C or SIGTERM mid-game said 'stopped before the bot started playing', exit 0."""
+    process = subprocess.Popen([sys.executable, "-m", "bot", "--sandbox"], cwd=tmp_path, env=sandbox_environment(),
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert process.stdout is not None
+    try:
+        for line in process.stdout:
+            if line.startswith("  1.    "):  # the game is running
+                break
+        process.send_signal(signum)
+        out, err = process.communicate(timeout=60)
+    finally:
+        process.kill()
+    assert process.returncode == 130, err
+    assert err.strip().splitlines()[-1] == "sandbox: interrupted"
+    assert "stopped before the bot started playing" not in err
+
+
+@pytest.mark.parametrize("data, message", [
+    ({"challenge": {"concurency": 2}}, "FAIL config: unknown key challenge.concurency"),
+    ({"pgn_dir": "games"}, "FAIL config: unknown key pgn_dir"),
+    ({"engine": {"options": {"Hash": "lots"}}},
+     "FAIL engine.options.Hash: must be an integer from 1 to 1024 (the engine's Hash is a spin), got 'lots'"),
+])
+def test_the_sandbox_refuses_a_config_the_real_run_refuses(tmp_path: Path, data: dict, message: str) -> None:
+    """Issue 27, finding 3: the sandbox read engine, time and greeting only, so these passed with exit 0."""
+    config = tmp_path / "config.yml"
+    config.write_text(yaml.safe_dump(data))
+    completed = run_sandbox(tmp_path, "--config", str(config))
+    assert completed.returncode == 2, completed.stdout
+    assert completed.stderr.strip() == message
+    assert "  1.    " not in completed.stdout, "no game was played"
+
+
+def test_the_sandbox_refuses_a_config_file_that_does_not_exist(tmp_path: Path) -> None:
+    completed = run_sandbox(tmp_path, "--config", str(tmp_path / "nonexistent.yml"))
+    assert completed.returncode == 2
+    assert completed.stderr.strip().startswith(f"FAIL config: cannot read {tmp_path / 'nonexistent.yml'}: no such file")
+
+
+def test_the_sandbox_names_the_file_of_a_yaml_error(tmp_path: Path) -> None:
+    config = tmp_path / "config.yml"
+    config.write_text("engine:\n  options: {Hash: 64\nchallenge:\n  concurrency: 1\n")
+    completed = run_sandbox(tmp_path, "--config", str(config))
+    assert completed.returncode == 2
+    assert completed.stderr.strip() == (f"FAIL config: {config} is not valid YAML: expected ',' or '}}', but got ':' "
+                                        "at line 3, column 10 (while parsing a flow mapping at line 2)")

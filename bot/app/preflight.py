@@ -1,0 +1,204 @@
+"""``schess-bot --check``: every check a real run makes before it plays, without playing, one line each.
+
+The checks, in order: the config (read exactly as a run reads it, ``--pgn-directory`` and ``--heartbeat-file``
+applied), the folders the bot writes to (``pgn_directory``, ``logging.file``, ``logging.engine_file``,
+``heartbeat_file``: each must exist or be creatable, and be writable), the opening books, the engine (started
+and asked what it plays and which options it has: ``challenge.variants`` and ``engine.options`` are checked
+against that), the token (present in ``SCHESS_BOT_TOKEN`` or ``token_file``) and the account
+(``GET /api/account`` once: is the token accepted, is the server reachable and if not why). Each prints as
+``OK   subject: what was found`` or ``FAIL subject: what is wrong; fix: ...``; the exit code is 0 when every
+check passed and 2 otherwise. The sandbox (:mod:`bot.app.sandbox`) runs the same checks but the last two.
+Nothing is created or changed: a folder that does not exist yet is reported as "will be created".
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from bot import TOKEN_ENV
+from bot.app.run import check_configured_engine
+from bot.config import ConfigError, Settings, TokenError, load_settings, resolve_token, settings_from_dict
+from bot.engines.check import EngineCheck, EngineCheckFailed
+from bot.game.books import check_books
+from bot.wire.advice import connection_cause, dialect_for_url, rejected_token_advice, token_hint
+from bot.wire.server import Server, ServerError, TokenRejected
+from engine.book import BookError
+
+#: the longest the account check waits for the server (the configured timeout, if it is shorter)
+ACCOUNT_TIMEOUT_S = 10.0
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One check's outcome; :meth:`line` is what is printed."""
+
+    ok: bool
+    subject: str
+    text: str
+
+    def line(self) -> str:
+        return f"{'OK  ' if self.ok else 'FAIL'} {self.subject}: {self.text}"
+
+
+@dataclass
+class Preflight:
+    """Everything the checks found: the settings (None when the config could not be read), one
+    :class:`Finding` per check, and the engine check (to hand to :func:`bot.app.run.run_bot`)."""
+
+    settings: Settings | None = None
+    findings: list[Finding] = field(default_factory=list)
+    engine_check: EngineCheck | None = None
+
+    @property
+    def ok(self) -> bool:
+        return all(finding.ok for finding in self.findings)
+
+    def add(self, ok: bool, subject: str, text: str) -> None:
+        self.findings.append(Finding(ok, subject, text))
+
+
+def load_run_settings(config_path: str | None, *, pgn_directory: str | None = None,
+                      heartbeat_file: str | None = None) -> Settings:
+    """The settings exactly as a real run uses them: the file (None: no file, every key at its default; the
+    sandbox's case), then the command line's overrides. Raises :class:`ConfigError`."""
+    settings = load_settings(config_path) if config_path is not None else settings_from_dict({})
+    if heartbeat_file:
+        settings = dataclasses.replace(settings, heartbeat_file=heartbeat_file)
+    if pgn_directory:
+        settings = dataclasses.replace(settings, pgn_directory=pgn_directory)
+    return settings
+
+
+def folder_problem(path: Path) -> str | None:
+    """Why files cannot be written in the folder ``path`` (None when they can, or it can be created), without
+    creating anything."""
+    existing = path
+    while not existing.exists():
+        if existing.parent == existing:
+            break
+        existing = existing.parent
+    if not existing.is_dir():
+        return f"{existing} is not a folder"
+    if not os.access(existing, os.W_OK | os.X_OK):
+        return f"{existing} is not writable by this user (uid {os.getuid()})" if hasattr(os, "getuid") else \
+            f"{existing} is not writable"
+    return None
+
+
+def check_folders(settings: Settings, report: Preflight) -> None:
+    """``pgn_directory`` and the parents of the log and heartbeat files."""
+    places: list[tuple[str, str | None, bool]] = [
+        ("pgn_directory", settings.pgn_directory, True),
+        ("logging.file", settings.logging.file, False),
+        ("logging.engine_file", settings.logging.engine_file, False),
+        ("heartbeat_file", settings.heartbeat_file, False),
+    ]
+    for key, value, is_folder in places:
+        if not value:
+            if key == "pgn_directory":
+                report.add(True, key, "null: no PGN is kept")
+            continue
+        target = Path(value).expanduser()
+        folder = target if is_folder else target.parent
+        problem = folder_problem(folder)
+        if problem is None and not is_folder and target.exists() and not os.access(target, os.W_OK):
+            problem = f"{target} is not writable"
+        if problem is not None:
+            report.add(False, key, f"{value!r} cannot be written: {problem}; fix: choose a folder this user may "
+                                   "write to (in Docker: a named volume or a folder owned by uid 10001)")
+        else:
+            state = "exists" if folder.is_dir() else "will be created"
+            report.add(True, key, f"{value} (folder {folder} {state}, writable)")
+
+
+def check_engine_setup(settings: Settings, report: Preflight) -> Settings:
+    """The books and the engine; returns the settings with unplayable variants dropped (if asked for)."""
+    try:
+        check_books(settings.engine.polyglot)
+        if settings.engine.polyglot.enabled:
+            report.add(True, "engine.polyglot", "every book opens")
+    except BookError as error:
+        report.add(False, "engine.polyglot", f"{error}; fix: name an existing book file or set enabled: false")
+    try:
+        settings, found = check_configured_engine(settings)
+    except EngineCheckFailed as error:
+        for key, text in error.problems or (("engine", str(error).removeprefix("error: ")),):
+            report.add(False, key, text)
+        return settings
+    report.engine_check = found
+    engine = settings.engine
+    report.add(True, "engine", f"{found.id_name} ({engine.command}, {engine.protocol}) plays "
+                               f"{', '.join(found.playable)}")
+    if engine.options:
+        report.add(True, "engine.options", ", ".join(f"{name}={value}" for name, value in engine.options.items())
+                   + (" (a homemade engine takes none; ignored)" if engine.protocol == "homemade" else ""))
+    report.add(True, "challenge.variants", ", ".join(settings.challenge.variants)
+               + (f" (dropped: {', '.join(found.dropped)})" if found.dropped else ""))
+    return settings
+
+
+def check_token_and_account(settings: Settings, report: Preflight, environ: Mapping[str, str] | None) -> None:
+    """The token's presence, then one ``GET /api/account`` with it."""
+    url = settings.server.url
+    try:
+        token = resolve_token(settings, environ)
+    except TokenError as error:
+        report.add(False, "token", f"{error}; fix: {token_hint(url, dialect_for_url(url))}")
+        return
+    source = TOKEN_ENV if (environ if environ is not None else os.environ).get(TOKEN_ENV, "").strip() \
+        else f"token_file {settings.token_file}"
+    report.add(True, "token", f"present ({source}; not shown)")
+    server_settings = dataclasses.replace(settings.server, request_timeout_s=min(
+        settings.server.request_timeout_s, ACCOUNT_TIMEOUT_S))
+    server = Server(server_settings, token, variants=settings.challenge.variants)
+    try:
+        account = server.fetch_account(attempts=1)
+    except TokenRejected as error:
+        report.add(False, "account", rejected_token_advice(url, server.dialect, error.status))
+        return
+    except ServerError as error:
+        if error.status is None:
+            report.add(False, "account", f"{url} is unreachable: {reason_of(error)}; fix: check the network "
+                                         "and server.url (the bot would retry for 5 minutes, then exit 1)")
+        else:
+            report.add(False, "account", f"{url} answered {error}; fix: check server.url, or try again later")
+        return
+    finally:
+        server.close()
+    bot_note = "a BOT account" if account.is_bot else "not a BOT account yet: run once with --upgrade"
+    report.add(True, "account", f"{account.username} on {url} ({server.dialect} dialect, {bot_note})")
+
+
+def reason_of(error: ServerError) -> str:
+    """The cause inside a :class:`ServerError` message (``account: connection error (CAUSE), gave up ...``)."""
+    text = str(error)
+    if "connection error (" in text:
+        return text.split("connection error (", 1)[1].rsplit("), gave up", 1)[0]
+    return connection_cause(error)
+
+
+def run_checks(config_path: str | None, *, pgn_directory: str | None = None, heartbeat_file: str | None = None,
+               account: bool = True, environ: Mapping[str, str] | None = None) -> Preflight:
+    """Every check, in order; ``account=False`` leaves out the token and the account (the sandbox needs
+    neither). A config that cannot be read is the only finding (nothing else can be checked without it)."""
+    report = Preflight()
+    try:
+        settings = load_run_settings(config_path, pgn_directory=pgn_directory, heartbeat_file=heartbeat_file)
+    except ConfigError as error:
+        report.add(False, "config", str(error).removeprefix("config error: "))
+        return report
+    report.add(True, "config", f"{config_path} read, every key valid" if config_path is not None
+               else "no config file: every key at its default")
+    check_folders(settings, report)
+    settings = check_engine_setup(settings, report)
+    report.settings = settings
+    if account:
+        check_token_and_account(settings, report, environ)
+    return report
+
+
+__all__ = ["Finding", "Preflight", "check_folders", "folder_problem", "load_run_settings", "run_checks"]

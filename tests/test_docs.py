@@ -1,0 +1,73 @@
+"""The docs keep up with the code: every command-line flag and every config key is documented (issue 27,
+finding 8; ``tests/bot/test_bot_config.py`` checks the same for ``config.yml``)."""
+
+from __future__ import annotations
+
+import argparse
+import re
+from pathlib import Path
+
+import pytest
+
+from bot.app.cli import build_parser as bot_parser
+from bot.app.init import build_parser as init_parser
+from bot.loopback.__main__ import build_parser as loopback_parser
+from bot.wire.advice import token_hint
+from bot.wire.dialect import LICHESS
+from tests.bot.test_bot_config import setting_keys
+
+ROOT = Path(__file__).resolve().parents[1]
+BOT_DOC = (ROOT / "docs" / "bot.md").read_text()
+SANDBOX_DOC = (ROOT / "docs" / "sandbox.md").read_text()
+README = (ROOT / "README.md").read_text()
+
+
+def flags(parser: argparse.ArgumentParser) -> list[str]:
+    return [option for action in parser._actions for option in action.option_strings
+            if option.startswith("--") and option != "--help"]
+
+
+@pytest.mark.parametrize("parser, doc, name", [
+    (bot_parser(), BOT_DOC, "docs/bot.md"),
+    (init_parser(), BOT_DOC, "docs/bot.md"),
+    (loopback_parser(), SANDBOX_DOC, "docs/sandbox.md"),
+])
+def test_every_command_line_flag_is_documented(parser: argparse.ArgumentParser, doc: str, name: str) -> None:
+    missing = [flag for flag in flags(parser) if not re.search(rf"`{re.escape(flag)}[` \]]", doc)]
+    assert not missing, f"{parser.prog}: flags missing from {name}: {missing}"
+
+
+def test_every_config_key_is_documented() -> None:
+    """Each key as its full path (`engine.options`) or, inside its section's table, as its own name."""
+    quoted = set(re.findall(r"`([^`\n]+)`", BOT_DOC))
+    names = {text.split(":")[0].split(" ")[0] for text in quoted}
+
+    def documented(path: str) -> bool:
+        leaf = path.rsplit(".", 1)[-1]
+        return path in names or leaf in names or any(name.endswith("." + leaf) for name in names)
+
+    missing = sorted(key for key in setting_keys() if not documented(key))
+    assert not missing, f"config keys missing from docs/bot.md: {missing}"
+
+
+def test_the_docs_give_the_token_pages_the_bot_names() -> None:
+    lichess = re.search(r"https://lichess\.org/\S+", token_hint("https://lichess.org", LICHESS))
+    assert lichess is not None
+    for doc in (README, BOT_DOC):
+        assert f"<{lichess.group(0)}>" in doc
+        assert "https://www.pychess.org/account/bot" in BOT_DOC
+
+
+def test_the_operators_path_in_the_readme_is_the_commands_that_exist() -> None:
+    for step in ("schess-bot init", "schess-bot --check", "schess-bot --sandbox", "schess-bot --config"):
+        assert step in README, step
+    assert "python3-dev" in README, "the compiled build's need for Python headers"
+    assert "never played on stand-in moves" not in README
+
+
+def test_the_code_map_names_only_modules_that_exist() -> None:
+    code_map = BOT_DOC.split("## Code map", 1)[1]
+    paths = re.findall(r"`(bot/[\w/]+\.py)`", code_map)
+    assert paths and [path for path in paths if not (ROOT / path).is_file()] == []
+    for module in ("bot/app/sandbox.py", "bot/app/health.py", "bot/game/books.py", "bot/records/results.py"):
+        assert f"`{module}`" in code_map
