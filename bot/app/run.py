@@ -18,7 +18,7 @@ from pathlib import Path
 from types import FrameType
 
 from bot.app.logsetup import startup_block
-from bot.config import Settings
+from bot.config import EngineSettings, Settings
 from bot.engines import UciEngine, XBoardEngine
 from bot.engines.check import EngineCheck, EngineCheckFailed, check_engine
 from bot.engines.homemade import homemade_factory
@@ -128,7 +128,7 @@ def check_configured_engine(settings: Settings) -> tuple[Settings, EngineCheck]:
     found = check_engine(engine.command, engine.protocol, default_engine_factory(settings),
                          settings.challenge.variants, drop_unplayable=engine.drop_unplayable_variants,
                          startup_timeout_s=engine.startup_timeout_s, interpreter=engine.interpreter,
-                         options=engine.options)
+                         options=engine.options, default_options=EngineSettings().options)
     if found.dropped:
         accepted = tuple(name for name in settings.challenge.variants if name in found.accepted)
         challenge = dataclasses.replace(settings.challenge, variants=accepted)

@@ -251,7 +251,7 @@ class TimeSettings:
 @dataclass(frozen=True)
 class ChallengeSettings:
     concurrency: int = setting(1, minimum=1)
-    variants: tuple[str, ...] = setting(("seirawan", "seirawan960", "chess"), parse=_variants)
+    variants: tuple[str, ...] = setting(("seirawan", "seirawan960", "chess"), parse=_non_empty_variants)
     speeds: tuple[Speed, ...] = ("bullet", "blitz", "rapid", "classical", "correspondence")
     min_base_s: int = setting(0, minimum=0, at_most="max_base_s")
     max_base_s: int = setting(10800, minimum=0)

@@ -87,11 +87,15 @@ def option_problem(value: object, option: AdvertisedOption) -> str | None:
 
 
 def option_problems(options: Mapping[str, object], advertised: Mapping[str, AdvertisedOption], *,
-                    also_known: Iterable[str] = ()) -> list[tuple[str, str]]:
+                    also_known: Iterable[str] = (), defaults: Mapping[str, object] | None = None
+                    ) -> list[tuple[str, str]]:
     """``engine.options`` checked against the options the engine advertised (keys in lower case, as UCI
     compares names): one ``(key, text)`` per option it does not have or whose value does not fit.
-    ``also_known``: names the client handles itself (XBoard ``memory``/``cores``)."""
+    ``also_known``: names the client handles itself (XBoard ``memory``/``cores``). ``defaults``: options the
+    configuration sets when the operator does not (``Hash: 64``); one the engine lacks is left out, not an
+    error, as the operator never asked for it (an engine that has it still gets its value checked)."""
     known = {name.lower() for name in also_known}
+    known |= {name.lower() for name, value in (defaults or {}).items() if options.get(name) == value}
     names = sorted({option.name for option in advertised.values()})
     problems: list[tuple[str, str]] = []
     for name, value in options.items():
@@ -111,13 +115,14 @@ def option_problems(options: Mapping[str, object], advertised: Mapping[str, Adve
     return problems
 
 
-def client_option_problems(client: object, options: Mapping[str, object]) -> list[tuple[str, str]]:
+def client_option_problems(client: object, options: Mapping[str, object],
+                           defaults: Mapping[str, object] | None = None) -> list[tuple[str, str]]:
     """:func:`option_problems` for a started client (a homemade engine takes no options)."""
     if isinstance(client, UciEngine):
-        return option_problems(options, client.advertised)
+        return option_problems(options, client.advertised, defaults=defaults)
     if isinstance(client, XBoardEngine):
         handled = [name for name, feature in XBOARD_COMMAND_OPTIONS.items() if client.feature(feature) == "1"]
-        return option_problems(options, client.xoptions, also_known=handled)
+        return option_problems(options, client.xoptions, also_known=handled, defaults=defaults)
     return []  # a homemade engine takes no options (the shipped default Hash: 64 must not stop it)
 
 
@@ -178,9 +183,11 @@ def describe_offer(client: object) -> str:
 
 def check_engine(command: str, protocol: str, make: Callable[[str], object], wanted: Sequence[str], *,
                  drop_unplayable: bool, startup_timeout_s: float, interpreter: str | None = None,
-                 options: Mapping[str, object] | None = None) -> EngineCheck:
+                 options: Mapping[str, object] | None = None,
+                 default_options: Mapping[str, object] | None = None) -> EngineCheck:
     """Start the engine (``make(label)`` builds the client the games use), check it offers ``wanted`` and
-    takes ``options`` (``engine.options``), close it. Raises :class:`EngineCheckFailed` with one line naming
+    takes ``options`` (``engine.options``; ``default_options``: the ones the configuration sets by itself, see
+    :func:`option_problems`), close it. Raises :class:`EngineCheckFailed` with one line naming
     the command, what failed and the fix; with ``drop_unplayable`` a variant it cannot play is dropped with a
     warning instead (unless none is left). ``interpreter``: ``engine.interpreter``, named when it is the
     program that cannot be run."""
@@ -214,7 +221,7 @@ def check_engine(command: str, protocol: str, make: Callable[[str], object], wan
             playable = set(VARIANT_NAMES)
         id_name = str(getattr(client, "id_name", command))
         offer = describe_offer(client)
-        wrong_options = client_option_problems(client, options or {})
+        wrong_options = client_option_problems(client, options or {}, default_options)
     finally:
         close_quietly(client)
     if wrong_options:

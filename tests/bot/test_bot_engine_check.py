@@ -60,3 +60,18 @@ def test_dropping_keeps_the_playable_variants_and_refuses_when_none_is_left() ->
     with pytest.raises(EngineCheckFailed, match="cannot play seirawan, seirawan960"):
         check_engine("fake plain", "uci", make_fake("plain"), ("seirawan", "seirawan960"), drop_unplayable=True,
                      startup_timeout_s=10)
+
+
+def test_the_default_hash_is_not_an_error_for_an_engine_without_it_but_a_set_option_is() -> None:
+    from bot.engines.check import option_problems
+    from bot.engines.uci import parse_option
+
+    advertised = {option.name.lower(): option for option in (
+        parse_option("option name UCI_Variant type combo default chess var chess var seirawan"),)}
+    defaults = {"Hash": 64}
+    assert option_problems({"Hash": 64}, advertised, defaults=defaults) == []  # the shipped default, not asked for
+    assert option_problems({"Hash": 128}, advertised, defaults=defaults) == [
+        ("engine.options.Hash", "the engine has no option 'Hash'; its options: UCI_Variant")]
+    hashed = {"hash": parse_option("option name Hash type spin default 16 min 1 max 32")}
+    assert option_problems({"Hash": 64}, hashed, defaults=defaults) == [
+        ("engine.options.Hash", option_problems({"Hash": 64}, hashed)[0][1])]  # an engine that has it: checked
