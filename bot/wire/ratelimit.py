@@ -1,4 +1,5 @@
-"""Retry back-off and HTTP 429 pauses, shared by requests (:mod:`bot.wire.server`) and streams (:mod:`bot.wire.streams`).
+"""Retry back-off and HTTP 429 pauses, shared by requests (:mod:`bot.wire.server`) and streams
+(:mod:`bot.wire.streams`).
 
 HTTP 429 blocks that endpoint for 60 s (or ``Retry-After`` if longer); while it is blocked, at most one
 request to it is in flight (the first one after the pause is a probe; the others queue behind it).
@@ -12,6 +13,8 @@ from collections.abc import Callable
 from typing import TypeVar
 
 import requests
+
+from bot import metrics
 
 log = logging.getLogger(__name__)
 
@@ -77,6 +80,7 @@ class EndpointLimits:
     def rate_limited(self, endpoint: str, response: requests.Response | None) -> float:
         """An HTTP 429 arrived for ``endpoint``: log it, pause the endpoint, return the pause in seconds."""
         pause = retry_after_s(response)
+        metrics.HTTP_429.inc(endpoint=endpoint)
         log.warning("%s: HTTP 429, pausing this endpoint for %.0f s", endpoint, pause)
         self.block(endpoint, pause)
         return pause

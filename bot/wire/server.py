@@ -30,6 +30,7 @@ import berserk.formats
 import berserk.session
 import requests
 
+from bot import metrics
 from bot.config import ServerSettings
 from bot.wire.events import Account, Dialect, GameEnd, GameEvent, LobbyEvent, MalformedLine, OnlineBot
 from bot.wire.gameexport import GameExport, GameExportError, parse_game_export
@@ -233,6 +234,8 @@ class Transport:
             except berserk.exceptions.ApiError as error:
                 status = 0
                 detail = type(error.error).__name__
+            if status != 429:
+                metrics.HTTP_ERRORS.inc(endpoint=endpoint)
             if status == 429:
                 rate_limited += 1
                 pause = self.limits.rate_limited(endpoint, response)

@@ -19,6 +19,7 @@ from typing import Generic, Protocol, TypeVar, Union
 
 import requests
 
+from bot import metrics
 from bot.config import ServerSettings
 from bot.wire.events import MalformedLine
 from bot.wire.ratelimit import EndpointLimits, backoff_s, short_body
@@ -157,6 +158,7 @@ class ServerStream(Generic[T]):
                 self.items.put(failure)
                 return
             attempt = 0 if delivered else attempt + 1
+            metrics.STREAM_RECONNECTS.inc(stream=self.endpoint.removeprefix("stream "))
             delay = backoff_s(attempt, RECONNECT_BASE_S)
             log.warning("%s: %s; reconnecting in %.0f s", self.label, failure.reason if failure else "closed",
                         delay)
