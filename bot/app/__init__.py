@@ -1,4 +1,5 @@
 """The top layer: the ``schess-bot`` command (:mod:`~bot.app.cli`), the bot assembled from its parts
 (:mod:`~bot.app.run`: signals, the engine check, login, the lobby), log destinations and the start-up block
-(:mod:`~bot.app.logsetup`), the Docker health check (:mod:`~bot.app.health`) and the sandbox
-(:mod:`~bot.app.sandbox`: one game on a loopback server). Nothing below imports from here."""
+(:mod:`~bot.app.logsetup`), the Docker health check (:mod:`~bot.app.health`), the status page with its
+``/api/status`` and ``/metrics`` (:mod:`~bot.app.status`) and the sandbox (:mod:`~bot.app.sandbox`: one game on
+a loopback server). Nothing below imports from here."""
