@@ -18,7 +18,7 @@ body { margin:0; font:14px/1.4 system-ui, -apple-system, "Segoe UI", Roboto, san
 header { display:flex; flex-wrap:wrap; align-items:center; gap:12px; padding:14px 22px; background:#3d3329;
          color:#f3ead9; }
 header h1 { font-size:18px; margin:0 8px 0 0; font-weight:600; letter-spacing:.2px; }
-header .who { color:#d8ccb6; }
+header .who { color:#d8ccb6; } header #engine { font-size:12.5px; }
 .pill { display:inline-flex; align-items:center; gap:6px; padding:3px 10px; border-radius:999px; font-size:12.5px;
         background:#56493c; color:#f3ead9; }
 .pill::before { content:""; width:8px; height:8px; border-radius:50%; background:#aaa; }
@@ -32,10 +32,10 @@ main { padding:18px 22px 40px; max-width:1280px; margin:0 auto; }
 .tile .sub { color:var(--muted); font-size:12px; }
 h2 { font-size:15px; margin:22px 0 10px; text-transform:uppercase; letter-spacing:.8px; color:var(--muted); }
 .empty { color:var(--muted); font-style:italic; padding:8px 0; }
-.games { display:grid; grid-template-columns:repeat(auto-fill, minmax(560px, 1fr)); gap:14px; }
+.games { display:grid; grid-template-columns:repeat(auto-fill, minmax(600px, 1fr)); gap:14px; }
 .game { display:flex; gap:16px; background:var(--card); border:1px solid var(--line); border-radius:12px;
         padding:14px; }
-.game .board { width:300px; flex:none; }
+.game .board { width:340px; flex:none; }
 .game .board svg, .done .board svg { width:100%; height:auto; display:block; }
 .game .info { flex:1; min-width:0; display:flex; flex-direction:column; gap:8px; }
 .opp { font-size:16px; font-weight:600; }
@@ -123,7 +123,8 @@ function timeOf(epoch) { return new Date(epoch * 1000).toLocaleTimeString(); }
 function setPill(node, ok, text) { node.className = "pill " + (ok ? "ok" : "bad"); node.textContent = text; }
 function renderHeader(s) {
   $("who").textContent = s.bot.account + " on " + s.bot.server;
-  $("engine").textContent = s.bot.engine + " \\u00b7 " + s.bot.build + " \\u00b7 v" + s.version;
+  const build = s.bot.engine.includes(s.bot.build) ? "" : " \\u00b7 " + s.bot.build;
+  $("engine").textContent = s.bot.engine + build + " \\u00b7 v" + s.version;
   const c = s.connection;
   setPill($("conn"), c.connected, (c.connected ? "connected since " : "disconnected since ") + timeOf(c.since)
           + (c.connected || !c.note ? "" : " (" + c.note + ")"));
