@@ -126,7 +126,8 @@ def test_the_page_in_chromium_follows_a_game_and_shows_its_eval_graph(
     for _ in range(5):
         moves = list(server.game(game_id).moves)
         server.play_opponent_move(game_id, opponent_move(moves))
-        wait_until(lambda n=len(moves): plies(server, game_id) == n + 2, 30, "the bot's answer")
+        answered = len(moves) + 2
+        wait_until(lambda: plies(server, game_id) == answered, 30, "the bot's answer")  # noqa: B023
         seen.append(wait_until(lambda: (fen := board_fen(browser)) not in seen and fen, 15,
                                "the page's board to follow the game"))
     assert len(set(seen)) == len(seen) == 6, "the live board changed with every pair of moves"
