@@ -48,11 +48,11 @@ h2 { font-size:15px; margin:22px 0 10px; text-transform:uppercase; letter-spacin
 .eval .score { font-size:20px; font-weight:600; font-variant-numeric:tabular-nums; }
 .evalgraph { width:100%; height:64px; display:block; border-radius:6px; }
 a { color:var(--accent); text-decoration:none; } a:hover { text-decoration:underline; }
-.finished { display:grid; grid-template-columns:repeat(auto-fill, minmax(300px, 1fr)); gap:12px; }
+.finished { display:grid; grid-template-columns:repeat(auto-fill, minmax(360px, 1fr)); gap:12px; }
 .done { background:var(--card); border:1px solid var(--line); border-radius:12px; padding:12px; display:flex;
         flex-direction:column; gap:8px; }
 .done .top { display:flex; gap:12px; }
-.done .board { width:120px; flex:none; }
+.done .board { width:140px; flex:none; }
 .badge { display:inline-block; padding:1px 8px; border-radius:6px; color:#fff; font-weight:600; font-size:12px;
          background:var(--draw); }
 .badge.win { background:var(--win); } .badge.loss { background:var(--loss); }
