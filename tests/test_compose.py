@@ -72,3 +72,19 @@ def test_the_docs_say_how_to_add_a_third_bot() -> None:
     docs = (ROOT / "docs" / "docker.md").read_text()
     section = docs.split("## Several accounts", 1)[1].split("\n## ", 1)[0]
     assert "third" in section and "docker-compose -f compose.yaml config" in section
+
+
+def test_docker_compose_accepts_the_file(tmp_path: Path) -> None:
+    """``docker-compose config`` (no daemon needed) on a copy, with the token files made from their examples."""
+    import shutil
+
+    command = shutil.which("docker-compose")
+    if command is None:
+        pytest.skip("docker-compose is not installed (Debian: apt-get install docker-compose)")
+    shutil.copy(ROOT / "compose.yaml", tmp_path / "compose.yaml")
+    shutil.copytree(ROOT / "bots", tmp_path / "bots", ignore=shutil.ignore_patterns("token.env"))
+    for service in SERVICES.values():
+        shutil.copy(tmp_path / (service["env_file"] + ".example"), tmp_path / service["env_file"])
+    result = subprocess.run([command, "-f", "compose.yaml", "config", "--quiet"], cwd=tmp_path, capture_output=True,
+                            text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
