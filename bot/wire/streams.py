@@ -178,11 +178,14 @@ class ServerStream(Generic[T]):
             response = server.session.get(server.url + self.path, stream=True, timeout=timeout,
                                           headers={"Accept": "application/x-ndjson", **self.headers})
         except requests.RequestException as error:
+            metrics.HTTP_ERRORS.inc(endpoint=endpoint)
             return False, StreamLost(f"cannot connect ({type(error).__name__})")
         if response.status_code == 429:
             server.limits.rate_limited(endpoint, response)
             response.close()
             return False, StreamLost("HTTP 429")
+        if response.status_code >= 400:
+            metrics.HTTP_ERRORS.inc(endpoint=endpoint)
         if response.status_code >= 500 or response.status_code in RETRYABLE_STREAM_STATUSES:
             response.close()
             return False, StreamLost(f"HTTP {response.status_code}")
