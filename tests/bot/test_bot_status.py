@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 from bot.app import health
+from bot.app.status import public_url
 from bot.app.status.history import History, eval_graph, parse_eval, read_pgn, totals
 from bot.app.status.http import BoundedHTTPServer, Request, Response
 from bot.app.status.snapshot import RecentErrors
@@ -222,8 +223,9 @@ def test_the_health_check_reads_the_page(tmp_path: Path) -> None:
     assert health.main([url]) == 1, "no page, no health"
 
 
-def test_game_links() -> None:
+def test_game_links_and_the_server_address_shown() -> None:
     assert game_url("https://www.pychess.org/", "AbC/d") == "https://www.pychess.org/AbC%2Fd"
+    assert public_url("https://me:secret@example.org:8443/x/?q=1") == "https://example.org:8443/x"
 
 
 def test_metrics_imports_nothing_from_the_bot_and_status_stays_in_the_app_layer() -> None:

@@ -15,6 +15,7 @@ import json
 import logging
 import time
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 from bot import metrics
 from bot.lobby.loop import Lobby
@@ -66,13 +67,20 @@ class StatusPage:
             self.server.close()
 
 
+def public_url(url: str) -> str:
+    """The server's address without any ``user:password@`` in it."""
+    parts = urlsplit(url.rstrip("/"))
+    host = parts.netloc.rpartition("@")[2]
+    return urlunsplit((parts.scheme, host, parts.path, "", ""))
+
+
 def start_status_page(lobby: Lobby, *, engine: str, build: str, token: str) -> tuple[StatusPage, RecentErrors]:
     """Serve the page for ``lobby`` on ``status.listen``; the caller closes it (and removes the error handler
     from the ``bot`` logger). Raises OSError when the address cannot be had."""
     address = lobby.settings.status.address
     assert address is not None
     errors = RecentErrors((token,))
-    facts = BotFacts(lobby.settings.server.url.rstrip("/"), str(lobby.server.dialect), lobby.account.username,
+    facts = BotFacts(public_url(lobby.settings.server.url), str(lobby.server.dialect), lobby.account.username,
                      engine, build, time.time())
     page = StatusPage(StatusSource(lobby, facts, errors)).start(address)
     logging.getLogger("bot").addHandler(errors)
