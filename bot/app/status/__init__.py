@@ -69,9 +69,9 @@ class StatusPage:
 
 def public_url(url: str) -> str:
     """The server's address without any ``user:password@`` in it."""
-    parts = urlsplit(url.rstrip("/"))
+    parts = urlsplit(url)
     host = parts.netloc.rpartition("@")[2]
-    return urlunsplit((parts.scheme, host, parts.path, "", ""))
+    return urlunsplit((parts.scheme, host, parts.path.rstrip("/"), "", ""))
 
 
 def start_status_page(lobby: Lobby, *, engine: str, build: str, token: str) -> tuple[StatusPage, RecentErrors]:
