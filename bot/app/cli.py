@@ -17,7 +17,7 @@ from collections.abc import Sequence
 
 from bot.app.logsetup import LogFileError, apply_logging, configure_logging, remove_handlers, version_text
 from bot.app.preflight import load_run_settings, run_checks
-from bot.app.run import StopDuringStartup, ShutdownSignals, run_bot
+from bot.app.run import ShutdownSignals, StopDuringStartup, run_bot
 from bot.config import ConfigError, TokenError, resolve_token
 
 log = logging.getLogger("bot")
