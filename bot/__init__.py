@@ -9,11 +9,13 @@ checks, and finds no import cycle):
 - ``wire``: the server: the HTTP client, streams, rate limits, the event model, normalisers, dialects;
 - ``engines``: the UCI, XBoard and homemade engine clients and their search limits;
 - ``records``: the PGN writer and how a game ended;
-- ``config``: ``config.yml`` -> ``Settings``.
+- ``config``: ``config.yml`` -> ``Settings``;
+- ``metrics``: the process's counters for ``/metrics`` (games, challenges, moves, latency, restarts, HTTP), which
+  every layer may update; it imports nothing from ``bot``.
 
-``engines``, ``records`` and ``config`` import nothing else from ``bot``. ``loopback`` is a BOT API server in
-both dialects for the tests and the sandbox (it uses ``engines`` and ``records``); ``health`` is the
-``python -m bot.health`` entry point of the Docker health check. docs/architecture.md draws the data flow.
+``engines``, ``records`` and ``config`` import nothing else from ``bot`` (but ``metrics``). ``loopback`` is a
+BOT API server in both dialects for the tests and the sandbox (it uses ``engines`` and ``records``); ``health``
+is the ``python -m bot.health`` entry point of the Docker health check. docs/architecture.md draws the data flow.
 """
 
 from engine import __version__  # one version for the whole project

@@ -1,4 +1,5 @@
-"""``python -m bot.health HEARTBEAT [MAX_AGE_S]``: the Docker health check (it lives in :mod:`bot.app.health`)."""
+"""``python -m bot.health HEARTBEAT|http://HOST:PORT [MAX_AGE_S]``: the Docker health check (it lives in
+:mod:`bot.app.health`)."""
 
 import sys
 

@@ -22,14 +22,16 @@ PACKAGES = ("bot", "engine", "tools")
 
 #: what each bot package may import from the rest of bot (itself always; the root ``bot`` always)
 BOT_LAYERS: Mapping[str, frozenset[str]] = {
-    "app": frozenset({"lobby", "game", "wire", "engines", "records", "config", "loopback"}),
-    "lobby": frozenset({"game", "wire", "engines", "records", "config"}),
-    "game": frozenset({"wire", "engines", "records", "config"}),
-    "wire": frozenset({"records", "config"}),
+    "app": frozenset({"lobby", "game", "wire", "engines", "records", "config", "loopback", "metrics"}),
+    "lobby": frozenset({"game", "wire", "engines", "records", "config", "metrics"}),
+    "game": frozenset({"wire", "engines", "records", "config", "metrics"}),
+    "wire": frozenset({"records", "config", "metrics"}),
     "loopback": frozenset({"engines", "records"}),
-    "engines": frozenset(),
+    "engines": frozenset({"metrics"}),
     "records": frozenset(),
     "config": frozenset(),
+    # the process's counters, which every layer may count into; it imports nothing else of bot
+    "metrics": frozenset(),
     # the entry points: ``python -m bot`` and ``python -m bot.health``
     "__main__": frozenset({"app"}),
     "health": frozenset({"app"}),

@@ -18,6 +18,7 @@ from pathlib import Path
 from types import FrameType
 
 from bot.app.logsetup import startup_block
+from bot.app.status import start_status_page
 from bot.config import EngineSettings, Settings
 from bot.engines import UciEngine, XBoardEngine
 from bot.engines.check import EngineCheck, EngineCheckFailed, check_engine
@@ -194,6 +195,15 @@ def run_bot(settings: Settings, token: str, *, max_games: int | None = None, upg
                     account.username, account.title)
     lobby = Lobby(server, settings, account, engine_factory or default_engine_factory(settings),
                   max_games=max_games)
+    page = None
+    if settings.status.listen is not None:
+        try:
+            page = start_status_page(lobby, engine=engine_check.id_name if engine_check else "supplied by the caller",
+                                     build=engine_build(settings), token=token)
+        except OSError as error:
+            print(f"error: status.listen {settings.status.listen!r}: {error.strerror or error}", file=sys.stderr)
+            server.close()
+            return 2
     if on_lobby is not None:
         on_lobby(lobby)
     stop.started(lobby.request_stop)
@@ -203,4 +213,16 @@ def run_bot(settings: Settings, token: str, *, max_games: int | None = None, upg
         print(f"error: the server rejected the token (HTTP {error.status}): {error}", file=sys.stderr)
         return 2
     finally:
+        if page is not None:
+            logging.getLogger("bot").removeHandler(page[1])
+            page[0].close()
         server.close()
+
+
+def engine_build(settings: Settings) -> str:
+    """The build of the bundled engine (pure Python or compiled) when the bot plays with it; else the protocol."""
+    if settings.engine.command == "builtin" and settings.engine.protocol == "uci":
+        from engine.buildinfo import build_name
+
+        return build_name()
+    return f"{settings.engine.protocol} engine"

@@ -440,6 +440,33 @@ class LoggingSettings:
 
 
 @dataclass(frozen=True)
+class StatusSettings:
+    """The status page (docs/status.md): ``listen`` is ``HOST:PORT`` (``127.0.0.1:8080``; in Docker
+    ``0.0.0.0:8080`` plus ``-p``), null = no page. Read-only; it never shows the token or the config."""
+
+    listen: str | None = None
+
+    def check(self, section: _Section) -> StatusSettings:
+        if self.listen is not None:
+            parse_listen(self.listen, section.key("listen"))
+        return self
+
+    @property
+    def address(self) -> tuple[str, int] | None:
+        """(host, port) to listen on, or None when the page is off."""
+        return None if self.listen is None else parse_listen(self.listen, "status.listen")
+
+
+def parse_listen(text: str, key: str) -> tuple[str, int]:
+    """``HOST:PORT`` (``[::1]:8080`` for IPv6) -> (host, port). Raises :class:`ConfigError` naming ``key``."""
+    host, colon, port = text.strip().rpartition(":")
+    host = host[1:-1] if host.startswith("[") and host.endswith("]") else host
+    if not colon or not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise ConfigError(f"config error: {key} must be HOST:PORT (such as 127.0.0.1:8080), got {text!r}")
+    return host, int(port)
+
+
+@dataclass(frozen=True)
 class Settings:
     server: ServerSettings = field(default_factory=ServerSettings)
     engine: EngineSettings = field(default_factory=EngineSettings)
@@ -454,6 +481,7 @@ class Settings:
     correspondence: CorrespondenceSettings = field(default_factory=CorrespondenceSettings)
     matchmaking: MatchmakingSettings = field(default_factory=MatchmakingSettings)
     logging: LoggingSettings = field(default_factory=LoggingSettings)
+    status: StatusSettings = field(default_factory=StatusSettings)
     pgn_directory: str | None = "games"
     heartbeat_file: str | None = None
     token_file: str | None = None

@@ -12,6 +12,7 @@ import logging
 import time
 from collections.abc import Callable, Mapping, Sequence
 
+from bot import metrics
 from bot.engines.process import EngineCrashed, EngineError, EngineProcess, EngineStartError, EngineTimeout
 
 log = logging.getLogger(__name__)
@@ -98,6 +99,7 @@ class EngineClient:
             return
         if self.process.started or self._failed:
             self.restarts += 1
+            metrics.ENGINE_RESTARTS.inc()
             log.warning("%s: restarting the engine (%s)", self.label, self._failed or self.process.death_message())
         self.start()
         self._failed = ""

@@ -35,6 +35,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from bot import metrics
 from bot.engines.limits import GoLimits
 from bot.engines.process import EngineCrashed, EngineStartError, EngineTimeout
 from bot.engines.result import EngineReply, Score
@@ -188,6 +189,7 @@ class HomemadeClient:
         """The next call gets a fresh instance (as a crashed engine process is restarted)."""
         self._instance = None
         self.restarts += 1
+        metrics.ENGINE_RESTARTS.inc()
 
     def close(self) -> None:
         self._instance = None

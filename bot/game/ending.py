@@ -7,6 +7,7 @@ import logging
 from collections.abc import Callable
 from pathlib import Path
 
+from bot import metrics
 from bot.game.context import GameContext, Phase
 from bot.game.moves import MoveMaker
 from bot.game.position import ServerMoveError
@@ -91,6 +92,10 @@ class Ending:
             pgn_path = write_game_pgn(game, outcome)
         if not gave_up and (self.action != "ended" or outcome.result != "*"):
             self.note("ended", outcome)
+        if game.full is not None:
+            metrics.GAMES_FINISHED.inc(variant=game.full.variant.config_name,
+                                       result=metrics.our_result(outcome.result, game.we_are_white,
+                                                                 outcome.termination))
         self._close_engine()
         log.info("%s: finished %s (%s; %s, %d pl%s) vs %s%s", self.label, outcome.result, outcome.reason,
                  outcome.termination, plies, "y" if plies == 1 else "ies", game.opponent_name,

@@ -7,6 +7,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 
+from bot import metrics
 from bot.engines import EngineCrashed, EngineError, EngineReply, EngineTimeout
 from bot.engines.notation import parse_move
 from bot.game.books import book_move
@@ -116,6 +117,7 @@ class MoveMaker:
         else:
             self.stand_ins_in_a_row = 0
             game.move_notes[len(state.moves)] = MoveNote("book" if result.book else "engine", result)
+        count_move(game, game.move_notes[len(state.moves)])
         if result is not None:
             game.last_result = result
         ponder_note, self.ponderer.note = self.ponderer.note, ""
@@ -179,3 +181,15 @@ class MoveMaker:
         if move is not None:
             log.warning("%s: %s; stand-in move (fallback %s)", game.label, note, move.uci())
         return move, None, note
+
+
+def count_move(game: GameContext, note: MoveNote) -> None:
+    """The metrics of a move sent: its kind, and the latency (from the state that gave us the turn to now,
+    minus the engine's own thinking: the bot's overhead and the server's answer to the move)."""
+    metrics.MOVES_PLAYED.inc(kind=note.kind)
+    if note.kind == "stand-in":
+        metrics.STAND_IN_MOVES.inc()
+    thinking = note.result.elapsed_s if note.result is not None and not note.result.book else 0.0
+    if note.result is not None and note.result.pondered_s is not None:
+        thinking = 0.0  # a ponder hit: the move was ready when the state came
+    metrics.MOVE_LATENCY.observe(max(0.0, game.monotonic() - game.state_received_at - thinking))

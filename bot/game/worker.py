@@ -22,6 +22,7 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import replace
 
+from bot import metrics
 from bot.config import Settings
 from bot.game.context import GameContext, Phase
 from bot.game.ending import Ending
@@ -252,6 +253,8 @@ class GameWorker:
                 colour = "white" if game.we_are_white else "black"
                 log.info("%s: playing %s as %s vs %s (%s)", self.label, full.variant.config_name, colour,
                          game.opponent_name, describe_clock(full))
+                if not self.revisit and self.remembered is None:
+                    metrics.GAMES_STARTED.inc(variant=full.variant.config_name)
             game.phase = Phase.PLAYING
         if not game.correspondence and self.remembered is None:  # correspondence: only when it must move
             self.mover.prepare_engine()

@@ -59,6 +59,13 @@ class Lobby:
         self._stopping = False
         self._lock = threading.Lock()
         self.heartbeat_path = Path(settings.heartbeat_file) if settings.heartbeat_file else None
+        #: the event stream, for the status page: connected or not, since when (wall clock), the last line
+        #: (monotonic) and why it was lost
+        self.connected = False
+        self.connection_changed_at = wall_clock()
+        self.last_line_at: float | None = None
+        self.connection_note = "not connected yet"
+        self.wall_clock = wall_clock
         self._health_written: str | None = None
         self.engine_health = EngineHealth(engine_factory, on_change=self.heartbeat, monotonic=monotonic)
         self.answers = ChallengeAnswerer(server, settings, account, self.games, self.engine_health,
@@ -98,6 +105,7 @@ class Lobby:
     def heartbeat(self) -> None:
         """Touch the heartbeat file (every event-stream line); its text is ``ok`` or ``unhealthy: ...`` while no
         engine works, read by ``python -m bot.app.health``. Called from the stream's reader thread too."""
+        self.last_line_at = self.monotonic()
         if self.heartbeat_path is None:
             return
         text = self.engine_health.health_text()
@@ -157,6 +165,7 @@ class Lobby:
                     continue
                 if isinstance(item, StreamFailed):
                     log.error("event stream refused: %s", item.reason)
+                    self._connection(False, item.reason)
                     exit_code = 2 if item.status == 401 else 1
                     self.request_stop("finish")
                     continue
@@ -220,10 +229,17 @@ class Lobby:
             log.warning("the server announced a shutdown; will reconnect")
         elif isinstance(item, StreamLost):
             log.info("event stream lost (%s); reconnecting", item.reason)
+            self._connection(False, item.reason)
         elif isinstance(item, StreamConnected):
             log.debug("event stream connected")
+            self._connection(True, "")
         elif isinstance(item, UnknownEvent):
             log.debug("ignored an event of type %r", item.type)
+
+    def _connection(self, connected: bool, note: str) -> None:
+        if connected != self.connected:
+            self.connected, self.connection_changed_at = connected, self.wall_clock()
+        self.connection_note = note
 
     def _on_game_start(self, start: GameStart) -> None:
         games = self.games

@@ -14,6 +14,7 @@ from typing import TypeVar
 
 import requests
 
+from bot import metrics
 from bot.wire.errors import ServerStopped
 
 log = logging.getLogger(__name__)
@@ -68,6 +69,7 @@ class EndpointLimits:
     def rate_limited(self, endpoint: str, response: requests.Response | None) -> float:
         """An HTTP 429 arrived for ``endpoint``: log it, pause the endpoint, return the pause in seconds."""
         pause = retry_after_s(response)
+        metrics.HTTP_429.inc(endpoint=endpoint)
         log.warning("%s: HTTP 429, pausing this endpoint for %.0f s", endpoint, pause)
         self.block(endpoint, pause)
         return pause

@@ -30,6 +30,7 @@ import berserk.formats
 import berserk.session
 import requests
 
+from bot import metrics
 from bot.config import ServerSettings
 from bot.wire.advice import connection_cause
 from bot.wire.dialect import Dialect, dialect_named, guess_dialect
@@ -225,6 +226,8 @@ class Transport:
             except berserk.exceptions.ApiError as error:
                 status = 0
                 detail = connection_cause(error)
+            if status != 429:
+                metrics.HTTP_ERRORS.inc(endpoint=endpoint)
             if status == 429:
                 rate_limited += 1
                 pause = self.limits.rate_limited(endpoint, response)

@@ -19,6 +19,7 @@ from typing import Generic, Protocol, TypeVar, Union
 
 import requests
 
+from bot import metrics
 from bot.config import ServerSettings
 from bot.wire.advice import connection_cause
 from bot.wire.errors import MalformedLine
@@ -158,6 +159,7 @@ class ServerStream(Generic[T]):
                 self.items.put(failure)
                 return
             attempt = 0 if delivered else attempt + 1
+            metrics.STREAM_RECONNECTS.inc(stream=self.endpoint.removeprefix("stream "))
             delay = backoff_s(attempt, RECONNECT_BASE_S)
             log.warning("%s: %s; reconnecting in %.0f s", self.label, failure.reason if failure else "closed",
                         delay)
@@ -177,11 +179,14 @@ class ServerStream(Generic[T]):
             response = server.session.get(server.url + self.path, stream=True, timeout=timeout,
                                           headers={"Accept": "application/x-ndjson", **self.headers})
         except requests.RequestException as error:
+            metrics.HTTP_ERRORS.inc(endpoint=endpoint)
             return False, StreamLost(f"cannot connect ({connection_cause(error)})")
         if response.status_code == 429:
             server.limits.rate_limited(endpoint, response)
             response.close()
             return False, StreamLost("HTTP 429")
+        if response.status_code >= 400:
+            metrics.HTTP_ERRORS.inc(endpoint=endpoint)
         if response.status_code >= 500 or response.status_code in RETRYABLE_STREAM_STATUSES:
             response.close()
             return False, StreamLost(f"HTTP {response.status_code}")

@@ -1,0 +1,250 @@
+"""The status page of the real bot, in a real browser (Debian's headless Chromium through selenium): the live
+board changes as moves are played, a finished game shows its eval graph, nothing goes to the console;
+``/metrics`` parses and counts the games of the test; no answer holds the token. And hostile clients (many
+connections, a huge request, a slowloris) neither stall a game nor take the bot down."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import threading
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bot.loopback import LoopbackServer, Manual, RandomMoves
+from engine import Board
+from tests.e2e.conftest import TOKEN, BotThread, assert_clean_game, bot_config
+
+CHROMIUM = shutil.which("chromium") or ("/usr/bin/chromium" if os.path.exists("/usr/bin/chromium") else None)
+CHROMEDRIVER = shutil.which("chromedriver") or (
+    "/usr/bin/chromedriver" if os.path.exists("/usr/bin/chromedriver") else None)
+#: set to a path to keep a screenshot of the page during the game (docs/images/status-page.png is one)
+SCREENSHOT = os.environ.get("SCHESS_STATUS_SCREENSHOT")
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def get(url: str, timeout: float = 10.0) -> bytes:
+    with urllib.request.urlopen(url, timeout=timeout) as answer:  # noqa: S310 - our own loopback page
+        return bytes(answer.read())
+
+
+def wait_until(condition: Any, timeout: float, what: str) -> Any:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = condition()
+        if value:
+            return value
+        time.sleep(0.1)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def metric_samples(text: str) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
+    from prometheus_client.parser import text_string_to_metric_families
+
+    return {(sample.name, tuple(sorted(sample.labels.items()))): sample.value
+            for family in text_string_to_metric_families(text) for sample in family.samples}
+
+
+def plies(server: LoopbackServer, game_id: str) -> int:
+    """The game's plies so far (-1 before it starts)."""
+    return len(server.game(game_id).moves) if game_id in server.games else -1
+
+
+def opponent_move(moves: list[str], variant: str = "seirawan") -> str:
+    """A legal move for the side to move after ``moves`` (the first in sorted order: reproducible)."""
+    board = Board(variant=variant)
+    for uci in moves:
+        board.push_uci(uci)
+    return sorted(str(move) for move in board.legal_moves)[0]
+
+
+@pytest.fixture
+def browser() -> Iterator[Any]:
+    if CHROMIUM is None or CHROMEDRIVER is None:
+        pytest.skip("no headless Chromium here: install Debian's chromium and chromium-driver "
+                    "(/usr/bin/chromium, /usr/bin/chromedriver)")
+    webdriver = pytest.importorskip("selenium.webdriver", reason="selenium is in the test extra")
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                     "--window-size=1280,1100", "--hide-scrollbars"):
+        options.add_argument(argument)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+    try:
+        yield driver
+    finally:
+        driver.quit()
+
+
+def page_config(server: LoopbackServer, tmp_path: Path, port: int, **overrides: Any) -> dict[str, Any]:
+    return bot_config(server, tmp_path, status={"listen": f"127.0.0.1:{port}"}, **overrides)
+
+
+def board_fen(driver: Any) -> str | None:
+    """The position the page's live board shows (each diagram carries its FEN in ``<desc>``)."""
+    found = driver.execute_script(
+        "const d = document.querySelector('.game .board svg desc'); return d ? d.textContent : null;")
+    return str(found) if found else None
+
+
+def console_errors(driver: Any) -> list[dict[str, Any]]:
+    return [entry for entry in driver.get_log("browser") if entry.get("level") == "SEVERE"]
+
+
+def test_the_page_in_chromium_follows_a_game_and_shows_its_eval_graph(
+    pychess_server: LoopbackServer, tmp_path: Path, bots: list[BotThread], browser: Any
+) -> None:
+    from bot import metrics
+
+    server = pychess_server
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    before = metric_samples(metrics.REGISTRY.render())
+    game_id = server.challenge(challenger="Alice", color="black", clock=(300, 3), opponent=Manual())
+    bot = BotThread(page_config(server, tmp_path, port)).start()  # stopped once the browser has left
+    bots.append(bot)
+    wait_until(lambda: plies(server, game_id) == 1, 30, "the bot's first move")
+
+    browser.get(base + "/")
+    first = wait_until(lambda: board_fen(browser), 15, "the live board on the page")
+    seen = [first]
+    for _ in range(5):
+        moves = list(server.game(game_id).moves)
+        server.play_opponent_move(game_id, opponent_move(moves))
+        answered = len(moves) + 2
+        wait_until(lambda: plies(server, game_id) == answered, 30, "the bot's answer")  # noqa: B023
+        seen.append(wait_until(lambda: (fen := board_fen(browser)) not in seen and fen, 15,
+                               "the page's board to follow the game"))
+    assert len(set(seen)) == len(seen) == 6, "the live board changed with every pair of moves"
+    text = browser.find_element("css selector", ".game").text
+    assert "Alice" in text and "our eval, depth" in text
+    assert browser.find_element("css selector", ".game a").get_attribute("href") == f"{server.url}/{game_id}"
+    if SCREENSHOT:
+        browser.save_screenshot(SCREENSHOT)
+
+    server.opponent_resign(game_id)
+    game = server.wait_for_game_end(game_id, 30)
+    assert_clean_game(game)
+    wait_until(lambda: browser.execute_script("return document.querySelectorAll('.game').length") == 0, 15,
+               "the running game to leave the page")
+    wait_until(lambda: browser.execute_script(
+        "return document.querySelectorAll('.done .evalgraph polyline.eval').length") == 1, 15,
+               "the finished game's eval graph")
+    finished = browser.find_element("css selector", ".done")
+    assert "Alice" in finished.text and "1-0" in finished.text
+    points = browser.execute_script("return document.querySelector('.done polyline.eval').getAttribute('points')")
+    assert len(points.split()) == len(game.bot_moves()), "one point per move of ours with an eval"
+    pgn_link = browser.find_element("css selector", ".done a").get_attribute("href")
+    assert pgn_link == f"{base}/games/{game_id}.pgn"
+    assert get(pgn_link) == (tmp_path / f"{game_id}.pgn").read_bytes()
+    assert console_errors(browser) == []
+
+    after = metric_samples(get(base + "/metrics").decode())
+
+    def delta(name: str, **labels: str) -> float:
+        key = (name, tuple(sorted(labels.items())))
+        return after.get(key, 0.0) - before.get(key, 0.0)
+
+    assert delta("schess_bot_games_started_total", variant="seirawan") == 1
+    assert delta("schess_bot_games_finished_total", variant="seirawan", result="win") == 1
+    assert delta("schess_bot_challenges_total", decision="accepted", reason="accepted") == 1
+    assert delta("schess_bot_moves_played_total", kind="engine") == len(game.bot_moves())
+    assert delta("schess_bot_move_latency_seconds_count") == len(game.bot_moves())
+    assert after[("schess_bot_current_games", ())] == 0
+
+    status = json.loads(get(base + "/api/status"))
+    assert status["finished"][0]["id"] == game_id and status["totals"]["seirawan"]["win"] >= 1
+    assert status["connection"]["connected"] and status["healthy"]
+    for path in ("/", "/api/status", "/api/finished", "/metrics", f"/games/{game_id}.pgn"):
+        assert TOKEN.encode() not in get(base + path), f"{path} shows the token"
+    browser.get("about:blank")  # before the bot and its page go away
+    assert bot.stop() == 0
+
+
+def hostile_clients(host: str, port: int, stop: threading.Event) -> dict[str, Any]:
+    """Many idle connections, a huge request and a slowloris, all at once, until ``stop``."""
+    found: dict[str, Any] = {"idle": [], "huge": None, "slow_cut": False}
+    for _ in range(150):
+        try:
+            found["idle"].append(socket.create_connection((host, port), timeout=5))
+        except OSError:
+            break
+    with socket.create_connection((host, port), timeout=10) as huge:
+        try:
+            huge.sendall(b"GET /" + b"a" * 1_000_000 + b" HTTP/1.1\r\n\r\n")
+        except OSError:
+            pass  # the server may close the connection before taking it all
+        try:
+            found["huge"] = huge.recv(100)
+        except OSError:
+            found["huge"] = b""
+
+    def slowloris() -> None:
+        with socket.create_connection((host, port), timeout=30) as slow:
+            started = time.monotonic()
+            try:
+                while not stop.is_set() and time.monotonic() - started < 20:
+                    slow.send(b"G")
+                    time.sleep(0.3)
+            except OSError:
+                found["slow_cut"] = True
+
+    thread = threading.Thread(target=slowloris, daemon=True)
+    thread.start()
+    found["slowloris"] = thread
+    return found
+
+
+def test_hostile_clients_neither_stall_a_game_nor_crash_the_bot(
+    lichess_server: LoopbackServer, tmp_path: Path, bots: list[BotThread]
+) -> None:
+    server = lichess_server
+    port = free_port()
+    game_id = server.challenge(challenger="Mallory", clock=(120, 2), opponent=RandomMoves(seed=5))
+    bot = BotThread(page_config(server, tmp_path, port))  # stopped at the end: the page must stay up till then
+    bots.append(bot.start())
+    wait_until(lambda: plies(server, game_id) >= 2, 30, "the game to start")
+    stop = threading.Event()
+    attack = hostile_clients("127.0.0.1", port, stop)
+    try:
+        game = server.wait_for_game_end(game_id, 120)
+        assert_clean_game(game)
+        assert game.status in ("mate", "draw", "stalemate"), game.describe()
+        assert attack["huge"] is not None and not attack["huge"].startswith(b"HTTP/1.0 200")
+        attack["slowloris"].join(30)
+        assert attack["slow_cut"], "the slowloris was cut off at the deadline"
+        for connection in attack["idle"]:
+            connection.close()
+        wait_until(lambda: game_id in _finished_ids(port), 30, "the page to answer again, with the game")
+    finally:
+        stop.set()
+        for connection in attack["idle"]:
+            connection.close()
+    assert bot.stop() == 0
+
+
+def _finished_ids(port: int) -> list[str]:
+    body = _try_get(f"http://127.0.0.1:{port}/api/status")
+    return [game["id"] for game in json.loads(body)["finished"]] if body else []
+
+
+def _try_get(url: str) -> bytes | None:
+    try:
+        return get(url, timeout=5)
+    except OSError:
+        return None
