@@ -59,10 +59,14 @@ class BuildPyWithSampleConfig(build_py):
 
     def run(self) -> None:
         super().run()
+        if getattr(self, "editable_mode", False):
+            return  # an editable install reads the checkout's own config.yml (bot/config/sample.py)
         source = ROOT / "config.yml"
         if not source.is_file():
             raise SystemExit(f"{source} is missing: the wheel ships it as the sample config (schess-bot init)")
-        self.copy_file(str(source), os.path.join(self.build_lib, "bot", "config", "config.yml"))
+        target = os.path.join(self.build_lib, "bot", "config")
+        self.mkpath(target)
+        self.copy_file(str(source), os.path.join(target, "config.yml"))
 
 
 setup(
