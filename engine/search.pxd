@@ -9,7 +9,7 @@ from engine.tt cimport TranspositionTable, tt_key
 
 # Constants the module imports or defines for itself alone, as C values (not importable from the compiled module).
 cdef int CASTLE, CASTLE_ROOK_GATE, EN_PASSANT, PROMOTION, KING, ROOK, EXACT, LOWER, UPPER
-cdef int INFINITE, MATE, MAX_PLY, HISTORY_MAX, REVERSE_FUTILITY_MARGIN, FALLING_MARGIN
+cdef int INFINITE, MATE, MAX_PLY, HISTORY_MAX, REVERSE_FUTILITY_MARGIN
 cdef list _LMR, _CAPTURE_ORDER
 
 

@@ -31,6 +31,7 @@ from .tables import (
     ORDER_VALUE,
     ROOK,
 )
+from .timeman import keep_searching
 from .tt import EXACT, LOWER, UPPER, TableStore, TranspositionTable, tt_key
 
 INFINITE = 32000
@@ -52,7 +53,6 @@ for _d in range(1, 64):
 FUTILITY_MARGIN = (0, 150, 300, 450)
 REVERSE_FUTILITY_MARGIN = 110
 LATE_MOVE_COUNT = (0, 6, 10, 16)  # quiet moves searched at depth 1..3 before the rest are skipped
-FALLING_MARGIN = 30  # cp: a root score that falls more than this between iterations earns more time
 
 __all__ = [  # the rules helpers the search uses keep their old import path (engine.search.see ...)
     "MATE_BOUND", "AlphaBetaSearch", "MoveOrderer", "QuiescenceSearch", "SearchAborted", "SearchControl",
@@ -692,6 +692,7 @@ class Searcher:
         depth = min(self.start_depth, max_depth)
         while depth <= max_depth:
             control.seldepth = 0
+            iteration_start = control.elapsed()
             try:
                 if depth >= 4 and abs(best_score) < MATE_BOUND:
                     window = 35
@@ -740,12 +741,13 @@ class Searcher:
             if abs(score) > MATE_BOUND and depth > 2 and MATE - abs(score) <= depth and not limits.infinite:
                 break  # a forced mate found within the full-width depth
             if limits.soft_time is not None and not limits.infinite:
+                # More time for an unstable move or a falling score, less for a settled move or a decided
+                # game, and no iteration that could not finish before the hard cap (engine.timeman).
                 elapsed = control.elapsed()
-                # An unstable best move earns more time; a settled one less.
-                factor = 1.3 if stability == 0 else (1.0 if stability < 3 else 0.7)
-                if falling > FALLING_MARGIN:
-                    factor = min(2.0, factor * (1.0 + min(falling, 4 * FALLING_MARGIN) / (4 * FALLING_MARGIN)))
-                if elapsed > limits.soft_time * factor * 0.6:
+                deadline = control.hard_deadline
+                hard = None if deadline is None else deadline - control.start_time
+                if not keep_searching(elapsed, limits.soft_time, hard, elapsed - iteration_start, stability,
+                                      falling, score):
                     break
             if len(root_moves) == 1 and depth >= 2 and not limits.infinite and limits.depth is None:
                 break
