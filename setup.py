@@ -1,9 +1,10 @@
-"""Build script: the metadata lives in pyproject.toml; this file only adds the compiled engine on request.
+"""Build script: the metadata lives in pyproject.toml; this file only adds the compiled engine.
 
-Without ``SCHESS_ENGINE_COMPILE=1`` nothing is compiled and the wheel is the pure-Python package. With it,
+It compiles when it finds ``SCHESS_ENGINE_COMPILE=1``: the in-tree build backend (``build_backend/
+schess_build.py``) sets that for a wheel when a C compiler and Python's headers are present (or the user set
+it), and falls back to the pure-Python wheel when the compilation fails (unless the user asked for ``=1``).
 Cython compiles the modules of ``engine.buildinfo.COMPILED_MODULES`` (their ``.py`` source plus the ``.pxd``
-declarations next to them) and a C compiler builds them; any error stops the install with the compiler's
-message. The in-tree build backend (``build_backend/schess_build.py``) asks for Cython only in that case.
+declarations next to them) and a C compiler builds them. Without the variable nothing is compiled.
 """
 
 from __future__ import annotations

@@ -1,39 +1,141 @@
-"""The in-tree build backend (pyproject.toml ``backend-path``): setuptools, plus Cython as a build requirement
-only when ``SCHESS_ENGINE_COMPILE=1`` asks for the compiled engine (``setup.py`` then compiles it).
+"""The in-tree build backend (pyproject.toml ``backend-path``): setuptools, plus the compiled engine when it can
+be built.
 
-A plain ``pip install .`` therefore downloads no compiler tools and builds the pure-Python wheel as before.
+``SCHESS_ENGINE_COMPILE`` chooses:
+
+- unset (or empty, or ``auto``): a wheel builds the compiled engine when a C compiler and Python's headers are
+  present (Cython is then added to the build requirements, so pip fetches it), and falls back to the pure-Python
+  engine when they are not or the compilation fails;
+- ``1``: the compiled engine or an error (pip stops with the compiler's message; nothing falls back);
+- ``0``: the pure-Python engine, no Cython, no compiler.
+
+Either way the wheel build prints one line saying which build it made (and, for a fallback, why), on standard
+error and, since pip hides a backend's output unless run with ``-v``, on the terminal when there is one.
+Editable installs (``pip install -e``, the test command's) stay pure unless ``SCHESS_ENGINE_COMPILE=1``.
+``setup.py`` compiles only when it finds ``SCHESS_ENGINE_COMPILE=1``; this backend sets it for the attempt.
 """
 
 from __future__ import annotations
 
 import os
+import re
+import shlex
+import shutil
+import sys
+import sysconfig
+from typing import Optional
 
 from setuptools import build_meta as _setuptools
 from setuptools.build_meta import *  # noqa: F401,F403  (every hook that is not overridden below)
 
 CYTHON_REQUIREMENT = "Cython>=3.0,<4"
+_VARIABLE = "SCHESS_ENGINE_COMPILE"
 
 
-def _compile_requested() -> bool:
-    return os.environ.get("SCHESS_ENGINE_COMPILE", "").strip() == "1"
+def _mode() -> str:
+    """``compile`` (=1), ``pure`` (=0) or ``auto`` (anything else, unset included)."""
+    value = os.environ.get(_VARIABLE, "").strip().lower()
+    if value == "1":
+        return "compile"
+    if value == "0":
+        return "pure"
+    return "auto"
 
 
-def _requires(hook, config_settings):  # type: ignore[no-untyped-def]
-    """setuptools' requirements plus Cython when compiling. setuptools runs setup.py to find its own: that run
-    must not compile yet (Cython is not installed until pip has read this answer)."""
-    compile_requested = _compile_requested()
-    saved = os.environ.pop("SCHESS_ENGINE_COMPILE", None)
+def _missing_toolchain() -> Optional[str]:
+    """Why the compiled engine cannot be built here (no C compiler, no Python headers), or None."""
+    command = os.environ.get("CC") or sysconfig.get_config_var("CC") or "cc"
+    words = shlex.split(command)
+    if not words or shutil.which(words[0]) is None:
+        return f"no C compiler: {words[0] + ' not found' if words else 'CC is empty'}"
+    include = sysconfig.get_paths().get("include") or ""
+    if not os.path.exists(os.path.join(include, "Python.h")):
+        return f"no Python headers: {os.path.join(include, 'Python.h')} missing, Debian's are in python3-dev"
+    return None
+
+
+def _cython_available() -> bool:
+    """Cython is importable (pip installs it for the build when :func:`get_requires_for_build_wheel` asks)."""
     try:
-        requires = list(hook(config_settings))
+        import Cython  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def _say(line: str) -> None:
+    """One line for the user: on standard error (pip shows it with -v or when the build fails) and on the
+    terminal if there is one (pip hides a backend's output otherwise)."""
+    line = f"schess-bot: {line}"
+    print(line, file=sys.stderr, flush=True)
+    try:
+        with open("/dev/tty", "w", encoding="utf-8") as tty:
+            tty.write(line + "\n")
+    except OSError:
+        pass
+
+
+def _without_compile(hook, *args):  # type: ignore[no-untyped-def]
+    """Run a setuptools hook with ``SCHESS_ENGINE_COMPILE`` unset, so that setup.py compiles nothing."""
+    saved = os.environ.pop(_VARIABLE, None)
+    try:
+        return hook(*args)
     finally:
         if saved is not None:
-            os.environ["SCHESS_ENGINE_COMPILE"] = saved
-    return requires + ([CYTHON_REQUIREMENT] if compile_requested else [])
+            os.environ[_VARIABLE] = saved
+
+
+def _requires(hook, config_settings, editable: bool):  # type: ignore[no-untyped-def]
+    """setuptools' requirements plus Cython when a compiled build will be tried. setuptools runs setup.py to
+    find its own: that run must not compile yet (Cython is not installed until pip has read this answer)."""
+    requires = list(_without_compile(hook, config_settings))
+    mode = _mode()
+    wants = mode == "compile" or (mode == "auto" and not editable and _missing_toolchain() is None)
+    return requires + ([CYTHON_REQUIREMENT] if wants else [])
 
 
 def get_requires_for_build_wheel(config_settings=None):  # type: ignore[no-untyped-def]
-    return _requires(_setuptools.get_requires_for_build_wheel, config_settings)
+    return _requires(_setuptools.get_requires_for_build_wheel, config_settings, editable=False)
 
 
 def get_requires_for_build_editable(config_settings=None):  # type: ignore[no-untyped-def]
-    return _requires(_setuptools.get_requires_for_build_editable, config_settings)
+    return _requires(_setuptools.get_requires_for_build_editable, config_settings, editable=True)
+
+
+def _pure_wheel(wheel_directory, config_settings, metadata_directory, reason: str) -> str:  # type: ignore[no-untyped-def]
+    name = _without_compile(_setuptools.build_wheel, wheel_directory, config_settings, metadata_directory)
+    _say(f"built the pure-Python engine ({reason})")
+    return name  # type: ignore[no-any-return]
+
+
+def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):  # type: ignore[no-untyped-def]
+    mode = _mode()
+    if mode == "pure":
+        return _pure_wheel(wheel_directory, config_settings, metadata_directory, f"{_VARIABLE}=0")
+    if mode == "compile":
+        name = _setuptools.build_wheel(wheel_directory, config_settings, metadata_directory)
+        _say("built the compiled engine (Cython)")
+        return name
+    missing = _missing_toolchain()
+    if missing is not None:
+        return _pure_wheel(wheel_directory, config_settings, metadata_directory,
+                           f"{missing}; the compiled one is about 5x as fast")
+    if not _cython_available():
+        return _pure_wheel(wheel_directory, config_settings, metadata_directory, "Cython is not installed")
+    os.environ[_VARIABLE] = "1"
+    try:
+        name = _setuptools.build_wheel(wheel_directory, config_settings, metadata_directory)
+    except (Exception, SystemExit) as error:  # setuptools reports a failed compiler run as SystemExit
+        lines = str(error).strip().splitlines()
+        reason = lines[-1] if lines else type(error).__name__
+        command = re.search(r"Command '\['([^']*)'", reason)  # setuptools quotes the whole command line
+        if command:
+            reason = f"the C compiler {command.group(1)!r} failed"
+        # What the failed attempt left (compiled modules, the Cython output) must not reach the pure wheel.
+        shutil.rmtree("build", ignore_errors=True)
+        return _pure_wheel(wheel_directory, config_settings, metadata_directory,
+                           f"the compiled build failed: {reason[:160]}")
+    finally:
+        os.environ.pop(_VARIABLE, None)
+    _say("built the compiled engine (Cython)")
+    return name

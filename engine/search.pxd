@@ -8,8 +8,8 @@ from engine.position cimport Position
 from engine.tt cimport TranspositionTable, tt_key
 
 # Constants the module imports or defines for itself alone, as C values (not importable from the compiled module).
-cdef int CASTLE, CASTLE_ROOK_GATE, EN_PASSANT, PROMOTION, KING, ROOK, EXACT, LOWER, UPPER
-cdef int INFINITE, MATE, MAX_PLY, HISTORY_MAX, REVERSE_FUTILITY_MARGIN, FALLING_MARGIN
+cdef int CASTLE, CASTLE_ROOK_GATE, EN_PASSANT, PROMOTION, KING, ROOK, EXACT, LOWER, UPPER, SCORE_OFFSET
+cdef int INFINITE, MATE, MAX_PLY, HISTORY_MAX, REVERSE_FUTILITY_MARGIN
 cdef list _LMR, _CAPTURE_ORDER
 
 
@@ -65,8 +65,8 @@ cdef class AlphaBetaSearch:
     @cython.locals(halfmove=int, stack=list, key="long long", n=int, low=int, i=int, entry=tuple)
     cpdef bint is_draw(self, Position pos)
 
-    @cython.locals(control=SearchControl, orderer=MoveOrderer, pos=Position, pv_node=bint, table=object,
-                   key="long long", entry=tuple, hash_move=int, e_depth=int, bound=int, e_score=int, side=int,
+    @cython.locals(control=SearchControl, orderer=MoveOrderer, pos=Position, pv_node=bint, tt=TranspositionTable,
+                   key="long long", data="long long", hash_move=int, e_depth=int, bound=int, e_score=int, side=int,
                    static_eval=int, reduction=int, score=int, stack=list, counter_index=int, counter=int, prev=int,
                    prev_to=int, ordered=list, staged=bint, moves=list, squares=list, best=int, best_move=int,
                    original_alpha=int, futile=bint, late_limit=int, quiets_tried=list, searched=int, lmr_row=list,

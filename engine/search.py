@@ -31,7 +31,8 @@ from .tables import (
     ORDER_VALUE,
     ROOK,
 )
-from .tt import EXACT, LOWER, UPPER, TableStore, TranspositionTable, tt_key
+from .timeman import keep_searching
+from .tt import EXACT, LOWER, SCORE_OFFSET, UPPER, SharedWords, TranspositionTable, tt_key
 
 INFINITE = 32000
 MATE = 31000
@@ -52,7 +53,6 @@ for _d in range(1, 64):
 FUTILITY_MARGIN = (0, 150, 300, 450)
 REVERSE_FUTILITY_MARGIN = 110
 LATE_MOVE_COUNT = (0, 6, 10, 16)  # quiet moves searched at depth 1..3 before the rest are skipped
-FALLING_MARGIN = 30  # cp: a root score that falls more than this between iterations earns more time
 
 __all__ = [  # the rules helpers the search uses keep their old import path (engine.search.see ...)
     "MATE_BOUND", "AlphaBetaSearch", "MoveOrderer", "QuiescenceSearch", "SearchAborted", "SearchControl",
@@ -169,8 +169,7 @@ class SearchControl:
 
     def check(self) -> None:
         """Raise SearchAborted when ``stop`` arrived, the hard deadline or the node limit passed, or (a Lazy SMP
-        helper) the main search finished. Also empties the transposition table once it has outgrown its size
-        (tested here, every 256 nodes, rather than at every store)."""
+        helper) the main search finished."""
         if self.stop_flag:
             raise SearchAborted
         if self.hard_deadline is not None and time.perf_counter() >= self.hard_deadline:
@@ -180,8 +179,6 @@ class SearchControl:
         signal = self.stop_signal
         if signal is not None and signal.stopped:  # a Lazy SMP helper: the main search has finished
             raise SearchAborted
-        if self.tt.over_capacity():
-            self.tt.table.clear()
 
 
 class MoveOrderer:
@@ -397,13 +394,16 @@ class AlphaBetaSearch:
         if alpha >= beta:
             return alpha
         pv_node = beta - alpha > 1
-        table = self.tt.table
+        tt = self.tt
         key = tt_key(pos.hash, pos.gates)
-        entry: Optional[tuple[int, int, int, int]] = table.get(key)
+        data = tt.probe(key)  # the packed entry (engine.tt), 0 when there is none
         hash_move = 0
-        if entry is not None:
-            e_depth, bound, e_score, hash_move = entry
+        if data:
+            hash_move = data & 0xFFFFF
+            e_depth = data >> 38 & 127
             if e_depth >= depth and not pv_node:
+                bound = data >> 36 & 3
+                e_score = (data >> 20 & 0xFFFF) - SCORE_OFFSET
                 if e_score > MATE_BOUND:
                     e_score -= ply
                 elif e_score < -MATE_BOUND:
@@ -451,9 +451,7 @@ class AlphaBetaSearch:
             if not hash_move and depth >= 5 and pv_node:
                 # Internal iterative deepening: find a move to search first.
                 self.pvs(depth - 2, alpha, beta, ply, mg, eg, phase, False, in_check)
-                entry = table.get(key)
-                if entry is not None:
-                    hash_move = entry[3]
+                hash_move = tt.probe(key) & 0xFFFFF
             ordered = orderer.order(pos, moves, hash_move, ply, counter)
             staged = False
         squares = pos.squares
@@ -557,7 +555,7 @@ class AlphaBetaSearch:
             stored += ply
         elif stored < -MATE_BOUND:
             stored -= ply
-        table[key] = (depth, bound, stored, best_move)
+        tt.store(key, depth, bound, stored, best_move)
         return best
 
 
@@ -586,7 +584,7 @@ class Searcher:
     def stop_now(self) -> None:
         self.control.stop_flag = True
 
-    def use_shared_table(self, shared: Optional[TableStore]) -> None:
+    def use_shared_table(self, shared: Optional[SharedWords]) -> None:
         """Search with the transposition table in shared memory of Lazy SMP (None: an own table again)."""
         self.tt.use_shared(shared)
 
@@ -646,10 +644,9 @@ class Searcher:
         made += 1
         seen = {tt_key(pos.hash, pos.gates)}
         while len(pv) < 32:
-            entry = self.tt.table.get(tt_key(pos.hash, pos.gates))
-            if entry is None or not entry[3]:
+            m = self.tt.probe(tt_key(pos.hash, pos.gates)) & 0xFFFFF
+            if not m:
                 break
-            m = entry[3]
             if m not in pos.generate_legal():
                 break
             pos.make(m)
@@ -676,8 +673,7 @@ class Searcher:
         if not moves:
             return SearchResult(0, 0, -MATE if pos.in_check() else 0, 0, 0, [])
         mg, eg, phase = initial_scores(pos)
-        entry = self.tt.table.get(tt_key(pos.hash, pos.gates))
-        root_moves = self.orderer.order(pos, moves, entry[3] if entry else 0, 0)
+        root_moves = self.orderer.order(pos, moves, self.tt.probe(tt_key(pos.hash, pos.gates)) & 0xFFFFF, 0)
         best_move = root_moves[0]
         best_score = 0
         completed_depth = 0
@@ -692,6 +688,7 @@ class Searcher:
         depth = min(self.start_depth, max_depth)
         while depth <= max_depth:
             control.seldepth = 0
+            iteration_start = control.elapsed()
             try:
                 if depth >= 4 and abs(best_score) < MATE_BOUND:
                     window = 35
@@ -740,12 +737,13 @@ class Searcher:
             if abs(score) > MATE_BOUND and depth > 2 and MATE - abs(score) <= depth and not limits.infinite:
                 break  # a forced mate found within the full-width depth
             if limits.soft_time is not None and not limits.infinite:
+                # More time for an unstable move or a falling score, less for a settled move or a decided
+                # game, and no iteration that could not finish before the hard cap (engine.timeman).
                 elapsed = control.elapsed()
-                # An unstable best move earns more time; a settled one less.
-                factor = 1.3 if stability == 0 else (1.0 if stability < 3 else 0.7)
-                if falling > FALLING_MARGIN:
-                    factor = min(2.0, factor * (1.0 + min(falling, 4 * FALLING_MARGIN) / (4 * FALLING_MARGIN)))
-                if elapsed > limits.soft_time * factor * 0.6:
+                deadline = control.hard_deadline
+                hard = None if deadline is None else deadline - control.start_time
+                if not keep_searching(elapsed, limits.soft_time, hard, elapsed - iteration_start, stability,
+                                      falling, score):
                     break
             if len(root_moves) == 1 and depth >= 2 and not limits.infinite and limits.depth is None:
                 break

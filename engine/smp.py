@@ -70,6 +70,7 @@ def _helper_main(table_name: str, megabytes: int, index: int, conn: Connection) 
                 pass
             conn.send("idle")
     finally:
+        searcher.use_shared_table(None)  # the search lets go of the block's words before they are released
         table.close()
 
 

@@ -1,8 +1,16 @@
-"""Time management: how long to think about one move, from the UCI ``go`` parameters.
+"""Time management: how long to think about one move, from the UCI ``go`` parameters, and after each iteration
+of the search whether to start another one.
 
-``plan_time`` returns a soft budget (do not start another iteration past ~60% of it) and a hard cap (abort
-the search there). The hard cap never goes past the time left minus the move overhead, so the engine does
-not lose on time even on a slow machine; with very little time it still answers within a few milliseconds.
+:func:`plan_time` gives a soft budget (what a move should cost on average) and a hard cap (abort the search
+there): the cap is at most :data:`HARD_FACTOR` times the budget, never past a share of the time left, and
+never past the time left minus the move overhead, so the engine does not lose on time even on a slow machine;
+with very little time it still answers within a few milliseconds. ``go movetime T`` gives soft = hard = T.
+
+:func:`keep_searching` decides, after an iteration, whether the next one is worth starting: it is not once
+the time used passes a share of the budget (more when the best move just changed or the score fell, less
+when the best move has been stable or the score is decided), nor when the next iteration, predicted from
+the last one's cost, could not finish before the hard cap (its work would be thrown away). Both are pure
+functions of the numbers they are given (no clock), so they are tested with injected numbers.
 """
 
 from __future__ import annotations
@@ -10,6 +18,21 @@ from __future__ import annotations
 from typing import Optional
 
 MIN_THINK = 0.005  # seconds: always allow a depth-1 search
+HARD_FACTOR = 3.0  # the hard cap: at most this many budgets on one move
+HARD_SHARE = 0.4  # ... and at most this share of the time left (movestogo > 1 or none)
+
+# keep_searching: the share of the budget after which no iteration starts, and how it moves.
+START_SHARE = 0.7
+UNSTABLE_FACTOR = 1.3  # the best move changed in the last iteration
+STABLE_FACTOR = 0.7  # ... unchanged for STABLE_ITERATIONS iterations
+STABLE_ITERATIONS = 3
+FALLING_MARGIN = 30  # cp: a root score that falls more than this between iterations earns more time
+MAX_FACTOR = 2.0
+DECIDED_SCORE = 500  # cp: beyond this the game is decided either way and a move needs less thought
+DECIDED_FACTOR = 0.6
+# The next iteration costs about this many times the last one (effective branching factor, measured on the
+# bench positions: 1.6-2.5); it is not started when even that would not finish before the hard cap.
+NEXT_ITERATION_RATIO = 1.5
 
 
 def plan_time(
@@ -39,8 +62,41 @@ def plan_time(
         # Expect a long game early on, fewer moves later.
         moves = 32 if ply < 40 else 24
         budget = usable / moves + inc * 0.8
-    # Hard cap: a few budgets, but never more than a fraction of what is left.
-    hard = min(budget * 4.0, usable * 0.4 if not moves_to_go or moves_to_go > 1 else usable * 0.85)
-    hard = max(MIN_THINK, min(hard, usable))
+    budget = min(budget, usable)
+    # Hard cap: a few budgets, but never more than a share of what is left.
+    share = usable * HARD_SHARE if not moves_to_go or moves_to_go > 1 else usable * 0.85
+    hard = max(MIN_THINK, min(budget * HARD_FACTOR, share, usable))
     soft = max(MIN_THINK, min(budget, hard))
     return soft, hard
+
+
+def time_factor(stability: int, falling: int, score: int) -> float:
+    """How much of the usual share of the budget the search may use before it starts no new iteration:
+    more when the best move just changed (``stability`` 0: iterations in a row with the same best move) or
+    the root score fell by ``falling`` cp since the last iteration, less when the move is settled or the
+    score (side to move's view, cp) says the game is decided."""
+    if stability == 0:
+        factor = UNSTABLE_FACTOR
+    elif stability < STABLE_ITERATIONS:
+        factor = 1.0
+    else:
+        factor = STABLE_FACTOR
+    if falling > FALLING_MARGIN:
+        factor = min(MAX_FACTOR, factor * (1.0 + min(falling, 4 * FALLING_MARGIN) / (4 * FALLING_MARGIN)))
+    elif abs(score) >= DECIDED_SCORE:
+        factor *= DECIDED_FACTOR
+    return factor
+
+
+def keep_searching(elapsed: float, soft: float, hard: Optional[float], last_iteration: float, stability: int,
+                   falling: int, score: int) -> bool:
+    """Whether to start the next iteration, ``elapsed`` seconds into the move with budget ``soft`` and hard
+    cap ``hard`` (seconds from the start; None: no cap), after an iteration that took ``last_iteration``
+    seconds. With soft = hard (``go movetime``) the search goes on until the cap (the time was asked for)."""
+    if hard is not None and soft >= hard:
+        return elapsed + last_iteration * NEXT_ITERATION_RATIO < hard
+    if elapsed > soft * START_SHARE * time_factor(stability, falling, score):
+        return False
+    if hard is not None and elapsed + last_iteration * NEXT_ITERATION_RATIO > hard:
+        return False
+    return True

@@ -1,20 +1,42 @@
-"""Transposition table: a dict keyed by the position's Zobrist key (gates mixed in), with a size cap; or, with
-``Threads`` above 1, the fixed-size table in shared memory of :mod:`engine.sharedtable` behind the same ``get``
-and item assignment (:class:`TableStore`; this module imports neither the search nor the shared table).
+"""Transposition table: fixed slots in buckets of four, 16 bytes a slot, replacement by depth and age, never
+emptied during a search; one layout for one thread and for the Lazy SMP table in shared memory.
 
-An entry is a tuple ``(depth, bound, score, move)``; mate scores are stored relative to the node (the search
-adds and removes the ply). When the dict is full it is cleared at the start of the next search (cheap, and a
-dict of tuples cannot be aged in place without a scan); the shared table replaces slots instead.
+The table is a flat array of signed 64-bit words (``array('q')`` of its own, or the words of the shared memory
+block of :mod:`engine.sharedtable`; this module imports neither that nor the search), two words per slot:
+
+- ``data``: move (bits 0-19) | score + 32768 (bits 20-35) | bound (36-37) | depth (38-44, 0..127) | age (45-50),
+  never 0 for a stored entry (the score field is at least 768), so 0 marks an empty slot;
+- ``key ^ data``: a slot answers a probe only when the XOR of its two words gives the probed key. Two processes
+  writing one slot at once can tear it (one word of each): it then reads as a miss, never as a wrong entry
+  (Hyatt and Mann's lockless hashing), so the shared table needs no locks.
+
+A key (:func:`tt_key`, 63 bits) picks a bucket of four slots (64 bytes, one cache line in C). A store goes to
+the slot holding the same key, else an empty one, else the one whose entry is worth least: its depth minus
+8 per search since it was stored (the age counts searches, modulo 64). Of the same key, an entry of this search
+much deeper than the new one is kept unless the new one is exact. Mate scores are stored relative to the node
+(the search adds and removes the ply).
+
+In the compiled build (``tt.pxd``) the words are a typed memoryview and probes and stores are C code; the pure
+build runs the same code on the ``array`` (the same size and layout), so both search the same tree.
 """
 
 from __future__ import annotations
 
 import random
+from array import array
 from typing import Any, Optional, Protocol
 
 EXACT, LOWER, UPPER = 0, 1, 2
-# Rough memory of one entry in CPython: dict slot + int key + 4-tuple + small ints.
-BYTES_PER_ENTRY = 200
+SLOT_BYTES = 16  # two 64-bit words
+BUCKET_SLOTS = 4
+SCORE_OFFSET = 1 << 15  # scores are within +-32000
+MOVE_MASK = 0xFFFFF
+DEPTH_MAX = 127
+AGE_MASK = 63
+# Private copies of the constants the table's own code uses: C values in the compiled build (tt.pxd), where a
+# name other modules import must stay a Python object.
+_EXACT = EXACT
+_OFFSET = SCORE_OFFSET
 # Gates are back-rank squares: one 63-bit key per pattern of white gates (rank 1) and of black gates (rank 8).
 # Looking them up costs two small-int operations; multiplying the 64-bit mask by a constant made a 128-bit
 # big integer at every node (slow under CPython, and a heap allocation under PyPy).
@@ -23,17 +45,12 @@ GATE_KEYS_WHITE = [0] + [_gate_rng.getrandbits(63) for _ in range(255)]
 GATE_KEYS_BLACK = [0] + [_gate_rng.getrandbits(63) for _ in range(255)]
 
 
-class TableStore(Protocol):
-    """A table the search can use instead of its own dict (the shared one of Lazy SMP): the part of the dict
-    interface the search uses, plus how full it is."""
+class SharedWords(Protocol):
+    """Words in shared memory the table can live in instead of its own (Lazy SMP): ``words`` is a writable
+    buffer of ``slots * 2`` signed 64-bit words (a ``memoryview`` of format ``q``)."""
 
-    def get(self, key: int) -> Optional[tuple[int, int, int, int]]: ...
-
-    def __setitem__(self, key: int, entry: tuple[int, int, int, int]) -> None: ...
-
-    def clear(self) -> None: ...
-
-    def permille(self) -> int: ...
+    words: Any
+    slots: int
 
 
 def tt_key(position_hash: int, gates: int) -> int:
@@ -45,40 +62,125 @@ def tt_key(position_hash: int, gates: int) -> int:
     return position_hash ^ white ^ black
 
 
+def slots_for(megabytes: int) -> int:
+    """The number of slots of a table of ``megabytes``: the largest power of two that fits (at least 1024)."""
+    slots = 1024
+    while slots * 2 * SLOT_BYTES <= megabytes * 1024 * 1024:
+        slots *= 2
+    return slots
+
+
+def pack(depth: int, bound: int, score: int, move: int, age: int) -> int:
+    """The data word of an entry (depth clamped to 0..127)."""
+    if depth < 0:
+        depth = 0
+    elif depth > DEPTH_MAX:
+        depth = DEPTH_MAX
+    return move | (score + _OFFSET) << 20 | bound << 36 | depth << 38 | (age & AGE_MASK) << 45
+
+
+def unpack(data: int) -> tuple[int, int, int, int]:
+    """``(depth, bound, score, move)`` of a data word (for tests and tools; the search decodes in place)."""
+    return data >> 38 & DEPTH_MAX, data >> 36 & 3, (data >> 20 & 0xFFFF) - SCORE_OFFSET, data & MOVE_MASK
+
+
 class TranspositionTable:
-    """The table the search reads and writes as ``table``: its own dict, or a shared one (``use_shared``)."""
+    """The table the search probes and stores: its own words, or a shared block's (:meth:`use_shared`)."""
 
     def __init__(self, megabytes: int = 16) -> None:
-        # dict[int, tuple[int, int, int, int]], or the SharedTable while one is in use.
-        self.table: Any = {}
-        self.shared: Optional[TableStore] = None
-        self.capacity = 1
+        self.buffer: Any = array("q")  # the object that owns the words (an array, or the shared memoryview)
+        self.words: Any = self.buffer  # the same words as the search indexes them (typed in the compiled build)
+        self.shared: Optional[SharedWords] = None
+        self.slots = 0
+        self.bucket_mask = 0
+        self.age = 0
+        self.megabytes = megabytes
         self.resize(megabytes)
 
-    def resize(self, megabytes: int) -> None:
-        """The size cap of the own dict (a shared table is sized by whoever made it)."""
-        self.capacity = max(1024, megabytes * 1024 * 1024 // BYTES_PER_ENTRY)
-        if self.shared is None:
-            self.table.clear()
+    def _set_words(self, buffer: Any, slots: int) -> None:
+        self.buffer = buffer
+        self.words = buffer
+        self.slots = slots
+        self.bucket_mask = slots // BUCKET_SLOTS - 1
 
-    def use_shared(self, shared: Optional[TableStore]) -> None:
-        """Read and write ``shared`` from now on; None goes back to an own (empty) dict."""
+    def resize(self, megabytes: int) -> None:
+        """A new empty table of ``megabytes`` (a shared table is sized by whoever made it: it stays, and the size
+        applies once the table is the search's own again)."""
+        self.megabytes = megabytes
+        if self.shared is None:
+            slots = slots_for(megabytes)
+            self._set_words(array("q", bytes(slots * SLOT_BYTES)), slots)
+
+    def use_shared(self, shared: Optional[SharedWords]) -> None:
+        """Probe and store ``shared``'s words from now on; None goes back to an own (empty) table."""
         self.shared = shared
-        self.table = {} if shared is None else shared
+        if shared is None:
+            self.resize(self.megabytes)
+        else:
+            self._set_words(shared.words, shared.slots)
 
     def clear(self) -> None:
-        self.table.clear()
-
-    def over_capacity(self) -> bool:
-        """The own dict has grown past its cap (a shared table never does)."""
-        return self.shared is None and len(self.table) > self.capacity
+        """Empty every slot (``ucinewgame``, ``Clear Hash``); never during a search."""
+        memoryview(self.buffer).cast("B")[:] = bytes(self.slots * SLOT_BYTES)
+        self.age = 0
 
     def new_search(self) -> None:
-        """Called before each search: make room if the table has reached its cap."""
-        if self.shared is None and len(self.table) >= self.capacity:
-            self.table.clear()
+        """Called before each search: entries of earlier searches count as older from now on."""
+        self.age = (self.age + 1) & AGE_MASK
+
+    def probe(self, key: int) -> int:
+        """The data word stored for ``key`` (decode with the shifts of :func:`unpack`), or 0."""
+        words = self.words
+        i = (key & self.bucket_mask) << 3
+        end = i + 8
+        while i < end:
+            data = words[i]
+            if data and words[i + 1] ^ data == key:
+                return data  # type: ignore[no-any-return]
+            i += 2
+        return 0
+
+    def store(self, key: int, depth: int, bound: int, score: int, move: int) -> None:
+        """Store an entry for ``key`` in its bucket (see the module's notes on replacement)."""
+        words = self.words
+        age = self.age
+        i = (key & self.bucket_mask) << 3
+        end = i + 8
+        target = i
+        worst = 1 << 20
+        while i < end:
+            data = words[i]
+            if not data:
+                target = i
+                break
+            if words[i + 1] ^ data == key:
+                if (bound != _EXACT and data >> 45 == age and (data >> 38 & DEPTH_MAX) > depth + 2):
+                    return  # a much deeper entry of this search: keep it
+                if not move:
+                    move = data & MOVE_MASK  # keep the old entry's move
+                target = i
+                break
+            value = (data >> 38 & DEPTH_MAX) - 8 * ((age - (data >> 45)) & AGE_MASK)
+            if value < worst:
+                worst = value
+                target = i
+            i += 2
+        data = pack(depth, bound, score, move, age)
+        words[target] = data
+        words[target + 1] = key ^ data
+
+    def entry(self, key: int) -> Optional[tuple[int, int, int, int]]:
+        """``(depth, bound, score, move)`` stored for ``key``, or None (for tests and the PV)."""
+        data = self.probe(key)
+        return unpack(data) if data else None
 
     def permille(self) -> int:
-        if self.shared is not None:
-            return self.shared.permille()
-        return min(1000, len(self.table) * 1000 // self.capacity)
+        """How full the table is with entries of the current search, from its first 1000 slots (``hashfull``)."""
+        words = self.words
+        age = self.age
+        count = 0
+        for i in range(0, 2000 if self.slots >= 1000 else 2 * self.slots, 2):
+            data = words[i]
+            if data and data >> 45 == age:
+                count += 1
+        return count

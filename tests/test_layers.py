@@ -3,7 +3,8 @@
 ``bot/`` is a stack of packages; each may import only the packages listed for it in :data:`BOT_LAYERS` (the
 root ``bot`` package, which holds only the version and the token's variable name, is open to all). ``engine``
 imports nothing from ``bot`` or ``tools``, and its rules modules nothing from the search. A ``tools`` package
-imports ``engine``, ``bot.engines`` and ``bot.records`` only, and no other tool. No import cycle exists among
+imports ``engine``, ``bot.engines`` and ``bot.records`` only (a benchmark of the running bot, all of ``bot``),
+and no other tool. No import cycle exists among
 the modules of ``bot``, ``engine`` and ``tools``: an import inside a function counts, and so does one under
 ``if TYPE_CHECKING:`` (a type is a dependency too; a cycle hidden there is still two modules that need
 each other).
@@ -39,7 +40,16 @@ BOT_LAYERS: Mapping[str, frozenset[str]] = {
 #: the engine's rules: they know the board and the moves, never the evaluation or the search
 ENGINE_RULES = frozenset({"movecodes", "tables", "attacks", "movegen", "position", "board", "fen", "san",
                           "variants", "perft", "polyglot_random", "buildinfo"})
+#: the search in a straight line, tt <- search <- smp <- uci: what each of these may not import
+ENGINE_LINE: Mapping[str, frozenset[str]] = {
+    "tt": frozenset({"search", "smp", "sharedtable", "uci"}),
+    "sharedtable": frozenset({"search", "smp", "uci"}),
+    "search": frozenset({"smp", "sharedtable", "uci"}),
+    "smp": frozenset({"uci"}),
+}
 TOOLS_MAY_IMPORT = ("engine", "bot", "bot.engines", "bot.records")
+#: tools that drive the whole bot (a benchmark of the running bot) may import all of it
+WHOLE_BOT_TOOLS = frozenset({"tools.status_bench"})
 
 
 def module_name(root: Path, path: Path) -> str:
@@ -101,8 +111,12 @@ def layer_violations(graph: Mapping[str, set[str]]) -> list[str]:
             elif top == "engine" and rest and rest[0] in ENGINE_RULES and target_rest \
                     and target_rest[0] not in ENGINE_RULES:
                 found.append(f"{source} imports {target}: a rules module imports engine.{target_rest[0]}")
+            elif top == "engine" and rest and target_rest and target_rest[0] in ENGINE_LINE.get(rest[0], ()):
+                found.append(f"{source} imports {target}: the search runs tt <- search <- smp <- uci")
             elif top == "tools" and rest:
                 own = f"tools.{rest[0]}"
+                if own in WHOLE_BOT_TOOLS and (target_top in ("bot", "engine") or target.startswith(own)):
+                    continue
                 if target != own and not target.startswith(own + ".") and not any(
                         target == allowed or target.startswith(allowed + ".") for allowed in TOOLS_MAY_IMPORT
                         if allowed != "bot") and target != "bot":
@@ -208,10 +222,12 @@ def test_engine_importing_the_bot_is_caught(tmp_path: Path) -> None:
     root = _plant(tmp_path, {
         "engine/__init__.py": "", "engine/attacks.py": "from engine.evaluate import evaluate\n",
         "engine/evaluate.py": "", "engine/uci.py": "import bot.config\n",
+        "engine/search.py": "", "engine/tt.py": "from .search import Searcher\n",
         "bot/__init__.py": "", "bot/config/__init__.py": "",
     })
     assert layer_violations(import_graph(root, ["engine", "bot"])) == [
         "engine.attacks imports engine.evaluate: a rules module imports engine.evaluate",
+        "engine.tt imports engine.search: the search runs tt <- search <- smp <- uci",
         "engine.uci imports bot.config: engine imports nothing from bot"]
 
 

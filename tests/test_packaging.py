@@ -244,9 +244,9 @@ def test_ci_script_installs_fresh_and_runs_the_readme_test_command() -> None:
     assert "pip install -e '.[test]'" in readme and "schess-bot --sandbox" in readme
 
 
-def test_the_build_backend_asks_for_cython_only_when_the_compiled_engine_is_requested(
-        monkeypatch: pytest.MonkeyPatch) -> None:
-    """``pip install .`` must not download Cython or need a compiler; SCHESS_ENGINE_COMPILE=1 adds Cython."""
+def test_the_build_backend_asks_for_cython_only_when_it_will_compile(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``pip install .`` fetches Cython when a C compiler and Python's headers are there (the compiled build),
+    not when they are missing, not with SCHESS_ENGINE_COMPILE=0, not for an editable install; =1 always."""
     assert PYPROJECT["build-system"]["build-backend"] == "schess_build"
     assert PYPROJECT["build-system"]["backend-path"] == ["build_backend"]
     assert not any("cython" in req.lower() for req in PYPROJECT["build-system"]["requires"])
@@ -262,15 +262,58 @@ def test_the_build_backend_asks_for_cython_only_when_the_compiled_engine_is_requ
         seen.append(os.environ.get("SCHESS_ENGINE_COMPILE"))
         return ["wheel"]
 
+    cython = ["wheel", schess_build.CYTHON_REQUIREMENT]
     monkeypatch.setattr(schess_build._setuptools, "get_requires_for_build_wheel", setuptools_hook)
     monkeypatch.setattr(schess_build._setuptools, "get_requires_for_build_editable", setuptools_hook)
     monkeypatch.delenv("SCHESS_ENGINE_COMPILE", raising=False)
+    monkeypatch.setattr(schess_build, "_missing_toolchain", lambda: None)
+    assert schess_build.get_requires_for_build_wheel() == cython
+    assert schess_build.get_requires_for_build_editable() == ["wheel"]
+    monkeypatch.setattr(schess_build, "_missing_toolchain", lambda: "no C compiler: cc not found")
+    assert schess_build.get_requires_for_build_wheel() == ["wheel"]
+    monkeypatch.setenv("SCHESS_ENGINE_COMPILE", "0")
+    monkeypatch.setattr(schess_build, "_missing_toolchain", lambda: None)
     assert schess_build.get_requires_for_build_wheel() == ["wheel"]
     monkeypatch.setenv("SCHESS_ENGINE_COMPILE", "1")
-    assert schess_build.get_requires_for_build_wheel() == ["wheel", schess_build.CYTHON_REQUIREMENT]
-    assert schess_build.get_requires_for_build_editable() == ["wheel", schess_build.CYTHON_REQUIREMENT]
-    assert seen == [None, None, None]
+    monkeypatch.setattr(schess_build, "_missing_toolchain", lambda: "no C compiler: cc not found")
+    assert schess_build.get_requires_for_build_wheel() == cython
+    assert schess_build.get_requires_for_build_editable() == cython
+    assert seen == [None] * 6
     assert os.environ["SCHESS_ENGINE_COMPILE"] == "1", "the variable is back for the build that follows"
+
+
+def test_the_build_backend_falls_back_to_pure_python_unless_compiling_was_asked_for(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """A failed compilation gives the pure wheel and one line saying why; with SCHESS_ENGINE_COMPILE=1 the
+    failure stops the build. (CI's step 1a runs the real thing: pip install . with a missing compiler.)"""
+    monkeypatch.syspath_prepend(str(ROOT / "build_backend"))
+    import schess_build
+
+    builds: list[str | None] = []
+    said: list[str] = []
+
+    def setuptools_build(wheel_directory: str, config_settings: object = None, metadata: object = None) -> str:
+        builds.append(os.environ.get("SCHESS_ENGINE_COMPILE"))
+        if os.environ.get("SCHESS_ENGINE_COMPILE") == "1":
+            raise SystemExit("error: Command '['gcc', '-O3', 'engine/search.c']' failed with exit code 1")
+        return "schess_bot-0.1.0-py3-none-any.whl"
+
+    monkeypatch.setattr(schess_build._setuptools, "build_wheel", setuptools_build)
+    monkeypatch.setattr(schess_build, "_say", said.append)
+    monkeypatch.setattr(schess_build, "_missing_toolchain", lambda: None)
+    monkeypatch.chdir(tmp_path)  # the fallback removes ./build
+    monkeypatch.delenv("SCHESS_ENGINE_COMPILE", raising=False)
+    monkeypatch.setattr(schess_build, "_cython_available", lambda: True)
+    assert schess_build.build_wheel(str(tmp_path)) == "schess_bot-0.1.0-py3-none-any.whl"
+    assert builds == ["1", None]
+    assert said == ["built the pure-Python engine (the compiled build failed: the C compiler 'gcc' failed)"]
+    assert "SCHESS_ENGINE_COMPILE" not in os.environ
+    monkeypatch.setattr(schess_build, "_missing_toolchain", lambda: "no C compiler: cc not found")
+    schess_build.build_wheel(str(tmp_path))
+    assert builds[-1] is None and said[-1].startswith("built the pure-Python engine (no C compiler: cc not found")
+    monkeypatch.setenv("SCHESS_ENGINE_COMPILE", "1")
+    with pytest.raises(SystemExit):
+        schess_build.build_wheel(str(tmp_path))
 
 
 def test_setup_compiles_exactly_the_modules_buildinfo_names_and_each_has_its_declarations() -> None:

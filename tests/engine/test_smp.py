@@ -15,79 +15,93 @@ from engine import Board
 from engine.search import Searcher, SearchLimits
 from engine.sharedtable import SharedTable
 from engine.smp import HelperPool, helper_depth
-from engine.tt import EXACT, LOWER, UPPER, tt_key
+from engine.tt import EXACT, LOWER, UPPER, TranspositionTable, slots_for, tt_key
 from engine.uci import UciFrontEnd
 
 
-def test_shared_table_returns_what_was_stored_and_misses_other_keys() -> None:
-    table = SharedTable(1)
+def _over(shared: SharedTable) -> TranspositionTable:
+    table = TranspositionTable(1)
+    table.use_shared(shared)
+    return table
+
+
+def test_a_table_over_shared_words_returns_what_was_stored_and_misses_other_keys() -> None:
+    shared = SharedTable(1)
+    table = _over(shared)
     try:
+        assert table.slots == shared.slots == slots_for(1)
         key = tt_key(Board().hash, Board().gates)
-        assert table.get(key) is None
-        table[key] = (12, LOWER, -30950, 0x5ABCD)
-        assert table.get(key) == (12, LOWER, -30950, 0x5ABCD)
-        # Another key in the same slot misses, and overwrites it (always replace).
-        other = key ^ (table.slots << 3)
-        assert other & table.mask == key & table.mask
-        assert table.get(other) is None
-        table[other] = (3, UPPER, 31000, 7)
-        assert table.get(key) is None and table.get(other) == (3, UPPER, 31000, 7)
+        assert table.entry(key) is None
+        table.store(key, 12, LOWER, -30950, 0x5ABCD)
+        assert table.entry(key) == (12, LOWER, -30950, 0x5ABCD)
+        other = key ^ (table.slots << 3)  # the same bucket
+        assert other & table.bucket_mask == key & table.bucket_mask
+        assert table.entry(other) is None
+        table.store(other, 3, UPPER, 31000, 7)
+        assert table.entry(key) == (12, LOWER, -30950, 0x5ABCD) and table.entry(other) == (3, UPPER, 31000, 7)
         table.clear()
-        assert table.get(other) is None
+        assert table.entry(other) is None and table.entry(key) is None
     finally:
-        table.close(unlink=True)
+        table.use_shared(None)
+        shared.close(unlink=True)
 
 
 def test_a_torn_slot_reads_as_a_miss() -> None:
     """Two processes writing one slot at once can leave one word of each: the key check rejects that."""
-    table = SharedTable(1)
+    shared = SharedTable(1)
+    table = _over(shared)
     try:
-        key_a, key_b = 0x1234567 << 20 | 5, 0x7654321 << 20 | 5
-        table[key_a] = (5, EXACT, 10, 99)
-        index = (key_a & table.mask) << 1
-        check_word_of_a = table.words[index + 1]
-        table[key_b] = (9, LOWER, -20, 77)
-        table.words[index + 1] = check_word_of_a  # entry of b, check word of a
-        assert table.get(key_a) is None and table.get(key_b) is None
+        key_a = 0x1234567 << 20 | 5
+        table.store(key_a, 5, EXACT, 10, 99)
+        index = (key_a & table.bucket_mask) << 3  # the first slot of the bucket: the one key_a went to
+        data_of_a = shared.words[index]
+        assert shared.words[index + 1] ^ data_of_a == key_a
+        shared.words[index] = data_of_a ^ (1 << 40)  # another process's entry, key_a's check word
+        assert table.entry(key_a) is None
     finally:
-        table.close(unlink=True)
+        table.use_shared(None)
+        shared.close(unlink=True)
 
 
 def _write_in_child(name: str, key: int, conn: Connection) -> None:
-    table = SharedTable(1, name=name)
-    table[key] = (7, EXACT, 123, 4567)
-    table.close()
+    shared = SharedTable(1, name=name)
+    table = _over(shared)
+    table.store(key, 7, EXACT, 123, 4567)
+    table.use_shared(None)
+    shared.close()
     conn.send("done")
 
 
 def test_another_process_sees_the_entries_and_the_stop_flag() -> None:
-    table = SharedTable(1)
+    shared = SharedTable(1)
+    table = _over(shared)
     try:
         context = multiprocessing.get_context("spawn")
         parent, child = context.Pipe()
-        process = context.Process(target=_write_in_child, args=(table.name, 987654321, child))
+        process = context.Process(target=_write_in_child, args=(shared.name, 987654321, child))
         process.start()
         assert parent.recv() == "done"
         process.join()
-        assert table.get(987654321) == (7, EXACT, 123, 4567)
-        assert not table.stopped
-        table.set_stop(True)
-        attached = SharedTable(1, name=table.name)
+        assert table.entry(987654321) == (7, EXACT, 123, 4567)
+        assert not shared.stopped
+        shared.set_stop(True)
+        attached = SharedTable(1, name=shared.name)
         assert attached.stopped
         attached.close()
     finally:
-        table.close(unlink=True)
+        table.use_shared(None)
+        shared.close(unlink=True)
 
 
 def test_a_stopped_signal_ends_a_helper_search_and_a_shared_table_search_is_legal() -> None:
     table = SharedTable(1)
+    searcher = Searcher(1)
+    helper = Searcher(1)
     try:
-        searcher = Searcher(1)
         searcher.use_shared_table(table)
         board = Board()
         result = searcher.search(board, SearchLimits(depth=4))
         assert result.best in board.generate_legal() and result.depth == 4
-        helper = Searcher(1)
         helper.use_shared_table(table)
         helper.stop_signal = table
         helper.start_depth = helper_depth(1)
@@ -96,6 +110,8 @@ def test_a_stopped_signal_ends_a_helper_search_and_a_shared_table_search_is_lega
         assert stopped.best in board.generate_legal()
         assert board.fen() == Board().fen()
     finally:
+        searcher.use_shared_table(None)
+        helper.use_shared_table(None)
         table.close(unlink=True)
 
 

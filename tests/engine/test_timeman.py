@@ -1,0 +1,105 @@
+"""The time manager with injected numbers (no clock): the hard cap stays within HARD_FACTOR budgets, and the
+decision to start another iteration spends less on a settled move or a decided game, more on an unstable move
+or a falling score, and never starts an iteration that could not finish before the cap."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine.timeman import HARD_FACTOR, keep_searching, plan_time, time_factor
+
+CLOCKS = [(left, inc, ply) for left in (100, 1000, 5000, 30000, 60000, 180000, 900000)
+          for inc in (0, 100, 300, 1000, 5000) for ply in (0, 30, 80)]
+
+
+@pytest.mark.parametrize("left, inc, ply", CLOCKS)
+def test_the_hard_cap_is_at_most_three_budgets_and_inside_the_clock(left: int, inc: int, ply: int) -> None:
+    soft, hard = plan_time(left, inc, None, None, 50, ply)
+    assert soft is not None and hard is not None
+    assert 0 < soft <= hard <= max(0.005, (left - 50) / 1000)
+    assert hard <= HARD_FACTOR * soft + 1e-9
+
+
+def test_one_minute_plus_one_second_caps_a_move_near_eight_seconds() -> None:
+    """The issue's case: at 1+1 the old cap (4 budgets) let a move take 9.7 s; 3 budgets is 8.0 s."""
+    soft, hard = plan_time(60000, 1000, None, None, 50, 0)
+    assert soft == pytest.approx(59.95 / 32 + 0.8)
+    assert hard == pytest.approx(3 * soft)
+    assert hard < 8.1
+
+
+def test_moves_to_go_and_movetime() -> None:
+    soft, hard = plan_time(10000, 0, 1, None, 50)
+    assert soft is not None and hard is not None and hard <= 9.95
+    soft, hard = plan_time(60000, 0, 20, None, 50)
+    assert soft is not None and hard is not None and hard <= HARD_FACTOR * soft + 1e-9
+    assert plan_time(None, 0, None, 3000, 50) == (2.95, 2.95)
+
+
+def test_the_factor_grows_with_instability_and_a_falling_score_and_shrinks_when_settled_or_decided() -> None:
+    assert time_factor(0, 0, 20) > time_factor(1, 0, 20) > time_factor(3, 0, 20)
+    assert time_factor(3, 0, 800) < time_factor(3, 0, 20)
+    assert time_factor(3, 0, -800) == time_factor(3, 0, 800)
+    assert time_factor(1, 120, 20) == pytest.approx(2.0)
+    assert time_factor(1, 120, 800) == pytest.approx(2.0), "a falling score outweighs a decided one"
+    assert time_factor(0, 1000, 0) <= 2.0
+
+
+def test_a_stable_move_stops_earlier_than_an_unstable_one() -> None:
+    soft, hard = 1.0, 3.0
+    assert keep_searching(0.5, soft, hard, 0.1, 0, 0, 20)  # the move just changed: 0.78 s
+    assert not keep_searching(0.5, soft, hard, 0.1, 3, 0, 20)  # settled for 3 iterations: 0.42 s
+    assert keep_searching(0.4, soft, hard, 0.1, 3, 0, 20)
+
+
+def test_a_decided_game_stops_earlier() -> None:
+    assert keep_searching(0.55, 1.0, 3.0, 0.1, 1, 0, 100)
+    assert not keep_searching(0.55, 1.0, 3.0, 0.1, 1, 0, 700)
+    assert not keep_searching(0.55, 1.0, 3.0, 0.1, 1, 0, -700)
+
+
+def test_a_falling_score_earns_more_time() -> None:
+    assert not keep_searching(1.0, 1.0, 3.0, 0.2, 1, 0, 0)
+    assert keep_searching(1.0, 1.0, 3.0, 0.2, 1, 120, 0)
+
+
+def test_no_iteration_starts_that_cannot_finish_before_the_cap() -> None:
+    # Early enough by the budget (unstable, falling: factor 2), but 1.0 + 1.5 * 1.5 > 3.0.
+    assert not keep_searching(1.0, 1.0, 3.0, 1.5, 0, 200, 0)
+    assert keep_searching(1.0, 1.0, 3.0, 0.5, 0, 200, 0)
+    assert keep_searching(1.0, 1.0, None, 1.5, 0, 200, 0)  # no cap: only the budget counts
+
+
+def test_movetime_searches_until_the_next_iteration_would_not_fit() -> None:
+    assert keep_searching(2.0, 2.95, 2.95, 0.5, 5, 0, 900)  # stable and decided, but the time was asked for
+    assert not keep_searching(2.0, 2.95, 2.95, 0.7, 5, 0, 900)
+
+
+def test_a_simulated_game_stays_inside_the_caps_and_spends_less_when_settled() -> None:
+    """Iterations that cost 1.9x the one before, on a 60+1 clock: no move past its cap, and a game of settled
+    moves spends less than one where the best move keeps changing."""
+
+    def play(stability_of: int) -> float:
+        left = 60.0
+        spent = 0.0
+        for ply in range(0, 120, 2):
+            soft, hard = plan_time(int(left * 1000), 1000, None, None, 50, ply)
+            assert soft is not None and hard is not None
+            elapsed, cost, depth = 0.0, 0.002, 0
+            while True:
+                if elapsed + cost > hard:  # the hard cap aborts the iteration
+                    elapsed = hard
+                    break
+                elapsed += cost
+                depth += 1
+                stability = stability_of if depth > 3 else 0
+                if not keep_searching(elapsed, soft, hard, cost, stability, 0, 30):
+                    break
+                cost *= 1.9
+            assert elapsed <= hard <= HARD_FACTOR * soft + 1e-9
+            left += 1.0 - elapsed
+            spent += elapsed
+            assert left > 0
+        return spent
+
+    assert play(5) < play(0)
