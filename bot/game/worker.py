@@ -347,7 +347,8 @@ class GameWorker:
         if decision is None or isinstance(decision, EngineLost):
             self._act(decision)
             return
-        if moved_on(self.inbox.waiting(), decision.state):
+        if moved_on(self.inbox.waiting(), decision.state, self.game.position, self._replaying,
+                    self.game.dialect.replays_on_reconnect):
             log.info("%s: the position changed while thinking; not sending %s", self.label, decision.move.uci())
             return
         sent = self.mover.send(decision)
@@ -379,11 +380,27 @@ def our_side(full: GameFull, account: Account) -> bool | None:
     return None
 
 
-def moved_on(waiting: list[Item], state: GameState) -> bool:
+def moved_on(waiting: list[Item], state: GameState, position: GameBoard | None, replaying: bool,
+             replays: bool) -> bool:
     """Whether newer lines (a takeback, the game's end) arrived while the engine was thinking on ``state``:
-    they wait in the inbox (``waiting``), and are handled after the search."""
-    return any(isinstance(item, GameEnd) or (isinstance(item, GameState) and item.moves != state.moves)
-               for item in waiting)
+    they wait in the inbox (``waiting``), and are handled after the search. A replayed old state is no such
+    line: after a reconnect (``replays``: the dialect replays; ``replaying``: the worker is in a replay) a
+    state that is a strict beginning of the moves we know is skipped, as :meth:`GameWorker._handle` will skip
+    it, and never costs the search its move (seen on pychess: a finished search thrown away for the replayed
+    states at 15 and 16 plies while the bot, playing from the game page, was at 17)."""
+    for item in waiting:
+        if isinstance(item, StreamConnected):
+            replaying = replays
+        elif isinstance(item, GameEnd):
+            return True
+        elif isinstance(item, (GameFull, GameState)):
+            news = item.state if isinstance(item, GameFull) else item
+            if replaying and position is not None and is_replayed(position, news):
+                continue
+            replaying = False
+            if news.moves != state.moves:
+                return True
+    return False
 
 
 def page_news(game: GameContext, page: GamePage) -> GameFull | GameState | None:

@@ -332,3 +332,28 @@ def test_state_before_full_is_ignored():
     worker = GameWorker("x", FakeServer(), Settings(), ME, ScriptedEngine("e2e4"))  # type: ignore[arg-type]
     worker._on_state(state)
     assert worker.game.state is None
+
+
+def test_a_replayed_old_state_waiting_after_a_search_is_no_change_but_a_takeback_is():
+    """``moved_on``: what waits in the inbox when the search ends. After a reconnect on pychess, states that
+    are a beginning of the moves we know are the replay (no change); a state that is not ends the replay;
+    without a reconnect (or on Lichess, which does not replay) a shorter move list is a takeback."""
+    from bot.game.position import GameBoard
+    from bot.game.worker import moved_on
+    from bot.wire.events import Variant
+
+    position = GameBoard(None, Variant("seirawan", False))
+    position.update(["e2e4", "e7e5", "g1f3"])
+
+    def at(*moves: str) -> GameState:
+        return GameState(moves=moves, wtime_ms=1, btime_ms=1, winc_ms=0, binc_ms=0)
+
+    now = at("e2e4", "e7e5", "g1f3")
+    replay = [StreamConnected(), at("e2e4"), at("e2e4", "e7e5"), now]
+    assert not moved_on(replay, now, position, replaying=False, replays=True)
+    assert not moved_on(replay[1:], now, position, replaying=True, replays=True), "a replay under way"
+    assert moved_on(replay, now, position, replaying=False, replays=False), "Lichess: a takeback"
+    assert moved_on(replay[1:], now, position, replaying=False, replays=True), "no reconnect: a takeback"
+    assert moved_on([StreamConnected(), at("e2e4"), at("e2e4", "d7d5")], now, position, replaying=False,
+                    replays=True), "not a beginning of our moves: the replay is over, and this is news"
+    assert moved_on([GameEnd()], now, position, replaying=False, replays=True)

@@ -1,0 +1,73 @@
+"""The game worker's part of the record (issue 26), against the loopback in the dialect where each happens: the
+move in flight at a SIGTERM is in the PGN and the ply count (both dialects); a replayed old state does not
+throw away a finished search (pychess); an opponent BOT's silent resignation frees the slot within 15 s, and
+moves learned from the game page carry their clocks in the PGN (pychess)."""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+
+from bot.loopback import Game, LoopbackServer, Scripted, wire
+from bot.loopback.model import MoveRecord
+from tests.e2e.conftest import (
+    KEEPALIVE_S,
+    BotThread,
+    assert_pgn_matches_server,
+    bot_config,
+    refereed_server,
+)
+
+
+@pytest.fixture
+def pychess() -> Iterator[LoopbackServer]:
+    with refereed_server("pychess", keepalive_s=KEEPALIVE_S) as srv:
+        yield srv
+
+
+def messages(caplog: pytest.LogCaptureFixture) -> list[str]:
+    return [record.getMessage() for record in caplog.records]
+
+
+def test_a_replayed_old_state_does_not_cancel_a_finished_search(
+    pychess: LoopbackServer, tmp_path: Path, bots: list[BotThread], caplog: pytest.LogCaptureFixture,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """While the bot thinks on ply 4 (1.5 s a move), its game stream drops and the new one replays the states
+    at 1 and 2 plies before the current ``gameFull``, as pychess does after a reconnect. The search's move is
+    sent; nothing is searched again."""
+    caplog.set_level(logging.INFO)
+    caplog.set_level(logging.DEBUG, logger="bot.game")  # the replayed states skipped are DEBUG lines
+    monkeypatch.setattr("bot.wire.streams.RECONNECT_BASE_S", 0.1)
+    replayed_at: dict[str, float] = {}
+
+    def replay_old_states(game: Game) -> None:
+        with pychess.lock:
+            game.backlog = [wire.game_state_line(game, "pychess", list(game.moves[:plies])) for plies in (1, 2)]
+        pychess.faults.drop_streams("game", game.id)
+        replayed_at["at"] = time.time()
+
+    def while_the_bot_thinks_on_ply_4(game: Game, record: MoveRecord) -> None:
+        if record.by == "opponent" and record.ply == 3:
+            threading.Timer(0.3, replay_old_states, args=(game,)).start()
+
+    pychess.on_move = while_the_bot_thinks_on_ply_4
+    game_id = pychess.challenge(color="white", clock=(300, 2), opponent=Scripted(["e2e4", "g1f3", "resign"]))
+    config = bot_config(pychess, tmp_path, engine={"limits": {"depth": None, "movetime_ms": 1500}})
+    bots.append(BotThread(config, max_games=1).start())
+    assert bots[0].join(60) == 0
+    game = pychess.game(game_id)
+    assert (game.status, len(game.moves)) == ("resign", 4), game.describe()
+    ply_4 = next(r for r in game.move_log if r.ply == 4)
+    reconnects = [r.started_at for r in pychess.requests_to("stream_game", game_id)][1:]
+    assert reconnects and replayed_at["at"] < reconnects[0] < ply_4.at, "the replay came while the bot thought"
+    logs = messages(caplog)
+    assert any("skipped a replayed state (1 plies; we are at 3)" in m for m in logs), logs
+    assert not [m for m in logs if "the position changed while thinking" in m]
+    assert len([m for m in logs if f"game {game_id}: played" in m]) == 2, "one search per move of ours"
+    assert_pgn_matches_server(game, tmp_path)
