@@ -13,7 +13,7 @@ from bot.game.books import book_move
 from bot.game.context import GameContext, MoveNote
 from bot.game.decisions import should_offer_draw, should_resign
 from bot.game.ponder import Ponderer
-from bot.game.position import fallback_move
+from bot.game.position import ServerMoveError, fallback_move
 from bot.game.protocols import Engine
 from bot.game.record import describe_search
 from bot.game.verdicts import EngineLost, Resign
@@ -134,6 +134,20 @@ class MoveMaker:
         self.moved_this_visit = True
         if not game.correspondence:
             self.ponderer.start(move, result)
+        return True
+
+    def take_in_flight_move(self, why: str) -> bool:
+        """Our last move, sent and answered 200 but not echoed yet, onto the board (True when it was; the log
+        says ``why``): the game is being left in the same instant (a stop, a given-up game, the stream's end),
+        and the move is one of its plies all the same, in the ply count we log and in the PGN."""
+        game, sent = self.game, self.sent
+        if game.position is None or sent is None or tuple(game.position.server_moves) != sent[0]:
+            return False
+        try:
+            game.position.update([*sent[0], sent[1]])
+        except ServerMoveError:
+            return False
+        log.info("%s: our last move %s %s", game.label, sent[1], why)
         return True
 
     def retry_due(self, now: float) -> bool:

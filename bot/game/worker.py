@@ -124,9 +124,8 @@ class GameWorker:
         self.thread.start()
 
     def request_stop(self, mode: str) -> None:
-        """The lobby's thread (called again on every turn of its loop while it stops): ``abort``: abort the
-        game (resign when it can no longer be aborted). ``finish``: play on. Either way a correspondence game
-        is parked as soon as the opponent is to move. Posted once per mode."""
+        """The lobby's thread, on every turn of its loop while it stops (posted once per mode): ``abort``:
+        abort the game (or resign it), ``finish``: play on; a correspondence game is parked either way."""
         if self._stop_posted == "abort" or self._stop_posted == mode:
             return
         self._stop_posted = mode
@@ -192,6 +191,8 @@ class GameWorker:
         if game.correspondence:  # days per move: leave it for the next run, never resign it
             game.end_game("parked", Phase.PARKED)
             return
+        # a move sent just before the stop counts (the game page read next corrects it if the game had ended)
+        self.mover.take_in_flight_move("was accepted and not yet echoed; it counts")
         self._act(self.leaving.abort_or_resign("the bot is shutting down"))
         if not game.over:
             game.end_game("")  # could not abort nor resign: leave it, the server's record says how it ends

@@ -6,6 +6,7 @@ moves learned from the game page carry their clocks in the PGN (pychess)."""
 from __future__ import annotations
 
 import logging
+import signal
 import threading
 import time
 from pathlib import Path
@@ -17,6 +18,7 @@ from bot.loopback import Game, LoopbackServer, Scripted, wire
 from bot.loopback.model import MoveRecord
 from tests.e2e.conftest import (
     KEEPALIVE_S,
+    BotProcess,
     BotThread,
     assert_pgn_matches_server,
     bot_config,
@@ -32,6 +34,37 @@ def pychess() -> Iterator[LoopbackServer]:
 
 def messages(caplog: pytest.LogCaptureFixture) -> list[str]:
     return [record.getMessage() for record in caplog.records]
+
+
+def test_our_move_in_flight_at_a_sigterm_is_in_the_pgn_and_the_ply_count(server: LoopbackServer,
+                                                                          tmp_path: Path) -> None:
+    """Our fourth-ply move reaches the server, and in that instant the game stream goes silent (no echo) and
+    the server's record (game page, game export) stops answering; then SIGTERM (``on_signal: abort``): too
+    late to abort, the bot resigns, counting the move it sent, and its PGN has every ply the server has."""
+    record_endpoint = "game_page" if server.dialect == "pychess" else "game_export"
+
+    def no_echo_of_our_second_move(game: Game, record: MoveRecord) -> None:
+        if record.by == "bot" and record.ply == 4:
+            server.faults.silence_streams("game", game.id)
+            server.faults.fail(record_endpoint, 502, times=None, target=game.id)
+
+    server.on_move = no_echo_of_our_second_move
+    game_id = server.challenge(color="white", clock=(300, 2), opponent=Scripted(["e2e4", "g1f3"], then="wait"))
+    config = bot_config(server, tmp_path, shutdown={"on_signal": "abort"})
+    bot = BotProcess(config, tmp_path).start()
+    try:
+        server.wait_for_plies(game_id, 4, 30)
+        assert bot.process is not None
+        bot.process.send_signal(signal.SIGTERM)
+        assert bot.wait(60) == 0, bot.logs()
+    finally:
+        bot.stop()
+    game = server.game(game_id)
+    assert (game.status, game.winner, len(game.moves)) == ("resign", not game.bot_color, 4), game.describe()
+    assert_pgn_matches_server(game, tmp_path)
+    logs = bot.logs()
+    assert "too late to abort (4 plies on the board)" in logs, logs
+    assert "finished 1-0 (we resigned; Normal, 4 plies)" in logs, logs
 
 
 def test_a_replayed_old_state_does_not_cancel_a_finished_search(
