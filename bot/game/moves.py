@@ -119,6 +119,9 @@ class MoveMaker:
         self.retry_at = None
         self.answered = state.moves
         self.sent = (state.moves, move.uci())
+        # our clock as the move leaves it, for the PGN: the echo's state replaces it with the server's
+        # figure; a move whose echo never comes (played from the game page, in flight at a stop) keeps it
+        game.clocks[len(state.moves)] = game.our_clock_after_move_ms()
         if result is None:
             self.stand_ins_in_a_row += 0 if self.time_trouble else 1
             game.move_notes[len(state.moves)] = MoveNote("stand-in", reason=note)

@@ -21,7 +21,10 @@ log = logging.getLogger("bot.game")
 #: How often a stalled game (stream failing, opponent's clock long gone) is looked up on the game page.
 PAGE_CHECK_INTERVAL_S = 20.0
 #: pychess: while the opponent is to move and the stream brings nothing but pings, look at the game page
-#: this often (a BOT's resignation may never reach us as an event).
+#: (a BOT's resignation never reaches us as an event): first after QUIET_FIRST_CHECK_S without news, then
+#: at intervals that double up to QUIET_PAGE_CHECK_S. A silent resignation right after our move frees the
+#: slot in about 10 s; an opponent who thinks long costs a page read a minute.
+QUIET_FIRST_CHECK_S = 10.0
 QUIET_PAGE_CHECK_S = 60.0
 #: An opponent whose clock ran out this long ago, with no news, means the stream has stopped telling us.
 FLAG_GRACE_S = 10.0
@@ -44,7 +47,8 @@ class ServerWatch:
         self.stalled_since: float | None = None
         self.next_page_check_at = 0.0
         self.last_news_at = game.monotonic()
-        self.quiet_check_at = game.monotonic()
+        self.quiet_check_at = game.monotonic()  # the last page read while quiet
+        self.quiet_gap_s = quiet_first_check_s()  # and the wait after it before the next one
         self.claim_at: float | None = None  # when we may claim the win over an opponent who left
         self.page_alive_at: float | None = None  # the game page last answered
 
@@ -54,6 +58,7 @@ class ServerWatch:
         """A game line (``gameFull``/``gameState``) arrived: the stream works."""
         self.trouble_since = None
         self.last_news_at = self.game.monotonic()
+        self.quiet_gap_s = quiet_first_check_s()
 
     def stream_lost(self, reason: str) -> None:
         if self.trouble_since is None:
@@ -149,8 +154,12 @@ class ServerWatch:
             their_ms = game.state.btime_ms if game.we_are_white else game.state.wtime_ms
             times.append(game.state_received_at + their_ms / 1000 + FLAG_GRACE_S)
         if game.dialect.has_game_page:
-            times.append(max(self.last_news_at, self.quiet_check_at) + QUIET_PAGE_CHECK_S)
+            times.append(self.quiet_check_due_at())
         return times
+
+    def quiet_check_due_at(self) -> float:
+        """When the game page is next read while the game is quiet (see QUIET_FIRST_CHECK_S)."""
+        return max(self.last_news_at + quiet_first_check_s(), self.quiet_check_at + self.quiet_gap_s)
 
     def check(self, now: float, answered: tuple[str, ...] | None) -> PlayFromPage | None:
         """A stuck game is looked up on the game page (pychess) every ``PAGE_CHECK_INTERVAL_S`` (every
@@ -202,9 +211,10 @@ class ServerWatch:
             return
         if game.our_turn() and answered != game.state.moves:
             return
-        if now - self.last_news_at < QUIET_PAGE_CHECK_S or now - self.quiet_check_at < QUIET_PAGE_CHECK_S:
+        if now < self.quiet_check_due_at():
             return
         self.quiet_check_at = now
+        self.quiet_gap_s = min(2 * self.quiet_gap_s, QUIET_PAGE_CHECK_S)
         if self.settle_from_page():
             game.end_game("over on the server")
 
@@ -346,3 +356,8 @@ def apply_withheld_final_move(game: GameContext, sent: tuple[tuple[str, ...], st
     except ServerMoveError:
         return
     log.info("%s: the server ended the game without our last move %s; it ended the game", game.label, uci)
+
+
+def quiet_first_check_s() -> float:
+    """The first quiet wait, never longer than the longest (the tests shorten QUIET_PAGE_CHECK_S)."""
+    return min(QUIET_FIRST_CHECK_S, QUIET_PAGE_CHECK_S)

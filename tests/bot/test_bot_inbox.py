@@ -90,9 +90,10 @@ def black_game_white_never_moves() -> str:
     return json.dumps(full)
 
 
-def run_on_clock(server: FakeServer, clock: FakeClock, settings: Settings) -> GameRecord:
+def run_on_clock(server: FakeServer, clock: FakeClock, settings: Settings,
+                 engine: ScriptedEngine | None = None) -> GameRecord:
     records: list[GameRecord] = []
-    worker = GameWorker("RpxjQkJ5", server, settings, ME, ScriptedEngine("e7e5"),  # type: ignore[arg-type]
+    worker = GameWorker("RpxjQkJ5", server, settings, ME, engine or ScriptedEngine("e7e5"),  # type: ignore[arg-type]
                         on_done=records.append, monotonic=clock, wait=clock.wait)
     worker.start()
     worker.thread.join(10)
@@ -132,3 +133,29 @@ def test_a_stop_request_is_handled_in_its_turn_among_the_lines():
     assert records and records[0].reason == "aborted: the bot is shutting down"
     assert worker.game.full is not None and worker.game.we_are_white is False, "the set-up came first"
     assert ("abort",) in server.calls and clock.waits == []
+
+
+def test_a_silent_opponent_is_looked_up_on_the_game_page_after_10_s_then_at_doubling_intervals():
+    """pychess: we moved, the echo came, then nothing but silence (a BOT's resignation never reaches us).
+    The page is read 10 s after the last news, then 20 s and 40 s later; the read that finds the game over
+    ends it (the slot is free) and the PGN-side outcome is the page's."""
+    from bot.wire.gamepage import GamePage
+    from tests.bot.test_bot_game import state_line
+
+    server = FakeServer()
+    clock = FakeClock()
+    server.on_move = lambda uci: server.push(state_line(uci))
+    server.push(PYCHESS_GAME_FULL)
+    reads: list[float] = []
+
+    def page(game_id: str) -> GamePage:
+        reads.append(clock.now)
+        if clock.now >= 70:  # the opponent resigned somewhere after 30 s
+            return GamePage(game_id, 2, "1-0", ("e2e4",))
+        return GamePage(game_id, -1, "*", ("e2e4",))
+
+    server.fetch_game_page = page  # type: ignore[method-assign]
+    settings = Settings(pgn_directory=None, time=TimeSettings(abort_unstarted_after_s=600))  # no abort meanwhile
+    record = run_on_clock(server, clock, settings, engine=ScriptedEngine("e2e4"))
+    assert reads == [10.0, 30.0, 70.0]
+    assert record.result == "1-0" and record.reason == "over on the server"

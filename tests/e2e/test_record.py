@@ -6,6 +6,7 @@ moves learned from the game page carry their clocks in the PGN (pychess)."""
 from __future__ import annotations
 
 import logging
+import re
 import signal
 import threading
 import time
@@ -23,7 +24,9 @@ from tests.e2e.conftest import (
     assert_pgn_matches_server,
     bot_config,
     refereed_server,
+    shorten_game_watch,
 )
+from tests.reliability.conftest import ResignAfter
 
 
 @pytest.fixture
@@ -104,3 +107,47 @@ def test_a_replayed_old_state_does_not_cancel_a_finished_search(
     assert not [m for m in logs if "the position changed while thinking" in m]
     assert len([m for m in logs if f"game {game_id}: played" in m]) == 2, "one search per move of ours"
     assert_pgn_matches_server(game, tmp_path)
+
+
+
+def test_an_opponent_bots_silent_resignation_frees_the_slot_within_15_s(
+    pychess: LoopbackServer, tmp_path: Path, bots: list[BotThread], caplog: pytest.LogCaptureFixture
+) -> None:
+    """pychess tells the other bot nothing of a BOT's resignation: with the game watch's own timings (the
+    page read after 10 s without news) the bot learns it from the game page and is done within 15 s."""
+    caplog.set_level(logging.INFO)
+    game_id = pychess.challenge(color="white", clock=(600, 0), opponent=Scripted(["e2e4"], then="wait"))
+    bots.append(BotThread(bot_config(pychess, tmp_path), max_games=1).start())
+    pychess.wait_for_plies(game_id, 2, 30)
+    resigned_at = time.monotonic()
+    pychess.opponent_resign(game_id, announce=False)
+    assert bots[0].join(15) == 0, "the slot stayed busy"
+    assert time.monotonic() - resigned_at < 15
+    game = pychess.game(game_id)
+    assert (game.status, game.winner) == ("resign", game.bot_color)
+    assert_pgn_matches_server(game, tmp_path)
+    assert any(f"game {game_id}: the game page says 0-1 (resignation)" in m for m in messages(caplog))
+
+
+def test_moves_learned_from_the_game_page_carry_their_clocks_in_the_pgn(
+    pychess: LoopbackServer, tmp_path: Path, bots: list[BotThread], monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """The game stream is lost for good after ply 4 (a restart that did not restore it): the bot plays on from
+    the game page, and every ply of its PGN, those it learned from the page included, has a [%clk]."""
+    caplog.set_level(logging.INFO)
+    shorten_game_watch(monkeypatch)
+    monkeypatch.setattr("bot.wire.streams.RECONNECT_BASE_S", 0.1)
+    game_id = pychess.challenge(color="black", clock=(300, 2), opponent=ResignAfter(8, seed=4))
+    bots.append(BotThread(bot_config(pychess, tmp_path), max_games=1).start())
+    pychess.wait_for_plies(game_id, 4, 30)
+    pychess.faults.lose_game_stream(game_id)
+    assert bots[0].join(90) == 0
+    game = pychess.game(game_id)
+    assert_pgn_matches_server(game, tmp_path)
+    assert any("the game stream is down; the game page is at ply" in m for m in messages(caplog))
+    text = (tmp_path / f"{game_id}.pgn").read_text()
+    movetext = text.split("\n\n", 1)[1]
+    comments = re.findall(r"\{([^}]*)\}", movetext)
+    assert len(comments) == len(game.moves), movetext
+    assert all("[%clk " in comment for comment in comments), movetext
