@@ -166,7 +166,8 @@ class ServerWatch:
         ``PAGE_POLL_S`` while the game stream is failing: the worker then plays from the page) and ended when
         the page says it ended. The worker gives up on it only when neither the stream nor the page has
         answered for ``time.give_up_after_s`` and the clocks could have run out. While the opponent thinks and
-        only pings come, the page is also read every ``QUIET_PAGE_CHECK_S``. ``answered``: the move list our
+        only pings come, the page is also read (``QUIET_FIRST_CHECK_S`` after the last news, then at doubling
+        intervals up to ``QUIET_PAGE_CHECK_S``). ``answered``: the move list our
         last move answered (our move sent, not yet in the stream). Returns the page to play from, if any."""
         game = self.game
         reason = self.stall_reason(now)

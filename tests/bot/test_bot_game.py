@@ -357,3 +357,36 @@ def test_a_replayed_old_state_waiting_after_a_search_is_no_change_but_a_takeback
     assert moved_on([StreamConnected(), at("e2e4"), at("e2e4", "d7d5")], now, position, replaying=False,
                     replays=True), "not a beginning of our moves: the replay is over, and this is news"
     assert moved_on([GameEnd()], now, position, replaying=False, replays=True)
+
+
+def test_lichess_our_move_accepted_just_before_the_stream_failed_is_in_the_pgn(tmp_path, caplog):
+    """Lichess answers a move into a finished game with 400, so a 200 means the move is in the game: when
+    the stream then fails for good and the game export cannot be read, the PGN still has our move."""
+    from bot.wire.server import ServerError, StreamFailed
+    from tests.bot.fakes import LichessServer, lichess_full, run
+
+    server = LichessServer()
+
+    def export(game_id: str) -> Any:
+        raise ServerError("game export: HTTP 502, gave up after 2 attempts", 502)
+
+    server.fetch_game_export = export  # type: ignore[attr-defined]
+    server.on_move = lambda uci: server.stream.items.put(StreamFailed("HTTP 404", 404))
+    server.push(lichess_full())
+    with caplog.at_level(logging.INFO):
+        record, _ = run(server, ScriptedEngine("e2e4"), Settings(pgn_directory=str(tmp_path)))
+    assert record.pgn_path is not None and "1. e4" in record.pgn_path.read_text()
+    assert "our last move e2e4 was accepted but not echoed; it is in the PGN" in caplog.text
+
+
+def test_pychess_our_unechoed_move_is_not_counted_when_the_server_cannot_say(tmp_path):
+    """pychess answers a move into a finished game with 200 and ignores it: when the stream fails right after
+    our move and the game page cannot be read, the move is not claimed for the record."""
+    from bot.wire.server import StreamFailed
+
+    server = FakeServer()
+    server.page = None
+    server.on_move = lambda uci: server.stream.items.put(StreamFailed("HTTP 404", 404))
+    server.push(PYCHESS_GAME_FULL)
+    record = run_worker(server, ScriptedEngine("g1h3e"), tmp_path)
+    assert server.moves() == ["g1h3e"] and record.pgn_path is None, "no ply, no result: nothing to write"
