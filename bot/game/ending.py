@@ -10,7 +10,6 @@ from pathlib import Path
 from bot import metrics
 from bot.game.context import GameContext, Phase
 from bot.game.moves import MoveMaker
-from bot.game.position import ServerMoveError
 from bot.game.protocols import Engine
 from bot.game.record import GameNote, GameRecord, final_outcome, write_game_pgn
 from bot.game.talk import Talk
@@ -67,7 +66,7 @@ class Ending:
             return
         gave_up = game.phase is Phase.GAVE_UP
         if gave_up:
-            self._add_our_unconfirmed_move()
+            self.mover.take_in_flight_move("was accepted but never confirmed; it is in the PGN")
         board = game.position.board if game.position is not None else None
         outcome = final_outcome(game.outcome, game.end, board, game.we_are_white, game.we_resigned)
         if not gave_up and game.position is not None and game.we_are_white is not None \
@@ -78,6 +77,11 @@ class Ending:
             if self.watch.settle_from_server():
                 board = game.position.board if game.position is not None else None
                 outcome = final_outcome(game.outcome, game.end, board, game.we_are_white, game.we_resigned)
+        if not gave_up and self._server_outcome() is None and not game.dialect.flags_silently \
+                and self.mover.take_in_flight_move("was accepted but not echoed; it is in the PGN"):
+            # the server's record could not be had, and this server's 200 to a move means it is in the game
+            outcome = final_outcome(game.outcome, game.end, game.position.board if game.position else None,
+                                    game.we_are_white, game.we_resigned)
         plies = game.position.ply if game.position is not None else 0
         sent = self.mover.sent
         if not gave_up and sent is not None and game.position is not None and self._server_outcome() is not None \
@@ -102,18 +106,6 @@ class Ending:
                  f", PGN {pgn_path}" if pgn_path else "")
         self._report(GameRecord(game.game_id, outcome.result, game.end_reason or outcome.reason, game.opponent_name,
                                 pgn_path, termination=outcome.termination, gave_up=gave_up))
-
-    def _add_our_unconfirmed_move(self) -> None:
-        """A given-up game's PGN has every ply we know of: our last move, which the server accepted but the
-        stream never echoed, included."""
-        game, sent = self.game, self.mover.sent
-        if game.position is None or sent is None or tuple(game.position.server_moves) != sent[0]:
-            return
-        try:
-            game.position.update([*sent[0], sent[1]])
-        except ServerMoveError:
-            return
-        log.info("%s: our last move %s was accepted but never confirmed; it is in the PGN", self.label, sent[1])
 
     def _server_outcome(self) -> GameOutcome | None:
         """How the server says the game ended (its game page or export, or Lichess's final status), if it said."""

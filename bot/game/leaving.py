@@ -6,12 +6,12 @@ state file says is over (we resigned, aborted or saw it end in an earlier run), 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
 
 from bot.game import watch
 from bot.game.context import GameContext
 from bot.game.ponder import Ponderer
 from bot.game.record import GameNote
+from bot.game.verdicts import Remember
 from bot.game.watch import ServerWatch
 from bot.records.results import ABANDONED, GameOutcome, resignation
 from bot.wire.errors import ServerError
@@ -24,93 +24,100 @@ RESEND_RETRY_S = 5.0
 
 class Leaving:
     """Aborts or resigns one game, and sends again the resignation (abort) of a game that is already over
-    for us (``remembered``). ``note(action, outcome)`` tells the state file; ``on_engine_lost(reason)`` tells
-    the lobby that the engine failed for good."""
+    for us (``remembered``). What the state file should be told comes back as a :class:`Remember` verdict,
+    for the worker to pass on."""
 
     def __init__(self, game: GameContext, watch: ServerWatch, ponderer: Ponderer, *,
-                 note: Callable[[str, GameOutcome], None], on_engine_lost: Callable[[str], None],
                  remembered: GameNote | None) -> None:
         self.game = game
         self.label = game.label
         self.watch = watch
         self.ponderer = ponderer
-        self.note = note
-        self.on_engine_lost = on_engine_lost
         self.remembered = remembered
         self._resend_from = game.monotonic() if remembered is not None else None
 
-    def maybe_abort_unstarted(self, now: float) -> None:
+    def deadlines(self) -> list[float]:
+        """When :meth:`maybe_abort_unstarted` or :meth:`resend_if_due` next has something to decide."""
+        game = self.game
+        times = [game.position_changed_at + game.settings.time.abort_unstarted_after_s]
+        if self.remembered is not None and self._resend_from is not None:
+            wait = game.settings.server.stream_timeout_s if game.full is None else 0.0
+            times.append(self._resend_from + wait)
+        return times
+
+    def maybe_abort_unstarted(self, now: float) -> Remember | None:
         """Abort when the opponent has not made their first move in time."""
         game = self.game
         if game.position is None or game.over or game.we_are_white is None or self.remembered is not None:
-            return
+            return None
         opponent_moved = game.position.ply >= (1 if game.we_are_white is False else 2)
         if opponent_moved or game.our_turn() or game.correspondence:
-            return  # Lichess aborts unstarted correspondence games itself, days later
-        if now - self.game.position_changed_at > game.settings.time.abort_unstarted_after_s:
+            return None  # Lichess aborts unstarted correspondence games itself, days later
+        if now - self.game.position_changed_at >= game.settings.time.abort_unstarted_after_s:
             log.info("%s: the opponent never moved; aborting", self.label)
-            self.abort_or_resign("opponent never moved", resign=False)
+            return self.abort_or_resign("opponent never moved", resign=False)
+        return None
 
-    def abort_or_resign(self, reason: str, *, resign: bool = True) -> None:
+    def abort_or_resign(self, reason: str, *, resign: bool = True) -> Remember | None:
         """Abort a game that can still be aborted (before both sides have moved), else resign it (when
         ``resign``). pychess answers an abort of a game with moves with 200 and plays on, so it is never sent."""
         game = self.game
         if self.watch.already_over_on_server():
-            return
+            return None
         if game.position is not None and game.position.ply >= 2:
             if not resign:
-                return
+                return None
             log.info("%s: too late to abort (%d plies on the board); resigning (%s)", self.label, game.position.ply,
                      reason)
-            self.resign(check_server=False)
+            verdict = self.resign(check_server=False)
             game.end_game(f"resigned: {reason}")
-            return
+            return verdict
         try:
             game.server.abort_game(self.game.game_id)
-            log.info("%s: aborted (%s)", self.label, reason)
-            game.outcome = GameOutcome("*", ABANDONED, "aborted")
-            self.note("aborted", game.outcome)
-            game.end_game(f"aborted: {reason}")
         except ServerError as error:
             if not resign:
                 log.warning("%s: could not abort (%s)", self.label, error)
                 self.game.position_changed_at = self.game.monotonic()  # try again later
-                return
+                return None
             log.info("%s: cannot abort (%s); resigning", self.label, error)
-            self.resign(check_server=False)
+            verdict = self.resign(check_server=False)
             if game.we_resigned:  # else the game goes on (or already ended: its final state says how)
                 game.end_game(f"resigned: {reason}")
+            return verdict
+        log.info("%s: aborted (%s)", self.label, reason)
+        game.outcome = GameOutcome("*", ABANDONED, "aborted")
+        game.end_game(f"aborted: {reason}")
+        return Remember("aborted", game.outcome)
 
-    def engine_lost(self, reason: str) -> None:
+    def engine_lost(self, reason: str) -> Remember | None:
         """The engine failed on two moves in a row: end the game (abort while the game allows it, else
-        resign) rather than play it on stand-in moves, and tell the lobby (no new challenges, health check
-        fails)."""
+        resign) rather than play it on stand-in moves (the worker tells the lobby)."""
         game = self.game
         can_abort = game.position is not None and game.position.ply < 2
         log.error("%s: the engine gave no move on two moves in a row (%s); %s the game", self.label, reason,
                   "aborting" if can_abort else "resigning")
-        self.on_engine_lost(reason)
         self.ponderer.stop()
         if can_abort:
-            self.abort_or_resign("the engine cannot play")
-        else:
-            self.resign()
-            if game.over:
-                game.end_game("resigned: the engine cannot play")
+            return self.abort_or_resign("the engine cannot play")
+        verdict = self.resign()
+        if game.over:
+            game.end_game("resigned: the engine cannot play")
+        return verdict
 
-    def resign(self, *, check_server: bool = True) -> None:
+    def resign(self, *, check_server: bool = True) -> Remember | None:
         game = self.game
         if game.over or (check_server and self.watch.already_over_on_server()):
-            return
+            return None
         try:
             game.server.resign_game(self.game.game_id)
             game.we_resigned = True
         except ServerError as error:
             log.error("%s: could not resign (%s)", self.label, error)
-            return
-        if game.we_are_white is not None:
-            self.note("resigned", resignation(game.we_are_white))
+            return None
         game.end_game(game.end_reason or "resigned")  # pychess sends no end event after a resignation
+        if game.we_are_white is None:
+            return None
+        return Remember("resigned", resignation(game.we_are_white))
 
     def resend_if_due(self, now: float) -> None:
         """Resign (or abort) again a game we resigned (aborted) before, once its ``gameFull`` is here (to have

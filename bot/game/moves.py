@@ -5,7 +5,7 @@ resignation are decided from the scores."""
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from dataclasses import dataclass
 
 from bot import metrics
 from bot.engines import EngineCrashed, EngineError, EngineReply, EngineTimeout
@@ -14,9 +14,10 @@ from bot.game.books import book_move
 from bot.game.context import GameContext, MoveNote
 from bot.game.decisions import should_offer_draw, should_resign
 from bot.game.ponder import Ponderer
-from bot.game.position import fallback_move
+from bot.game.position import ServerMoveError, fallback_move
 from bot.game.protocols import Engine
 from bot.game.record import describe_search
+from bot.game.verdicts import EngineLost, Resign
 from bot.wire.errors import ServerError
 from bot.wire.events import GameState
 from engine import Move
@@ -30,25 +31,31 @@ MAX_STAND_IN_MOVES = 1
 TIME_TROUBLE_DEADLINE_MS = 2000
 
 
+@dataclass(frozen=True)
+class Choice:
+    """Our move for ``state``, checked with the board: the engine's ``result`` (None for a stand-in move) and
+    what went wrong on the way (``note``)."""
+
+    state: GameState
+    move: Move
+    result: EngineReply | None
+    note: str
+
+
 class MoveMaker:
     """Plays our side of one game. ``answered``: the move list our last move answered; ``sent``: (the moves
     before it, our move) of the last move sent; ``moved_this_visit``: a correspondence visit made a move.
 
     The failure policy: when the engine gives no usable move (it failed twice, restart included), a legal
     stand-in move saves the clock, once; if it fails again on the next move, or on a move at which the game can
-    still be aborted (the first two plies), ``engine_lost(reason)`` is called instead (the worker aborts or
-    resigns the game): no game is played on stand-in moves. An engine that only missed a deadline shorter
+    still be aborted (the first two plies), :meth:`decide` returns :class:`EngineLost` instead (the worker
+    aborts or resigns the game): no game is played on stand-in moves. An engine that only missed a deadline shorter
     than TIME_TROUBLE_DEADLINE_MS (time trouble, not a broken engine) gets its stand-in without counting."""
 
-    def __init__(self, game: GameContext, engine: Engine, ponderer: Ponderer,
-                 moved_on: Callable[[GameState], bool], resign: Callable[[], None],
-                 engine_lost: Callable[[str], None] = lambda reason: None) -> None:
+    def __init__(self, game: GameContext, engine: Engine, ponderer: Ponderer) -> None:
         self.game = game
         self.engine = engine
         self.ponderer = ponderer
-        self.moved_on = moved_on
-        self.resign = resign
-        self.engine_lost = engine_lost
         self.stand_ins_in_a_row = 0
         self.time_trouble = False  # the last stand-in was only a short deadline running out
         self.engine_ready = False
@@ -75,29 +82,31 @@ class MoveMaker:
         """Our move in this state has not been sent yet."""
         return self.game.our_turn() and self.answered != state.moves
 
-    def play(self) -> bool:
-        """Choose, check and send our move in the current state; True when a move was sent."""
+    def decide(self) -> Choice | EngineLost | None:
+        """Choose and check our move in the current state (None: there is no legal move)."""
         game = self.game
         assert game.position is not None and game.state is not None and game.full is not None
         state = game.state
-        board = game.position.board
         move, result, note = self.choose()
         if move is None:
             log.error("%s: no legal move to play", game.label)
-            return False
+            return None
         if result is None and not self.time_trouble and (self.stand_ins_in_a_row >= MAX_STAND_IN_MOVES
                                                          or game.position.ply < 2):
-            self.engine_lost(note)  # and while the game can still be aborted, no stand-in at all
-            return False
-        if self.moved_on(state):
-            log.info("%s: the position changed while thinking; not sending %s", game.label, move.uci())
-            return False
+            return EngineLost(note)  # and while the game can still be aborted, no stand-in at all
+        return Choice(state, move, result, note)
+
+    def send(self, choice: Choice) -> bool | Resign:
+        """Send the move chosen (unless the scores say resign); True when it was sent."""
+        game = self.game
+        assert game.position is not None
+        state, move, result, note = choice.state, choice.move, choice.result, choice.note
+        board = game.position.board
         game.scores.append(result.centipawns() if result is not None else None)
         if should_resign(game.scores, game.settings.resign):
             log.info("%s: resigning (eval %s for %d moves)", game.label,
                      result.describe_score() if result else "?", game.settings.resign.moves)
-            self.resign()
-            return False
+            return Resign()
         offer = game.dialect.draw_offers and should_offer_draw(
             game.scores, board.fullmove_number, game.settings.draw)
         san = board.san(move)
@@ -111,6 +120,9 @@ class MoveMaker:
         self.retry_at = None
         self.answered = state.moves
         self.sent = (state.moves, move.uci())
+        # our clock as the move leaves it, for the PGN: the echo's state replaces it with the server's
+        # figure; a move whose echo never comes (played from the game page, in flight at a stop) keeps it
+        game.clocks[len(state.moves)] = game.our_clock_after_move_ms()
         if result is None:
             self.stand_ins_in_a_row += 0 if self.time_trouble else 1
             game.move_notes[len(state.moves)] = MoveNote("stand-in", reason=note)
@@ -127,6 +139,20 @@ class MoveMaker:
         self.moved_this_visit = True
         if not game.correspondence:
             self.ponderer.start(move, result)
+        return True
+
+    def take_in_flight_move(self, why: str) -> bool:
+        """Our last move, sent and answered 200 but not echoed yet, onto the board (True when it was; the log
+        says ``why``): the game is being left in the same instant (a stop, a given-up game, the stream's end),
+        and the move is one of its plies all the same, in the ply count we log and in the PGN."""
+        game, sent = self.game, self.sent
+        if game.position is None or sent is None or tuple(game.position.server_moves) != sent[0]:
+            return False
+        try:
+            game.position.update([*sent[0], sent[1]])
+        except ServerMoveError:
+            return False
+        log.info("%s: our last move %s %s", game.label, sent[1], why)
         return True
 
     def retry_due(self, now: float) -> bool:

@@ -17,15 +17,13 @@ log = logging.getLogger("bot.game")
 
 
 class Talk:
-    """The game's conversation. ``engine_name``: for ``!name``; ``challenges_waiting``: for ``!queue``;
-    ``on_takeback``: called when we grant a takeback (the ponder search is then stale)."""
+    """The game's conversation. ``engine_name``: for ``!name``; ``challenges_waiting``: for ``!queue``."""
 
-    def __init__(self, game: GameContext, engine_name: Callable[[], str], challenges_waiting: Callable[[], int],
-                 on_takeback: Callable[[], None]) -> None:
+    def __init__(self, game: GameContext, engine_name: Callable[[], str], challenges_waiting: Callable[[], int]) \
+            -> None:
         self.game = game
         self.engine_name = engine_name
         self.challenges_waiting = challenges_waiting
-        self.on_takeback = on_takeback
         self.limiter = ChatLimiter(game.settings.chat.cooldown_s, game.monotonic)
         self.greeted = False
         self.draw_answered_at_ply = -1
@@ -97,27 +95,28 @@ class Talk:
         except ServerError as error:
             log.warning("%s: could not answer the draw offer (%s)", game.label, error)
 
-    def answer_takeback_request(self, state: GameState, answered: tuple[str, ...] | None) -> None:
+    def answer_takeback_request(self, state: GameState, answered: tuple[str, ...] | None) -> bool:
         """Lichess: grant or decline the opponent's takeback request (``takeback.max_takebacks``).
-        ``answered``: the move list our last move answered (our move cancels a pending request)."""
+        ``answered``: the move list our last move answered (our move cancels a pending request). True when
+        we granted one (a ponder search is then stale)."""
         game = self.game
         if not game.dialect.takebacks or game.position is None:
-            return
+            return False
         offered = state.btakeback if game.we_are_white else state.wtakeback
         if not offered:
             self.takeback_answered = None  # the request is gone: a later one gets its own answer
-            return
+            return False
         if self.takeback_answered == state.moves or answered == state.moves:
-            return
+            return False
         self.takeback_answered = state.moves
         accept = should_accept_takeback(self.takebacks_granted, game.settings.takeback)
         try:
             game.server.answer_takeback(game.game_id, accept)
         except ServerError as error:
             log.warning("%s: could not answer the takeback request (%s)", game.label, error)
-            return
+            return False
         if accept:
             self.takebacks_granted += 1
-            self.on_takeback()
         log.info("%s: %s the takeback request (%d of %d granted)", game.label,
                  "granted" if accept else "declined", self.takebacks_granted, game.settings.takeback.max_takebacks)
+        return accept

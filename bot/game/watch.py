@@ -7,11 +7,11 @@ neither the stream nor the page answers, and never before the clocks could have 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
 
 from bot.engines.notation import parse_move
 from bot.game.context import GameContext, Phase
 from bot.game.position import ServerMoveError
+from bot.game.verdicts import PlayFromPage
 from bot.wire.errors import ServerError
 from bot.wire.gameexport import GameExport
 from bot.wire.gamepage import GamePage
@@ -21,7 +21,10 @@ log = logging.getLogger("bot.game")
 #: How often a stalled game (stream failing, opponent's clock long gone) is looked up on the game page.
 PAGE_CHECK_INTERVAL_S = 20.0
 #: pychess: while the opponent is to move and the stream brings nothing but pings, look at the game page
-#: this often (a BOT's resignation may never reach us as an event).
+#: (a BOT's resignation never reaches us as an event): first after QUIET_FIRST_CHECK_S without news, then
+#: at intervals that double up to QUIET_PAGE_CHECK_S. A silent resignation right after our move frees the
+#: slot in about 10 s; an opponent who thinks long costs a page read a minute.
+QUIET_FIRST_CHECK_S = 10.0
 QUIET_PAGE_CHECK_S = 60.0
 #: An opponent whose clock ran out this long ago, with no news, means the stream has stopped telling us.
 FLAG_GRACE_S = 10.0
@@ -44,13 +47,10 @@ class ServerWatch:
         self.stalled_since: float | None = None
         self.next_page_check_at = 0.0
         self.last_news_at = game.monotonic()
-        self.quiet_check_at = game.monotonic()
+        self.quiet_check_at = game.monotonic()  # the last page read while quiet
+        self.quiet_gap_s = quiet_first_check_s()  # and the wait after it before the next one
         self.claim_at: float | None = None  # when we may claim the win over an opponent who left
         self.page_alive_at: float | None = None  # the game page last answered
-        #: the worker's handler for a running game's page while the stream is failing (to play from it)
-        self.play_from: Callable[[GamePage], None] | None = None
-        #: the move list our last move answered (the worker's): our move sent, not yet in the stream
-        self.answered: Callable[[], tuple[str, ...] | None] = lambda: None
 
     # ---- what the stream says ----
 
@@ -58,6 +58,7 @@ class ServerWatch:
         """A game line (``gameFull``/``gameState``) arrived: the stream works."""
         self.trouble_since = None
         self.last_news_at = self.game.monotonic()
+        self.quiet_gap_s = quiet_first_check_s()
 
     def stream_lost(self, reason: str) -> None:
         if self.trouble_since is None:
@@ -107,13 +108,13 @@ class ServerWatch:
         if game.position is None or game.state is None or game.full is None or game.correspondence:
             return None
         quiet_s = now - game.state_received_at
-        if game.position.board.is_game_over(claim_draw=True) and quiet_s > FLAG_GRACE_S:
+        if game.position.board.is_game_over(claim_draw=True) and quiet_s >= FLAG_GRACE_S:
             return "the position is final but the game has not ended"
         if game.full.clock.kind != "clock" or game.position.ply < 2 or game.our_turn():
             return None  # before both first moves, the clocks do not run (the worker aborts such games)
         their_ms = game.state.btime_ms if game.we_are_white else game.state.wtime_ms
         overdue_s = quiet_s - their_ms / 1000
-        if overdue_s > FLAG_GRACE_S:
+        if overdue_s >= FLAG_GRACE_S:
             return f"{game.opponent_name}'s clock ran out {overdue_s:.0f} s ago and no news came"
         return None
 
@@ -132,37 +133,66 @@ class ServerWatch:
         longest_ms = max(game.state.wtime_ms, game.state.btime_ms)
         return game.state_received_at + longest_ms / 1000 + SERVER_FLAG_DELAY_S
 
-    def check(self, now: float) -> None:
+    def deadlines(self) -> list[float]:
+        """When :meth:`check` or :meth:`claim_if_due` next has something to decide (some may have passed:
+        the worker looks again at those only after news)."""
+        game = self.game
+        times: list[float] = []
+        if self.claim_at is not None:
+            times.append(self.claim_at)
+        if self.trouble_since is not None:
+            times.append(self.trouble_since + min(STREAM_TROUBLE_S, game.settings.server.stream_timeout_s))
+        if self.stalled_since is not None:
+            if game.dialect.has_game_page:
+                times.append(self.next_page_check_at)
+            alive_at = max(self.stalled_since, self.page_alive_at or self.stalled_since)
+            times.append(max(alive_at + game.settings.time.give_up_after_s, self.clocks_run_out_at() or 0.0))
+        if game.position is None or game.state is None or game.full is None or game.correspondence:
+            return times
+        times.append(game.state_received_at + FLAG_GRACE_S)  # a final position the server has not ended
+        if game.full.clock.kind == "clock" and not game.our_turn():
+            their_ms = game.state.btime_ms if game.we_are_white else game.state.wtime_ms
+            times.append(game.state_received_at + their_ms / 1000 + FLAG_GRACE_S)
+        if game.dialect.has_game_page:
+            times.append(self.quiet_check_due_at())
+        return times
+
+    def quiet_check_due_at(self) -> float:
+        """When the game page is next read while the game is quiet (see QUIET_FIRST_CHECK_S)."""
+        return max(self.last_news_at + quiet_first_check_s(), self.quiet_check_at + self.quiet_gap_s)
+
+    def check(self, now: float, answered: tuple[str, ...] | None) -> PlayFromPage | None:
         """A stuck game is looked up on the game page (pychess) every ``PAGE_CHECK_INTERVAL_S`` (every
         ``PAGE_POLL_S`` while the game stream is failing: the worker then plays from the page) and ended when
         the page says it ended. The worker gives up on it only when neither the stream nor the page has
         answered for ``time.give_up_after_s`` and the clocks could have run out. While the opponent thinks and
-        only pings come, the page is also read every ``QUIET_PAGE_CHECK_S``."""
+        only pings come, the page is also read (``QUIET_FIRST_CHECK_S`` after the last news, then at doubling
+        intervals up to ``QUIET_PAGE_CHECK_S``). ``answered``: the move list our
+        last move answered (our move sent, not yet in the stream). Returns the page to play from, if any."""
         game = self.game
         reason = self.stall_reason(now)
         if reason is None:
             if self.stalled_since is not None:
                 log.info("%s: the game is moving again", game.label)
             self.stalled_since = None
-            self._peek_while_quiet(now)
-            return
+            self._peek_while_quiet(now, answered)
+            return None
         if self.stalled_since is None:
             self.stalled_since = now
             self.next_page_check_at = now
             log.info("%s: %s; %s", game.label, reason,
                      "checking the game page" if game.dialect.has_game_page else "waiting for news")
+        verdict = None
         if game.dialect.has_game_page and now >= self.next_page_check_at:
-            from_page = self.stream_failing(now) and self.play_from is not None
+            from_page = self.stream_failing(now)
             self.next_page_check_at = now + (PAGE_POLL_S if from_page else PAGE_CHECK_INTERVAL_S)
             page = self.read_page()
             if page is not None and page.finished:
                 self.settle(page)
                 game.end_game(f"over on the server ({reason})")
-                return
-            if page is not None and from_page and self.play_from is not None:
-                self.play_from(page)
-                if game.over:
-                    return
+                return None
+            if page is not None and from_page:
+                verdict = PlayFromPage(page)
         limit = game.settings.time.give_up_after_s
         alive_at = max(self.stalled_since, self.page_alive_at or self.stalled_since)
         clocks_out_at = self.clocks_run_out_at()
@@ -171,18 +201,21 @@ class ServerWatch:
                         "(%s); it gets no more moves, resignation or abort from us", game.label, now - alive_at,
                         reason)
             game.end_game(f"gave up: {reason}", Phase.GAVE_UP)
+            return None
+        return verdict
 
-    def _peek_while_quiet(self, now: float) -> None:
+    def _peek_while_quiet(self, now: float, answered: tuple[str, ...] | None) -> None:
         """pychess, while we wait for the server (the opponent to move, or the echo of our move: a move sent
         into a game that ended meanwhile, e.g. by a BOT's resignation, is answered 200 and never echoed)."""
         game = self.game
         if not game.dialect.has_game_page or game.position is None or game.state is None or game.correspondence:
             return
-        if game.our_turn() and self.answered() != game.state.moves:
+        if game.our_turn() and answered != game.state.moves:
             return
-        if now - self.last_news_at < QUIET_PAGE_CHECK_S or now - self.quiet_check_at < QUIET_PAGE_CHECK_S:
+        if now < self.quiet_check_due_at():
             return
         self.quiet_check_at = now
+        self.quiet_gap_s = min(2 * self.quiet_gap_s, QUIET_PAGE_CHECK_S)
         if self.settle_from_page():
             game.end_game("over on the server")
 
@@ -204,7 +237,7 @@ class ServerWatch:
     def settle(self, page: GamePage) -> None:
         """A finished game's page: its outcome, and any plies we missed."""
         game = self.game
-        self._take_page_moves(page)
+        take_page_moves(game, page)
         game.outcome = page.outcome
         log.info("%s: the game page says %s (%s)", game.label, page.outcome.result, page.outcome.reason)
 
@@ -239,75 +272,10 @@ class ServerWatch:
             return None
         if not export.finished:
             return False
-        self._take_export_moves(export)
+        take_export_moves(game, export)
         game.outcome = export.outcome
         log.info("%s: the game export says %s (%s)", game.label, export.outcome.result, export.outcome.reason)
         return True
-
-    def _take_export_moves(self, export: GameExport) -> None:
-        """The export lists every move in SAN: add the ones the stream never brought."""
-        position = self.game.position
-        if position is None or len(export.sans) <= position.ply:
-            return
-        board = position.start.copy()
-        moves: list[str] = []
-        try:
-            for san in export.sans:
-                moves.append(board.push_san(san).uci())
-        except ValueError as error:
-            log.warning("%s: the game export's moves do not replay (%s); keeping the stream's", self.game.label,
-                        error)
-            return
-        if moves[:position.ply] != position.engine_moves():
-            log.warning("%s: the game export's moves differ from the stream's; keeping the stream's",
-                        self.game.label)
-            return
-        missing = len(moves) - position.ply
-        try:
-            position.update([*position.server_moves, *moves[position.ply:]])
-        except ServerMoveError:
-            return
-        log.info("%s: the game export has %d more pl%s (last %s)", self.game.label, missing,
-                 "y" if missing == 1 else "ies", export.sans[-1])
-
-    def _take_page_moves(self, page: GamePage) -> None:
-        """The page lists every ply: add the ones the stream never brought (the move that ended the game)."""
-        position = self.game.position
-        if position is None or tuple(position.server_moves) == page.moves:
-            return
-        missing = len(page.moves) - len(position.server_moves)
-        try:
-            position.update(list(page.moves))
-        except ServerMoveError as error:
-            log.warning("%s: the game page's moves do not replay (%s); keeping the stream's", self.game.label,
-                        error)
-            return
-        if missing > 0:
-            log.info("%s: the game page has %d more pl%s (last %s)", self.game.label, missing,
-                     "y" if missing == 1 else "ies", page.moves[-1])
-
-    def apply_withheld_final_move(self, sent: tuple[tuple[str, ...], str] | None) -> None:
-        """pychess may end a game without sending the move that ended it: when the game ends right after our
-        move (``sent``: the moves before it and our move) and that move ends the game on our board (mate,
-        stalemate, a draw by rule), it was the last one. Used when the game page cannot tell."""
-        game = self.game
-        if game.position is None or sent is None or game.state is None:
-            return
-        before, uci = sent
-        if tuple(game.position.server_moves) != before or game.state.moves != before:
-            return
-        board = game.position.board.copy()
-        move = parse_move(board, uci)
-        if move is None:
-            return
-        board.push(move)
-        if not board.is_game_over(claim_draw=True):
-            return
-        try:
-            game.position.update(list(before) + [uci])
-        except ServerMoveError:
-            return
-        log.info("%s: the server ended the game without our last move %s; it ended the game", game.label, uci)
 
     def already_over_on_server(self) -> bool:
         """pychess, before a resignation or an abort: is the game already over there? A BOT's resignation
@@ -324,3 +292,73 @@ class ServerWatch:
             game.end_game("left: the game's state is unknown")
             return True
         return False
+
+
+def take_export_moves(game: GameContext, export: GameExport) -> None:
+    """The export lists every move in SAN: add the ones the stream never brought."""
+    position = game.position
+    if position is None or len(export.sans) <= position.ply:
+        return
+    board = position.start.copy()
+    moves: list[str] = []
+    try:
+        for san in export.sans:
+            moves.append(board.push_san(san).uci())
+    except ValueError as error:
+        log.warning("%s: the game export's moves do not replay (%s); keeping the stream's", game.label,
+                    error)
+        return
+    if moves[:position.ply] != position.engine_moves():
+        log.warning("%s: the game export's moves differ from the stream's; keeping the stream's",
+                    game.label)
+        return
+    missing = len(moves) - position.ply
+    try:
+        position.update([*position.server_moves, *moves[position.ply:]])
+    except ServerMoveError:
+        return
+    log.info("%s: the game export has %d more pl%s (last %s)", game.label, missing,
+             "y" if missing == 1 else "ies", export.sans[-1])
+
+def take_page_moves(game: GameContext, page: GamePage) -> None:
+    """The page lists every ply: add the ones the stream never brought (the move that ended the game)."""
+    position = game.position
+    if position is None or tuple(position.server_moves) == page.moves:
+        return
+    missing = len(page.moves) - len(position.server_moves)
+    try:
+        position.update(list(page.moves))
+    except ServerMoveError as error:
+        log.warning("%s: the game page's moves do not replay (%s); keeping the stream's", game.label,
+                    error)
+        return
+    if missing > 0:
+        log.info("%s: the game page has %d more pl%s (last %s)", game.label, missing,
+                 "y" if missing == 1 else "ies", page.moves[-1])
+
+def apply_withheld_final_move(game: GameContext, sent: tuple[tuple[str, ...], str] | None) -> None:
+    """pychess may end a game without sending the move that ended it: when the game ends right after our
+    move (``sent``: the moves before it and our move) and that move ends the game on our board (mate,
+    stalemate, a draw by rule), it was the last one. Used when the game page cannot tell."""
+    if game.position is None or sent is None or game.state is None:
+        return
+    before, uci = sent
+    if tuple(game.position.server_moves) != before or game.state.moves != before:
+        return
+    board = game.position.board.copy()
+    move = parse_move(board, uci)
+    if move is None:
+        return
+    board.push(move)
+    if not board.is_game_over(claim_draw=True):
+        return
+    try:
+        game.position.update(list(before) + [uci])
+    except ServerMoveError:
+        return
+    log.info("%s: the server ended the game without our last move %s; it ended the game", game.label, uci)
+
+
+def quiet_first_check_s() -> float:
+    """The first quiet wait, never longer than the longest (the tests shorten QUIET_PAGE_CHECK_S)."""
+    return min(QUIET_FIRST_CHECK_S, QUIET_PAGE_CHECK_S)

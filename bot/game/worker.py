@@ -5,7 +5,12 @@ The worker owns the loop and the game's life (set-up, states, phases, parking); 
 the opponent's time), :class:`~bot.game.talk.Talk` (chat, draw and takeback answers),
 :class:`~bot.game.watch.ServerWatch` (bounded waits and pychess's game page),
 :class:`~bot.game.leaving.Leaving` (aborting, resigning, and a game our state file says is over) and
-:class:`~bot.game.ending.Ending` (the result, the PGN and the record once the loop is over).
+:class:`~bot.game.ending.Ending` (the result, the PGN and the record once the loop is over). The parts never
+call one another: they return verdicts (:mod:`bot.game.verdicts`) and the worker acts on them.
+
+The worker's thread waits on one :class:`~bot.game.inbox.Inbox`: the game stream's reader thread puts its
+lines there, the lobby its stop request and ``gameFinish``; the timed checks (abort an unstarted game, park,
+stalls, the game page, a claim, a move to retry) run when the soonest of the parts' deadlines comes.
 
 Correspondence (and unlimited) games are played in visits: the worker plays when it is our turn, waits
 ``correspondence.disconnect_after_s`` for a quick reply, then *parks* the game (closes the stream and the
@@ -18,7 +23,6 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections import deque
 from collections.abc import Callable
 from dataclasses import replace
 
@@ -26,6 +30,7 @@ from bot import metrics
 from bot.config import Settings
 from bot.game.context import GameContext, Phase
 from bot.game.ending import Ending
+from bot.game.inbox import Deadlines, Inbox, ServerFinished, StopRequested, Waiter
 from bot.game.leaving import Leaving
 from bot.game.moves import MoveMaker
 from bot.game.ponder import Ponderer
@@ -33,7 +38,8 @@ from bot.game.position import GameBoard, ServerMoveError
 from bot.game.protocols import Engine, GameServer, GameStream
 from bot.game.record import GameNote, GameRecord, describe_clock, note_clock
 from bot.game.talk import Talk
-from bot.game.watch import ServerWatch
+from bot.game.verdicts import EngineLost, PlayFromPage, Remember, Resign, Verdict
+from bot.game.watch import ServerWatch, apply_withheld_final_move
 from bot.wire.errors import GamePageError
 from bot.wire.events import (
     Account,
@@ -53,10 +59,8 @@ log = logging.getLogger("bot.game")
 
 #: After the lobby hears gameFinish, how long to wait for the game stream's own end signal.
 FINISH_GRACE_S = 10.0
-#: How often the timed checks run (parking, aborting an unstarted game, stalls, a move to retry).
-IDLE_TICK_S = 0.5
 
-Item = GameEvent | StreamNotice
+Item = GameEvent | StreamNotice | StopRequested | ServerFinished
 
 
 def is_replayed(position: GameBoard, state: GameState) -> bool:
@@ -65,6 +69,15 @@ def is_replayed(position: GameBoard, state: GameState) -> bool:
     when the game, played on from the game page, was at ply 27). A state that is a strict beginning of the
     moves we know is such a replay, not a takeback; the first one that is not ends the replay."""
     return len(state.moves) < position.ply and list(state.moves) == position.server_moves[:len(state.moves)]
+
+
+def announce_start(game: GameContext, full: GameFull, *, counted: bool) -> None:
+    """The game's first line in the log, and (``counted``: a new game, not a revisit) its start in the metrics."""
+    colour = "white" if game.we_are_white else "black"
+    log.info("%s: playing %s as %s vs %s (%s)", game.label, full.variant.config_name, colour, game.opponent_name,
+             describe_clock(full))
+    if counted:
+        metrics.GAMES_STARTED.inc(variant=full.variant.config_name)
 
 
 class GameWorker:
@@ -76,30 +89,27 @@ class GameWorker:
                  challenges_waiting: Callable[[], int] = lambda: 0, revisit: bool = False,
                  chess960: bool = False, remembered: GameNote | None = None,
                  on_note: Callable[[GameNote], None] | None = None,
-                 on_engine_lost: Callable[[str], None] = lambda reason: None) -> None:
+                 on_engine_lost: Callable[[str], None] = lambda reason: None, wait: Waiter | None = None) -> None:
         self.game = GameContext(game_id, server, settings, account, monotonic)
         self.game_id = game_id
         self.label = self.game.label
         self.engine = engine
         self.monotonic = monotonic
+        self.on_engine_lost = on_engine_lost
         self.thread = threading.Thread(target=self.run, name=self.label, daemon=True)
+        self.inbox: Inbox[Item] = Inbox(monotonic, wait)  # ``wait``: how it sleeps (tests: a fake clock)
         self.ponderer = Ponderer(self.game, engine)
         self.watch = ServerWatch(self.game)
-        self.watch.play_from = self._play_from_page
-        self.watch.answered = lambda: self.mover.answered
-        # aborting and resigning (the move maker calls them); their notes go through the ending, made below
-        self.leaving = Leaving(self.game, self.watch, self.ponderer, on_engine_lost=on_engine_lost,
-                               note=lambda action, outcome: self.ending.note(action, outcome), remembered=remembered)
-        self.mover = MoveMaker(self.game, engine, self.ponderer, self._moved_on, self.leaving.resign,
-                               self.leaving.engine_lost)
-        self.talk = Talk(self.game, lambda: engine.id_name, challenges_waiting, self.ponderer.stop)
-        self.pending: deque[Item] = deque()
+        self.leaving = Leaving(self.game, self.watch, self.ponderer, remembered=remembered)
+        self.mover = MoveMaker(self.game, engine, self.ponderer)
+        self.talk = Talk(self.game, lambda: engine.id_name, challenges_waiting)
         self.game.position_changed_at = monotonic()  # for aborting a game the opponent never starts
         self._stream: GameStream | None = None
-        self._abort_requested = False
+        self._stop_posted: str | None = None  # the lobby's thread: the stop mode already posted
+        self._stop_at: float | None = None  # when the stop request reached the worker
         self._finished_by_server_at: float | None = None
         self._replaying = False  # pychess: the stream reconnected and may replay the game from long ago
-        self._last_tick = monotonic()
+        self.deadlines = Deadlines()  # when the timed checks are due
         # correspondence: a revisit (the lobby's periodic check) parks at once when it is not our turn
         self.revisit = revisit
         self.park_at: float | None = None
@@ -125,39 +135,32 @@ class GameWorker:
         self.thread.start()
 
     def request_stop(self, mode: str) -> None:
-        """``abort``: abort the game (resign when it can no longer be aborted). ``finish``: play on.
-        Either way a correspondence game is parked as soon as the opponent is to move."""
-        if mode == "abort":
-            self._abort_requested = True
-        self.park_soon = True
+        """The lobby's thread, on every turn of its loop while it stops (posted once per mode): ``abort``:
+        abort the game (or resign it), ``finish``: play on; a correspondence game is parked either way."""
+        if self._stop_posted == "abort" or self._stop_posted == mode:
+            return
+        self._stop_posted = mode
+        self.inbox.post(StopRequested(mode))
 
     def server_finished(self) -> None:
-        """The event stream said gameFinish; end soon even if the game stream stays silent."""
-        if self._finished_by_server_at is None:
-            self._finished_by_server_at = self.monotonic()
+        """The lobby's thread: the event stream said gameFinish; end soon even if the game stream stays silent."""
+        self.inbox.post(ServerFinished())
 
     # ---- the loop ----
 
     def run(self) -> None:
         game = self.game
         try:
-            self._stream = game.server.open_game_stream(self.game_id)
+            self._stream = game.server.open_game_stream(self.game_id, sink=self.inbox)
             while not game.over:
-                if self._abort_requested:
-                    if game.correspondence:  # days per move: leave it for the next run, never resign it
-                        game.end_game("parked", Phase.PARKED)
-                    else:
-                        self.leaving.abort_or_resign("the bot is shutting down")
-                    break
-                item = self.pending.popleft() if self.pending else self._stream.get(timeout=IDLE_TICK_S)
+                item = self.inbox.next(self._next_check_at())
                 if item is not None:
                     self._handle(item)
-                # the timed checks run at least every tick, even while lines keep coming (keep-alives), but
-                # never before the lines already read (a final state, the game's end) have been handled
-                now = self.monotonic()
-                if not game.over and not self.pending and (item is None or now - self._last_tick >= IDLE_TICK_S):
-                    self._last_tick = now
-                    self._on_idle()
+                    self.deadlines.news(self.monotonic())
+                elif not game.over:
+                    now = self.monotonic()
+                    self.deadlines.ran(now)
+                    self._on_due(now)
         except Exception:  # noqa: BLE001 - a bug in one game must not take the bot down
             log.exception("%s: unexpected error; leaving the game", self.label)
             game.end_reason = game.end_reason or "internal error"
@@ -166,8 +169,53 @@ class GameWorker:
                 self._stream.close()
             self.ending.finish()
 
+    def _next_check_at(self) -> float | None:
+        """When the timed checks are next due (see :class:`~bot.game.inbox.Deadlines`)."""
+        times = [*self.leaving.deadlines(), *self.watch.deadlines()]
+        if self._finished_by_server_at is not None:
+            times.append(self._finished_by_server_at + FINISH_GRACE_S)
+        if self.park_at is not None and self.game.correspondence:
+            times.append(min(self.park_at, self._stop_at) if self._stop_at is not None else self.park_at)
+        if self.mover.retry_at is not None:
+            times.append(self.mover.retry_at)
+        return self.deadlines.next_at(times)
+
+    def _act(self, verdict: Verdict | None) -> None:
+        """Carry out what a part decided."""
+        if isinstance(verdict, Remember):
+            self.ending.note(verdict.action, verdict.outcome)
+        elif isinstance(verdict, PlayFromPage):
+            self._play_from_page(verdict.page)
+        elif isinstance(verdict, Resign):
+            self._act(self.leaving.resign())
+        elif isinstance(verdict, EngineLost):
+            self.on_engine_lost(verdict.reason)
+            self._act(self.leaving.engine_lost(verdict.reason))
+
+    def _on_stop(self, mode: str) -> None:
+        """The lobby is stopping: a correspondence game is parked as soon as the opponent is to move; on
+        ``abort`` a live game is aborted (or resigned) now, and the worker leaves it either way."""
+        game = self.game
+        self.park_soon, self._stop_at = True, self._stop_at or self.monotonic()
+        if mode != "abort" or game.over:
+            return
+        if game.correspondence:  # days per move: leave it for the next run, never resign it
+            game.end_game("parked", Phase.PARKED)
+            return
+        # a move sent just before the stop counts (the game page read next corrects it if the game had ended)
+        self.mover.take_in_flight_move("was accepted and not yet echoed; it counts")
+        self._act(self.leaving.abort_or_resign("the bot is shutting down"))
+        if not game.over:
+            game.end_game("")  # could not abort nor resign: leave it, the server's record says how it ends
+
     def _handle(self, item: Item) -> None:
         game = self.game
+        if isinstance(item, StopRequested):
+            self._on_stop(item.mode)
+            return
+        if isinstance(item, ServerFinished):
+            self._finished_by_server_at = self._finished_by_server_at or self.monotonic()
+            return
         if isinstance(item, StreamConnected):
             self._replaying = game.dialect.replays_on_reconnect
             return
@@ -189,7 +237,7 @@ class GameWorker:
             game.end_game(item.status or "")
             # pychess's bare gameEnd: the result (and maybe the last move) is only on the game page
             if not item.status and game.dialect.has_game_page and not self.watch.settle_from_page():
-                self.watch.apply_withheld_final_move(self.mover.sent)
+                apply_withheld_final_move(game, self.mover.sent)
         elif isinstance(item, ChatLine):
             self.talk.on_chat(item)
         elif isinstance(item, OpponentGone):
@@ -204,19 +252,20 @@ class GameWorker:
         elif isinstance(item, UnknownEvent):
             log.debug("%s: ignored a %r line", self.label, item.type)
 
-    def _on_idle(self) -> None:
-        now = self.monotonic()
+    def _on_due(self, now: float) -> None:
+        """The timed checks, when one of their deadlines has come."""
         if self.remembered is not None:
             self.leaving.resend_if_due(now)
             if self.game.over:
                 return
-        if self._finished_by_server_at is not None and now - self._finished_by_server_at > FINISH_GRACE_S:
+        if self._finished_by_server_at is not None and now - self._finished_by_server_at >= FINISH_GRACE_S:
             self.game.end_game("finished (event stream)")
             return
-        self.leaving.maybe_abort_unstarted(now)
+        self._act(self.leaving.maybe_abort_unstarted(now))
         self._maybe_park(now)
         if not self.game.over:
-            self.watch.check(now)
+            self._act(self.watch.check(now, self.mover.answered))
+        if not self.game.over:
             self.watch.claim_if_due(now)
         if not self.game.over and self.remembered is None and self.mover.retry_due(now):
             log.info("%s: retrying our move", self.label)
@@ -230,11 +279,8 @@ class GameWorker:
             full = replace(full, variant=Variant(full.variant.name, True))
         first = game.full is None
         game.full = full
-        if full.white.is_user(game.account.id, game.account.username):
-            game.we_are_white = True
-        elif full.black.is_user(game.account.id, game.account.username):
-            game.we_are_white = False
-        else:
+        game.we_are_white = our_side(full, game.account)
+        if game.we_are_white is None:
             log.error("%s: we (%s) are neither white (%s) nor black (%s); leaving the game", self.label,
                       game.account.username, full.white.name, full.black.name)
             game.end_game("not our game")
@@ -250,11 +296,7 @@ class GameWorker:
                 self.leaving.abort_or_resign(f"cannot set up the position: {error}")
                 return
             if first:
-                colour = "white" if game.we_are_white else "black"
-                log.info("%s: playing %s as %s vs %s (%s)", self.label, full.variant.config_name, colour,
-                         game.opponent_name, describe_clock(full))
-                if not self.revisit and self.remembered is None:
-                    metrics.GAMES_STARTED.inc(variant=full.variant.config_name)
+                announce_start(game, full, counted=not self.revisit and self.remembered is None)
             game.phase = Phase.PLAYING
         if not game.correspondence and self.remembered is None:  # correspondence: only when it must move
             self.mover.prepare_engine()
@@ -291,7 +333,8 @@ class GameWorker:
         if self.remembered is not None:
             return  # over for us: no move, no answer to offers
         self.talk.answer_draw_offer(state)
-        self.talk.answer_takeback_request(state, self.mover.answered)
+        if self.talk.answer_takeback_request(state, self.mover.answered):
+            self.ponderer.stop()  # the position it assumed is gone
         if self.mover.due(state):
             self._play()
 
@@ -299,45 +342,30 @@ class GameWorker:
         """The game stream is failing and the page shows the game running: take its position and clocks as
         the latest state (and its set-up, when the stream never brought a ``gameFull``), and move if it is our
         turn. The stream, once back, takes over again."""
-        game = self.game
-        try:
-            if game.full is None:
-                full = page.game_full()
-                log.info("%s: no game stream; setting the game up from the game page", self.label)
-                self._on_game_full(full)
-                return
-            state = page.state(game.full.clock.increment_ms)
-        except GamePageError as error:
-            log.warning("%s: cannot play from the game page (%s)", self.label, error)
-            return
-        if game.position is None or game.over:
-            return
-        before = game.position.ply
-        try:
-            game.position.update(state.moves)
-        except ServerMoveError as error:
-            log.warning("%s: the game page's moves do not replay (%s); waiting for the stream", self.label, error)
-            return
-        if game.position.ply != before or game.state is None or game.state.moves != state.moves:
-            log.info("%s: the game stream is down; the game page is at ply %d%s", self.label, game.position.ply,
-                     ", our move" if game.our_turn() else "")
-        self._on_state(state)
+        news = page_news(self.game, page)
+        if isinstance(news, GameFull):
+            self._on_game_full(news)
+        elif news is not None:
+            self._on_state(news)
 
     def _play(self) -> None:
         if self.game.our_clock_ran_out() and self.watch.settle_from_page():
             log.info("%s: our clock ran out and the game page has the game over; no move sent", self.label)
             self.game.end_game("over on the server (our clock ran out)")
             return
-        if self.mover.play() and self.game.correspondence:
+        decision = self.mover.decide()
+        if decision is None or isinstance(decision, EngineLost):
+            self._act(decision)
+            return
+        if moved_on(self.inbox.waiting(), decision.state, self.game.position, self._replaying,
+                    self.game.dialect.replays_on_reconnect):
+            log.info("%s: the position changed while thinking; not sending %s", self.label, decision.move.uci())
+            return
+        sent = self.mover.send(decision)
+        if isinstance(sent, Resign):
+            self._act(sent)
+        elif sent and self.game.correspondence:
             self.park_at = self.monotonic() + self.game.settings.correspondence.disconnect_after_s
-
-    def _moved_on(self, state: GameState) -> bool:
-        """Whether newer lines (a takeback, the game's end) arrived while the engine was thinking."""
-        assert self._stream is not None
-        while (item := self._stream.get(timeout=0)) is not None:
-            self.pending.append(item)
-        return any(isinstance(item, GameEnd) or (isinstance(item, GameState) and item.moves != state.moves)
-                   for item in self.pending)
 
     # ---- leaving a game: park, abort, resign ----
 
@@ -345,9 +373,67 @@ class GameWorker:
         """Correspondence: leave the game when the opponent is to move and the visit has lasted long enough."""
         game = self.game
         due = self.park_at is not None and (now >= self.park_at or self.park_soon)
-        if not game.correspondence or not due or game.over or game.position is None or self.pending \
-                or game.our_turn():
+        if not game.correspondence or not due or game.over or game.position is None or game.our_turn() \
+                or self.inbox.waiting():  # lines still to read may be the opponent's reply
             return
         self.ponderer.stop()
         game.end_game("parked", Phase.PARKED)
 
+
+
+def our_side(full: GameFull, account: Account) -> bool | None:
+    """True when we are White, False when Black, None when the game is not ours."""
+    if full.white.is_user(account.id, account.username):
+        return True
+    if full.black.is_user(account.id, account.username):
+        return False
+    return None
+
+
+def moved_on(waiting: list[Item], state: GameState, position: GameBoard | None, replaying: bool,
+             replays: bool) -> bool:
+    """Whether newer lines (a takeback, the game's end) arrived while the engine was thinking on ``state``:
+    they wait in the inbox (``waiting``), and are handled after the search. A replayed old state is no such
+    line: after a reconnect (``replays``: the dialect replays; ``replaying``: the worker is in a replay) a
+    state that is a strict beginning of the moves we know is skipped, as :meth:`GameWorker._handle` will skip
+    it, and never costs the search its move (seen on pychess: a finished search thrown away for the replayed
+    states at 15 and 16 plies while the bot, playing from the game page, was at 17)."""
+    for item in waiting:
+        if isinstance(item, StreamConnected):
+            replaying = replays
+        elif isinstance(item, GameEnd):
+            return True
+        elif isinstance(item, (GameFull, GameState)):
+            news = item.state if isinstance(item, GameFull) else item
+            if replaying and position is not None and is_replayed(position, news):
+                continue
+            replaying = False
+            if news.moves != state.moves:
+                return True
+    return False
+
+
+def page_news(game: GameContext, page: GamePage) -> GameFull | GameState | None:
+    """What a running game's page tells a worker whose stream is failing: the game's set-up (when the stream
+    never brought a ``gameFull``), else its latest state, replayed on the board; None when it cannot be used."""
+    try:
+        if game.full is None:
+            full = page.game_full()
+            log.info("%s: no game stream; setting the game up from the game page", game.label)
+            return full
+        state = page.state(game.full.clock.increment_ms)
+    except GamePageError as error:
+        log.warning("%s: cannot play from the game page (%s)", game.label, error)
+        return None
+    if game.position is None or game.over:
+        return None
+    before = game.position.ply
+    try:
+        game.position.update(state.moves)
+    except ServerMoveError as error:
+        log.warning("%s: the game page's moves do not replay (%s); waiting for the stream", game.label, error)
+        return None
+    if game.position.ply != before or game.state is None or game.state.moves != state.moves:
+        log.info("%s: the game stream is down; the game page is at ply %d%s", game.label, game.position.ply,
+                 ", our move" if game.our_turn() else "")
+    return state

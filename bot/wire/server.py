@@ -48,7 +48,7 @@ from bot.wire.gameexport import GameExport, parse_game_export
 from bot.wire.gamepage import GamePage, parse_game_page
 from bot.wire.normalise import normalise_game_line, normalise_lobby_line, parse_account, parse_online_bot
 from bot.wire.ratelimit import EndpointLimits, backoff_s, short_body
-from bot.wire.streams import ServerStream, StreamConnected, StreamFailed, StreamLost, StreamNotice
+from bot.wire.streams import ServerStream, Sink, StreamConnected, StreamFailed, StreamLost, StreamNotice
 from engine import __version__
 
 #: the errors and stream notices callers get from the client live in bot.wire.ratelimit and bot.wire.streams
@@ -471,11 +471,15 @@ class Server(Transport):
         stream.start()
         return stream
 
-    def open_game_stream(self, game_id: str) -> ServerStream[GameEvent]:
+    def open_game_stream(self, game_id: str, sink: Sink[GameEvent | StreamNotice] | None = None) \
+            -> ServerStream[GameEvent]:
+        """The game's stream, its reader started; with a ``sink`` (the game worker's inbox) it puts its items
+        there."""
         dialect = self._require_dialect()
         stream: ServerStream[GameEvent] = ServerStream(
             self, "stream game", endpoint_path("stream game", game_id=game_id), f"game {game_id} stream",
             lambda line: normalise_game_line(line, dialect), final=lambda event: isinstance(event, GameEnd),
+            sink=sink,
         )
         stream.start()
         return stream

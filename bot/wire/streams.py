@@ -33,6 +33,7 @@ RECONNECT_BASE_S = 1.0
 RETRYABLE_STREAM_STATUSES = (409,)
 
 T = TypeVar("T")
+T_contra = TypeVar("T_contra", contravariant=True)
 
 
 @dataclass(frozen=True)
@@ -57,6 +58,12 @@ class StreamFailed:
 StreamNotice = Union[StreamConnected, StreamLost, StreamFailed]
 
 
+class Sink(Protocol[T_contra]):
+    """Where a stream's reader puts what it reads, instead of its own queue (a game worker's inbox)."""
+
+    def put(self, item: T_contra) -> None: ...
+
+
 class StreamSource(Protocol):
     """What a stream needs of its server (:class:`bot.wire.server.Server`)."""
 
@@ -77,13 +84,15 @@ class ServerStream(Generic[T]):
 
     Items are the normalised events plus :class:`StreamConnected` / :class:`StreamLost` /
     :class:`StreamFailed` notices. After an event for which ``final`` is true, or :meth:`close`, the stream
-    stops for good.
+    stops for good. With a ``sink`` the items go there instead (and :meth:`get` has none): one queue for the
+    consumer's other senders too.
     """
 
     def __init__(self, server: StreamSource, endpoint: str, path: str, label: str,
                  normalise: Callable[[str], list[T]], *, headers: dict[str, str] | None = None,
                  on_line: Callable[[], None] | None = None,
-                 final: Callable[[T], bool] = lambda event: False) -> None:
+                 final: Callable[[T], bool] = lambda event: False,
+                 sink: Sink[T | StreamNotice] | None = None) -> None:
         self.server = server
         self.endpoint = endpoint
         self.path = path
@@ -93,6 +102,7 @@ class ServerStream(Generic[T]):
         self.on_line = on_line
         self.final = final
         self.items: queue.Queue[T | StreamNotice] = queue.Queue()
+        self._put: Callable[[T | StreamNotice], None] = sink.put if sink is not None else self.items.put
         self._closed = threading.Event()
         self._response: requests.Response | None = None
         self._last_line = server.monotonic()
@@ -156,14 +166,14 @@ class ServerStream(Generic[T]):
             if self._ended():
                 return
             if isinstance(failure, StreamFailed):
-                self.items.put(failure)
+                self._put(failure)
                 return
             attempt = 0 if delivered else attempt + 1
             metrics.STREAM_RECONNECTS.inc(stream=self.endpoint.removeprefix("stream "))
             delay = backoff_s(attempt, RECONNECT_BASE_S)
             log.warning("%s: %s; reconnecting in %.0f s", self.label, failure.reason if failure else "closed",
                         delay)
-            self.items.put(failure or StreamLost("closed by the server"))
+            self._put(failure or StreamLost("closed by the server"))
             if self._wait(delay):
                 return
 
@@ -200,7 +210,7 @@ class ServerStream(Generic[T]):
         if self.closed:
             self._drop_response()
             return False, None
-        self.items.put(StreamConnected())
+        self._put(StreamConnected())
         self._last_line = server.monotonic()
         watchdog = threading.Thread(target=self._watchdog, args=(response,), daemon=True,
                                     name=self.label + " watchdog")
@@ -221,7 +231,7 @@ class ServerStream(Generic[T]):
                     log.exception("%s: skipped a line the normaliser failed on: %.200s", self.label, line)
                     continue
                 for event in events:
-                    self.items.put(event)
+                    self._put(event)
                     if self.final(event):
                         self._closed.set()
                         return True, None

@@ -20,9 +20,29 @@ from bot.wire.normalise import normalise_game_line, parse_online_bot
 ME = Account(id="SeirawanBot", username="SeirawanBot", title="BOT")
 
 
+class ForwardingQueue(queue.Queue):  # type: ignore[type-arg]
+    """A queue whose items go to the game worker's inbox once the worker has opened the stream with it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.sink: Any = None
+
+    def put(self, item: Any, block: bool = True, timeout: float | None = None) -> None:
+        if self.sink is not None:
+            self.sink.put(item)
+        else:
+            super().put(item, block, timeout)
+
+    def forward_to(self, sink: Any) -> None:
+        """From now on into ``sink``; what was pushed before goes there first."""
+        while not self.empty():
+            sink.put(self.get_nowait())
+        self.sink = sink
+
+
 class FakeStream:
     def __init__(self) -> None:
-        self.items: queue.Queue[Any] = queue.Queue()
+        self.items = ForwardingQueue()
         self.closed = False
 
     def get(self, timeout: float | None = None) -> Any:
@@ -55,7 +75,9 @@ class FakeServer:
             raise ServerError("game page: HTTP 502, gave up after 2 attempts", 502)
         return self.page
 
-    def open_game_stream(self, game_id: str) -> FakeStream:
+    def open_game_stream(self, game_id: str, sink: Any = None) -> FakeStream:
+        if sink is not None:
+            self.stream.items.forward_to(sink)
         return self.stream
 
     def push(self, *lines: str) -> None:

@@ -396,3 +396,61 @@ def test_an_illegal_book_move_is_never_sent_the_engine_plays_instead(tmp_path, m
     run_worker(server, engine, tmp_path)
     assert asked, "the book was asked first"
     assert server.moves() == ["g1h3e"] and len(engine.searches) == 1
+
+
+def test_a_replayed_old_state_waiting_after_a_search_is_no_change_but_a_takeback_is():
+    """``moved_on``: what waits in the inbox when the search ends. After a reconnect on pychess, states that
+    are a beginning of the moves we know are the replay (no change); a state that is not ends the replay;
+    without a reconnect (or on Lichess, which does not replay) a shorter move list is a takeback."""
+    from bot.game.position import GameBoard
+    from bot.game.worker import moved_on
+    from bot.wire.events import Variant
+
+    position = GameBoard(None, Variant("seirawan", False))
+    position.update(["e2e4", "e7e5", "g1f3"])
+
+    def at(*moves: str) -> GameState:
+        return GameState(moves=moves, wtime_ms=1, btime_ms=1, winc_ms=0, binc_ms=0)
+
+    now = at("e2e4", "e7e5", "g1f3")
+    replay = [StreamConnected(), at("e2e4"), at("e2e4", "e7e5"), now]
+    assert not moved_on(replay, now, position, replaying=False, replays=True)
+    assert not moved_on(replay[1:], now, position, replaying=True, replays=True), "a replay under way"
+    assert moved_on(replay, now, position, replaying=False, replays=False), "Lichess: a takeback"
+    assert moved_on(replay[1:], now, position, replaying=False, replays=True), "no reconnect: a takeback"
+    assert moved_on([StreamConnected(), at("e2e4"), at("e2e4", "d7d5")], now, position, replaying=False,
+                    replays=True), "not a beginning of our moves: the replay is over, and this is news"
+    assert moved_on([GameEnd()], now, position, replaying=False, replays=True)
+
+
+def test_lichess_our_move_accepted_just_before_the_stream_failed_is_in_the_pgn(tmp_path, caplog):
+    """Lichess answers a move into a finished game with 400, so a 200 means the move is in the game: when
+    the stream then fails for good and the game export cannot be read, the PGN still has our move."""
+    from bot.wire.server import ServerError, StreamFailed
+    from tests.bot.fakes import LichessServer, lichess_full, run
+
+    server = LichessServer()
+
+    def export(game_id: str) -> Any:
+        raise ServerError("game export: HTTP 502, gave up after 2 attempts", 502)
+
+    server.fetch_game_export = export  # type: ignore[attr-defined]
+    server.on_move = lambda uci: server.stream.items.put(StreamFailed("HTTP 404", 404))
+    server.push(lichess_full())
+    with caplog.at_level(logging.INFO):
+        record, _ = run(server, ScriptedEngine("e2e4"), Settings(pgn_directory=str(tmp_path)))
+    assert record.pgn_path is not None and "1. e4" in record.pgn_path.read_text()
+    assert "our last move e2e4 was accepted but not echoed; it is in the PGN" in caplog.text
+
+
+def test_pychess_our_unechoed_move_is_not_counted_when_the_server_cannot_say(tmp_path):
+    """pychess answers a move into a finished game with 200 and ignores it: when the stream fails right after
+    our move and the game page cannot be read, the move is not claimed for the record."""
+    from bot.wire.server import StreamFailed
+
+    server = FakeServer()
+    server.page = None
+    server.on_move = lambda uci: server.stream.items.put(StreamFailed("HTTP 404", 404))
+    server.push(PYCHESS_GAME_FULL)
+    record = run_worker(server, ScriptedEngine("g1h3e"), tmp_path)
+    assert server.moves() == ["g1h3e"] and record.pgn_path is None, "no ply, no result: nothing to write"
