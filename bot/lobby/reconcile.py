@@ -28,7 +28,7 @@ from bot.config import Settings
 from bot.game.position import GameBoard
 from bot.game.record import GameNote
 from bot.lobby.challenges import DAY_S
-from bot.records.pgn import PgnGame, PgnReadError, read_pgn, safe_file_id, write_pgn
+from bot.records.pgn import PgnReadError, SavedPgn, read_pgn, safe_file_id, write_pgn
 from bot.records.results import UNKNOWN, UNTERMINATED, GameOutcome
 from bot.wire.gamepage import GamePage
 from bot.wire.normalise import parse_variant
@@ -101,7 +101,7 @@ class PgnChange:
     changed: str
 
 
-def pgn_change(pgn: PgnGame, server: GameOutcome, server_sans: tuple[str, ...] | None) -> PgnChange | None:
+def pgn_change(pgn: SavedPgn, server: GameOutcome, server_sans: tuple[str, ...] | None) -> PgnChange | None:
     """The PGN rewritten with the server's result, Termination and plies, when any of them differs from ours;
     None when they agree. ``server_sans`` None: the server's plies are unknown, ours stay."""
     differences = []
@@ -274,6 +274,8 @@ class Reconciler:
         if step is Step.WATCH:
             log.debug("%s: live on the server; looking again in %.0f s", label, LIVE_RECHECK_S)
             return LIVE_RECHECK_S
+        if self.busy(note.game_id):
+            return LIVE_RECHECK_S  # a gameStart came while we read: the worker resigns again, not both of us
         try:
             if step is Step.ABORT:
                 self.server.abort_game(note.game_id)

@@ -193,7 +193,7 @@ class PgnReadError(ValueError):
 
 
 @dataclass(frozen=True)
-class PgnGame:
+class SavedPgn:
     """A game read back from its PGN: the tags in their order, the SAN moves, one comment (or None) per move,
     and the result."""
 
@@ -226,7 +226,7 @@ def _unescape(value: str) -> str:
     return re.sub(r"\\(.)", r"\1", value)
 
 
-def read_pgn(text: str) -> PgnGame:
+def read_pgn(text: str) -> SavedPgn:
     """Read one game written by :func:`game_pgn` (tags, SAN moves with ``{comments}``, the result). Raises
     :class:`PgnReadError` saying what is wrong."""
     head, separator, body = text.strip().partition("\n\n")
@@ -255,4 +255,4 @@ def read_pgn(text: str) -> PgnGame:
             comments.append(None)
     if result is None:
         raise PgnReadError("no result at the end of the moves")
-    return PgnGame(headers, tuple(sans), tuple(comments), result)
+    return SavedPgn(headers, tuple(sans), tuple(comments), result)
