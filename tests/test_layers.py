@@ -211,3 +211,20 @@ def test_engine_importing_the_bot_is_caught(tmp_path: Path) -> None:
     assert layer_violations(import_graph(root, ["engine", "bot"])) == [
         "engine.attacks imports engine.evaluate: a rules module imports engine.evaluate",
         "engine.uci imports bot.config: engine imports nothing from bot"]
+
+
+def test_every_wire_error_has_the_one_root() -> None:
+    """bot/wire/errors.py draws the tree: a caller catching WireError catches everything the layer raises."""
+    import importlib
+    import inspect
+
+    import bot.wire.errors as errors
+
+    raised = set()
+    for path in sorted((ROOT / "bot" / "wire").glob("*.py")):
+        module = importlib.import_module("bot.wire" if path.stem == "__init__" else f"bot.wire.{path.stem}")
+        for _, value in inspect.getmembers(module, inspect.isclass):
+            if issubclass(value, Exception) and value.__module__.startswith("bot.wire"):
+                raised.add(value)
+    assert len(raised) >= 7 and all(issubclass(error, errors.WireError) for error in raised), raised
+    assert all(error.__module__ == "bot.wire.errors" for error in raised), "errors live in bot/wire/errors.py"

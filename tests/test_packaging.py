@@ -199,6 +199,15 @@ def test_the_bot_package_docstring_names_every_module() -> None:
     assert {name for name in modules if f"``{name}``" not in (bot.__doc__ or "")} == set()
 
 
+def test_the_code_map_in_docs_lists_every_module_of_the_bot() -> None:
+    text = (ROOT / "docs" / "bot.md").read_text(encoding="utf-8")
+    code_map = text[text.index("## Code map"):]
+    modules = [path.relative_to(ROOT).as_posix() for path in sorted((ROOT / "bot").rglob("*.py"))
+               if "loopback" not in path.parts and path.name not in ("__init__.py", "__main__.py")
+               and path.as_posix() != (ROOT / "bot" / "health.py").as_posix()]
+    assert [module for module in modules if f"`{module}`" not in code_map] == []
+
+
 @pytest.mark.parametrize("layer", ["app", "lobby", "wire", "records"])
 def test_each_layer_docstring_names_its_modules(layer: str) -> None:
     import importlib

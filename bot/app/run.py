@@ -28,7 +28,8 @@ from bot.game.books import check_books
 from bot.lobby.loop import Lobby
 from bot.wire import server as server_module
 from bot.wire.dialect import dialect_for_rejection
-from bot.wire.server import Server, ServerError, ServerStopped, TokenRejected
+from bot.wire.errors import ServerError, ServerStopped, TokenRejected
+from bot.wire.server import Server
 from engine.book import BookError
 
 log = logging.getLogger("bot")

@@ -22,6 +22,7 @@ import yaml
 
 from bot.loopback import EngineOpponent, Game, LoopbackServer, MoveRecord, Opponent, RandomMoves
 from bot.wire.dialect import PYCHESS
+from engine.buildinfo import build_name
 
 FAIRY_STOCKFISH_PATHS = ("fairy-stockfish", "/usr/games/fairy-stockfish")
 SANDBOX_CLOCK = (60, 1)
@@ -90,7 +91,7 @@ def sandbox_opponent() -> tuple[Opponent, str]:
     if builtin_engine_available():
         return EngineOpponent(
             [sys.executable, "-m", "engine"], movetime_ms=None, depth=1
-        ), "bundled engine, depth 1"
+        ), f"bundled engine, {build_name()}, depth 1"
     fairy = find_fairy_stockfish()
     if fairy is not None:
         return EngineOpponent([fairy], movetime_ms=None, depth=1), "Fairy-Stockfish, depth 1"

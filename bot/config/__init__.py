@@ -6,7 +6,6 @@ The bottom layer of the bot: every other package may read settings, this one imp
 from bot.config.settings import (
     BUILTIN_BOOK,
     SPEED_NAMES,
-    VARIANT_NAMES,
     BookSelection,
     BookSettings,
     ChallengeSettings,
@@ -35,7 +34,6 @@ from bot.config.settings import (
     TakebackSettings,
     TimeSettings,
     TokenError,
-    Variant,
     config_key,
     load_settings,
     resolve_token,
@@ -49,5 +47,5 @@ __all__ = ["BUILTIN_BOOK", "BookSelection", "BookSettings", "ChallengeSettings",
            "EngineSettings", "GreetingSettings", "LogLevel", "LoggingSettings", "MatchmakingOverride",
            "MatchmakingSettings", "MatchmakingTimeControl", "Mode", "ResignSettings", "SPEED_NAMES",
            "ServerSettings", "Settings", "ShutdownMode", "ShutdownSettings", "Speed",
-           "TakebackSettings", "TimeSettings", "TokenError", "VARIANT_NAMES", "Variant", "config_key",
+           "TakebackSettings", "TimeSettings", "TokenError", "config_key",
            "load_settings", "resolve_token", "setting", "settings_from_dict"]

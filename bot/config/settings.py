@@ -35,11 +35,11 @@ from typing import Any, Literal, TypeVar, Union, get_args, get_origin
 import yaml
 
 from bot import TOKEN_ENV
+from engine.variants import VARIANT_NAMES
 
 log = logging.getLogger(__name__)
 
 
-Variant = Literal["seirawan", "seirawan960", "chess", "chess960"]
 Speed = Literal["ultraBullet", "bullet", "blitz", "rapid", "classical", "correspondence"]
 Mode = Literal["casual", "rated"]
 DialectSetting = Literal["auto", "lichess", "pychess"]
@@ -50,8 +50,6 @@ BookSelection = Literal["weighted_random", "best_move", "uniform_random"]
 ChatRoom = Literal["player", "spectator"]
 LogLevel = Literal["DEBUG", "INFO", "WARNING", "ERROR"]
 
-#: the engine's variant names (``engine.variants.VARIANT_NAMES``; a test keeps the two equal)
-VARIANT_NAMES: tuple[str, ...] = get_args(Variant)
 SPEED_NAMES: tuple[str, ...] = get_args(Speed)
 #: ``engine.polyglot.book: {seirawan: builtin}`` means the S-chess book shipped with the engine.
 BUILTIN_BOOK = "builtin"
@@ -125,6 +123,29 @@ def _options(value: Any, section: _Section, name: str) -> dict[str, str | int | 
     return {str(option): item for option, item in value.items()}
 
 
+def _variant(section: _Section, name: str, key: Any, wanted: str = "variant names from") -> str:
+    """One of the engine's variant names (``engine.variants.VARIANT_NAMES``); ``standard``, lichess-bot's name
+    for chess, reads as ``chess``."""
+    variant = "chess" if key == "standard" else key
+    if variant not in VARIANT_NAMES:
+        raise section.fail(name, f"{wanted} {', '.join(VARIANT_NAMES)} (or standard)", key)
+    return str(variant)
+
+
+def _variants(value: Any, section: _Section, name: str) -> tuple[str, ...]:
+    """A list of variant names (see :func:`_variant`), without repeats."""
+    if not isinstance(value, list):
+        raise section.fail(name, f"a list of {', '.join(VARIANT_NAMES)}", value)
+    return tuple(dict.fromkeys(_variant(section, name, entry, "a list of") for entry in value))
+
+
+def _non_empty_variants(value: Any, section: _Section, name: str) -> tuple[str, ...]:
+    variants = _variants(value, section, name)
+    if not variants:
+        raise section.fail(name, f"a non-empty list of {', '.join(VARIANT_NAMES)}", value)
+    return variants
+
+
 def _books(value: Any, section: _Section, name: str) -> dict[str, tuple[str, ...]]:
     if value is None:
         return {}
@@ -132,9 +153,7 @@ def _books(value: Any, section: _Section, name: str) -> dict[str, tuple[str, ...
         raise section.fail(name, "a mapping of variant names to book files", value)
     books: dict[str, tuple[str, ...]] = {}
     for variant_key, files in value.items():
-        variant = "chess" if variant_key == "standard" else str(variant_key)  # lichess-bot's name for chess
-        if variant not in VARIANT_NAMES:
-            raise section.fail(name, f"variant names from {', '.join(VARIANT_NAMES)} (or standard)", variant_key)
+        variant = _variant(section, name, variant_key)
         paths = [files] if isinstance(files, str) else files
         if not isinstance(paths, list) or not all(isinstance(path, str) and path for path in paths):
             raise ConfigError(f"config error: {section.key(name)}.{variant_key} must be a book file or a list of "
@@ -219,7 +238,7 @@ class TimeSettings:
 @dataclass(frozen=True)
 class ChallengeSettings:
     concurrency: int = setting(1, minimum=1)
-    variants: tuple[Variant, ...] = ("seirawan", "seirawan960", "chess")
+    variants: tuple[str, ...] = setting(("seirawan", "seirawan960", "chess"), parse=_variants)
     speeds: tuple[Speed, ...] = ("bullet", "blitz", "rapid", "classical", "correspondence")
     min_base_s: int = setting(0, minimum=0, at_most="max_base_s")
     max_base_s: int = setting(10800, minimum=0)
@@ -351,9 +370,7 @@ def _overrides(value: Any, section: _Section, name: str) -> dict[str, Matchmakin
         raise section.fail(name, "a mapping of variant names to settings", value)
     overrides: dict[str, MatchmakingOverride] = {}
     for variant_key, entry in value.items():
-        variant = "chess" if variant_key == "standard" else str(variant_key)
-        if variant not in VARIANT_NAMES:
-            raise section.fail(name, f"variant names from {', '.join(VARIANT_NAMES)} (or standard)", variant_key)
+        variant = _variant(section, name, variant_key)
         overrides[variant] = _read_section(MatchmakingOverride, entry, f"{section.key(name)}.{variant_key}")
     return overrides
 
@@ -364,7 +381,7 @@ class MatchmakingSettings:
 
     enabled: bool = False
     idle_s: float = setting(300.0, minimum=0.0)
-    variants: tuple[Variant, ...] = setting(("chess",), non_empty=True)
+    variants: tuple[str, ...] = setting(("chess",), parse=_non_empty_variants)
     time_controls: tuple[MatchmakingTimeControl, ...] = setting(
         (MatchmakingTimeControl(base_s=180, increment_s=2), MatchmakingTimeControl(base_s=300, increment_s=3)),
         non_empty=True, what="a non-empty list of {base_s, increment_s} or {days} mappings")

@@ -46,19 +46,40 @@ class EngineTimeout(EngineError):
     """The engine did not answer in time."""
 
 
+def is_bundled_engine(command: Sequence[str]) -> bool:
+    """Whether ``command`` runs the bundled engine (``<interpreter> -m engine``)."""
+    return len(command) >= 3 and list(command[-2:]) == ["-m", "engine"]
+
+
+def bundled_engine_root() -> str:
+    """The folder holding the ``engine`` package this bot imported: the installed one (site-packages, or the
+    source tree of an editable install)."""
+    import engine
+
+    return str(Path(engine.__file__).resolve().parent.parent)
+
+
 def engine_environment(command: Sequence[str]) -> dict[str, str]:
     """The environment for an engine process: ours without the API token (an engine never needs it, and a
     third-party engine should not see it). For the bundled engine (``<interpreter> -m engine``) the folder
     holding the ``engine`` package goes first on PYTHONPATH, so another interpreter such as pypy3, which does
     not see this installation's site-packages, still finds it."""
     env = {name: value for name, value in os.environ.items() if name != TOKEN_ENV}
-    if len(command) < 3 or list(command[-2:]) != ["-m", "engine"]:
+    if not is_bundled_engine(command):
         return env
-    import engine
-
-    root = str(Path(engine.__file__).resolve().parent.parent)
+    root = bundled_engine_root()
     env["PYTHONPATH"] = root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
     return env
+
+
+def engine_folder(command: Sequence[str], cwd: str | None) -> str | None:
+    """Where the engine process starts: ``cwd`` when given; for the bundled engine the folder of the installed
+    package, because ``python -m`` puts the working folder first on the path, and a bot started inside a
+    checkout (where the README has the operator edit ``config.yml``) would run the checkout's pure-Python
+    source instead of the installed, compiled engine."""
+    if cwd is not None or not is_bundled_engine(command):
+        return cwd
+    return bundled_engine_root()
 
 
 class EngineProcess:
@@ -77,7 +98,7 @@ class EngineProcess:
             raise EngineStartError(f"{label}: empty engine command")
         self.command = list(command)
         self.label = label
-        self.cwd = cwd
+        self.cwd = engine_folder(self.command, cwd)
         self.own_session = own_session
         self.echo = echo
         self.monotonic = monotonic

@@ -14,7 +14,7 @@ from bot.game.ponder import Ponderer
 from bot.game.record import GameNote
 from bot.game.watch import ServerWatch
 from bot.records.results import ABANDONED, GameOutcome, resignation
-from bot.wire.server import ServerError
+from bot.wire.errors import ServerError
 
 log = logging.getLogger("bot.game")
 

@@ -16,8 +16,8 @@ from bot.game.ponder import Ponderer
 from bot.game.position import fallback_move
 from bot.game.protocols import Engine
 from bot.game.record import describe_search
+from bot.wire.errors import ServerError
 from bot.wire.events import GameState
-from bot.wire.server import ServerError
 from engine import Move
 
 log = logging.getLogger("bot.game")

@@ -10,8 +10,8 @@ from bot import __version__
 from bot.game.chat import ChatContext, ChatLimiter, command_reply, parse_command
 from bot.game.context import GameContext
 from bot.game.decisions import should_accept_draw, should_accept_takeback
+from bot.wire.errors import ServerError
 from bot.wire.events import ChatLine, GameState
-from bot.wire.server import ServerError
 
 log = logging.getLogger("bot.game")
 

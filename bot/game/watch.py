@@ -12,9 +12,9 @@ from collections.abc import Callable
 from bot.engines.notation import parse_move
 from bot.game.context import GameContext, Phase
 from bot.game.position import ServerMoveError
+from bot.wire.errors import ServerError
 from bot.wire.gameexport import GameExport
 from bot.wire.gamepage import GamePage
-from bot.wire.server import ServerError
 
 log = logging.getLogger("bot.game")
 

@@ -33,6 +33,7 @@ from bot.game.protocols import Engine, GameServer, GameStream
 from bot.game.record import GameNote, GameRecord, describe_clock, note_clock
 from bot.game.talk import Talk
 from bot.game.watch import ServerWatch
+from bot.wire.errors import GamePageError
 from bot.wire.events import (
     Account,
     ChatLine,
@@ -44,7 +45,7 @@ from bot.wire.events import (
     UnknownEvent,
     Variant,
 )
-from bot.wire.gamepage import GamePage, GamePageError
+from bot.wire.gamepage import GamePage
 from bot.wire.streams import StreamConnected, StreamFailed, StreamLost, StreamNotice
 
 log = logging.getLogger("bot.game")

@@ -21,8 +21,9 @@ from bot.lobby.challenges import (
 )
 from bot.lobby.enginehealth import EngineHealth
 from bot.lobby.roster import KnownOpponent, Roster
+from bot.wire.errors import ServerError, TokenRejected
 from bot.wire.events import Account, Challenge
-from bot.wire.server import Server, ServerError, TokenRejected
+from bot.wire.server import Server
 
 log = logging.getLogger(__name__)
 

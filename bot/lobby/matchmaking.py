@@ -25,9 +25,11 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from bot.config import MatchmakingSettings, MatchmakingTimeControl, Settings
+from bot.lobby.challenges import DAY_S
 from bot.wire.dialect import Dialect
+from bot.wire.errors import RateLimited, ServerError, TokenRejected
 from bot.wire.events import Account, ChallengeGone, OnlineBot
-from bot.wire.server import RateLimited, ServerError, TokenRejected
+from engine.variants import LICHESS_KEYS, variant_name
 
 log = logging.getLogger(__name__)
 
@@ -35,12 +37,10 @@ log = logging.getLogger(__name__)
 ONLINE_BLOCK_LIST_REFRESH_S = 3600.0
 ONLINE_BLOCK_LIST_TIMEOUT_S = 10.0
 
-DAY_S = 86400.0
 VARIANT_REASONS = ("variant", "standard")
 TIME_CONTROL_REASONS = ("tooFast", "tooSlow", "timeControl")
-#: Lichess ``variant`` form values for our variant names.
-LICHESS_VARIANT_KEYS = {"chess": "standard", "chess960": "chess960", "seirawan": "seirawan",
-                        "seirawan960": "seirawan960"}
+#: Lichess ``variant`` form values for our variant names (from the one variant table, engine.variants).
+LICHESS_VARIANT_KEYS = {variant_name(*combination): key for combination, key in LICHESS_KEYS.items()}
 
 
 class ChallengeServer(Protocol):

@@ -30,10 +30,6 @@ def decline_reason_from_key(key: str) -> str:
     return _DECLINE_REASON_BY_KEY.get(key.strip().lower(), key)
 
 
-class MalformedLine(ValueError):
-    """A server line that is not valid JSON or lacks what its type needs."""
-
-
 @dataclass(frozen=True)
 class Variant:
     """A game variant: ``name`` is ``seirawan`` or ``chess`` when supported, else the server's name."""

@@ -16,13 +16,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from bot.records.results import GameOutcome, lichess_outcome
+from bot.wire.errors import GameExportError
 
 #: the export's status names of a game that is not over
 RUNNING_STATUSES = ("created", "started")
-
-
-class GameExportError(ValueError):
-    """The answer is not a game export (not JSON, not an object, no status)."""
 
 
 @dataclass(frozen=True)

@@ -15,12 +15,9 @@ from html.parser import HTMLParser
 from typing import Any
 
 from bot.records.results import GameOutcome, pychess_outcome
+from bot.wire.errors import GamePageError
 from bot.wire.events import GameFull, GameState, Player, TimeControl
 from bot.wire.normalise import parse_variant
-
-
-class GamePageError(ValueError):
-    """The page does not have the game attributes (not a pychess game page, or a game that does not exist)."""
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,7 @@
 """The normalisers: server lines (both dialects) -> the event model of :mod:`bot.wire.events`.
 
 Every dialect quirk documented in ``docs/server-api.md`` is handled here, in pure functions that tests feed
-with real server lines. A line that cannot be understood raises :class:`bot.wire.events.MalformedLine` (a
+with real server lines. A line that cannot be understood raises :class:`bot.wire.errors.MalformedLine` (a
 ``ValueError``) with the reason; the caller logs it and goes on.
 """
 
@@ -11,6 +11,7 @@ import json
 from typing import Any
 
 from bot.wire.dialect import Dialect
+from bot.wire.errors import MalformedLine
 from bot.wire.events import (
     Account,
     Challenge,
@@ -25,7 +26,6 @@ from bot.wire.events import (
     GameState,
     KeepAlive,
     LobbyEvent,
-    MalformedLine,
     OnlineBot,
     OpponentGone,
     Player,

@@ -14,24 +14,14 @@ from typing import TypeVar
 
 import requests
 
+from bot.wire.errors import ServerStopped
+
 log = logging.getLogger(__name__)
 
 RATE_LIMIT_PAUSE_S = 60.0
 MAX_BACKOFF_S = 60.0
 
 T = TypeVar("T")
-
-
-class ServerError(RuntimeError):
-    """A request failed for good. ``status`` is the HTTP status when there was one."""
-
-    def __init__(self, message: str, status: int | None = None) -> None:
-        super().__init__(message)
-        self.status = status
-
-
-class ServerStopped(ServerError):
-    """The server object was closed while a call was waiting."""
 
 
 def retry_after_s(response: requests.Response | None) -> float:

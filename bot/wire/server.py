@@ -32,11 +32,20 @@ import requests
 
 from bot.config import ServerSettings
 from bot.wire.dialect import Dialect, dialect_named, guess_dialect
-from bot.wire.events import Account, GameEnd, GameEvent, LobbyEvent, MalformedLine, OnlineBot
-from bot.wire.gameexport import GameExport, GameExportError, parse_game_export
-from bot.wire.gamepage import GamePage, GamePageError, parse_game_page
+from bot.wire.errors import (
+    GameExportError,
+    GamePageError,
+    MalformedLine,
+    RateLimited,
+    ServerError,
+    ServerStopped,
+    TokenRejected,
+)
+from bot.wire.events import Account, GameEnd, GameEvent, LobbyEvent, OnlineBot
+from bot.wire.gameexport import GameExport, parse_game_export
+from bot.wire.gamepage import GamePage, parse_game_page
 from bot.wire.normalise import normalise_game_line, normalise_lobby_line, parse_account, parse_online_bot
-from bot.wire.ratelimit import EndpointLimits, ServerError, ServerStopped, backoff_s, short_body
+from bot.wire.ratelimit import EndpointLimits, backoff_s, short_body
 from bot.wire.streams import ServerStream, StreamConnected, StreamFailed, StreamLost, StreamNotice
 from engine import __version__
 
@@ -89,18 +98,6 @@ T = TypeVar("T")
 def endpoint_path(endpoint: str, **parts: str) -> str:
     """The path of ``endpoint`` with every part quoted (an id can never add a path segment)."""
     return ENDPOINTS[endpoint][1].format(**{name: quote(value, safe="") for name, value in parts.items()})
-
-
-class TokenRejected(ServerError):
-    """The server refused the token: HTTP 401 (Lichess) or 403 (pychess) on ``/api/account``."""
-
-
-class RateLimited(ServerError):
-    """HTTP 429 (or the endpoint is still paused after one) for a call that must not wait."""
-
-    def __init__(self, message: str, retry_after_s: float) -> None:
-        super().__init__(message, 429)
-        self.retry_after_s = retry_after_s
 
 
 def pychess_variant_names(config_variants: tuple[str, ...]) -> list[str]:

@@ -20,7 +20,7 @@ from typing import Generic, Protocol, TypeVar, Union
 import requests
 
 from bot.config import ServerSettings
-from bot.wire.events import MalformedLine
+from bot.wire.errors import MalformedLine
 from bot.wire.ratelimit import EndpointLimits, backoff_s, short_body
 
 log = logging.getLogger(__name__)

@@ -5,8 +5,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest
-
 # A copy of ../shared/data/pychess-seirawan-game.txt, kept in the repository so CI has it.
 DATA = Path(__file__).resolve().parents[1] / "data" / "pychess-seirawan-game.txt"
 
@@ -34,18 +32,6 @@ PYCHESS_STATE_1 = (
 PYCHESS_PING = '{"type":"ping"}'
 PYCHESS_GAME_END = '{"type": "gameEnd", "game": {"id": "RpxjQkJ5"}}'
 PYCHESS_ACCOUNT = '{"id": "SeirawanBot", "username": "SeirawanBot", "title": "BOT"}'
-
-
-def board_available() -> bool:
-    """Whether ``engine.Board`` can be imported (the bot's position logic needs it)."""
-    try:
-        from engine import Board  # noqa: F401
-    except ImportError:
-        return False
-    return True
-
-
-needs_board = pytest.mark.skipif(not board_available(), reason="engine.Board is not available")  # always is now
 
 
 def recorded_lines() -> list[tuple[str, str]]:

@@ -12,10 +12,10 @@ from bot.config import Settings
 from bot.engines import EngineReply, Score
 from bot.game import GameRecord, GameWorker
 from bot.wire.dialect import LICHESS, dialect_named
+from bot.wire.errors import ServerError
 from bot.wire.events import Account
 from bot.wire.gamepage import GamePage
 from bot.wire.normalise import normalise_game_line, parse_online_bot
-from bot.wire.server import ServerError
 
 ME = Account(id="SeirawanBot", username="SeirawanBot", title="BOT")
 

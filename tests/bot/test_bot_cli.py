@@ -18,7 +18,6 @@ from tests.bot.conftest import (
     PYCHESS_GAME_END,
     PYCHESS_GAME_FULL,
     PYCHESS_STATE_1,
-    needs_board,
 )
 from tests.bot.http_fixture import Reply, ScriptedServer
 
@@ -77,7 +76,6 @@ def test_redacting_filter_hides_the_token_in_messages_and_arguments():
     assert TOKEN not in record.getMessage() and "[redacted]" in record.getMessage()
 
 
-@needs_board
 def test_a_whole_pychess_game_in_process(tmp_path, monkeypatch, caplog):
     """Accept the recorded challenge, play the game, write the PGN, stop after --games 1, exit 0."""
     monkeypatch.setenv("SCHESS_BOT_TOKEN", TOKEN)

@@ -12,7 +12,6 @@ import pytest
 import yaml
 
 from bot.config import (
-    VARIANT_NAMES,
     ConfigError,
     Settings,
     TokenError,
@@ -22,6 +21,7 @@ from bot.config import (
     settings_from_dict,
 )
 from engine import variants
+from engine.variants import VARIANT_NAMES
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -68,8 +68,13 @@ def test_shipped_config_has_every_key_and_nothing_else():
     assert not shipped - expected, f"config.yml keys the bot does not read: {sorted(shipped - expected)}"
 
 
-def test_the_variant_choices_are_the_engines_variants():
-    assert VARIANT_NAMES == variants.VARIANT_NAMES
+def test_the_variant_choices_are_the_engines_variants_and_standard_means_chess():
+    assert VARIANT_NAMES is variants.VARIANT_NAMES  # one table: the engine's
+    settings = settings_from_dict({"challenge": {"variants": ["standard", "seirawan960", "chess"]}})
+    assert settings.challenge.variants == ("chess", "seirawan960")
+    with pytest.raises(ConfigError, match=r"challenge\.variants must be a list of seirawan, seirawan960, chess, "
+                                          r"chess960 \(or standard\), got 'crazyhouse'"):
+        settings_from_dict({"challenge": {"variants": ["crazyhouse"]}})
 
 
 def test_shipped_config_comments_every_key():

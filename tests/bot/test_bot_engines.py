@@ -3,13 +3,24 @@
 from __future__ import annotations
 
 import shutil
+import subprocess
 import sys
 import time
 from pathlib import Path
 
 import pytest
 
-from bot.engines import EngineCrashed, EngineReply, EngineTimeout, Score, UciEngine, parse_info, parse_option
+from bot.engines import (
+    EngineCrashed,
+    EngineReply,
+    EngineTimeout,
+    Score,
+    UciEngine,
+    parse_info,
+    parse_option,
+    position_command,
+    process,
+)
 from bot.engines.limits import GoLimits
 from engine import Board
 from tests.timing import PATIENCE_S
@@ -107,14 +118,23 @@ FAIRY = shutil.which("fairy-stockfish") or ("/usr/games/fairy-stockfish"
 
 
 @pytest.mark.skipif(FAIRY is None, reason="Fairy-Stockfish is not installed")
-def test_fairy_stockfish_plays_a_gating_move_in_seirawan():
+def test_fairy_stockfish_reads_gating_moves_and_answers_with_one():
+    """A gating move in the move list reaches Fairy-Stockfish as S-chess, and a reply restricted to gating
+    moves comes back legal and gating: the UCI client speaks S-chess notation both ways."""
     assert FAIRY is not None
     engine = UciEngine([FAIRY], {"Hash": 16}, label="fsf")
+    board = Board(START)
+    board.push_uci("g1f3h")
+    gating = sorted(move.uci() for move in board.legal_moves if move.gate)
     try:
         engine.set_variant("seirawan", False)
         engine.new_game()
-        result = engine.search(START, ["g1f3h"], GoLimits(movetime_ms=100, deadline_ms=3000))
-        assert result.bestmove is not None and result.depth is not None
+        engine.process.send(position_command(START, ["g1f3h"]))
+        engine.process.send("go depth 4 searchmoves " + " ".join(gating))
+        reply = engine.process.read_until(lambda line: line.startswith("bestmove"), 10.0, "bestmove")
+        bestmove = reply[-1].split()[1]
+        assert bestmove in gating
+        assert board.parse_uci(bestmove) in board.legal_moves
     finally:
         engine.close()
 
@@ -123,11 +143,16 @@ PYPY = shutil.which("pypy3")
 
 
 @pytest.mark.skipif(PYPY is None, reason="pypy3 is not installed (.ci/run installs it from Debian)")
-def test_builtin_engine_runs_under_pypy_from_the_interpreter_setting(monkeypatch):
-    """engine.interpreter: pypy3 must work although pypy3 does not see this installation's site-packages."""
+def test_builtin_engine_runs_under_pypy_from_the_interpreter_setting(monkeypatch, tmp_path):
+    """engine.interpreter: pypy3 must work although pypy3 does not see this installation's site-packages.
+    The engine starts in a folder without the source tree, so only the PYTHONPATH the bot sets can find it
+    (the second half shows that without it, pypy3 finds no engine there)."""
     assert PYPY is not None
     monkeypatch.delenv("PYTHONPATH", raising=False)
-    engine = UciEngine([PYPY, "-m", "engine"], {"Hash": 16}, label="pypy", startup_timeout_s=30)
+    bare = subprocess.run([PYPY, "-c", "import engine"], cwd=tmp_path, capture_output=True, text=True,
+                          env=process.engine_environment([PYPY, "-c"]), check=False)
+    assert bare.returncode != 0 and "No module named 'engine'" in bare.stderr
+    engine = UciEngine([PYPY, "-m", "engine"], {"Hash": 16}, label="pypy", startup_timeout_s=30, cwd=str(tmp_path))
     try:
         engine.set_variant("seirawan", False)
         engine.new_game()
@@ -151,3 +176,21 @@ def test_a_score_is_centipawns_or_a_mate_and_prints_one_way():
         Score(cp=1, mate=1)
     with pytest.raises(ValueError):
         Score()
+
+
+def test_the_bundled_engine_is_the_installed_one_whatever_the_working_folder(monkeypatch, tmp_path):
+    """A bot started inside a folder holding another ``engine`` package (a checkout's pure-Python source
+    beside an installed compiled build) still runs the engine it imported itself."""
+    decoy = tmp_path / "engine"
+    decoy.mkdir()
+    (decoy / "__init__.py").write_text("")
+    (decoy / "__main__.py").write_text("print('id name decoy engine'); print('uciok')\n")
+    monkeypatch.chdir(tmp_path)
+    import engine.uci
+
+    uci = UciEngine([sys.executable, "-m", "engine"], label="bundled")
+    try:
+        uci.start()
+        assert uci.id_name == engine.uci.ENGINE_NAME  # the name says the build: pure Python or compiled
+    finally:
+        uci.close()

@@ -7,6 +7,7 @@ import json
 import pytest
 
 from bot.wire.dialect import LICHESS, PYCHESS
+from bot.wire.errors import MalformedLine
 from bot.wire.events import (
     ChallengeEvent,
     ChallengeGone,
@@ -17,7 +18,6 @@ from bot.wire.events import (
     GameStart,
     GameState,
     KeepAlive,
-    MalformedLine,
     OpponentGone,
     ServerTerminated,
     UnknownEvent,

@@ -18,10 +18,9 @@ from bot.wire.events import GameEnd, GameFull, GameState
 from bot.wire.gamepage import GamePage
 from bot.wire.normalise import normalise_game_line
 from bot.wire.server import StreamConnected
-from tests.bot.conftest import PYCHESS_GAME_END, PYCHESS_GAME_FULL, needs_board
+from tests.bot.conftest import PYCHESS_GAME_END, PYCHESS_GAME_FULL
 from tests.bot.fakes import ME, FakeServer, ScriptedEngine
 
-pytestmark = needs_board
 
 def state_line(moves: str, status: str = "started", **extra: Any) -> str:
     data = {"type": "gameState", "moves": moves, "wtime": 300000, "btime": 300000, "winc": 3, "binc": 3,
@@ -332,3 +331,65 @@ def test_state_before_full_is_ignored():
     worker = GameWorker("x", FakeServer(), Settings(), ME, ScriptedEngine("e2e4"))  # type: ignore[arg-type]
     worker._on_state(state)
     assert worker.game.state is None
+
+
+class PonderingScriptedEngine(ScriptedEngine):
+    """A :class:`ScriptedEngine` that ponders; its ponder search finishes with ``ponderhit_answer``."""
+
+    def __init__(self, *answers: Any, ponderhit_answer: str) -> None:
+        super().__init__(*answers)
+        self.ponderhit_answer = ponderhit_answer
+        self.pondered: list[list[str]] = []
+        self._pondering = False
+
+    @property
+    def pondering(self) -> bool:
+        return self._pondering
+
+    def ponder(self, fen: str, moves: Sequence[str], limits: Any) -> None:
+        self.pondered.append(list(moves))
+        self._pondering = True
+
+    def ponderhit(self, limits: Any) -> EngineReply:
+        self._pondering = False
+        return EngineReply(bestmove=self.ponderhit_answer, score=Score(cp=10), depth=5, elapsed_s=0.5)
+
+    def stop_ponder(self) -> None:
+        self._pondering = False
+
+
+def test_an_illegal_move_from_a_ponder_hit_is_never_sent_the_engine_searches_again(tmp_path, caplog):
+    server = FakeServer()
+    replies = iter([lambda: server.push(state_line("g1h3e b8c6e")),  # the predicted reply: a ponder hit
+                    lambda: server.push(PYCHESS_GAME_END)])
+    server.on_move = lambda uci: next(replies)()
+    server.push(PYCHESS_GAME_FULL)
+    engine = PonderingScriptedEngine(EngineReply(bestmove="g1h3e", ponder="b8c6e", score=Score(cp=20), depth=6),
+                                     "b1a3h", ponderhit_answer="e2e5")
+    settings = Settings(pgn_directory=str(tmp_path / "games"),
+                        engine=replace(Settings().engine, ponder=True))
+    with caplog.at_level(logging.WARNING):
+        run_worker(server, engine, tmp_path, settings)
+    assert engine.pondered == [["g1h3e", "b8c6e"]], "pondered on the predicted reply"
+    assert server.moves() == ["g1h3e", "b1a3h"], "the illegal e2e5 was never sent"
+    assert engine.searches[-1][1] == ["g1h3e", "b8c6e"], "searched the position again"
+    assert "the ponder search gave 'e2e5'; searching again" in caplog.text
+
+
+def test_an_illegal_book_move_is_never_sent_the_engine_plays_instead(tmp_path, monkeypatch):
+    import bot.game.moves
+
+    asked: list[str] = []
+
+    def broken_book(settings: Any, variant_name: str, board: Any, rng: Any = None) -> str:
+        asked.append(board.fen())
+        return "e2e5"  # a corrupt book entry: not a legal move here
+
+    monkeypatch.setattr(bot.game.moves, "book_move", broken_book)
+    server = FakeServer()
+    server.on_move = lambda uci: server.push(state_line(uci), PYCHESS_GAME_END)
+    server.push(PYCHESS_GAME_FULL)
+    engine = ScriptedEngine("g1h3e")
+    run_worker(server, engine, tmp_path)
+    assert asked, "the book was asked first"
+    assert server.moves() == ["g1h3e"] and len(engine.searches) == 1

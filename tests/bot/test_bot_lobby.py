@@ -17,11 +17,9 @@ from bot.config import ChallengeSettings, Settings
 from bot.lobby.loop import Lobby
 from bot.wire.events import ChallengeEvent, ChallengeGone, GameStart
 from bot.wire.normalise import normalise_lobby_line
-from tests.bot.conftest import PYCHESS_ACCOUNT, PYCHESS_CHALLENGE, PYCHESS_GAME_FULL, needs_board
+from tests.bot.conftest import PYCHESS_ACCOUNT, PYCHESS_CHALLENGE, PYCHESS_GAME_FULL
 from tests.bot.fakes import ME, LobbyServer, ScriptedEngine
 from tests.bot.http_fixture import Reply, ScriptedServer
-
-pytestmark = needs_board
 
 REPO = Path(__file__).resolve().parents[2]
 FAKE = str(Path(__file__).with_name("fake_uci.py"))

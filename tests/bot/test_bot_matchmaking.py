@@ -22,9 +22,9 @@ from bot.lobby.matchmaking import (
     under_daily_limit,
 )
 from bot.wire.dialect import PYCHESS
+from bot.wire.errors import RateLimited, ServerError
 from bot.wire.events import Account, ChallengeGone
 from bot.wire.normalise import normalise_lobby_line
-from bot.wire.server import RateLimited, ServerError
 from tests.bot.fakes import FakeChallengeServer, online
 
 ME = Account(id="schessbot", username="SchessBot", title="BOT")

@@ -16,7 +16,6 @@ from bot.lobby.challenges import Accept, Decline, LobbyState, decide_challenge
 from bot.wire.dialect import PYCHESS
 from bot.wire.events import Challenge, Player, TimeControl, Variant
 from bot.wire.normalise import normalise_game_line
-from tests.bot.conftest import needs_board
 from tests.bot.fakes import LICHESS_ME_ID, FakeServer, LichessServer, ScriptedEngine, lichess_full, lichess_state, run
 from tests.timing import PATIENCE_S, wait_until
 
@@ -29,7 +28,6 @@ def quiet(**overrides: Any) -> Settings:
     return settings_from_dict({"greeting": {"hello": "", "goodbye": ""}, "pgn_directory": None, **overrides})
 
 
-@needs_board
 def test_takebacks_are_granted_up_to_max_takebacks_then_declined() -> None:
     server = LichessServer()
     replies = iter([
@@ -67,7 +65,6 @@ class PushingEngine(ScriptedEngine):
         return super().search(fen, moves, limits)
 
 
-@needs_board
 def test_a_takeback_request_overtaken_by_our_move_is_not_answered() -> None:
     server = LichessServer()
     stale = json.dumps(lichess_state("e2e4 e7e5", btakeback=True))
@@ -77,7 +74,6 @@ def test_a_takeback_request_overtaken_by_our_move_is_not_answered() -> None:
     assert ("takeback", "yes") not in server.calls and ("takeback", "no") not in server.calls
 
 
-@needs_board
 def test_chat_commands_are_answered_in_their_room_without_waiting_and_our_own_lines_ignored() -> None:
     server = LichessServer()
     lines = [json.dumps({"type": "chatLine", "room": room, "username": user, "text": text})
@@ -96,7 +92,6 @@ def test_chat_commands_are_answered_in_their_room_without_waiting_and_our_own_li
                      ("3 challenges waiting.", "player", "False")]
 
 
-@needs_board
 def test_a_correspondence_game_is_parked_after_our_move(caplog: pytest.LogCaptureFixture) -> None:
     caplog.set_level(logging.INFO)
     server = LichessServer()
@@ -112,7 +107,6 @@ def test_a_correspondence_game_is_parked_after_our_move(caplog: pytest.LogCaptur
     assert "game g1: Alice to move; parked until the next check (correspondence)" in caplog.text
 
 
-@needs_board
 def test_a_check_visit_with_the_opponent_to_move_parks_at_once_without_an_engine() -> None:
     server = LichessServer()
     server.push(lichess_full("e2e4", days=3))
@@ -122,7 +116,6 @@ def test_a_check_visit_with_the_opponent_to_move_parks_at_once_without_an_engine
     assert not hasattr(engine, "variant"), "the engine is not even set up for a visit with nothing to do"
 
 
-@needs_board
 def test_stopping_with_abort_parks_a_correspondence_game_instead_of_resigning_it() -> None:
     server = LichessServer()
     server.push(lichess_full("e2e4", days=3))
@@ -204,7 +197,6 @@ def pychess_full(initial_fen: str, moves: str = "") -> str:
                                  "winc": 1, "binc": 1, "status": "started"}})
 
 
-@needs_board
 def test_a_final_move_pychess_never_sends_is_taken_from_what_we_sent(tmp_path: Any) -> None:
     server = FakeServer("pychess")
     server.on_move = lambda uci: server.push('{"type": "gameEnd", "game": {"id": "g1"}}')
@@ -215,7 +207,6 @@ def test_a_final_move_pychess_never_sends_is_taken_from_what_we_sent(tmp_path: A
     assert "1. Ra8#" in record.pgn_path.read_text()
 
 
-@needs_board
 def test_a_game_ended_by_the_opponent_after_our_quiet_move_does_not_get_that_move(tmp_path: Any) -> None:
     server = FakeServer("pychess")
     server.on_move = lambda uci: server.push('{"type": "gameEnd", "game": {"id": "g1"}}')
@@ -224,7 +215,6 @@ def test_a_game_ended_by_the_opponent_after_our_quiet_move_does_not_get_that_mov
     assert record.result == "*" and record.pgn_path is None, "a move that does not end the game is not assumed"
 
 
-@needs_board
 def test_the_chess960_flag_of_a_pychess_game_start_reaches_the_board() -> None:
     from bot.wire.events import GameStart
     from bot.wire.normalise import normalise_lobby_line
@@ -245,7 +235,6 @@ def test_the_chess960_flag_of_a_pychess_game_start_reaches_the_board() -> None:
     assert worker.game.position is not None and worker.game.position.board.chess960
 
 
-@needs_board
 def test_stopping_with_finish_parks_a_waiting_correspondence_game_at_once() -> None:
     from bot.wire.events import Account
 

@@ -16,10 +16,7 @@ from bot.engines import EngineCrashed, EngineReply
 from bot.engines.result import Score
 from bot.records.pgn import clock_command, eval_command
 from bot.wire.dialect import LICHESS
-from tests.bot.conftest import needs_board
 from tests.bot.fakes import LichessServer, ScriptedEngine, lichess_full, lichess_state, run
-
-pytestmark = needs_board
 
 
 def test_eval_and_clock_commands_have_lichess_syntax() -> None:

@@ -14,7 +14,6 @@ import pytest
 from bot.config import EngineSettings
 from bot.engines import EngineError, UciEngine
 from bot.engines.limits import GoLimits
-from tests.bot.conftest import needs_board
 from tests.timing import PATIENCE_S
 
 FAKE = str(Path(__file__).with_name("fake_uci.py"))
@@ -39,7 +38,6 @@ def engine(request: pytest.FixtureRequest) -> Iterator[UciEngine]:
     uci.close()
 
 
-@needs_board
 def test_ponderhit_answers_with_a_legal_move_and_reports_the_time_pondered(engine: UciEngine) -> None:
     from engine import Board
 
@@ -56,7 +54,6 @@ def test_ponderhit_answers_with_a_legal_move_and_reports_the_time_pondered(engin
     assert not engine.pondering
 
 
-@needs_board
 def test_a_stopped_ponder_search_does_not_leak_into_the_next_search(engine: UciEngine) -> None:
     from engine import Board
 

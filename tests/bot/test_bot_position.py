@@ -6,16 +6,13 @@ import json
 
 import pytest
 
+import engine
 from bot.engines.notation import parse_move
 from bot.game import final_outcome
 from bot.game.position import GameBoard, ServerMoveError, fallback_move
 from bot.records.pgn import game_pgn, movetext, safe_file_id, standard_headers, write_pgn
 from bot.wire.events import GameEnd, Variant
-from tests.bot.conftest import board_available, needs_board, recorded
-
-pytestmark = needs_board
-if board_available():
-    import engine
+from tests.bot.conftest import recorded
 
 SEIRAWAN = Variant("seirawan")
 # A real pychess.org S-chess game (shared/docs/schess-rules.md), ending in Qxd8/E#.

@@ -14,8 +14,9 @@ from bot.records.results import (
     lichess_outcome,
     pychess_outcome,
 )
-from bot.wire.gameexport import GameExportError, parse_game_export
-from bot.wire.gamepage import GamePageError, parse_game_page
+from bot.wire.errors import GameExportError, GamePageError
+from bot.wire.gameexport import parse_game_export
+from bot.wire.gamepage import parse_game_page
 
 PAGES = Path(__file__).resolve().parents[1] / "data" / "pychess-game-pages.html"
 

@@ -40,9 +40,11 @@ def test_any_fen_parses_or_raises_value_error(fen: str, variant: str, chess960: 
     reread = Board(board.fen(), variant=variant, chess960=chess960).fen()
     if reread != board.fen():
         assert reread == pyffish.get_fen(variant, board.fen(), [], chess960), (fen, board.fen(), reread)
+    before = (board.fen(), sorted(move.uci() for move in moves))
     for move in moves[:5]:
         board.push(move)
-        board.pop()
+        assert board.pop() == move
+        assert (board.fen(), sorted(move.uci() for move in board.legal_moves)) == before, move.uci()
 
 
 SQUARES = [f + r for f in "abcdefgh" for r in "12345678"]

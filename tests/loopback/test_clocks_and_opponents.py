@@ -93,10 +93,6 @@ def test_a_bad_start_position_is_refused_when_the_challenge_is_made(pychess: Loo
 
 
 def test_the_bundled_engine_can_be_the_opponent(pychess: LoopbackServer, pychess_client: Client) -> None:
-    import importlib.util
-
-    if importlib.util.find_spec("engine.__main__") is None:
-        pytest.skip("the bundled engine has no UCI front end yet")
     opponent = EngineOpponent(depth=1, movetime_ms=None)
     game_id, _ = start_game(pychess, pychess_client, color="white", opponent=opponent)
     game = pychess.wait_for_plies(game_id, 1, 20)

@@ -51,7 +51,6 @@ def test_load_openings_rejects_a_file_without_positions(tmp_path: Path) -> None:
         load_openings(str(epd))
 
 
-@pytest.mark.skipif(not BOOK.exists(), reason="opening book absent")
 def test_packaged_seirawan_book_loads_completely() -> None:
     openings = load_openings(str(BOOK))
     assert len(openings) == 7609

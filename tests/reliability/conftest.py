@@ -37,9 +37,6 @@ HERE = Path(__file__).resolve().parent
 #: the 429 pause the bot uses in these tests (60 s in production; Retry-After still wins when longer)
 PAUSE_S = 0.5
 
-pytestmark = pytest.mark.skipif(ENGINE is None, reason="no engine for the bot")
-
-
 @pytest.fixture(autouse=True)
 def short_waits(monkeypatch: pytest.MonkeyPatch) -> None:
     """The bot's production waits (60 s pauses, 1 s back-off doubling) scaled down for an in-process bot."""

@@ -1,5 +1,5 @@
 """Fuzzing the event normaliser (``bot.wire.events``) with hypothesis: any line from either server either becomes
-events or raises the documented :class:`~bot.wire.events.MalformedLine` (a ``ValueError``); nothing else escapes
+events or raises the documented :class:`~bot.wire.errors.MalformedLine` (a ``ValueError``); nothing else escapes
 (an escaping exception would look like a dropped connection to the stream reader) and nothing hangs.
 
 Lines are built three ways: arbitrary text and bytes; arbitrary JSON values; and JSON objects shaped like the
@@ -16,7 +16,8 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from bot.wire.dialect import LICHESS, PYCHESS
-from bot.wire.events import GameEnd, GameFull, GameState, KeepAlive, MalformedLine
+from bot.wire.errors import MalformedLine
+from bot.wire.events import GameEnd, GameFull, GameState, KeepAlive
 from bot.wire.normalise import normalise_game_line, normalise_lobby_line
 from tests.bot.conftest import PYCHESS_CHALLENGE, PYCHESS_GAME_FULL, PYCHESS_GAME_START, PYCHESS_STATE_1
 

@@ -13,7 +13,8 @@ import requests
 
 from bot.config import ServerSettings
 from bot.loopback import LoopbackServer, Scripted
-from bot.wire.server import Server, ServerError
+from bot.wire.errors import ServerError
+from bot.wire.server import Server
 from tests.reliability.conftest import (
     BotThread,
     PauseLog,

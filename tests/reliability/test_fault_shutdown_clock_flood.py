@@ -22,10 +22,12 @@ from tests.reliability.conftest import (
 )
 
 
-@pytest.mark.parametrize("mode", ["finish", "abort"])
+@pytest.mark.parametrize(("mode", "signum"), [("finish", signal.SIGTERM), ("abort", signal.SIGTERM),
+                                             ("abort", signal.SIGINT)], ids=["finish", "abort", "abort-ctrl-c"])
 def test_sigterm_during_games_finishes_or_aborts_them_writes_the_pgns_and_exits_0(
-    server: LoopbackServer, tmp_path: Path, mode: str
+    server: LoopbackServer, tmp_path: Path, mode: str, signum: signal.Signals
 ) -> None:
+    """SIGTERM (docker stop) and SIGINT (Ctrl-C in a terminal) stop the bot the same way."""
     ids = [server.challenge(challenger=name, color="white", clock=(120, 1),
                             opponent=Scripted(["e2e4", "g1f3", "wait"])) for name in ("Alice", "Bob")]
     config = bot_config(server, tmp_path, challenge={"concurrency": 2}, shutdown={"on_signal": mode})
@@ -34,7 +36,7 @@ def test_sigterm_during_games_finishes_or_aborts_them_writes_the_pgns_and_exits_
         for game_id in ids:
             server.wait_for_plies(game_id, 4, 30)
         assert bot.process is not None
-        bot.process.send_signal(signal.SIGTERM)
+        bot.process.send_signal(signum)
         late = server.challenge(challenger="Late", clock=(60, 0))
         assert server.wait_for_answer(late, 15).reason == "later", "no new games once stopping"
         if mode == "finish":
@@ -56,7 +58,7 @@ def test_sigterm_during_games_finishes_or_aborts_them_writes_the_pgns_and_exits_
         pgn = (tmp_path / f"{game_id}.pgn").read_text()
         # the bot is black: the PGN has the server's result (game page, game export), never '*'
         assert f'[Result "{game.result()}"]' in pgn and game.result() in ("0-1", "1-0"), pgn
-    assert "received SIGTERM" in bot.logs()
+    assert f"received {signum.name}" in bot.logs()
 
 
 def test_sigterm_during_a_60_s_429_pause_ends_the_pause_and_exits_0(server: LoopbackServer, tmp_path: Path) -> None:
