@@ -227,7 +227,8 @@ class Reconciler:
             except Exception:  # noqa: BLE001 - a bug here must not end the reconciling for good
                 log.exception("reconciling games with the server failed")
                 wait_s = FAILED_RECHECK_S
-            self._wake.wait(timeout=CHECK_SPACING_S if wait_s is None else max(CHECK_SPACING_S, wait_s))
+            # nothing due: sleep until schedule_all (or stop) wakes us; else not sooner than the spacing
+            self._wake.wait(timeout=None if wait_s is None else max(CHECK_SPACING_S, wait_s))
             self._wake.clear()
 
     # ---- one check (the thread; tests call it directly) ----

@@ -281,3 +281,23 @@ def test_lichess_reads_the_game_export(tmp_path: Path) -> None:
     found.run_due()
     assert server.calls == [("export",)]
     assert (read_pgn(path.read_text()).result, read_pgn(path.read_text()).termination) == ("0-1", "Time forfeit")
+
+
+def test_the_thread_sleeps_until_games_are_scheduled_and_then_reads_them(tmp_path: Path) -> None:
+    import threading
+
+    clock, server = Clock(), ReconcileServer()
+    server.page = GamePage("FjC1JPiO", -1, "*", ("e2e4", "e7e5"), variant="seirawan")
+    notes: list[GameNote] = []
+    resigned = threading.Event()
+    server.resign_game = lambda game_id: (server.calls.append(("resign",)), resigned.set())  # type: ignore[method-assign]
+    found, _ = reconciler(server, tmp_path, notes, clock)
+    found.start()
+    try:
+        assert found.schedule_all("start-up") == 0
+        notes.append(note())
+        assert found.schedule_all("the server is back") == 1
+        assert resigned.wait(10), "woken by schedule_all, not by a timer"
+    finally:
+        found.stop()
+    assert server.calls == [("page",), ("resign",)]
