@@ -12,13 +12,14 @@ from pathlib import Path
 
 from bot.config import Settings
 from bot.game import Engine, GameNote, GameRecord, GameWorker
+from bot.lobby import reconcile
 from bot.lobby.answering import ChallengeAnswerer
 from bot.lobby.challenges import (
     LobbyState,
 )
 from bot.lobby.enginehealth import EngineHealth
 from bot.lobby.matchmaking import Matchmaker
-from bot.lobby.reconcile import Reconciler, RestartNotice
+from bot.lobby.reconcile import Reconciler, RestartNotice, unconfirmed_note
 from bot.lobby.roster import KnownOpponent, Roster
 from bot.lobby.state import BotMemory, StateFile, state_path
 from bot.wire.events import (
@@ -323,5 +324,9 @@ class Lobby:
                 if record.remembered:
                     continue  # a game over before (resigned again, looked up): not one this run played
                 self.finished.append(record)
+                unconfirmed = unconfirmed_note(record, self.game_notes.get(record.game_id), self.monotonic())
+                if unconfirmed is not None:  # our PGN says "*": the server's record is read when it has one
+                    self.remember_game(unconfirmed)
+                    self.reconciler.watch(record.game_id, reconcile.LIVE_RECHECK_S)
                 if record.gave_up or record.result != "*" or record.termination not in ("", "Unknown"):
                     self.ended.add(record.game_id)

@@ -10,9 +10,12 @@ when the server's final result, Termination or plies differ from our PGN, writes
 server's and logs one line saying what changed and why. A live game it can do nothing about is looked at
 again every :data:`LIVE_RECHECK_S` until the server says it is over or a day has passed.
 
+A game that ends here with a ``*`` PGN (the bot gave up waiting, or never learnt the end) gets a note too
+(:func:`unconfirmed_note`) and is looked up a minute later, and again until the server says how it ended.
+
 The decisions are pure functions (:func:`worth_checking`, :func:`next_step`, :func:`pgn_change`,
-:class:`RestartNotice`); :class:`Reconciler` is the thin I/O around them, in a thread of its own so that a
-slow server never holds up the event loop.
+:func:`unconfirmed_note`, :class:`RestartNotice`); :class:`Reconciler` is the thin I/O around them, in a
+thread of its own so that a slow server never holds up the event loop.
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ from pathlib import Path
 
 from bot.config import Settings
 from bot.game.position import GameBoard
-from bot.game.record import GameNote
+from bot.game.record import GameNote, GameRecord
 from bot.lobby.challenges import DAY_S
 from bot.records.pgn import PgnReadError, SavedPgn, read_pgn, safe_file_id, write_pgn
 from bot.records.results import UNKNOWN, UNTERMINATED, GameOutcome
@@ -115,6 +118,14 @@ def pgn_change(pgn: SavedPgn, server: GameOutcome, server_sans: tuple[str, ...] 
     if not differences:
         return None
     return PgnChange(pgn.with_outcome(server.result, server.termination, plies), ", ".join(differences))
+
+
+def unconfirmed_note(record: GameRecord, known: GameNote | None, now: float) -> GameNote | None:
+    """The note a game gets when its PGN says ``*`` (the worker gave up, or never learnt how it ended) and the
+    state file has nothing on it, so that the server's record is looked up later; None otherwise."""
+    if known is not None or record.parked or record.remembered or record.pgn_path is None or record.result != "*":
+        return None
+    return GameNote(record.game_id, "ended", "*", record.termination or UNKNOWN, now)
 
 
 class RestartNotice:
@@ -209,6 +220,12 @@ class Reconciler:
                      len(chosen), "" if len(chosen) == 1 else "s")
         self._wake.set()
         return len(chosen)
+
+    def watch(self, game_id: str, after_s: float) -> None:
+        """Look up one game's record ``after_s`` from now (a game that ended here without the server's word)."""
+        with self._lock:
+            self.due[game_id] = self.monotonic() + after_s
+        self._wake.set()
 
     def start(self) -> None:
         self._thread = threading.Thread(target=self._run, name="reconcile", daemon=True)

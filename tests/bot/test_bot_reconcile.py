@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from bot.config import settings_from_dict
-from bot.game.record import GameNote
+from bot.game.record import GameNote, GameRecord
 from bot.lobby import reconcile
 from bot.lobby.reconcile import (
     Reconciler,
@@ -23,6 +23,7 @@ from bot.lobby.reconcile import (
     next_step,
     page_record,
     pgn_change,
+    unconfirmed_note,
     worth_checking,
 )
 from bot.records.pgn import game_pgn, read_pgn
@@ -301,3 +302,12 @@ def test_the_thread_sleeps_until_games_are_scheduled_and_then_reads_them(tmp_pat
     finally:
         found.stop()
     assert server.calls == [("page",), ("resign",)]
+
+
+def test_a_game_our_pgn_leaves_at_a_star_gets_a_note_so_its_record_is_looked_up() -> None:
+    given_up = GameRecord("g1", "*", "gave up", pgn_path=Path("g1.pgn"), termination="Unknown", gave_up=True)
+    assert unconfirmed_note(given_up, None, NOW) == GameNote("g1", "ended", "*", "Unknown", NOW)
+    assert unconfirmed_note(given_up, note(game_id="g1"), NOW) is None, "a note we have stays"
+    assert unconfirmed_note(dataclasses.replace(given_up, result="1-0"), None, NOW) is None
+    assert unconfirmed_note(dataclasses.replace(given_up, pgn_path=None), None, NOW) is None, "no PGN to correct"
+    assert unconfirmed_note(dataclasses.replace(given_up, parked=True), None, NOW) is None

@@ -17,7 +17,8 @@ from typing import Any
 
 import pytest
 
-from bot.loopback import LoopbackServer, Manual
+from bot.loopback import Game, LoopbackServer, Manual, Scripted
+from bot.loopback.model import MoveRecord
 from tests.e2e.conftest import (
     KEEPALIVE_S,
     BotProcess,
@@ -171,3 +172,29 @@ def test_an_opponent_bots_resignation_the_server_forgot_ends_our_pgn_as_the_serv
     assert_pgn_matches_server(game, tmp_path)
     lines = [r.getMessage() for r in caplog.records if "PGN rewritten" in r.getMessage()]
     assert len(lines) == 1 and "Termination Normal -> Time forfeit" in lines[0], lines
+
+
+def test_a_given_up_game_gets_the_servers_result_once_the_game_page_answers_again(
+        tmp_path: Path, bots: list[BotThread], quick_watch: None, caplog: pytest.LogCaptureFixture) -> None:
+    """The stream and the page go dark after our third move, so the bot gives up and writes ``*`` (Unknown).
+    The opponent's clock then runs out; once the page answers again, the PGN says the server's 1-0 on time."""
+    def cut_off_after_our_third_move(game: Game, record: MoveRecord) -> None:
+        if record.by == "bot" and record.ply == 5:
+            server.faults.lose_game_stream(game.id)
+            server.faults.fail("game_page", 502, times=None, target=game.id)
+
+    with refereed_server("pychess", keepalive_s=KEEPALIVE_S, on_move=cut_off_after_our_third_move) as server:
+        game_id = server.challenge(color="black", clock=(10, 0), opponent=Scripted(["e7e5", "b8c6"], then="wait"))
+        config = bot_config(server, tmp_path, time={"give_up_after_s": 1},
+                            challenge={"speeds": ["ultraBullet", "bullet"]})
+        bots.append(BotThread(config).start())
+        path = tmp_path / f"{game_id}.pgn"
+        server.wait_for(lambda: path.exists() or None, WAIT_S, "the given-up game's PGN")
+        assert (pgn_of(path)[0]["Result"], pgn_of(path)[0]["Termination"]) == ("*", "Unknown")
+        game = server.wait_for_game_end(game_id, WAIT_S)
+        assert (game.status, game.result()) == ("outoftime", "1-0"), game.describe()
+        server.faults.clear()  # the page answers again
+        server.wait_for(lambda: pgn_of(path)[0]["Result"] == "1-0" or None, WAIT_S, "the server's result in the PGN")
+        assert_pgn_matches_server(game, tmp_path)
+    lines = [r.getMessage() for r in caplog.records if "PGN rewritten" in r.getMessage()]
+    assert len(lines) == 1 and "result * -> 1-0, Termination Unknown -> Time forfeit" in lines[0], lines
