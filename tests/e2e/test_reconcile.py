@@ -120,6 +120,18 @@ def test_as_black_against_a_bot_the_pgn_takes_the_servers_result_when_the_oppone
     assert (tags["Result"], tags["Termination"]) == ("0-1", "Time forfeit")
 
 
+def rewrite_lines(caplog: pytest.LogCaptureFixture) -> list[str]:
+    """The lines saying a PGN was rewritten; waited for, since the PGN is written a moment before its line."""
+    def lines() -> list[str]:
+        return [r.getMessage() for r in list(caplog.records) if "PGN rewritten" in r.getMessage()]
+
+    deadline = time.monotonic() + WAIT_S
+    while not lines():
+        assert time.monotonic() < deadline, "no line says the PGN was rewritten"
+        time.sleep(0.1)
+    return lines()
+
+
 @pytest.fixture
 def quick_watch(monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
     """A bot in this process: its game page checks and reconnects shortened, INFO logs kept."""
@@ -167,11 +179,9 @@ def test_an_opponent_bots_resignation_the_server_forgot_ends_our_pgn_as_the_serv
     pychess.set_clock(game_id, True, 1500)
     game = pychess.wait_for_game_end(game_id, WAIT_S)
     assert (game.status, game.result()) == ("outoftime", "0-1"), game.describe()
-    pychess.wait_for(lambda: pgn_of(path)[0]["Termination"] == "Time forfeit" or None, WAIT_S,
-                     "the PGN with the server's Termination")
-    assert_pgn_matches_server(game, tmp_path)
-    lines = [r.getMessage() for r in caplog.records if "PGN rewritten" in r.getMessage()]
+    lines = rewrite_lines(caplog)
     assert len(lines) == 1 and "Termination Normal -> Time forfeit" in lines[0], lines
+    assert_pgn_matches_server(game, tmp_path)
 
 
 def test_a_given_up_game_gets_the_servers_result_once_the_game_page_answers_again(
@@ -194,7 +204,6 @@ def test_a_given_up_game_gets_the_servers_result_once_the_game_page_answers_agai
         game = server.wait_for_game_end(game_id, WAIT_S)
         assert (game.status, game.result()) == ("outoftime", "1-0"), game.describe()
         server.faults.clear()  # the page answers again
-        server.wait_for(lambda: pgn_of(path)[0]["Result"] == "1-0" or None, WAIT_S, "the server's result in the PGN")
+        lines = rewrite_lines(caplog)
         assert_pgn_matches_server(game, tmp_path)
-    lines = [r.getMessage() for r in caplog.records if "PGN rewritten" in r.getMessage()]
     assert len(lines) == 1 and "result * -> 1-0, Termination Unknown -> Time forfeit" in lines[0], lines
