@@ -12,12 +12,14 @@ from pathlib import Path
 
 from bot.config import Settings
 from bot.game import Engine, GameNote, GameRecord, GameWorker
+from bot.lobby import reconcile
 from bot.lobby.answering import ChallengeAnswerer
 from bot.lobby.challenges import (
     LobbyState,
 )
 from bot.lobby.enginehealth import EngineHealth
 from bot.lobby.matchmaking import Matchmaker
+from bot.lobby.reconcile import Reconciler, RestartNotice, unconfirmed_note
 from bot.lobby.roster import KnownOpponent, Roster
 from bot.lobby.state import BotMemory, StateFile, state_path
 from bot.wire.events import (
@@ -78,6 +80,11 @@ class Lobby:
         self.game_notes: dict[str, GameNote] = {note.game_id: note for note in memory.games}
         self._memory_lock = threading.Lock()
         self.matchmaker.restore(memory.matchmaking_sent, memory.matchmaking_declines)
+        #: the games we ended lately, looked up on the server at start-up and after its restarts (issue 26)
+        self.reconciler = Reconciler(server, settings, notes=self._game_notes,
+                                     busy=lambda game_id: game_id in self.workers, remember=self.remember_game,
+                                     monotonic=monotonic)
+        self.restart_notice = RestartNotice()
 
     # ---- control ----
 
@@ -131,6 +138,10 @@ class Lobby:
             self.game_notes[note.game_id] = note
         self.save_memory_if_changed()
 
+    def _game_notes(self) -> list[GameNote]:
+        with self._memory_lock:
+            return list(self.game_notes.values())
+
     def _lobby_state(self) -> LobbyState:
         return self.games.state(self.matchmaker, stopping=self._stop_mode is not None,
                                 pychess=self.players_by_name)
@@ -147,6 +158,8 @@ class Lobby:
         self.heartbeat()
         stream = self.server.open_event_stream(on_line=self.heartbeat)
         exit_code = 0
+        self.reconciler.schedule_all("start-up")
+        self.reconciler.start()
         try:
             while True:
                 self._reap()
@@ -171,6 +184,7 @@ class Lobby:
                     continue
                 self._handle(item)
         finally:
+            self.reconciler.stop()
             self.answers.decline_queued()
             self.matchmaker.cancel_pending()
             self.save_memory_if_changed()
@@ -227,12 +241,17 @@ class Lobby:
             self.matchmaker.on_challenge_gone(item)
         elif isinstance(item, ServerTerminated):
             log.warning("the server announced a shutdown; will reconnect")
+            self.restart_notice.terminated()
         elif isinstance(item, StreamLost):
             log.info("event stream lost (%s); reconnecting", item.reason)
             self._connection(False, item.reason)
+            self.restart_notice.lost()
         elif isinstance(item, StreamConnected):
             log.debug("event stream connected")
             self._connection(True, "")
+            if self.restart_notice.connected():
+                # pychess may have restored games we resigned as live, and not tell us (Black against a BOT)
+                self.reconciler.schedule_all("the server is back")
         elif isinstance(item, UnknownEvent):
             log.debug("ignored an event of type %r", item.type)
 
@@ -321,5 +340,9 @@ class Lobby:
                 if record.remembered:
                     continue  # a game over before (resigned again, looked up): not one this run played
                 self.finished.append(record)
+                unconfirmed = unconfirmed_note(record, self.game_notes.get(record.game_id), self.monotonic())
+                if unconfirmed is not None:  # our PGN says "*": the server's record is read when it has one
+                    self.remember_game(unconfirmed)
+                    self.reconciler.watch(record.game_id, reconcile.LIVE_RECHECK_S)
                 if record.gave_up or record.result != "*" or record.termination not in ("", "Unknown"):
                     self.ended.add(record.game_id)

@@ -199,8 +199,10 @@ class Faults:
         pychess's ``gameFull`` of the games that were running shows ``initialFen: "None"``. Games, clocks and
         challenges survive. ``terminated``: pychess first says ``{"type":"terminated"}`` on the event streams
         (the real server's connections just dropped in five restarts: pass False and ``clean=False``).
-        pychess also forgets the bot's resignations (they were never stored): those games are running again
-        and the event stream offers them with ``gameStart``. ``lose_game_streams``: games whose stream is not
+        pychess also forgets BOT resignations (ours and an opponent BOT's: they were never stored): those
+        games are running again. The event stream offers a restored game with ``gameStart`` only to the bot
+        pychess re-queues: against a person, our bot; between two BOTs, White only (our bot as Black never
+        hears of it again). ``lose_game_streams``: games whose stream is not
         restored (:meth:`lose_game_stream`). Returns the ids of the games brought back. Returns at once."""
         server = self._server
         with server.lock:

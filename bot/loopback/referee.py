@@ -238,20 +238,34 @@ class Referee(AccountDesk, StreamDesk, ChallengeDesk, GameDesk):
         self._cond.notify_all()
 
     def restore_bot_resignations(self) -> list[str]:
-        """pychess after a restart: games the bot resigned are running again (the server never stored a BOT's
-        resignation), clocks and opponent included. Returns their ids."""
+        """pychess after a restart: games a BOT resigned are running again (the server keeps a BOT's
+        resignation in memory only), clocks included. Returns their ids. Our bot's resignation brings its
+        opponent back to the board; an opponent BOT that resigned has left the game, so its clock (on move)
+        runs out and the server records a loss on time, as seen on the real server (docs/server-api.md)."""
         with self._cond:
             restored = []
             for game in self.games.values():
-                if game.status == "resign" and game.termination == "bot resigned":
+                ours = game.termination == "bot resigned"
+                theirs = game.opponent_player.title == "BOT" \
+                    and game.termination == f"{game.opponent_player.name} resigned"
+                if game.status == "resign" and (ours or theirs):
                     game.status, game.winner, game.termination, game.ended_at = "started", None, "", None
                     if game.clock is not None:
                         game.clock.restart(bool(game.board.turn), len(game.moves), time.monotonic())
                     game.version += 1
-                    self._spawn(self._opponent_loop, game, name=f"loopback-opponent-{game.id}")
+                    if ours:
+                        self._spawn(self._opponent_loop, game, name=f"loopback-opponent-{game.id}")
                     restored.append(game.id)
             self._cond.notify_all()
             return restored
+
+    def announced_after_restart(self, game: Game) -> bool:
+        """Whether a game that was running at the last restart is offered to our bot (``gameStart``) again.
+        pychess's restore re-queues one bot per game, ``game.wplayer if game.wplayer.bot else game.bplayer``:
+        in a game between two BOTs only White hears of it again; the Black one never does."""
+        if self.dialect != "pychess" or game.created_at >= self.restarted_at:
+            return True
+        return game.bot_color or game.opponent_player.title != "BOT"
 
     def check_clocks(self) -> None:
         """Flag games whose side to move has run out of time, abort games the bot never started."""

@@ -39,6 +39,8 @@ class StreamDesk:
 
         def _offered_to_bot(self, challenge: LoopbackChallenge) -> bool: ...
 
+        def announced_after_restart(self, game: Game) -> bool: ...
+
     def api_open_event_stream(self, headers: dict[str, str]) -> Union[Stream, Reply]:
         """``GET /api/stream/event``: the new stream, already holding re-sent challenges and games."""
         with self._cond:
@@ -72,7 +74,7 @@ class StreamDesk:
                             )
                         )
             for game in self.games.values():
-                if not game.over:
+                if not game.over and self.announced_after_restart(game):
                     stream.send(wire.game_start_event(game, self.dialect))
             self.event_streams.append(stream)
             self.event_stream_connections += 1

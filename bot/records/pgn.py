@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional, Protocol
 
@@ -178,3 +179,80 @@ def write_pgn(directory: str | Path, game_id: str, text: str) -> Path:
     temporary.write_text(text, encoding="utf-8")
     temporary.replace(path)
     return path
+
+
+# ---- reading back a PGN this module wrote ----------------------------------------------------------------
+
+_TAG = re.compile(r'^\[(\w+) "((?:[^"\\]|\\.)*)"\]\s*$')
+_MOVE_NUMBER = re.compile(r"^\d+\.(\.\.)?$")
+_TOKEN = re.compile(r"\{[^}]*\}|[^\s{]+")
+
+
+class PgnReadError(ValueError):
+    """The text is not a PGN game as :func:`game_pgn` writes them."""
+
+
+@dataclass(frozen=True)
+class SavedPgn:
+    """A game read back from its PGN: the tags in their order, the SAN moves, one comment (or None) per move,
+    and the result."""
+
+    headers: dict[str, str]
+    sans: tuple[str, ...]
+    comments: tuple[str | None, ...]
+    result: str
+
+    @property
+    def termination(self) -> str:
+        return self.headers.get("Termination", "")
+
+    def with_outcome(self, result: str, termination: str, sans: Sequence[str] | None = None) -> str:
+        """The PGN text again, with another result and ``Termination`` and, when given, other moves (the
+        comments of the moves both lists share stay; the rest have none)."""
+        headers = dict(self.headers)
+        headers["Termination"] = termination
+        comments: list[str | None] = list(self.comments)
+        if sans is not None and tuple(sans) != self.sans:
+            shared = 0
+            while shared < min(len(sans), len(self.sans)) and sans[shared] == self.sans[shared]:
+                shared += 1
+            comments = comments[:shared] + [None] * (len(sans) - shared)
+        else:
+            sans = self.sans
+        return game_pgn(headers, sans, result, start_fen=headers.get("FEN"), comments=comments)
+
+
+def _unescape(value: str) -> str:
+    return re.sub(r"\\(.)", r"\1", value)
+
+
+def read_pgn(text: str) -> SavedPgn:
+    """Read one game written by :func:`game_pgn` (tags, SAN moves with ``{comments}``, the result). Raises
+    :class:`PgnReadError` saying what is wrong."""
+    head, separator, body = text.strip().partition("\n\n")
+    if not separator:
+        raise PgnReadError("no blank line between the tags and the moves")
+    headers: dict[str, str] = {}
+    for line in head.splitlines():
+        match = _TAG.match(line.strip())
+        if match is None:
+            raise PgnReadError(f"not a tag: {line[:60]!r}")
+        headers[match.group(1)] = _unescape(match.group(2))
+    sans: list[str] = []
+    comments: list[str | None] = []
+    result: str | None = None
+    for token in _TOKEN.findall(body):
+        if result is not None:
+            raise PgnReadError(f"text after the result: {token[:40]!r}")
+        if token.startswith("{"):
+            if not sans:
+                raise PgnReadError("a comment before the first move")
+            comments[-1] = f"{comments[-1]} {token[1:-1]}" if comments[-1] else token[1:-1]
+        elif token in ("1-0", "0-1", "1/2-1/2", "*"):
+            result = token
+        elif not _MOVE_NUMBER.match(token):
+            sans.append(token)
+            comments.append(None)
+    if result is None:
+        raise PgnReadError("no result at the end of the moves")
+    return SavedPgn(headers, tuple(sans), tuple(comments), result)

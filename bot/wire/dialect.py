@@ -53,6 +53,9 @@ class Dialect:
     #: the server may flag us without a word on the stream, and answers a move into a finished game with 200
     #: and ignores it (pychess): the bot counts our clock down itself
     flags_silently: bool
+    #: a BOT's resignation (ours or the opponent's) survives a server restart; pychess keeps it in memory only
+    #: and restores the game as live, so every game a BOT ended lately is looked up again after a restart
+    keeps_bot_resignations: bool
     #: where an operator gets a token this server accepts; ``{url}`` is the configured server URL
     token_hint: str
     #: the public server of this kind (``schess-bot init --server``)
@@ -81,7 +84,7 @@ LICHESS = Dialect(
     name="lichess", result_source="game export", final_state_ends_game=True, replays_on_reconnect=False,
     draw_offers=True, takebacks=True, claim_victory=True, challenges_bots=True, decline_as_free_text=False,
     chat_rooms=("spectator",), increment_unit_ms=1, created_at_unit_ms=1, players_by_name=False,
-    capabilities_header=False, rejects_token_with_403=False, flags_silently=False,
+    capabilities_header=False, rejects_token_with_403=False, flags_silently=False, keeps_bot_resignations=True,
     token_hint="create a personal token with the scope bot:play at https://lichess.org/account/oauth/token",
     home_url="https://lichess.org", bot_variants=("chess", "chess960"),
 )
@@ -89,7 +92,7 @@ PYCHESS = Dialect(
     name="pychess", result_source="game page", final_state_ends_game=False, replays_on_reconnect=True,
     draw_offers=False, takebacks=False, claim_victory=False, challenges_bots=False, decline_as_free_text=True,
     chat_rooms=("player",), increment_unit_ms=1000, created_at_unit_ms=1000, players_by_name=True,
-    capabilities_header=True, rejects_token_with_403=True, flags_silently=True,
+    capabilities_header=True, rejects_token_with_403=True, flags_silently=True, keeps_bot_resignations=False,
     token_hint=("pychess.org issues its own BOT tokens: sign in with the bot's account and create one at "
                 "{url}/account/bot (a Lichess token is not accepted)"),
     home_url="https://www.pychess.org", bot_variants=("seirawan", "seirawan960", "chess"),

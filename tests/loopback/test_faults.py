@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import time
+from typing import Any
 
 import pytest
 import requests
@@ -158,3 +160,52 @@ def test_server_restart_ends_streams_and_pychess_then_reports_initial_fen_none(
     full = pychess_client.game(game_id).next_json()
     assert full["type"] == "gameFull" and full["initialFen"] == "None"
     assert pychess_client.move(game_id, "e2e4").status_code == 200, "the game survived the restart"
+
+
+def _events_after_restart(pychess: LoopbackServer, client: Client) -> list[dict[str, Any]]:
+    """The lines a new event stream starts with after a restart (until its first ping)."""
+    wait_until_answering(client)
+    events = client.events()
+    lines = []
+    while (line := json.loads(events.next_line(skip_keepalives=False)))["type"] != "ping":
+        lines.append(line)
+    return lines
+
+
+@pytest.mark.parametrize(("our_color", "opponent_title", "announced"), [
+    ("black", "BOT", False), ("white", "BOT", True), ("black", None, True)])
+def test_pychess_restore_announces_a_bot_vs_bot_game_to_white_only(
+    pychess: LoopbackServer, pychess_client: Client, our_color: str, opponent_title: str | None, announced: bool
+) -> None:
+    """pychess's restore: ``bot_player = game.wplayer if game.wplayer.bot else game.bplayer``."""
+    game_id, _ = start_game(pychess, pychess_client, color="white" if our_color == "black" else "black",
+                            title=opponent_title, opponent=Manual())
+    pychess.faults.restart_server(down_s=REFUSAL_S, terminated=False, clean=False)
+    starts = [line["game"]["id"] for line in _events_after_restart(pychess, pychess_client)
+              if line["type"] == "gameStart"]
+    assert (game_id in starts) is announced
+    assert not pychess.game(game_id).over, "the game itself is restored either way"
+
+
+def test_pychess_restart_forgets_an_opponent_bots_resignation_and_it_then_loses_on_time(
+    pychess: LoopbackServer, pychess_client: Client
+) -> None:
+    game_id, _ = start_game(pychess, pychess_client, color="white", title="BOT", opponent=Manual(),
+                            clock=(60, 0))
+    pychess.play_opponent_move(game_id, "e2e4")
+    assert pychess_client.move(game_id, "e7e5").status_code == 200
+    pychess.opponent_resign(game_id, announce=False)
+    assert (pychess.game(game_id).status, pychess.game(game_id).result()) == ("resign", "0-1")
+    assert pychess.faults.restart_server(down_s=REFUSAL_S, terminated=False, clean=False) == [game_id]
+    game = pychess.game(game_id)
+    assert not game.over, "a BOT's resignation lived in memory only"
+    pychess.set_clock(game_id, True, 200)  # White, who resigned and left, is to move
+    game = pychess.wait_for_game_end(game_id, PATIENCE_S)
+    assert (game.status, game.result(), game.moves) == ("outoftime", "0-1", ["e2e4", "e7e5"])
+
+
+def test_a_persons_resignation_survives_a_pychess_restart(pychess: LoopbackServer, pychess_client: Client) -> None:
+    game_id, _ = start_game(pychess, pychess_client, color="white", opponent=Manual())
+    pychess.opponent_resign(game_id)
+    assert pychess.faults.restart_server(down_s=REFUSAL_S, terminated=False, clean=False) == []
+    assert pychess.game(game_id).status == "resign"
