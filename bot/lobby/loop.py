@@ -37,6 +37,25 @@ from bot.wire.streams import StreamConnected, StreamFailed, StreamLost
 log = logging.getLogger(__name__)
 
 
+class HeartbeatFile:
+    """``--heartbeat-file``: touched on every event-stream line, its text ``ok`` or ``unhealthy: ...`` (read by
+    ``python -m bot.health``); rewritten only when the text changes."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._written: str | None = None
+
+    def beat(self, text: str) -> None:
+        try:
+            if text != self._written:
+                self.path.write_text(text + "\n", encoding="utf-8")
+                self._written = text
+            else:
+                self.path.touch()
+        except OSError as error:
+            log.debug("heartbeat %s: %s", self.path, error)
+
+
 class Lobby:
     """Runs until stopped (signal, ``--games N``) or the server refuses us for good."""
 
@@ -60,7 +79,7 @@ class Lobby:
         self._stop_requests = 0
         self._stopping = False
         self._lock = threading.Lock()
-        self.heartbeat_path = Path(settings.heartbeat_file) if settings.heartbeat_file else None
+        self.heartbeat_file = HeartbeatFile(Path(settings.heartbeat_file)) if settings.heartbeat_file else None
         #: the event stream, for the status page: connected or not, since when (wall clock), the last line
         #: (monotonic) and why it was lost
         self.connected = False
@@ -68,7 +87,6 @@ class Lobby:
         self.last_line_at: float | None = None
         self.connection_note = "not connected yet"
         self.wall_clock = wall_clock
-        self._health_written: str | None = None
         self.engine_health = EngineHealth(engine_factory, on_change=self.heartbeat, monotonic=monotonic)
         self.answers = ChallengeAnswerer(server, settings, account, self.games, self.engine_health,
                                          lobby_state=self._lobby_state, stopping=lambda: self._stop_mode is not None,
@@ -110,20 +128,11 @@ class Lobby:
         return len(self.answers.queued) + len(self.games.accepted) + self.matchmaker.waiting
 
     def heartbeat(self) -> None:
-        """Touch the heartbeat file (every event-stream line); its text is ``ok`` or ``unhealthy: ...`` while no
-        engine works, read by ``python -m bot.app.health``. Called from the stream's reader thread too."""
+        """Every event-stream line (and a change of the engine's health): the heartbeat file, whose text is
+        ``ok`` or ``unhealthy: ...`` while no engine works. Called from the stream's reader thread too."""
         self.last_line_at = self.monotonic()
-        if self.heartbeat_path is None:
-            return
-        text = self.engine_health.health_text()
-        try:
-            if text != self._health_written:
-                self.heartbeat_path.write_text(text + "\n", encoding="utf-8")
-                self._health_written = text
-            else:
-                self.heartbeat_path.touch()
-        except OSError as error:
-            log.debug("heartbeat %s: %s", self.heartbeat_path, error)
+        if self.heartbeat_file is not None:
+            self.heartbeat_file.beat(self.engine_health.health_text())
 
     def save_memory_if_changed(self) -> None:
         """Write the state file when what the bot remembers has changed (see :mod:`bot.lobby.state`)."""
