@@ -3,9 +3,12 @@
 
 from __future__ import annotations
 
+import dataclasses
 import logging
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from bot.engines import EngineReply
 from bot.game.context import GameContext
@@ -51,6 +54,37 @@ class GameNote:
     result: str
     termination: str
     at: float
+
+    def shifted(self, offset: float) -> GameNote:
+        """The same note with ``at`` moved to another clock (monotonic <-> wall clock)."""
+        return dataclasses.replace(self, at=self.at + offset)
+
+    def to_json(self) -> dict[str, Any]:
+        """The note as the state file holds it (``game_id`` under the key ``id``)."""
+        return {_NOTE_KEYS.get(item.name, item.name): getattr(self, item.name) for item in dataclasses.fields(self)}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> GameNote:
+        """The note of :meth:`to_json`. Raises ValueError naming the field that is wrong (``games.action``)."""
+        values: dict[str, Any] = {}
+        for item in dataclasses.fields(cls):
+            key = _NOTE_KEYS.get(item.name, item.name)
+            value = data.get(key, _NOTE_DEFAULTS.get(item.name))
+            if item.type == "float":
+                if isinstance(value, bool) or not isinstance(value, (int, float)):
+                    raise ValueError(f"games.{key} is not a number: {value!r:.40}")
+                value = float(value)
+            elif not isinstance(value, str) or (not value and item.name not in _NOTE_DEFAULTS):
+                raise ValueError(f"games.{key} is not a non-empty string: {value!r:.40}")
+            values[item.name] = value
+        if values["action"] not in GAME_ACTIONS:
+            raise ValueError(f"games.action is not one of {', '.join(GAME_ACTIONS)}: {values['action']!r:.40}")
+        return cls(**values)
+
+
+#: the state file's key of each :class:`GameNote` field named differently, and the fields older files lack
+_NOTE_KEYS = {"game_id": "id"}
+_NOTE_DEFAULTS = {"termination": ""}
 
 
 def final_outcome(known: GameOutcome | None, end: GameEnd | None, board: Board | None, we_are_white: bool | None,

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from bot.config import MatchmakingTimeControl
-from bot.game.record import GAME_ACTIONS, GameNote
+from bot.game.record import GameNote
 from bot.lobby.challenges import DAY_S, AcceptedBotChallenge
 from bot.lobby.matchmaking import DeclineNote
 
@@ -69,8 +69,7 @@ def _shift(memory: BotMemory, offset: float) -> BotMemory:
         matchmaking_sent=tuple(at + offset for at in memory.matchmaking_sent),
         matchmaking_declines=tuple(DeclineNote(note.opponent, note.reason, note.at + offset, note.variant,
                                                note.time_control) for note in memory.matchmaking_declines),
-        games=tuple(GameNote(note.game_id, note.action, note.result, note.termination, note.at + offset)
-                    for note in memory.games),
+        games=tuple(note.shifted(offset) for note in memory.games),
     )
 
 
@@ -107,8 +106,7 @@ def memory_to_json(memory: BotMemory) -> dict[str, Any]:
                                            "days": note.time_control.days}}
                          for note in memory.matchmaking_declines],
         },
-        "games": [{"id": note.game_id, "action": note.action, "result": note.result,
-                   "termination": note.termination, "at": note.at} for note in memory.games],
+        "games": [note.to_json() for note in memory.games],
     }
 
 
@@ -160,17 +158,8 @@ def memory_from_json(data: Any) -> BotMemory:
                 increment_s=_optional_int(control.get("increment_s"), "time_control.increment_s") or 0,
                 days=_optional_int(control.get("days"), "time_control.days")),
         ))
-    games = []
-    for note in _objects(data.get("games", []), "games"):
-        action = _text(note.get("action"), "games.action")
-        if action not in GAME_ACTIONS:
-            raise ValueError(f"games.action is not one of {', '.join(GAME_ACTIONS)}: {action!r:.40}")
-        termination = note.get("termination", "")
-        if not isinstance(termination, str):
-            raise ValueError(f"games.termination is not a string: {termination!r:.40}")
-        games.append(GameNote(_text(note.get("id"), "games.id"), action, _text(note.get("result"), "games.result"),
-                              termination, _number(note.get("at"), "games.at")))
-    return BotMemory(accepted, sent, tuple(declines), tuple(games))
+    games = tuple(GameNote.from_json(note) for note in _objects(data.get("games", []), "games"))
+    return BotMemory(accepted, sent, tuple(declines), games)
 
 
 def _list(value: Any, what: str) -> list[Any]:

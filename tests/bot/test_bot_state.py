@@ -180,3 +180,24 @@ def test_a_resignation_survives_the_bot_and_a_game_offered_again_gets_a_worker_t
     second._done.put(GameRecord("RpxjQkJ5", "0-1", "over for us", remembered=True))
     second._reap()
     assert second.games_finished == 0
+
+
+def test_a_game_note_has_one_serializer_that_round_trips_and_names_a_bad_field() -> None:
+    import dataclasses
+
+    import pytest
+
+    from bot.game.record import GameNote
+
+    note = GameNote("hC36PJW1", "resigned", "1-0", "Normal", 1_700_000_000.5)
+    data = note.to_json()
+    assert data == {"id": "hC36PJW1", "action": "resigned", "result": "1-0", "termination": "Normal",
+                    "at": 1_700_000_000.5}
+    assert len(data) == len(dataclasses.fields(GameNote))  # every field is written, by the one serializer
+    assert GameNote.from_json(data) == note
+    assert GameNote.from_json({key: value for key, value in data.items() if key != "termination"}).termination == ""
+    assert note.shifted(-0.5).at == 1_700_000_000.0
+    with pytest.raises(ValueError, match=r"games\.action is not one of resigned, aborted, ended: 'won'"):
+        GameNote.from_json({**data, "action": "won"})
+    with pytest.raises(ValueError, match=r"games\.at is not a number"):
+        GameNote.from_json({**data, "at": "soon"})
