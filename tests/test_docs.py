@@ -12,7 +12,6 @@ import pytest
 from bot.app.cli import build_parser as bot_parser
 from bot.app.init import build_parser as init_parser
 from bot.loopback.__main__ import build_parser as loopback_parser
-from bot.wire.advice import token_hint
 from bot.wire.dialect import LICHESS
 from tests.bot.test_bot_config import setting_keys
 
@@ -51,7 +50,7 @@ def test_every_config_key_is_documented() -> None:
 
 
 def test_the_docs_give_the_token_pages_the_bot_names() -> None:
-    lichess = re.search(r"https://lichess\.org/\S+", token_hint("https://lichess.org", LICHESS))
+    lichess = re.search(r"https://lichess\.org/\S+", LICHESS.token_help("https://lichess.org"))
     assert lichess is not None
     for doc in (README, BOT_DOC):
         assert f"<{lichess.group(0)}>" in doc

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TextIO
 
 from bot.config.sample import SampleMissing, sample_for_server
-from bot.wire.advice import SERVER_URLS, SERVER_VARIANTS, token_hint
+from bot.wire.advice import SERVER_URLS, SERVER_VARIANTS
 from bot.wire.dialect import PYCHESS, dialect_named
 
 
@@ -47,7 +47,7 @@ def main(argv: Sequence[str], out: TextIO | None = None) -> int:
         print(f"error: cannot write {path}: {error.strerror or error}", file=sys.stderr)
         return 2
     url = SERVER_URLS[args.server]
-    hint = token_hint(url, dialect_named(args.server))
+    hint = dialect_named(args.server).token_help(url)
     print(f"wrote {path} for {url}; next: edit it, get a token ({hint}), "
           f"export SCHESS_BOT_TOKEN=..., then schess-bot --config {path} --check", file=out or sys.stdout)
     return 0

@@ -24,7 +24,7 @@ from bot.app.run import check_configured_engine
 from bot.config import ConfigError, Settings, TokenError, load_settings, resolve_token, settings_from_dict
 from bot.engines.check import EngineCheck, EngineCheckFailed
 from bot.game.books import check_books
-from bot.wire.advice import connection_cause, dialect_for_url, rejected_token_advice, token_hint
+from bot.wire.advice import connection_cause, dialect_for_url, rejected_token_advice
 from bot.wire.server import Server, ServerError, TokenRejected
 from engine.book import BookError
 
@@ -147,7 +147,7 @@ def check_token_and_account(settings: Settings, report: Preflight, environ: Mapp
     try:
         token = resolve_token(settings, environ)
     except TokenError as error:
-        report.add(False, "token", f"{error}; fix: {token_hint(url, dialect_for_url(url))}")
+        report.add(False, "token", f"{error}; fix: {dialect_for_url(url).token_help(url)}")
         return
     source = TOKEN_ENV if (environ if environ is not None else os.environ).get(TOKEN_ENV, "").strip() \
         else f"token_file {settings.token_file}"

@@ -77,16 +77,11 @@ def connection_cause(error: BaseException) -> str:
     return f"{type(innermost).__name__}: {text[:200]}" if text else type(innermost).__name__
 
 
-def token_hint(url: str, dialect: Dialect) -> str:
-    """Where an operator gets a token the server at ``url`` (of ``dialect``) accepts."""
-    return dialect.token_help(url)
-
-
 def rejected_token_advice(url: str, dialect: Dialect | None, status: int | None) -> str:
     """The line for a token the server refused: the status, the dialect (from the refusal when the server
     has not said: pychess answers 403, Lichess 401) and where a good token comes from."""
     dialect = dialect or dialect_for_rejection(status or 0)
-    return (f"the server rejected the token (HTTP {status}, {dialect} dialect); {token_hint(url, dialect)}; "
+    return (f"the server rejected the token (HTTP {status}, {dialect} dialect); {dialect.token_help(url)}; "
             f"then set {TOKEN_ENV}")
 
 
@@ -96,5 +91,4 @@ def dialect_for_url(url: str) -> Dialect:
     return PYCHESS if "pychess" in (urlsplit(url).hostname or "") else LICHESS
 
 
-__all__ = ["SERVER_URLS", "SERVER_VARIANTS", "connection_cause", "dialect_for_url", "rejected_token_advice",
-           "token_hint"]
+__all__ = ["SERVER_URLS", "SERVER_VARIANTS", "connection_cause", "dialect_for_url", "rejected_token_advice"]
