@@ -8,8 +8,8 @@ with very little time it still answers within a few milliseconds. ``go movetime 
 
 :func:`keep_searching` decides, after an iteration, whether the next one is worth starting: it is not once
 the time used passes a share of the budget (more when the best move just changed or the score fell, less
-when the best move has been stable or the score is decided), nor when the next iteration, predicted from
-the last one's cost, could not finish before the hard cap (its work would be thrown away). Both are pure
+when the best move has been stable or the score is decided), nor when not even the first move of the next iteration, predicted from
+the last one's cost, could be searched before the hard cap. Both are pure
 functions of the numbers they are given (no clock), so they are tested with injected numbers.
 """
 
@@ -30,9 +30,12 @@ FALLING_MARGIN = 30  # cp: a root score that falls more than this between iterat
 MAX_FACTOR = 2.0
 DECIDED_SCORE = 500  # cp: beyond this the game is decided either way and a move needs less thought
 DECIDED_FACTOR = 0.6
-# The next iteration costs about this many times the last one (effective branching factor, measured on the
-# bench positions: 1.6-2.5); it is not started when even that would not finish before the hard cap.
-NEXT_ITERATION_RATIO = 1.5
+# The next iteration costs about 1.6-2.5 times the last one (effective branching factor, measured on the
+# bench positions), and its first root move (the last best move, searched first) about half of that. An
+# iteration stopped by the hard cap still counts when that first move was searched (the search then plays
+# the best move proved so far), so the next one is started when about this many times the last iteration's
+# time is left before the cap.
+NEXT_ITERATION_RATIO = 0.75
 
 
 def plan_time(

@@ -63,16 +63,17 @@ def test_a_falling_score_earns_more_time() -> None:
     assert keep_searching(1.0, 1.0, 3.0, 0.2, 1, 120, 0)
 
 
-def test_no_iteration_starts_that_cannot_finish_before_the_cap() -> None:
-    # Early enough by the budget (unstable, falling: factor 2), but 1.0 + 1.5 * 1.5 > 3.0.
-    assert not keep_searching(1.0, 1.0, 3.0, 1.5, 0, 200, 0)
-    assert keep_searching(1.0, 1.0, 3.0, 0.5, 0, 200, 0)
-    assert keep_searching(1.0, 1.0, None, 1.5, 0, 200, 0)  # no cap: only the budget counts
+def test_no_iteration_starts_whose_first_move_cannot_finish_before_the_cap() -> None:
+    # Early enough by the budget (unstable, falling: factor 2); the next iteration's first move (the last
+    # best move) costs about 0.75 of the last iteration: 1.0 + 0.75 * 2.8 > 3.0, 1.0 + 0.75 * 1.5 < 3.0.
+    assert not keep_searching(1.0, 1.0, 3.0, 2.8, 0, 200, 0)
+    assert keep_searching(1.0, 1.0, 3.0, 1.5, 0, 200, 0)
+    assert keep_searching(1.0, 1.0, None, 2.8, 0, 200, 0)  # no cap: only the budget counts
 
 
-def test_movetime_searches_until_the_next_iteration_would_not_fit() -> None:
-    assert keep_searching(2.0, 2.95, 2.95, 0.5, 5, 0, 900)  # stable and decided, but the time was asked for
-    assert not keep_searching(2.0, 2.95, 2.95, 0.7, 5, 0, 900)
+def test_movetime_searches_until_the_next_iterations_first_move_would_not_fit() -> None:
+    assert keep_searching(2.0, 2.95, 2.95, 1.2, 5, 0, 900)  # stable and decided, but the time was asked for
+    assert not keep_searching(2.0, 2.95, 2.95, 1.3, 5, 0, 900)
 
 
 def test_a_simulated_game_stays_inside_the_caps_and_spends_less_when_settled() -> None:
