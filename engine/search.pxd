@@ -9,8 +9,7 @@ from engine.tt cimport TranspositionTable, tt_key
 
 # Constants the module imports or defines for itself alone, as C values (not importable from the compiled module).
 cdef int CASTLE, CASTLE_ROOK_GATE, EN_PASSANT, PROMOTION, KING, ROOK, EXACT, LOWER, UPPER, SCORE_OFFSET
-cdef int INFINITE, MATE, MAX_PLY, HISTORY_MAX, REVERSE_FUTILITY_MARGIN, PRUNING_DEPTH, NO_EVAL
-cdef tuple FUTILITY_MARGIN, LATE_MOVE_COUNT
+cdef int INFINITE, MATE, MAX_PLY, HISTORY_MAX, REVERSE_FUTILITY_MARGIN
 cdef list _LMR, _CAPTURE_ORDER
 
 
@@ -62,7 +61,6 @@ cdef class AlphaBetaSearch:
     cdef public MoveOrderer orderer
     cdef public QuiescenceSearch quiescence
     cdef public Position pos
-    cdef public list evals
 
     @cython.locals(halfmove=int, stack=list, key="long long", n=int, low=int, i=int, entry=tuple)
     cpdef bint is_draw(self, Position pos)
@@ -73,7 +71,7 @@ cdef class AlphaBetaSearch:
                    prev_to=int, ordered=list, staged=bint, moves=list, squares=list, best=int, best_move=int,
                    original_alpha=int, futile=bint, late_limit=int, quiets_tried=list, searched=int, lmr_row=list,
                    index=int, m=int, to=int, victim=int, flag=int, quiet=bint, gives_check=bint, dmg=int, deg=int,
-                   dph=int, new_depth=int, killers=list, stored=int, evals=list, improving=bint)
+                   dph=int, new_depth=int, killers=list, stored=int)
     cpdef int pvs(self, int depth, int alpha, int beta, int ply, int mg, int eg, int phase, bint null_ok,
                   bint in_check) except? -32767
 

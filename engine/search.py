@@ -50,17 +50,9 @@ for _d in range(1, 64):
     for _m in range(1, 64):
         _LMR[_d][_m] = int(0.6 + math.log(_d) * math.log(_m) / 2.2)
 
-# Pruning near the leaves (non-PV nodes, not in check), by the depth left. "Improving" means the static
-# evaluation is above the one of the same side two plies earlier: then the node prunes less.
-PRUNING_DEPTH = 6  # reverse futility, futility and late-move pruning at depth <= this
-REVERSE_FUTILITY_MARGIN = 110  # cp per ply (one ply less when improving)
-FUTILITY_MARGIN = tuple(0 if d == 0 else 60 + 100 * d for d in range(PRUNING_DEPTH + 1))
-# Quiet moves searched before the rest are skipped, by depth; [0] not improving, [1] improving.
-LATE_MOVE_COUNT = (
-    tuple(0 if d == 0 else (6 + d * d) * 2 // 3 for d in range(PRUNING_DEPTH + 1)),
-    tuple(0 if d == 0 else 6 + d * d for d in range(PRUNING_DEPTH + 1)),
-)
-NO_EVAL = INFINITE + 1  # the per-ply static evaluation of a node in check (unknown)
+FUTILITY_MARGIN = (0, 150, 300, 450)
+REVERSE_FUTILITY_MARGIN = 110
+LATE_MOVE_COUNT = (0, 6, 10, 16)  # quiet moves searched at depth 1..3 before the rest are skipped
 
 __all__ = [  # the rules helpers the search uses keep their old import path (engine.search.see ...)
     "MATE_BOUND", "AlphaBetaSearch", "MoveOrderer", "QuiescenceSearch", "SearchAborted", "SearchControl",
@@ -337,9 +329,6 @@ class AlphaBetaSearch:
         self.orderer = orderer
         self.quiescence = QuiescenceSearch(control, orderer)
         self.pos: Position = self.quiescence.pos
-        # The static evaluation of the node at each ply of the current line (NO_EVAL in check), for the
-        # "improving" test: the same side's evaluation two plies up.
-        self.evals = [NO_EVAL] * (MAX_PLY + 4)
 
     def set_position(self, pos: Position) -> None:
         """Search ``pos`` from now on (the quiescence search too)."""
@@ -423,24 +412,17 @@ class AlphaBetaSearch:
                     return e_score
 
         side = pos.side
-        evals = self.evals
         if in_check:
             static_eval = -INFINITE
-            evals[ply] = NO_EVAL
-            improving = False
         else:
             static_eval = evaluate(pos, mg, eg, phase)
-            evals[ply] = static_eval
-            improving = ply < 2 or evals[ply - 2] == NO_EVAL or static_eval > evals[ply - 2]
             if not pv_node and abs(beta) < MATE_BOUND:
-                # Reverse futility: far above beta at low depth (a ply's margin less when improving).
-                if (depth <= PRUNING_DEPTH
-                        and static_eval - REVERSE_FUTILITY_MARGIN * (depth - improving) >= beta):
+                # Reverse futility: far above beta at low depth.
+                if depth <= 3 and static_eval - REVERSE_FUTILITY_MARGIN * depth >= beta:
                     return static_eval
-                # Null move: pass and see whether the opponent still cannot reach beta; the further the
-                # evaluation is above beta, the shallower the test.
+                # Null move: pass and see whether the opponent still cannot reach beta.
                 if null_ok and depth >= 3 and static_eval >= beta and _has_pieces(pos, side):
-                    reduction = 3 + depth // 4 + min((static_eval - beta) // 200, 2)
+                    reduction = 3 + depth // 6
                     pos.make_null()
                     score = -self.pvs(depth - 1 - reduction, -beta, -beta + 1, ply + 1, mg, eg, phase, False, False)
                     pos.unmake_null()
@@ -476,10 +458,9 @@ class AlphaBetaSearch:
         best = -INFINITE
         best_move = 0
         original_alpha = alpha
-        futile = (not in_check and not pv_node and depth <= PRUNING_DEPTH
+        futile = (not in_check and not pv_node and depth <= 3
                   and static_eval + FUTILITY_MARGIN[depth] <= alpha)
-        late_limit = (LATE_MOVE_COUNT[improving][depth] if depth <= PRUNING_DEPTH and not pv_node and not in_check
-                      else 1000)
+        late_limit = LATE_MOVE_COUNT[depth] if depth <= 3 and not pv_node and not in_check else 1000
         quiets_tried: list[int] = []
         searched = 0
         lmr_row = _LMR[depth if depth < 64 else 63]
@@ -534,11 +515,8 @@ class AlphaBetaSearch:
                 reduction = 0
                 if depth >= 3 and quiet and not in_check and not gives_check:
                     reduction = lmr_row[searched if searched < 64 else 63]
-                    if pv_node:
-                        if reduction:
-                            reduction -= 1
-                    elif not improving:
-                        reduction += 1
+                    if pv_node and reduction:
+                        reduction -= 1
                     killers = orderer.killers[ply]
                     if m == killers[0] or m == killers[1]:
                         reduction = reduction - 1 if reduction else 0

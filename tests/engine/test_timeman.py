@@ -47,15 +47,15 @@ def test_the_factor_grows_with_instability_and_a_falling_score_and_shrinks_when_
 
 def test_a_stable_move_stops_earlier_than_an_unstable_one() -> None:
     soft, hard = 1.0, 3.0
-    assert keep_searching(0.5, soft, hard, 0.1, 0, 0, 20)  # the move just changed: 0.78 s
-    assert not keep_searching(0.5, soft, hard, 0.1, 3, 0, 20)  # settled for 3 iterations: 0.42 s
-    assert keep_searching(0.4, soft, hard, 0.1, 3, 0, 20)
+    assert keep_searching(0.7, soft, hard, 0.1, 0, 0, 20)  # the move just changed: until 1.17 s
+    assert not keep_searching(0.7, soft, hard, 0.1, 3, 0, 20)  # settled for 3 iterations: until 0.63 s
+    assert keep_searching(0.6, soft, hard, 0.1, 3, 0, 20)
 
 
 def test_a_decided_game_stops_earlier() -> None:
-    assert keep_searching(0.55, 1.0, 3.0, 0.1, 1, 0, 100)
-    assert not keep_searching(0.55, 1.0, 3.0, 0.1, 1, 0, 700)
-    assert not keep_searching(0.55, 1.0, 3.0, 0.1, 1, 0, -700)
+    assert keep_searching(0.6, 1.0, 3.0, 0.1, 1, 0, 100)  # until 0.9 s
+    assert not keep_searching(0.6, 1.0, 3.0, 0.1, 1, 0, 700)  # until 0.54 s
+    assert not keep_searching(0.6, 1.0, 3.0, 0.1, 1, 0, -700)
 
 
 def test_a_falling_score_earns_more_time() -> None:
