@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from engine.timeman import HARD_FACTOR, keep_searching, plan_time, time_factor
+from engine.timeman import HARD_FACTOR, OPENING_MOVES, OPENING_PLIES, keep_searching, plan_time, time_factor
 
 CLOCKS = [(left, inc, ply) for left in (100, 1000, 5000, 30000, 60000, 180000, 900000)
           for inc in (0, 100, 300, 1000, 5000) for ply in (0, 30, 80)]
@@ -22,10 +22,22 @@ def test_the_hard_cap_is_at_most_three_budgets_and_inside_the_clock(left: int, i
 
 def test_one_minute_plus_one_second_caps_a_move_near_eight_seconds() -> None:
     """The issue's case: at 1+1 the old cap (4 budgets) let a move take 9.7 s; 3 budgets is 8.0 s."""
-    soft, hard = plan_time(60000, 1000, None, None, 50, 0)
+    soft, hard = plan_time(60000, 1000, None, None, 50, 40)
+    assert soft == pytest.approx(59.95 / 24 + 0.8)
+    soft, hard = plan_time(60000, 1000, None, None, 50, 20)
+    assert soft is not None and hard is not None
     assert soft == pytest.approx(59.95 / 32 + 0.8)
     assert hard == pytest.approx(3 * soft)
     assert hard < 8.1
+
+
+def test_the_opening_gets_twice_the_budget_but_not_a_higher_cap() -> None:
+    soft, hard = plan_time(60000, 1000, None, None, 50, 0)
+    ordinary_soft, ordinary_hard = plan_time(60000, 1000, None, None, 50, OPENING_PLIES)
+    assert soft == pytest.approx(59.95 / OPENING_MOVES + 0.8)
+    assert ordinary_soft is not None and soft is not None and soft > 1.5 * ordinary_soft
+    assert hard == ordinary_hard and hard is not None and hard < 8.1
+    assert plan_time(60000, 1000, 20, None, 50, 0) == plan_time(60000, 1000, 20, None, 50, OPENING_PLIES)
 
 
 def test_moves_to_go_and_movetime() -> None:
@@ -47,15 +59,15 @@ def test_the_factor_grows_with_instability_and_a_falling_score_and_shrinks_when_
 
 def test_a_stable_move_stops_earlier_than_an_unstable_one() -> None:
     soft, hard = 1.0, 3.0
-    assert keep_searching(0.7, soft, hard, 0.1, 0, 0, 20)  # the move just changed: until 1.17 s
-    assert not keep_searching(0.7, soft, hard, 0.1, 3, 0, 20)  # settled for 3 iterations: until 0.63 s
-    assert keep_searching(0.6, soft, hard, 0.1, 3, 0, 20)
+    assert keep_searching(0.5, soft, hard, 0.1, 0, 0, 20)  # the move just changed: 0.78 s
+    assert not keep_searching(0.5, soft, hard, 0.1, 3, 0, 20)  # settled for 3 iterations: 0.42 s
+    assert keep_searching(0.4, soft, hard, 0.1, 3, 0, 20)
 
 
 def test_a_decided_game_stops_earlier() -> None:
-    assert keep_searching(0.6, 1.0, 3.0, 0.1, 1, 0, 100)  # until 0.9 s
-    assert not keep_searching(0.6, 1.0, 3.0, 0.1, 1, 0, 700)  # until 0.54 s
-    assert not keep_searching(0.6, 1.0, 3.0, 0.1, 1, 0, -700)
+    assert keep_searching(0.55, 1.0, 3.0, 0.1, 1, 0, 100)
+    assert not keep_searching(0.55, 1.0, 3.0, 0.1, 1, 0, 700)
+    assert not keep_searching(0.55, 1.0, 3.0, 0.1, 1, 0, -700)
 
 
 def test_a_falling_score_earns_more_time() -> None:
@@ -63,17 +75,16 @@ def test_a_falling_score_earns_more_time() -> None:
     assert keep_searching(1.0, 1.0, 3.0, 0.2, 1, 120, 0)
 
 
-def test_no_iteration_starts_whose_first_move_cannot_finish_before_the_cap() -> None:
-    # Early enough by the budget (unstable, falling: factor 2); the next iteration's first move (the last
-    # best move) costs about 0.75 of the last iteration: 1.0 + 0.75 * 2.8 > 3.0, 1.0 + 0.75 * 1.5 < 3.0.
-    assert not keep_searching(1.0, 1.0, 3.0, 2.8, 0, 200, 0)
-    assert keep_searching(1.0, 1.0, 3.0, 1.5, 0, 200, 0)
-    assert keep_searching(1.0, 1.0, None, 2.8, 0, 200, 0)  # no cap: only the budget counts
+def test_no_iteration_starts_that_cannot_finish_before_the_cap() -> None:
+    # Early enough by the budget (unstable, falling: factor 2), but 1.0 + 1.5 * 1.5 > 3.0.
+    assert not keep_searching(1.0, 1.0, 3.0, 1.5, 0, 200, 0)
+    assert keep_searching(1.0, 1.0, 3.0, 0.5, 0, 200, 0)
+    assert keep_searching(1.0, 1.0, None, 1.5, 0, 200, 0)  # no cap: only the budget counts
 
 
-def test_movetime_searches_until_the_next_iterations_first_move_would_not_fit() -> None:
-    assert keep_searching(2.0, 2.95, 2.95, 1.2, 5, 0, 900)  # stable and decided, but the time was asked for
-    assert not keep_searching(2.0, 2.95, 2.95, 1.3, 5, 0, 900)
+def test_movetime_searches_until_the_next_iteration_would_not_fit() -> None:
+    assert keep_searching(2.0, 2.95, 2.95, 0.5, 5, 0, 900)  # stable and decided, but the time was asked for
+    assert not keep_searching(2.0, 2.95, 2.95, 0.7, 5, 0, 900)
 
 
 def test_a_simulated_game_stays_inside_the_caps_and_spends_less_when_settled() -> None:
