@@ -5,7 +5,7 @@ Each engine searches each position once with ``go movetime`` (3 s by default), o
 new engine process for every search (an empty hash table), ``Hash`` 16 and one thread. From the ``info`` lines
 of the finished iterations (lines with a score that is not a bound) it takes the depth reached, the nodes and
 the nodes per second at the end, and the time and nodes at which each of ``--depths`` (10, 12, 14) was first
-completed. The positions are the four S-chess middlegames of the engine's ``bench`` (``engine.uci``).
+completed. The positions are four S-chess middlegames (:data:`POSITIONS`).
 
     python -m tools.depth --engine "ours=schess-engine" --engine "fsf=/usr/games/fairy-stockfish"
 
@@ -25,7 +25,11 @@ from typing import Optional
 
 from engine.uci import BENCH_POSITIONS
 
-POSITIONS = tuple(fen for variant, fen in BENCH_POSITIONS[1:5] if variant == "seirawan")
+# Three S-chess middlegames of the engine's bench (its fourth is a forced king move) and one from a match
+# against Fairy-Stockfish (move 14, an Elephant still in hand).
+POSITIONS = tuple(BENCH_POSITIONS[i][1] for i in (1, 2, 4)) + (
+    "r3k2r/ppp1bppp/4h1n1/3q4/3Pp1b1/2P1QP1N/PPH1P2P/2KR1BER[e] b kq - 0 14",
+)
 DEFAULT_DEPTHS = (10, 12, 14)
 
 
