@@ -4,11 +4,13 @@ with the right exit code instead of being taken for a command or a file name."""
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+import requests
 
 from engine import __version__
 from engine.uci import bench_report
@@ -16,10 +18,13 @@ from engine.uci import bench_report
 REPO = Path(__file__).resolve().parents[1]
 
 
+def environment() -> dict[str, str]:
+    return dict(os.environ, PYTHONPATH=os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]),
+                COLUMNS="200")  # argparse wraps at the terminal's width
+
+
 def run(*args: str) -> subprocess.CompletedProcess[str]:
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]),
-               COLUMNS="200")  # argparse wraps at the terminal's width
-    return subprocess.run([sys.executable, *args], capture_output=True, text=True, timeout=60, env=env,
+    return subprocess.run([sys.executable, *args], capture_output=True, text=True, timeout=60, env=environment(),
                           stdin=subprocess.DEVNULL)
 
 
@@ -40,6 +45,34 @@ def test_every_entry_point_answers_help(command: list[str], first_line: str) -> 
 def test_loopback_help_shows_defaults_and_no_rest_markup() -> None:
     out = " ".join(run("-m", "bot.loopback", "--help").stdout.split())
     assert "``" not in out and "(default: pychess)" in out and "(default: loopback-token)" in out
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="needs 127.0.0.2 on the loopback interface")
+@pytest.mark.parametrize("options, url_host, on_every_interface", [
+    ([], "127.0.0.1", False),
+    (["--host", "0.0.0.0"], "127.0.0.1", True),
+])
+def test_loopback_listens_on_127_0_0_1_unless_host_says_otherwise(options: list[str], url_host: str,
+                                                                   on_every_interface: bool) -> None:
+    """``--host`` (issue 28: bots in containers reach a server on the host): 127.0.0.2, another address of
+    this machine, reaches the server only when it listens on every interface."""
+    server = subprocess.Popen([sys.executable, "-m", "bot.loopback", "--challenges", "0", "--token", "t", *options],
+                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=environment(),
+                              stdin=subprocess.DEVNULL)
+    try:
+        assert server.stdout is not None
+        found = re.search(r"server on http://([\d.]+):(\d+) ", server.stdout.readline())
+        assert found is not None and found.group(1) == url_host
+        port = found.group(2)
+        assert requests.post(f"http://127.0.0.1:{port}/api/token/test", data="t", timeout=10).status_code == 200
+        try:
+            answered = requests.post(f"http://127.0.0.2:{port}/api/token/test", data="t", timeout=10).ok
+        except requests.ConnectionError:
+            answered = False
+        assert answered == on_every_interface
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
 
 
 @pytest.mark.parametrize("command, start", [

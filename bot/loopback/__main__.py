@@ -22,14 +22,17 @@ def build_parser() -> argparse.ArgumentParser:
     """Command-line options."""
     parser = argparse.ArgumentParser(
         prog="python -m bot.loopback",
-        description="Run the loopback BOT API server on 127.0.0.1 on its own, to point any BOT API client at it. "
-                    "It prints the URL, challenges the bot again each time a game ends (--challenges games in "
-                    "all; a challenge declined with 'later' is offered again), prints each game's PGN, and "
-                    "serves until Ctrl-C.",
+        description="Run the loopback BOT API server on 127.0.0.1 (or --host) on its own, to point any BOT API "
+                    "client at it. It prints the URL, challenges the bot again each time a game ends "
+                    "(--challenges games in all; a challenge declined with 'later' is offered again), prints "
+                    "each game's PGN, and serves until Ctrl-C.",
         epilog="example: python -m bot.loopback --dialect pychess --port 8765 --token secret --challenges 3")
     parser.add_argument("--dialect", choices=["pychess", "lichess"], default="pychess",
                         help="which server to imitate (default: %(default)s)")
-    parser.add_argument("--port", type=int, default=0, help="port on 127.0.0.1 (default: any free port)")
+    parser.add_argument("--host", default="127.0.0.1",
+                        help="the IPv4 address to listen on, e.g. 0.0.0.0 or a Docker bridge's gateway for "
+                             "bots in containers (default: %(default)s)")
+    parser.add_argument("--port", type=int, default=0, help="port on --host (default: any free port)")
     parser.add_argument("--token", default="loopback-token",
                         help="the Bearer token clients must send (default: %(default)s)")
     parser.add_argument("--bot-name", default=None,
@@ -70,7 +73,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         print(f"game over: {game.describe()}\n{game.pgn()}", flush=True)
 
     with LoopbackServer(
-        dialect=args.dialect, token=args.token, bot_name=args.bot_name, port=args.port, on_game_end=finished
+        dialect=args.dialect, token=args.token, bot_name=args.bot_name, host=args.host, port=args.port,
+        on_game_end=finished,
     ) as server:
         print(f"loopback {args.dialect} server on {server.url} as {server.bot.name}, token {args.token!r}", flush=True)
         try:

@@ -1,4 +1,4 @@
-"""``LoopbackServer``: a Lichess-compatible BOT API server on 127.0.0.1 for tests and the sandbox.
+"""``LoopbackServer``: a Lichess-compatible BOT API server on 127.0.0.1 (or ``host``) for tests and the sandbox.
 
 with LoopbackServer(dialect="pychess", token="t") as srv:
     challenge_id = srv.challenge(challenger="Alice", clock=(60, 1), opponent=RandomMoves(seed=3))
@@ -35,10 +35,14 @@ from bot.loopback.referee import Referee
 
 T = TypeVar("T")
 HOST = "127.0.0.1"
+EVERY_INTERFACE = ("0.0.0.0", "")  # bound to these, the server is reached on this machine as 127.0.0.1
 
 
 class LoopbackServer(Referee, Observers):
     """A BOT API server in one dialect, bound to 127.0.0.1 (port 0 = any free port; see ``port``/``url``).
+
+    ``host`` binds another IPv4 address instead, e.g. ``0.0.0.0`` or a Docker bridge's gateway so that
+    containers reach the server; ``url`` then names that address (127.0.0.1 for ``0.0.0.0``).
 
     Keyword arguments beyond those below are ``Referee`` options: ``bot_title``, ``keepalive_s``, ``seed``,
     ``board_factory``, ``opponent_factory`` (default: seeded random moves), ``opponent_delay_s``,
@@ -54,6 +58,7 @@ class LoopbackServer(Referee, Observers):
         bot_name: Optional[str] = None,
         port: int = 0,
         stream_encoding: str = "chunked",
+        host: str = HOST,
         **options: Any,
     ) -> None:
         if stream_encoding not in ("chunked", "close"):
@@ -62,6 +67,7 @@ class LoopbackServer(Referee, Observers):
             dialect, token, bot_name or ("SeirawanBot" if dialect == "pychess" else "SchessBot"), **options
         )
         self.stream_encoding = stream_encoding
+        self.host = host
         self.port = port
         self.faults = Faults(self)
         self._httpd: Optional[LoopbackHTTPServer] = None
@@ -73,7 +79,7 @@ class LoopbackServer(Referee, Observers):
     @property
     def url(self) -> str:
         """The base URL to give the bot, e.g. ``http://127.0.0.1:54321``."""
-        return f"http://{HOST}:{self.port}"
+        return f"http://{HOST if self.host in EVERY_INTERFACE else self.host}:{self.port}"
 
     def start(self) -> LoopbackServer:
         """Bind and serve in background threads; returns ``self``."""
@@ -116,11 +122,11 @@ class LoopbackServer(Referee, Observers):
         self.stop()
 
     def open_listener(self) -> None:
-        """Bind (again) to 127.0.0.1 on ``port`` and serve."""
+        """Bind (again) to ``host`` (127.0.0.1 by default) on ``port`` and serve."""
         with self._listener_lock:
             if self._httpd is not None:
                 return
-            self._httpd = LoopbackHTTPServer((HOST, self.port), self)
+            self._httpd = LoopbackHTTPServer((self.host, self.port), self)
             self.port = self._httpd.server_address[1]
             self._serve_thread = threading.Thread(
                 target=self._httpd.serve_forever,
