@@ -85,3 +85,5 @@ cdef class Searcher:
     cdef public object rng
     cdef public int start_depth
     cdef public object stop_signal
+    cdef public int partial_move
+    cdef public int partial_score

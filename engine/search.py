@@ -574,6 +574,9 @@ class Searcher:
         self.rng = random.Random()
         self.start_depth = 1  # where iterative deepening starts (Lazy SMP helpers start deeper)
         self.stop_signal: Optional[StopSignal] = None  # a helper's: stop when the main search has stopped
+        # The best move (and score) the running iteration has proved so far; 0 before its first move ends.
+        self.partial_move = 0
+        self.partial_score = 0
 
     # ------------------------------------------------------------------ control
 
@@ -629,6 +632,10 @@ class Searcher:
                 best = score
                 best_move = m
                 if score > alpha:
+                    # Fully searched and better than every move before it: the move to play should the
+                    # iteration be stopped before it ends.
+                    self.partial_move = m
+                    self.partial_score = score
                     alpha = score
                     if score >= beta:
                         break
@@ -689,6 +696,7 @@ class Searcher:
         while depth <= max_depth:
             control.seldepth = 0
             iteration_start = control.elapsed()
+            self.partial_move = 0
             try:
                 if depth >= 4 and abs(best_score) < MATE_BOUND:
                     window = 35
@@ -716,6 +724,12 @@ class Searcher:
                         pos.unmake_null()
                     else:
                         pos.unmake()
+                if self.partial_move and self.partial_move != best_move:
+                    # The unfinished iteration already proved a move better than the last one's best (the
+                    # best move of the last iteration is searched first): play it.
+                    best_move = self.partial_move
+                    best_score = self.partial_score
+                    pv = self._extract_pv(best_move)
                 break
             best_move = move
             best_score = score

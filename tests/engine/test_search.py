@@ -11,7 +11,7 @@ from engine import Board
 from engine.attacks import captures, gives_check_quiet, see
 from engine.evaluate import TEMPO, evaluate, evaluate_position, initial_scores, move_delta
 from engine.movecodes import EN_PASSANT, PROMOTION
-from engine.search import MATE_BOUND, Searcher, SearchLimits, mate_in
+from engine.search import MATE_BOUND, SearchAborted, Searcher, SearchLimits, mate_in
 from engine.tables import QUEEN
 
 
@@ -139,6 +139,41 @@ def test_no_legal_move_gives_none() -> None:
     board = Board("r1bqkbn1/pppppp2/8/6p1/Q2nP3/PBP5/1P1P1PP1/RNB1K2r[EHeh] w cdfgBCQq - 1 10")
     result = Searcher().search(board, SearchLimits(depth=3))
     assert result.best == 0 and result.score < -MATE_BOUND
+
+
+class _StoppedAtDepthThree(Searcher):
+    """A searcher whose third iteration is stopped (as by the clock) after ``proved`` (a root move, or 0 for
+    none) was proved better than the moves before it."""
+
+    def __init__(self, proved_index: int) -> None:
+        super().__init__()
+        self.proved_index = proved_index
+
+    def _root(self, depth, alpha, beta, root_moves, mg, eg, phase):  # type: ignore[no-untyped-def]
+        if depth < 3:
+            return super()._root(depth, alpha, beta, root_moves, mg, eg, phase)
+        if self.proved_index:
+            self.partial_move = root_moves[self.proved_index]
+            self.partial_score = 77
+        raise SearchAborted
+
+
+def test_a_stopped_iteration_plays_the_move_it_already_proved_better() -> None:
+    board = Board()
+    last = Searcher().search(board, SearchLimits(depth=2))
+    stopped = _StoppedAtDepthThree(proved_index=5)
+    result = stopped.search(board, SearchLimits(depth=6))
+    assert result.depth == 2  # the last finished iteration
+    assert result.best == stopped.partial_move != last.best
+    assert result.score == 77
+    assert result.pv[0] == result.best and board.move_of(result.best) in board.legal_moves
+
+
+def test_a_stopped_iteration_without_a_proof_keeps_the_last_best_move() -> None:
+    board = Board()
+    last = Searcher().search(board, SearchLimits(depth=2))
+    result = _StoppedAtDepthThree(proved_index=0).search(board, SearchLimits(depth=6))
+    assert (result.depth, result.best, result.score) == (2, last.best, last.score)
 
 
 # ---------------------------------------------------------------- draws

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from engine.timeman import HARD_FACTOR, keep_searching, plan_time, time_factor
+from engine.timeman import HARD_FACTOR, OPENING_MOVES, OPENING_PLIES, keep_searching, plan_time, time_factor
 
 CLOCKS = [(left, inc, ply) for left in (100, 1000, 5000, 30000, 60000, 180000, 900000)
           for inc in (0, 100, 300, 1000, 5000) for ply in (0, 30, 80)]
@@ -22,10 +22,22 @@ def test_the_hard_cap_is_at_most_three_budgets_and_inside_the_clock(left: int, i
 
 def test_one_minute_plus_one_second_caps_a_move_near_eight_seconds() -> None:
     """The issue's case: at 1+1 the old cap (4 budgets) let a move take 9.7 s; 3 budgets is 8.0 s."""
-    soft, hard = plan_time(60000, 1000, None, None, 50, 0)
+    soft, hard = plan_time(60000, 1000, None, None, 50, 40)
+    assert soft == pytest.approx(59.95 / 24 + 0.8)
+    soft, hard = plan_time(60000, 1000, None, None, 50, 20)
+    assert soft is not None and hard is not None
     assert soft == pytest.approx(59.95 / 32 + 0.8)
     assert hard == pytest.approx(3 * soft)
     assert hard < 8.1
+
+
+def test_the_opening_gets_twice_the_budget_but_not_a_higher_cap() -> None:
+    soft, hard = plan_time(60000, 1000, None, None, 50, 0)
+    ordinary_soft, ordinary_hard = plan_time(60000, 1000, None, None, 50, OPENING_PLIES)
+    assert soft == pytest.approx(59.95 / OPENING_MOVES + 0.8)
+    assert ordinary_soft is not None and soft is not None and soft > 1.5 * ordinary_soft
+    assert hard == ordinary_hard and hard is not None and hard < 8.1
+    assert plan_time(60000, 1000, 20, None, 50, 0) == plan_time(60000, 1000, 20, None, 50, OPENING_PLIES)
 
 
 def test_moves_to_go_and_movetime() -> None:

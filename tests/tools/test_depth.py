@@ -1,0 +1,42 @@
+"""tools.depth reads finished iterations from real engines' info lines (ours and Fairy-Stockfish's shapes)."""
+
+from __future__ import annotations
+
+from tools.depth import parse_info, read_search
+
+OURS = [
+    "info depth 9 seldepth 21 multipv 1 score cp 31 nodes 180000 nps 160000 hashfull 40 time 1125 pv e2e4 e7e5",
+    "info depth 10 seldepth 24 multipv 1 score cp 25 nodes 420000 nps 161000 hashfull 90 time 2609 pv e2e4",
+    "info string book move none",
+    "bestmove e2e4 ponder e7e5",
+]
+FAIRY = [
+    "info depth 15 seldepth 20 multipv 1 score cp 40 nodes 900000 nps 300000 tbhits 0 time 3000 pv d2d4",
+    "info depth 16 seldepth 22 multipv 1 score cp 60 lowerbound nodes 950000 nps 300000 time 3100 pv d2d4",
+    "info depth 16 currmove d2d4 currmovenumber 1",
+    "info depth 16 seldepth 22 multipv 1 score cp 44 nodes 1200000 nps 301000 time 3990 pv d2d4",
+    "info depth 16 seldepth 22 multipv 1 score cp 44 nodes 1210000 nps 301000 time 4000 pv d2d4",
+    "bestmove d2d4 ponder d7d5",
+]
+
+
+def test_finished_iterations_only() -> None:
+    assert parse_info(FAIRY[1]) is None  # an aspiration bound
+    assert parse_info(FAIRY[2]) is None  # currmove: no score
+    assert parse_info(OURS[2]) is None
+    assert parse_info("info depth x score cp 1 nodes 2 time 3") is None
+    iteration = parse_info(OURS[0])
+    assert iteration is not None and (iteration.depth, iteration.nodes, iteration.time_ms) == (9, 180000, 1125)
+
+
+def test_a_search_report_gives_depth_speed_and_time_to_depth() -> None:
+    report = read_search(OURS + ["info depth 11 score cp 1 nodes 5 time 6"])  # after bestmove: not read
+    assert (report.depth, report.nodes, report.bestmove) == (10, 420000, "e2e4")
+    assert round(report.nps) == round(420000 * 1000 / 2609)
+    hit = report.reached(10)
+    assert hit is not None and hit.time_ms == 2609
+    assert report.reached(11) is None
+    fairy = read_search(FAIRY)
+    assert [i.depth for i in fairy.iterations] == [15, 16]  # the repeated depth-16 line replaces its twin
+    first_past_12 = fairy.reached(12)
+    assert fairy.nodes == 1210000 and first_past_12 is not None and first_past_12.depth == 15
