@@ -2,10 +2,10 @@
 for docs/engine.md, not a test).
 
 Each engine searches each position once with ``go movetime`` (3 s by default), one engine after the other, a
-new engine process for every search (an empty hash table), ``Hash`` 16 and one thread. From the ``info`` lines
-of the finished iterations (lines with a score that is not a bound) it takes the depth reached, the nodes and
-the nodes per second at the end, and the time and nodes at which each of ``--depths`` (10, 12, 14) was first
-completed. The positions are four S-chess middlegames (:data:`POSITIONS`).
+new engine process for every search (an empty hash table; the bot's UCI client), ``Hash`` 16 and one thread.
+From the ``info`` lines of the finished iterations (lines with a score that is not a bound) it takes the depth
+reached, the nodes and the nodes per second at the end, and the time and nodes at which each of ``--depths``
+(10, 12, 14) was first completed. The positions are four S-chess middlegames (:data:`POSITIONS`).
 
     python -m tools.depth --engine "ours=schess-engine" --engine "fsf=/usr/games/fairy-stockfish"
 
@@ -16,13 +16,13 @@ from __future__ import annotations
 
 import argparse
 import shlex
-import subprocess
 import sys
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Optional
 
+from bot.engines import UciEngine
 from engine.uci import BENCH_POSITIONS
 
 # Three S-chess middlegames of the engine's bench (its fourth is a forced king move) and one from a match
@@ -104,39 +104,18 @@ def read_search(lines: Iterable[str]) -> SearchReport:
 
 
 def search_once(command: Sequence[str], fen: str, movetime_ms: int, options: Sequence[tuple[str, str]]) -> SearchReport:
-    """Start ``command``, search ``fen`` for ``movetime_ms`` and quit it."""
-    process = subprocess.Popen(list(command), stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
-    assert process.stdin is not None and process.stdout is not None
-    stdin, stdout = process.stdin, process.stdout
-
-    def send(text: str) -> None:
-        stdin.write(text + "\n")
-        stdin.flush()
-
-    def wait_for(word: str) -> None:
-        for line in stdout:
-            if line.split()[:1] == [word]:
-                return
-        raise RuntimeError(f"{command[0]} ended before it said {word!r}")
-
+    """Start ``command`` (the bot's UCI client, :class:`bot.engines.UciEngine`), search ``fen`` for
+    ``movetime_ms`` and quit it."""
+    engine = UciEngine(command, {"Hash": 16, "Threads": 1, **dict(options)}, label=command[0], strict=True)
+    engine.set_variant("seirawan", False)
+    lines: list[str] = []
     try:
-        send("uci")
-        wait_for("uciok")
-        for name, value in (("UCI_Variant", "seirawan"), ("Hash", "16"), ("Threads", "1"), *options):
-            send(f"setoption name {name} value {value}")
-        send("ucinewgame")
-        send("isready")
-        wait_for("readyok")
-        send(f"position fen {fen}")
-        send(f"go movetime {movetime_ms}")
-        report = read_search(line.strip() for line in stdout)
-        send("quit")
-        process.wait(timeout=10)
-        return report
+        engine.new_game()
+        reply = engine.go(f"position fen {fen}", f"go movetime {movetime_ms}", movetime_ms / 1000 + 10, 5.0,
+                          on_info=lines.append)
     finally:
-        if process.poll() is None:
-            process.kill()
-            process.wait()
+        engine.close()
+    return read_search(lines + [f"bestmove {reply.bestmove or '(none)'}"])
 
 
 def format_reports(name: str, reports: Sequence[SearchReport], depths: Sequence[int]) -> list[str]:

@@ -159,18 +159,20 @@ class UciEngine(EngineClient):
 
     # ---- searching ----
 
-    def go(self, position: str, go: str, deadline_s: float, stop_grace_s: float) -> EngineReply:
+    def go(self, position: str, go: str, deadline_s: float, stop_grace_s: float,
+           on_info: Callable[[str], None] | None = None) -> EngineReply:
         """Send ``position`` and ``go`` and wait for ``bestmove``, reading ``info`` lines on the way.
 
         At ``deadline_s`` the engine is told to ``stop``; a ``bestmove`` within ``stop_grace_s`` after that is
         returned with ``late=True``. Without one the engine is killed (restarted by the next call) and
         :class:`EngineTimeout` raised. A dead engine raises :class:`EngineCrashed`. ``elapsed_s`` runs from
-        writing ``go`` to the arrival of ``bestmove``."""
+        writing ``go`` to the arrival of ``bestmove``. ``on_info`` also gets every ``info`` line as it came
+        (a tool that wants each iteration, not only the last)."""
         self.process.drain()
         self.process.send(position)
         started = self.monotonic()
         self.process.send(go)
-        return self._await_bestmove(started, deadline_s, stop_grace_s, EngineReply(bestmove=None))
+        return self._await_bestmove(started, deadline_s, stop_grace_s, EngineReply(bestmove=None), on_info)
 
     def search(self, fen: str, moves: Sequence[str], limits: GoLimits) -> EngineReply:
         """Search ``fen`` + ``moves`` within the bot's ``limits`` (the engine restarted first if it died)."""
@@ -227,12 +229,15 @@ class UciEngine(EngineClient):
             self._failed = "it did not stop pondering"
 
     def _await_bestmove(self, started: float, deadline_s: float, stop_grace_s: float,
-                        result: EngineReply) -> EngineReply:
-        """Read ``info`` lines into ``result`` until ``bestmove``; stop, then kill, at the deadlines."""
+                        result: EngineReply, on_info: Callable[[str], None] | None = None) -> EngineReply:
+        """Read ``info`` lines into ``result`` (and ``on_info``) until ``bestmove``; stop, then kill, at the
+        deadlines."""
 
         def answer(line: str) -> bool:
             if line.startswith("info "):
                 parse_info(line, result)
+                if on_info is not None:
+                    on_info(line)
             return line.startswith("bestmove")
 
         arrival, line, late = self._await_answer(started, deadline_s, stop_grace_s, interrupt="stop",
