@@ -8,6 +8,8 @@ from cpython.list cimport PyList_GET_ITEM, PyList_New, PyList_SET_ITEM
 from cpython.ref cimport Py_INCREF
 from libc.stdlib cimport free, malloc
 
+from engine.position cimport Position
+
 from engine.ordering import CAPTURE_KEY as _CAPTURE_KEY_PY
 from engine.ordering import HASH_MOVE_KEY as _HASH_MOVE_KEY_PY
 from engine.ordering import KILLER_KEY as _KILLER_KEY_PY
@@ -76,8 +78,8 @@ cdef class _Buffers:
         free(self.index)
 
 
-cpdef list order_moves(list moves, list squares, int side, list capture_keys, list history, int killer1,
-                       int killer2, int counter, int hash_move):
+cpdef list order_moves(list moves, Position pos, list capture_keys, list history, int killer1, int killer2,
+                       int counter, int hash_move):
     cdef Py_ssize_t n = len(moves)
     cdef long long stack_keys[STACK_KEYS]
     cdef Py_ssize_t stack_index[STACK_KEYS]
@@ -87,6 +89,8 @@ cpdef list order_moves(list moves, list squares, int side, list capture_keys, li
     cdef Py_ssize_t i
     cdef int m, victim, flag, piece
     cdef long long key
+    cdef int *squares = pos.squares
+    cdef int side = pos.side
     if n > STACK_KEYS:
         buffers = _Buffers(n)
         keys = buffers.keys

@@ -10,23 +10,23 @@ cdef tuple BISHOP_RAYS, KING_TARGETS, KNIGHT_TARGETS, PAWN_ATTACKERS_BLACK, PAWN
 cdef tuple ROOK_RAYS, TAGGED_RAYS, ORDER_VALUE
 
 
-@cython.locals(squares=list, side=int, frm=int, to=int, piece=int, enemy_king=int, t=int, q=int)
+@cython.locals(squares="int *", side=int, frm=int, to=int, piece=int, enemy_king=int, t=int, q=int)
 cpdef bint gives_check_quiet(Position pos, int m)
 
 @cython.locals(best_sq=int, best_value=int, t=int, q=int, v=int, king=int)
-cpdef int _least_attacker(list squares, int sq, int side)
+cdef int _least_attacker(int *squares, int sq, int side)
 
-@cython.locals(squares=list, frm=int, to=int, piece=int, victim=int, gains=list, on_square=int, removed=list,
+@cython.locals(squares="int *", frm=int, to=int, piece=int, victim=int, gains=list, on_square=int, removed=list,
                side=int, q=int, n=int)
 cpdef int see(Position pos, int m)
 
-@cython.locals(squares=list, side=int, us=int, ksq=int, aligned=list, out=list, gate_types=list, hand=list,
+@cython.locals(squares="int *", side=int, us=int, ksq=int, aligned=list, out=list, gate_types=list, hand=list,
                frm=int, p=int, targets=list, one=int, f=int, promo=bint, t=int, q=int, rank=int, key="long long", m=int, victim_value=int,
                g=int, ep=int, victim=int, legal=bint, piece=int, gates="unsigned long long", gated=bint)
 cpdef list captures(Position pos)
 
-@cython.locals(squares=list, piece=int, captured=int, safe=bint)
+@cython.locals(squares="int *", piece=int, captured=int, safe=bint)
 cpdef bint _legal_after(Position pos, int frm, int to, int ksq, list aligned, int side)
 
-@cython.locals(squares=list, piece=int, captured=int, safe=bint)
+@cython.locals(squares="int *", piece=int, captured=int, safe=bint)
 cpdef bint _king_safe_after(Position pos, int frm, int to, int side)

@@ -227,7 +227,8 @@ def captures(pos: Position) -> list[int]:
     # The capture targets of one piece at a time; one list for the whole scan, emptied after each piece that
     # had any (a new list per piece cost an allocation each, most of them for nothing).
     targets: list[int] = []
-    for frm, piece in enumerate(squares):
+    for frm in range(64):
+        piece = squares[frm]
         p = piece * side
         if p <= 0:
             continue

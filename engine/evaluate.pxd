@@ -11,7 +11,7 @@ cdef bint _WALK, _PAWNS
 cdef list _ACTIVE
 
 
-@cython.locals(squares=list, frm=int, to=int, flag=int, piece=int, pmg=list, peg=list, captured=int, dmg=int,
+@cython.locals(squares="int *", frm=int, to=int, flag=int, piece=int, pmg=list, peg=list, captured=int, dmg=int,
                deg=int, dphase=int, gate=int, gated=int, new=int, victim=int, king_to=int, rook_to=int, rook=int,
                gate_sq=int)
 cpdef (int, int, int) move_delta(Position pos, int code)
@@ -21,12 +21,12 @@ cpdef (int, int, int) move_delta(Position pos, int code)
 cpdef int hand_score(list hand, unsigned long long gates) except? -32767
 
 @cython.locals(f=int, r=int, score=int, df=int, ff=int, near=int, far=int)
-cpdef int _shield(list squares, int king, int sign)
+cdef int _shield(int *squares, int king, int sign)
 
 @cython.locals(white_king=int, black_king=int)
 cpdef int king_safety(Position pos)
 
-@cython.locals(counts=list, squares=list, white_zone=list, black_zone=list, zone=list, white_pawns=list,
+@cython.locals(counts=list, squares="int *", white_zone=list, black_zone=list, zone=list, white_pawns=list,
                black_pawns=list, sq=int, piece=int, t=int, sign=int, mobility=int, attack=int, to=int, q=int,
                leaps=tuple, rays=tuple, ray=tuple, black_top=list, white_low=list, f=int, r=int)
 cpdef list activity(Position pos, bint walk=*, bint pawns=*)

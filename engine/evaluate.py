@@ -289,17 +289,8 @@ def activity(pos: Position, walk: bool = True, pawns: bool = True) -> list[int]:
         counts[t] += mobility * sign  # MOBILITY + t
         counts[_KING_ATTACK + t] += attack * sign
     if pawns:
-        # The pawns' squares, found by the list's own (C) search rather than a loop over the board.
-        white_pawns = []
-        sq = -1
-        for _ in range(squares.count(PAWN)):
-            sq = squares.index(PAWN, sq + 1)
-            white_pawns.append(sq)
-        black_pawns = []
-        sq = -1
-        for _ in range(squares.count(-PAWN)):
-            sq = squares.index(-PAWN, sq + 1)
-            black_pawns.append(sq)
+        white_pawns = [sq for sq in range(64) if squares[sq] == PAWN]
+        black_pawns = [sq for sq in range(64) if squares[sq] == -PAWN]
         # Per file (with a guard file on each side): the highest rank of a black pawn, the lowest of a white.
         black_top = [-1] * 10
         white_low = [8] * 10

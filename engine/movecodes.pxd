@@ -9,9 +9,9 @@ cpdef long long mask_hash(object mask, list keys)
 cdef class PositionState:
     cdef public str variant
     cdef public bint chess960
-    cdef public list squares
+    cdef public int squares[64]
     cdef public int side
-    cdef public list king_sq
+    cdef public int king_sq[2]
     cdef public list hand
     cdef public object gates
     cdef public object castling

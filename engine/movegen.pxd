@@ -15,21 +15,21 @@ cdef dict _PROMOTIONS
 
 
 cdef class MoveGenerator(PositionState):
-    @cython.locals(squares=list, enemy_index=int, t=int, q=int, pawn=int, king=int, leap=list, ortho=list, diag=list)
+    @cython.locals(squares="int *", enemy_index=int, t=int, q=int, pawn=int, king=int, leap=list, ortho=list, diag=list)
     cpdef bint is_attacked(self, int sq, int by_side)
 
     cpdef bint in_check(self)
 
-    @cython.locals(squares=list, side=int, us=int, ksq=int, moves=list, checkers=int, blocker=int, t=int, q=int,
+    @cython.locals(squares="int *", side=int, us=int, ksq=int, moves=list, checkers=int, blocker=int, t=int, q=int,
                    hand=list, up=int, start_rank=int, promo_rank=int, frm=int, piece=int, p=int, rank=int,
                    one=int, m=int, g=int, king=int, start=int, promo=int, orthogonal=bint,
                    ortho_enemy=list, diag_enemy=list, leap_enemy=list, row=list,
                    gates="unsigned long long", gate_here=bint)
     cpdef list generate_legal(self)
 
-    @cython.locals(ep=int, squares=list, victim=int, frm=int, legal=bint)
+    @cython.locals(ep=int, squares="int *", victim=int, frm=int, legal=bint)
     cpdef _en_passant_moves(self, int side, int ksq, object append)
 
-    @cython.locals(squares=list, rook_sq=int, king_to=int, rook_to=int, sq=int, blocked=bint, king=int, rook=int,
+    @cython.locals(squares="int *", rook_sq=int, king_to=int, rook_to=int, sq=int, blocked=bint, king=int, rook=int,
                    safe=bint, base=int, g=int)
     cpdef _castling_moves(self, int side, int ksq, unsigned long long gates, object gate_types, object append)

@@ -192,7 +192,8 @@ class MoveGenerator(PositionState):
             promo_rank = 6 if side == 1 else 1  # pawns on this rank promote when they move
             pawn_captures = PAWN_CAPTURES_WHITE if side == 1 else PAWN_CAPTURES_BLACK
             promotions = _PROMOTIONS[self.variant]
-            for frm, piece in enumerate(squares):
+            for frm in range(64):
+                piece = squares[frm]
                 p = piece * side
                 if p <= 0:
                     continue

@@ -10,8 +10,13 @@ that the result reuses the move list's int objects), and the compiled search and
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from .movecodes import EN_PASSANT, PROMOTION
 from .tables import QUEEN
+
+if TYPE_CHECKING:
+    from .position import Position
 
 HASH_MOVE_KEY = 1 << 30
 CAPTURE_KEY = 1 << 24
@@ -25,10 +30,13 @@ def capture_order(mvv: list[int], attacker_rank: list[int]) -> list[list[int]]:
             for victim in range(17)]
 
 
-def order_moves(moves: list[int], squares: list[int], side: int, capture_keys: list[list[int]],
-                history: list[int], killer1: int, killer2: int, counter: int, hash_move: int) -> list[int]:
-    """``moves`` best first: the hash move, captures (``capture_keys``) and promotions, en passant, the two
-    killers, the countermove, then the quiet moves by ``history``; a gated twin a little after its plain move."""
+def order_moves(moves: list[int], pos: Position, capture_keys: list[list[int]], history: list[int], killer1: int,
+                killer2: int, counter: int, hash_move: int) -> list[int]:
+    """``moves`` (legal in ``pos``) best first: the hash move, captures (``capture_keys``) and promotions, en
+    passant, the two killers, the countermove, then the quiet moves by ``history``; a gated twin a little after
+    its plain move."""
+    squares = pos.squares
+    side = pos.side
     keyed: list[int] = []
     append = keyed.append
     for m in moves:

@@ -13,16 +13,16 @@ cdef long long ZOBRIST_SIDE
 
 
 cdef class Position(FenCodec):
-    @cython.locals(squares=list, frm=int, to=int, flag=int, side=int, h="long long", ep=int, piece=int,
+    @cython.locals(squares="int *", frm=int, to=int, flag=int, side=int, h="long long", ep=int, piece=int,
                    captured=int, target=int, a=int, new_piece=int, victim_sq=int, king_to=int, rook_to=int,
                    rook=int, zp=list, z="long long")
     cpdef make(self, int code)
 
-    @cython.locals(squares=list, h="long long", gate_type=int, gated=int, gate_sq=int, hand=list, count=int,
+    @cython.locals(squares="int *", h="long long", gate_type=int, gated=int, gate_sq=int, hand=list, count=int,
                    z="long long")
     cpdef _update_back_rank(self, int code, int frm, int to, int flag, int side)
 
-    @cython.locals(code=int, captured=int, ep=int, h="long long", squares=list, frm=int, to=int, flag=int,
+    @cython.locals(code=int, captured=int, ep=int, h="long long", squares="int *", frm=int, to=int, flag=int,
                    side=int, gate_type=int, piece=int, king_to=int, rook_to=int, king=int, rook=int)
     cpdef int unmake(self) except? -1
 

@@ -4,7 +4,10 @@
 This is the hot core shared by the search and the public :class:`engine.board.Board`. Moves here are ints;
 ``Board`` wraps them into :class:`engine.board.Move` objects at the API edge.
 
-Board: a flat list of 64 signed piece codes (white > 0, black < 0, see :mod:`engine.tables`).
+Board: 64 signed piece codes (white > 0, black < 0, see :mod:`engine.tables`): a list in the pure build, a C
+``int[64]`` in the compiled one (``movecodes.pxd``), as are the two king squares. Compiled code reads and writes
+them as C values; Python code outside the compiled modules that reads ``pos.squares`` gets a copy as a list, so
+it must not change the board through it (nothing outside this package's compiled modules does).
 
 Legality follows Fairy-Stockfish: a gating move is legal exactly when the same move without the gated piece is
 legal (the gated piece can neither block a check nor shield the king).
@@ -74,9 +77,9 @@ class Position(FenCodec):
         """Give ``other`` an independent copy of this position's state, undo stack included."""
         other.variant = self.variant
         other.chess960 = self.chess960
-        other.squares = self.squares[:]
+        other.squares = list(self.squares)  # list(): a C array in the compiled build, copied either way
         other.side = self.side
-        other.king_sq = self.king_sq[:]
+        other.king_sq = list(self.king_sq)
         other.hand = self.hand[:]
         other.gates = self.gates
         other.castling = self.castling
@@ -291,7 +294,7 @@ class Position(FenCodec):
         mate (a knight with no helper, or bishops on one colour only)."""
         if self.hand_count(side):
             return False
-        squares = self.squares
+        squares = list(self.squares)  # a list in both builds (the compiled build's board is a C array)
         own = [abs(p) for p in squares if p * side > 0 and p != KING * side]
         if any(p in (PAWN, ROOK, QUEEN, HAWK, ELEPHANT) for p in own):
             return False

@@ -13,7 +13,7 @@ cdef int INFINITE, MATE, MAX_PLY, HISTORY_MAX, REVERSE_FUTILITY_MARGIN
 cdef list _LMR, _CAPTURE_ORDER
 
 
-@cython.locals(squares=list, side=int, frm=int, to=int, flag=int, victim=int, gate=int, piece=int)
+@cython.locals(squares="int *", side=int, frm=int, to=int, flag=int, victim=int, gate=int, piece=int)
 cpdef bint _plausible(Position pos, int m)
 
 @cython.locals(p=int)
@@ -51,7 +51,7 @@ cdef class QuiescenceSearch:
     cdef public Position pos
 
     @cython.locals(control=SearchControl, pos=Position, moves=list, best=int, m="long long", dmg=int, deg=int,
-                   dph=int, score=int, stand=int, squares=list, to=int, victim=int, gain=int, check=bint)
+                   dph=int, score=int, stand=int, squares="int *", to=int, victim=int, gain=int, check=bint)
     cpdef int qsearch(self, int alpha, int beta, int ply, int mg, int eg, int phase, bint in_check) except? -32767
 
 
@@ -68,7 +68,7 @@ cdef class AlphaBetaSearch:
     @cython.locals(control=SearchControl, orderer=MoveOrderer, pos=Position, pv_node=bint, tt=TranspositionTable,
                    key="long long", data="long long", hash_move=int, e_depth=int, bound=int, e_score=int, side=int,
                    static_eval=int, reduction=int, score=int, stack=list, counter_index=int, counter=int, prev=int,
-                   prev_to=int, ordered=list, staged=bint, moves=list, squares=list, best=int, best_move=int,
+                   prev_to=int, ordered=list, staged=bint, moves=list, squares="int *", best=int, best_move=int,
                    original_alpha=int, futile=bint, late_limit=int, quiets_tried=list, searched=int, lmr_row=list,
                    index=int, m=int, to=int, victim=int, flag=int, quiet=bint, gives_check=bint, dmg=int, deg=int,
                    dph=int, new_depth=int, killers=list, stored=int)

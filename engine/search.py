@@ -208,7 +208,7 @@ class MoveOrderer:
         twin), promotions, en passant, the killers of ``ply``, the countermove ``counter``, then the quiet
         moves by history (:func:`engine.ordering.order_moves`)."""
         killers = self.killers[ply]
-        return order_moves(moves, pos.squares, pos.side, _CAPTURE_ORDER, self.history, killers[0], killers[1],
+        return order_moves(moves, pos, _CAPTURE_ORDER, self.history, killers[0], killers[1],
                            counter, hash_move)
 
     def record_cutoff(self, m: int, ply: int, depth: int, counter_index: int, quiets_tried: list[int]) -> None:

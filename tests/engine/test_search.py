@@ -312,7 +312,7 @@ def test_compiled_move_ordering_matches_the_python_one() -> None:
             continue
         history = [rng.choice((0, rng.randint(0, 4000), rng.randint(0, 1 << 14))) for _ in range(4096)]
         picks = [rng.choice(moves) if rng.random() < 0.8 else 0 for _ in range(4)]
-        args = (board.squares, board.side, keys, history, *picks)
+        args = (board, keys, history, *picks)
         assert compiled.order_moves(list(moves), *args) == ordering.order_moves(list(moves), *args)
         keyed = [rng.randint(0, 1 << 40) << 20 | m for m in moves]
         assert compiled.sorted_desc(list(keyed)) == ordering.sorted_desc(list(keyed))
