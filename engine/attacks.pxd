@@ -6,14 +6,27 @@ from engine.position cimport Position
 # Constants the module imports or defines for itself alone, as C values (not importable from the compiled module).
 cdef int BISHOP, ELEPHANT, HAWK, KING, KNIGHT, PAWN, QUEEN, ROOK, EN_PASSANT, PROMOTION
 cdef list _ALIGNED, _RAY_THROUGH, _ORTHO_SLIDER, _DIAG_SLIDER, _LEAPER, _KNIGHT_LIKE
-cdef tuple BISHOP_RAYS, KING_TARGETS, KNIGHT_TARGETS, PAWN_ATTACKERS_BLACK, PAWN_ATTACKERS_WHITE, QUEEN_RAYS
-cdef tuple ROOK_RAYS, TAGGED_RAYS, ORDER_VALUE
+cdef tuple KNIGHT_TARGETS, PAWN_ATTACKERS_BLACK, PAWN_ATTACKERS_WHITE, QUEEN_RAYS
+cdef tuple TAGGED_RAYS, ORDER_VALUE
 
 
 @cython.locals(squares="int *", side=int, frm=int, to=int, piece=int, enemy_king=int, t=int, q=int)
 cpdef bint gives_check_quiet(Position pos, int m)
 
-@cython.locals(best_sq=int, best_value=int, t=int, q=int, v=int, king=int)
+cdef int _ORTHO_SLIDER_AT[17]
+cdef int _DIAG_SLIDER_AT[17]
+cdef int _KNIGHT_LIKE_AT[17]
+cdef int _SEE_VALUE_AT[17]
+cdef int _RAY_SQUARES[4096]
+cdef int _RAY_LENGTH[512]
+cdef int _LEAP_SQUARES[2048]
+cdef int _LEAP_COUNT[256]
+cdef int _KNIGHT_LEAPER[9]
+cdef int _RAYS_FROM[9]
+cdef int _RAYS_TO[9]
+
+
+@cython.locals(best_sq=int, best_value=int, k=int, i=int, d=int, t=int, q=int, v=int, king=int)
 cdef int _least_attacker(int *squares, int sq, int side)
 
 @cython.locals(squares="int *", frm=int, to=int, piece=int, victim=int, gains=list, on_square=int, removed=list,
@@ -22,7 +35,7 @@ cpdef int see(Position pos, int m)
 
 @cython.locals(squares="int *", side=int, us=int, ksq=int, aligned=list, out=list, gate_types=list, hand=list,
                frm=int, p=int, targets=list, one=int, f=int, promo=bint, t=int, q=int, rank=int, key="long long", m=int, victim_value=int,
-               g=int, ep=int, victim=int, legal=bint, piece=int, gates="unsigned long long", gated=bint)
+               g=int, ep=int, victim=int, legal=bint, piece=int, gates="unsigned long long", gated=bint, i=int, d=int)
 cpdef list captures(Position pos)
 
 @cython.locals(squares="int *", piece=int, captured=int, safe=bint)

@@ -17,14 +17,15 @@ from .movecodes import EN_PASSANT, PROMOTION
 from .position import Position
 from .tables import (
     BISHOP,
-    BISHOP_RAYS,
     DIAGONAL_SLIDERS,
     ELEPHANT,
     HAWK,
     KING,
-    KING_TARGETS,
     KNIGHT,
+    KNIGHT_LEAPER,
     KNIGHT_TARGETS,
+    LEAP_COUNT,
+    LEAP_SQUARES,
     LEAPERS,
     ORDER_VALUE,
     ORTHOGONAL_SLIDERS,
@@ -33,8 +34,11 @@ from .tables import (
     PAWN_ATTACKERS_WHITE,
     QUEEN,
     QUEEN_RAYS,
+    RAY_LENGTH,
+    RAY_SQUARES,
+    RAYS_FROM,
+    RAYS_TO,
     ROOK,
-    ROOK_RAYS,
     TAGGED_RAYS,
 )
 
@@ -118,45 +122,66 @@ for _t in LEAPERS:
     _KNIGHT_LIKE[_t] = _KNIGHT_LIKE[-_t] = True
 
 
+# The flags and values above by piece code + 8 (C arrays in the compiled build, attacks.pxd, which a negative
+# index would leave), and the flat geometry of engine.tables.
+_ORTHO_SLIDER_AT = [int(_ORTHO_SLIDER[_q]) for _q in range(-8, 9)]
+_DIAG_SLIDER_AT = [int(_DIAG_SLIDER[_q]) for _q in range(-8, 9)]
+_KNIGHT_LIKE_AT = [int(_KNIGHT_LIKE[_q]) for _q in range(-8, 9)]
+_SEE_VALUE_AT = [SEE_VALUE[_q] for _q in range(-8, 9)]
+_RAY_SQUARES = RAY_SQUARES
+_RAY_LENGTH = RAY_LENGTH
+_LEAP_SQUARES = LEAP_SQUARES
+_LEAP_COUNT = LEAP_COUNT
+_KNIGHT_LEAPER = KNIGHT_LEAPER
+_RAYS_FROM = RAYS_FROM
+_RAYS_TO = RAYS_TO
+
+
 def _least_attacker(squares: list[int], sq: int, side: int) -> int:
     """The square of the cheapest piece of ``side`` attacking ``sq`` on the board as it is, or -1."""
     best_sq = -1
     best_value = 100000
-    # Pawns first: nothing is cheaper.
-    for t in (PAWN_ATTACKERS_WHITE[sq] if side == 1 else PAWN_ATTACKERS_BLACK[sq]):
+    # Pawns first: nothing is cheaper. The squares a pawn of side attacks sq from are leaps 2 (white) or 3.
+    k = sq * 4 + (2 if side == 1 else 3)
+    for i in range(k * 8, k * 8 + _LEAP_COUNT[k]):
+        t = _LEAP_SQUARES[i]
         q = squares[t]  # a C int in the compiled build: comparing the list item itself would stay Python
         if q == side:
             return t
-    for t in KNIGHT_TARGETS[sq]:
+    for i in range(sq * 32, sq * 32 + _LEAP_COUNT[sq * 4]):  # knight leaps
+        t = _LEAP_SQUARES[i]
         q = squares[t]
-        if q * side > 0 and _KNIGHT_LIKE[q]:
-            v = SEE_VALUE[q]
+        if q * side > 0 and _KNIGHT_LIKE_AT[q + 8]:
+            v = _SEE_VALUE_AT[q + 8]
             if v < best_value:
                 best_value = v
                 best_sq = t
-    for ray in ROOK_RAYS[sq]:
-        for t in ray:
+    for d in range(sq * 8, sq * 8 + 4):  # the rook's rays
+        for i in range(d * 8, d * 8 + _RAY_LENGTH[d]):
+            t = _RAY_SQUARES[i]
             q = squares[t]
             if q:
-                if q * side > 0 and _ORTHO_SLIDER[q]:
-                    v = SEE_VALUE[q]
+                if q * side > 0 and _ORTHO_SLIDER_AT[q + 8]:
+                    v = _SEE_VALUE_AT[q + 8]
                     if v < best_value:
                         best_value = v
                         best_sq = t
                 break
-    for ray in BISHOP_RAYS[sq]:
-        for t in ray:
+    for d in range(sq * 8 + 4, sq * 8 + 8):  # the bishop's
+        for i in range(d * 8, d * 8 + _RAY_LENGTH[d]):
+            t = _RAY_SQUARES[i]
             q = squares[t]
             if q:
-                if q * side > 0 and _DIAG_SLIDER[q]:
-                    v = SEE_VALUE[q]
+                if q * side > 0 and _DIAG_SLIDER_AT[q + 8]:
+                    v = _SEE_VALUE_AT[q + 8]
                     if v < best_value:
                         best_value = v
                         best_sq = t
                 break
     if best_sq < 0:
         king = KING * side
-        for t in KING_TARGETS[sq]:
+        for i in range(sq * 32 + 8, sq * 32 + 8 + _LEAP_COUNT[sq * 4 + 1]):  # king steps
+            t = _LEAP_SQUARES[i]
             q = squares[t]
             if q == king:
                 return t
@@ -249,28 +274,20 @@ def captures(pos: Position) -> list[int]:
                                | frm | t << 6 | QUEEN << 12 | PROMOTION << 16)
                 del targets[:]
                 continue
-        elif p == KNIGHT:
-            for t in KNIGHT_TARGETS[frm]:
-                if (q := squares[t]) * side < 0:
-                    targets.append(t)
         elif p == KING:
-            for t in KING_TARGETS[frm]:
+            for i in range(frm * 32 + 8, frm * 32 + 8 + _LEAP_COUNT[frm * 4 + 1]):  # king steps
+                t = _LEAP_SQUARES[i]
                 if (q := squares[t]) * side < 0:
                     targets.append(t)
         else:
-            if p == BISHOP:
-                rays = BISHOP_RAYS[frm]
-            elif p == ROOK:
-                rays = ROOK_RAYS[frm]
-            elif p == QUEEN:
-                rays = QUEEN_RAYS[frm]
-            else:
-                rays = BISHOP_RAYS[frm] if p == HAWK else ROOK_RAYS[frm]
-                for t in KNIGHT_TARGETS[frm]:
+            if _KNIGHT_LEAPER[p]:
+                for i in range(frm * 32, frm * 32 + _LEAP_COUNT[frm * 4]):
+                    t = _LEAP_SQUARES[i]
                     if (q := squares[t]) * side < 0:
                         targets.append(t)
-            for ray in rays:
-                for t in ray:
+            for d in range(frm * 8 + _RAYS_FROM[p], frm * 8 + _RAYS_TO[p]):
+                for i in range(d * 8, d * 8 + _RAY_LENGTH[d]):
+                    t = _RAY_SQUARES[i]
                     q = squares[t]
                     if q:
                         if q * side < 0:

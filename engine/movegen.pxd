@@ -6,21 +6,34 @@ from engine.movecodes cimport PositionState
 # Constants the module imports or defines for itself alone, as C values (not importable from the compiled module).
 cdef int CASTLE, CASTLE_ROOK_GATE, DOUBLE_PUSH, EN_PASSANT, NORMAL, PROMOTION
 cdef int BISHOP, ELEPHANT, HAWK, KING, KNIGHT, PAWN, QUEEN, ROOK
-cdef tuple _ORTHO_ENEMY, _DIAG_ENEMY, _LEAP_ENEMY, _PAWN_ATTACK_FROM, _LEAPS_BY_TYPE, _RAYS_BY_TYPE
-cdef tuple BETWEEN, BISHOP_RAYS, KING_TARGETS, KNIGHT_TARGETS, PAWN_ATTACKERS_BLACK, PAWN_ATTACKERS_WHITE
-cdef tuple PAWN_CAPTURES_BLACK, PAWN_CAPTURES_WHITE, QUEEN_RAYS, ROOK_RAYS, SQUARE_BITS, TAGGED_RAYS, GATE_TYPES
+cdef tuple BETWEEN, PAWN_ATTACKERS_BLACK, PAWN_ATTACKERS_WHITE
+cdef tuple PAWN_CAPTURES_BLACK, PAWN_CAPTURES_WHITE, SQUARE_BITS, GATE_TYPES
 cdef tuple _RANK_BITS, _RANK_BITS_8, PLAIN_MOVES, GATED_MOVES
 cdef list DOUBLE_PUSHES
 cdef dict _PROMOTIONS
 
 
+# The flat geometry and flag tables as C arrays (copied from the lists at import).
+cdef int _RAY_SQUARES[4096]
+cdef int _RAY_LENGTH[512]
+cdef int _LEAP_SQUARES[2048]
+cdef int _LEAP_COUNT[256]
+cdef int _ORTHO_AT[34]
+cdef int _DIAG_AT[34]
+cdef int _LEAP_AT[34]
+cdef int _KNIGHT_LEAPER[9]
+cdef int _RAYS_FROM[9]
+cdef int _RAYS_TO[9]
+
+
 cdef class MoveGenerator(PositionState):
-    @cython.locals(squares="int *", enemy_index=int, t=int, q=int, pawn=int, king=int, leap=list, ortho=list, diag=list)
+    @cython.locals(squares="int *", flags=int, leaps=int, i=int, d=int, k=int, q=int, pawn=int, king=int)
     cpdef bint is_attacked(self, int sq, int by_side)
 
     cpdef bint in_check(self)
 
     @cython.locals(squares="int *", side=int, us=int, ksq=int, moves=list, checkers=int, blocker=int, t=int, q=int,
+                   flags=int, d=int, i=int, k=int,
                    hand=list, up=int, start_rank=int, promo_rank=int, frm=int, piece=int, p=int, rank=int,
                    one=int, m=int, g=int, king=int, start=int, promo=int, orthogonal=bint,
                    ortho_enemy=list, diag_enemy=list, leap_enemy=list, row=list,

@@ -23,14 +23,14 @@ from .movecodes import (
 from .tables import (
     BETWEEN,
     BISHOP,
-    BISHOP_RAYS,
     DIAGONAL_SLIDERS,
     ELEPHANT,
     HAWK,
     KING,
-    KING_TARGETS,
     KNIGHT,
-    KNIGHT_TARGETS,
+    KNIGHT_LEAPER,
+    LEAP_COUNT,
+    LEAP_SQUARES,
     LEAPERS,
     ORTHOGONAL_SLIDERS,
     PAWN,
@@ -39,34 +39,36 @@ from .tables import (
     PAWN_CAPTURES_BLACK,
     PAWN_CAPTURES_WHITE,
     QUEEN,
-    QUEEN_RAYS,
+    RAY_LENGTH,
+    RAY_SQUARES,
+    RAYS_FROM,
+    RAYS_TO,
     ROOK,
-    ROOK_RAYS,
     SQUARE_BITS,
-    TAGGED_RAYS,
 )
 
 
-# The attackers of a white (index 0) or black (index 1) king, by kind of attack: 17 flags indexed by signed
-# piece code (a list index is cheaper than a set lookup, and stays a C operation in the compiled build).
-def _by_defender(types: tuple[int, ...]) -> tuple[list[bool], list[bool]]:
-    against_white = [False] * 17
-    against_black = [False] * 17
+# The attackers of a king, by kind of attack: one flag per defending colour c (0 white, 1 black) and signed
+# piece code q, at c * 17 + 8 + q (a flat list, a C array in the compiled build, where a negative index would
+# leave the array; a list index is cheaper than a set lookup under CPython too).
+def _attacker_flags(types: tuple[int, ...]) -> list[int]:
+    flags = [0] * 34
     for t in types:
-        against_white[-t] = True
-        against_black[t] = True
-    return against_white, against_black
+        flags[8 - t] = 1  # a black piece attacks a white king
+        flags[17 + 8 + t] = 1
+    return flags
 
 
-_ORTHO_ENEMY = _by_defender(ORTHOGONAL_SLIDERS)
-_DIAG_ENEMY = _by_defender(DIAGONAL_SLIDERS)
-_LEAP_ENEMY = _by_defender(LEAPERS)
-# Squares holding enemy pawns that attack a square: for a white king look for black pawns, and vice versa.
-_PAWN_ATTACK_FROM = (PAWN_ATTACKERS_BLACK, PAWN_ATTACKERS_WHITE)
-# Per piece type: the leaper targets and slider rays it moves with (None where it has none). Pawns and the
-# king are handled apart.
-_LEAPS_BY_TYPE = (None, None, KNIGHT_TARGETS, None, None, None, None, KNIGHT_TARGETS, KNIGHT_TARGETS)
-_RAYS_BY_TYPE = (None, None, None, BISHOP_RAYS, ROOK_RAYS, QUEEN_RAYS, None, BISHOP_RAYS, ROOK_RAYS)
+_ORTHO_AT = _attacker_flags(ORTHOGONAL_SLIDERS)
+_DIAG_AT = _attacker_flags(DIAGONAL_SLIDERS)
+_LEAP_AT = _attacker_flags(LEAPERS)
+_RAY_SQUARES = RAY_SQUARES
+_RAY_LENGTH = RAY_LENGTH
+_LEAP_SQUARES = LEAP_SQUARES
+_LEAP_COUNT = LEAP_COUNT
+_KNIGHT_LEAPER = KNIGHT_LEAPER
+_RAYS_FROM = RAYS_FROM
+_RAYS_TO = RAYS_TO
 _PROMOTIONS = {
     "seirawan": (QUEEN, ROOK, BISHOP, KNIGHT, HAWK, ELEPHANT),
     "chess": (QUEEN, ROOK, BISHOP, KNIGHT),
@@ -94,37 +96,38 @@ class MoveGenerator(PositionState):
     def is_attacked(self, sq: int, by_side: int) -> bool:
         """True if a piece of ``by_side`` (1 white, -1 black) attacks ``sq`` on the current board."""
         squares = self.squares
-        enemy_index = 0 if by_side == -1 else 1  # tables are keyed by the defending colour
-        leap = _LEAP_ENEMY[enemy_index]
-        # Each square's code goes through the C int q: an object index or comparison would stay Python.
-        for t in KNIGHT_TARGETS[sq]:
-            q = squares[t]
-            if leap[q]:
+        # The flag tables' offset for the defending colour (0 white, 1 black), plus 8 for the signed codes.
+        flags = 8 if by_side == -1 else 25
+        # The flat tables (engine.tables) index every C array in the compiled build; each square's code goes
+        # through the C int q: an object index or comparison would stay Python.
+        leaps = sq * 32  # sq's knight leaps; its king steps start 8 further, the pawn attackers 16 and 24
+        for i in range(leaps, leaps + _LEAP_COUNT[sq * 4]):
+            q = squares[_LEAP_SQUARES[i]]
+            if _LEAP_AT[flags + q]:
                 return True
-        ortho = _ORTHO_ENEMY[enemy_index]
-        for ray in ROOK_RAYS[sq]:
-            for t in ray:
-                q = squares[t]
+        for d in range(sq * 8, sq * 8 + 4):
+            for i in range(d * 8, d * 8 + _RAY_LENGTH[d]):
+                q = squares[_RAY_SQUARES[i]]
                 if q:
-                    if ortho[q]:
+                    if _ORTHO_AT[flags + q]:
                         return True
                     break
-        diag = _DIAG_ENEMY[enemy_index]
-        for ray in BISHOP_RAYS[sq]:
-            for t in ray:
-                q = squares[t]
+        for d in range(sq * 8 + 4, sq * 8 + 8):
+            for i in range(d * 8, d * 8 + _RAY_LENGTH[d]):
+                q = squares[_RAY_SQUARES[i]]
                 if q:
-                    if diag[q]:
+                    if _DIAG_AT[flags + q]:
                         return True
                     break
         pawn = by_side  # PAWN * by_side
-        for t in _PAWN_ATTACK_FROM[enemy_index][sq]:
-            q = squares[t]
+        k = sq * 4 + (2 if by_side == 1 else 3)  # the squares a pawn of by_side attacks sq from
+        for i in range(k * 8, k * 8 + _LEAP_COUNT[k]):
+            q = squares[_LEAP_SQUARES[i]]
             if q == pawn:
                 return True
         king = KING * by_side
-        for t in KING_TARGETS[sq]:
-            q = squares[t]
+        for i in range(leaps + 8, leaps + 8 + _LEAP_COUNT[sq * 4 + 1]):
+            q = squares[_LEAP_SQUARES[i]]
             if q == king:
                 return True
         return False
@@ -144,15 +147,16 @@ class MoveGenerator(PositionState):
         # compiled build turns it into a C call (a local holding the method stays a Python call).
         moves: list[int] = []
 
-        # Checkers and pinned pieces, from rays and leaps out of the king's square.
-        ortho_enemy = _ORTHO_ENEMY[us]
-        diag_enemy = _DIAG_ENEMY[us]
+        # Checkers and pinned pieces, from rays and leaps out of the king's square (the flat tables of
+        # engine.tables, C arrays in the compiled build; flags: the flag tables' offset for our colour).
+        flags = us * 17 + 8
         checkers = 0
         check_mask = -1
         pins: dict[int, int] | None = None
-        for ray, orthogonal in TAGGED_RAYS[ksq]:
+        for d in range(ksq * 8, ksq * 8 + 8):  # four rook rays, then four bishop rays
             blocker = -1
-            for t in ray:
+            for i in range(d * 8, d * 8 + _RAY_LENGTH[d]):
+                t = _RAY_SQUARES[i]
                 q = squares[t]
                 if q:
                     if q * side > 0:
@@ -160,7 +164,7 @@ class MoveGenerator(PositionState):
                             break
                         blocker = t
                         continue
-                    if (ortho_enemy if orthogonal else diag_enemy)[q]:
+                    if (_ORTHO_AT[flags + q] if d < ksq * 8 + 4 else _DIAG_AT[flags + q]):
                         line = BETWEEN[ksq][t] | SQUARE_BITS[t]
                         if blocker < 0:
                             checkers += 1
@@ -170,13 +174,15 @@ class MoveGenerator(PositionState):
                                 pins = {}
                             pins[blocker] = line
                     break
-        leap_enemy = _LEAP_ENEMY[us]
-        for t in KNIGHT_TARGETS[ksq]:
+        for i in range(ksq * 32, ksq * 32 + _LEAP_COUNT[ksq * 4]):  # knight leaps
+            t = _LEAP_SQUARES[i]
             q = squares[t]
-            if leap_enemy[q]:
+            if _LEAP_AT[flags + q]:
                 checkers += 1
                 check_mask = SQUARE_BITS[t]
-        for t in _PAWN_ATTACK_FROM[us][ksq]:
+        k = ksq * 4 + (3 if side == 1 else 2)  # the squares an enemy pawn attacks our king from
+        for i in range(k * 8, k * 8 + _LEAP_COUNT[k]):
+            t = _LEAP_SQUARES[i]
             q = squares[t]
             if q == -side:
                 checkers += 1
@@ -223,22 +229,21 @@ class MoveGenerator(PositionState):
                 gate_here = gates and (frm < 8 or frm > 55) and gates >> frm & 1
                 if gate_here:
                     start = len(moves)
-                leaps = _LEAPS_BY_TYPE[p]
-                if leaps is not None:
-                    for t in leaps[frm]:
+                if _KNIGHT_LEAPER[p]:
+                    for i in range(frm * 32, frm * 32 + _LEAP_COUNT[frm * 4]):
+                        t = _LEAP_SQUARES[i]
                         if (q := squares[t]) * side <= 0:
                             moves.append(row[t])
-                rays = _RAYS_BY_TYPE[p]
-                if rays is not None:
-                    for ray in rays[frm]:
-                        for t in ray:
-                            q = squares[t]
-                            if q == 0:
+                for d in range(frm * 8 + _RAYS_FROM[p], frm * 8 + _RAYS_TO[p]):
+                    for i in range(d * 8, d * 8 + _RAY_LENGTH[d]):
+                        t = _RAY_SQUARES[i]
+                        q = squares[t]
+                        if q == 0:
+                            moves.append(row[t])
+                        else:
+                            if q * side < 0:
                                 moves.append(row[t])
-                            else:
-                                if q * side < 0:
-                                    moves.append(row[t])
-                                break
+                            break
                 if gate_here:
                     for m in moves[start:]:
                         for g in gate_types:  # type: ignore[union-attr]
@@ -261,7 +266,8 @@ class MoveGenerator(PositionState):
         squares[ksq] = 0
         start = len(moves)
         row = PLAIN_MOVES[ksq]
-        for t in KING_TARGETS[ksq]:
+        for i in range(ksq * 32 + 8, ksq * 32 + 8 + _LEAP_COUNT[ksq * 4 + 1]):  # king steps
+            t = _LEAP_SQUARES[i]
             if (q := squares[t]) * side <= 0 and not self.is_attacked(t, -side):
                 moves.append(row[t])
         squares[ksq] = king

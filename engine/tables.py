@@ -76,6 +76,26 @@ KING_TARGETS = tuple(
     _steps(sq, ROOK_DIRECTIONS + BISHOP_DIRECTIONS) for sq in range(64)
 )
 
+# The same geometry as flat lists of squares, for code that indexes instead of iterating: the compiled build
+# copies them into C arrays (movegen.pxd, attacks.pxd), where a loop over them is C code. Square sq's ray in
+# direction d (0-3 the rook's directions, 4-7 the bishop's, in the order above) is the RAY_LENGTH[sq * 8 + d]
+# squares from RAY_SQUARES[(sq * 8 + d) * 8]; its leaps are the LEAP_COUNT[sq * 4 + k] squares from
+# LEAP_SQUARES[(sq * 4 + k) * 8], for k = 0 a knight's, 1 a king's, 2 a white pawn's attackers (the squares
+# from which a white pawn attacks sq), 3 a black pawn's.
+def _flat(lines: list[tuple[int, ...]]) -> tuple[list[int], list[int]]:
+    squares = [0] * (8 * len(lines))
+    for i, line in enumerate(lines):
+        squares[8 * i:8 * i + len(line)] = line
+    return squares, [len(line) for line in lines]
+
+
+RAY_SQUARES, RAY_LENGTH = _flat([_ray(sq, *d) for sq in range(64) for d in ROOK_DIRECTIONS + BISHOP_DIRECTIONS])
+# Per piece type: whether it has a knight's leaps, and the directions it slides along (RAYS_FROM[t] to
+# RAYS_TO[t], an empty range for none). Pawns and the king are handled apart.
+KNIGHT_LEAPER = [0, 0, 1, 0, 0, 0, 0, 1, 1]
+RAYS_FROM = [0, 0, 0, 4, 0, 0, 0, 4, 0]
+RAYS_TO = [0, 0, 0, 8, 4, 8, 0, 8, 4]
+
 # Rays from each square tagged as orthogonal (True) or diagonal (False), used by check and pin detection.
 TAGGED_RAYS = tuple(
     tuple((ray, True) for ray in ROOK_RAYS[sq]) + tuple((ray, False) for ray in BISHOP_RAYS[sq])
@@ -86,6 +106,11 @@ TAGGED_RAYS = tuple(
 # A white pawn on sq-7 / sq-9 attacks sq; a black pawn on sq+7 / sq+9 does.
 PAWN_ATTACKERS_WHITE = tuple(_steps(sq, ((-1, -1), (1, -1))) for sq in range(64))
 PAWN_ATTACKERS_BLACK = tuple(_steps(sq, ((-1, 1), (1, 1))) for sq in range(64))
+LEAP_SQUARES, LEAP_COUNT = _flat([
+    lines[sq]
+    for sq in range(64)
+    for lines in (KNIGHT_TARGETS, KING_TARGETS, PAWN_ATTACKERS_WHITE, PAWN_ATTACKERS_BLACK)
+])
 # Squares a pawn on sq captures towards.
 PAWN_CAPTURES_WHITE = PAWN_ATTACKERS_BLACK
 PAWN_CAPTURES_BLACK = PAWN_ATTACKERS_WHITE
