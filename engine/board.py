@@ -368,10 +368,10 @@ class Board(Position):
         """The current position has occurred ``count`` times (gate rights are ignored, as on the server)."""
         key = self.hash
         seen = 1
-        stack = self.stack
-        window = min(self.halfmove, len(stack))
-        for i in range(len(stack) - 1, len(stack) - 1 - window, -1):
-            if stack[i][6] == key:
+        n = self.undo_len
+        window = min(self.halfmove, n)
+        for i in range(n - 1, n - 1 - window, -1):
+            if self.undo_hash(i) == key:
                 seen += 1
                 if seen >= count:
                     return True

@@ -8,7 +8,7 @@ gate letters, gate letters only while that side has something in hand).
 
 from __future__ import annotations
 
-from .movecodes import BACK_RANK_MASK, GATE_TYPES, mask_hash
+from .movecodes import BACK_RANK_MASK, GATE_TYPES, mask_hash, undo_buffers
 from .movegen import MoveGenerator
 from .tables import (
     BETWEEN,
@@ -137,9 +137,15 @@ class FenCodec(MoveGenerator):
             raise fen_error(fen, "move counters must be integers") from None
         if self.halfmove < 0 or fullmove < 0:
             raise fen_error(fen, "move counters must not be negative")
+        if self.halfmove >= 1 << 31:  # the undo records keep it in a 64-bit word
+            raise fen_error(fen, f"halfmove clock {self.halfmove} is too large")
         self.start_ply = max(2 * (fullmove - 1), 0) + (side == -1)
         self.ply = 0
-        self.stack: list[tuple[int, int, int, int, int, int, int]] = []
+        self.undo_len = 0
+        if getattr(self, "undo_buffer", None) is None:  # a new position (set_fen again keeps its buffers)
+            self.undo_buffer, self.undo_mask_buffer = undo_buffers()
+            self.undo = self.undo_buffer
+            self.undo_masks = self.undo_mask_buffer
         if self.is_attacked(self.king_sq[1 if side == 1 else 0], side):
             raise fen_error(fen, "the side not to move is in check")
         self.hash = self.compute_hash()

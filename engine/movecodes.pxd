@@ -20,6 +20,10 @@ cdef class PositionState:
     cdef public object start_ply
     cdef public int ply
     cdef public long long hash
-    cdef public list stack
+    cdef public object undo_buffer
+    cdef public object undo_mask_buffer
+    cdef long long[::1] undo
+    cdef unsigned long long[::1] undo_masks
+    cdef public int undo_len
     cdef public dict _castle_info
     cdef public list _castle_clear

@@ -11,6 +11,9 @@ A move is an int (cheap to create, compare and store in tables):
 
 from __future__ import annotations
 
+from array import array
+from typing import Any
+
 from .tables import ELEPHANT, HAWK
 from .variants import START_FENS, VARIANTS
 
@@ -41,11 +44,24 @@ def encode(frm: int, to: int, piece: int = 0, flag: int = NORMAL) -> int:
     return frm | to << 6 | piece << 12 | flag << 16
 
 
+UNDO_WORDS = 5  # signed words of one undo record (see PositionState)
+UNDO_ENTRIES = 256  # undo records a new position has room for; the buffers double when a game needs more
+
+
+def undo_buffers(entries: int = UNDO_ENTRIES) -> tuple[array[int], array[int]]:
+    """Zeroed undo buffers for ``entries`` records: the signed words and the two masks of each."""
+    return array("q", bytes(8 * UNDO_WORDS * entries)), array("Q", bytes(16 * entries))
+
+
 class PositionState:
     """The fields of a position, declared once for the base classes of :class:`engine.position.Position`
     (FEN codec, move generator): ``squares`` 64 signed piece codes, ``side`` 1 white / -1 black, ``king_sq``
     [white, black], ``hand`` 17 slots indexed by signed piece code, ``gates`` and ``castling`` square
-    bitmasks, ``ep`` en passant square or -1, ``stack`` undo records (entry 6: the hash before the move)."""
+    bitmasks, ``ep`` en passant square or -1, and the undo records of the ``undo_len`` moves made since the
+    FEN: :data:`UNDO_WORDS` signed words each in ``undo`` (move code or -1 for a null move, captured piece,
+    en passant square, halfmove clock, hash before the move) and two unsigned ones in ``undo_masks`` (castling
+    rights, gates). ``undo`` and ``undo_masks`` are ``array`` buffers (``undo_buffer``,
+    ``undo_mask_buffer``), typed memoryviews of them in the compiled build: no object per move."""
 
     variant: str
     chess960: bool
@@ -60,6 +76,10 @@ class PositionState:
     start_ply: int
     ply: int
     hash: int
-    stack: list[tuple[int, int, int, int, int, int, int]]
+    undo: Any
+    undo_masks: Any
+    undo_buffer: array[int]
+    undo_mask_buffer: array[int]
+    undo_len: int
     _castle_info: dict[int, tuple[int, int, tuple[int, ...], tuple[int, ...]]]
     _castle_clear: list[int]

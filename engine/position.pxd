@@ -6,7 +6,7 @@ from engine.movecodes cimport mask_hash
 
 # Names the module imports for itself alone (the ones it re-exports stay Python objects).
 cdef int BISHOP, ELEPHANT, HAWK, KING, PAWN, QUEEN, ROOK
-cdef int CASTLE_ROOK_GATE, DOUBLE_PUSH, EN_PASSANT, PROMOTION
+cdef int CASTLE_ROOK_GATE, DOUBLE_PUSH, EN_PASSANT, PROMOTION, UNDO_WORDS
 cdef tuple PAWN_ATTACKERS_BLACK, PAWN_ATTACKERS_WHITE, SQUARE_BITS
 cdef list ZOBRIST_CASTLING, ZOBRIST_EP, ZOBRIST_HAND, ZOBRIST_PIECE
 cdef long long ZOBRIST_SIDE
@@ -22,13 +22,25 @@ cdef class Position(FenCodec):
                    z="long long")
     cpdef _update_back_rank(self, int code, int frm, int to, int flag, int side)
 
+    @cython.locals(n=int, i=int, undo="long long[::1]", masks="unsigned long long[::1]")
+    cdef _push_undo(self, int code, int captured)
+
+    cpdef long long undo_code(self, int i)
+
+    cpdef long long undo_captured(self, int i)
+
+    cpdef long long undo_hash(self, int i)
+
     @cython.locals(code=int, captured=int, ep=int, h="long long", squares="int *", frm=int, to=int, flag=int,
-                   side=int, gate_type=int, piece=int, king_to=int, rook_to=int, king=int, rook=int)
+                   side=int, gate_type=int, piece=int, king_to=int, rook_to=int, king=int, rook=int, n=int, i=int,
+                   undo="long long[::1]", masks="unsigned long long[::1]", halfmove="long long",
+                   castling="unsigned long long", gates="unsigned long long")
     cpdef int unmake(self) except? -1
 
     @cython.locals(h="long long", z="long long")
     cpdef make_null(self)
 
+    @cython.locals(n=int, undo="long long[::1]")
     cpdef unmake_null(self)
 
     cpdef int hand_count(self, int side)

@@ -15,6 +15,8 @@ legal (the gated piece can neither block a check nor shield the king).
 
 from __future__ import annotations
 
+from array import array
+
 from .fen import FenCodec, fen_error
 from .movecodes import (
     BACK_RANK_MASK,
@@ -26,9 +28,11 @@ from .movecodes import (
     RANK_1_MASK,
     RANK_8_MASK,
     START_FENS,
+    UNDO_WORDS,
     VARIANTS,
     encode,
     mask_hash,
+    undo_buffers,
 )
 from .tables import (
     BISHOP,
@@ -88,7 +92,12 @@ class Position(FenCodec):
         other.start_ply = self.start_ply
         other.ply = self.ply
         other.hash = self.hash
-        other.stack = self.stack[:]
+        n = self.undo_len
+        other.undo_buffer = array("q", self.undo_buffer)
+        other.undo = other.undo_buffer
+        other.undo_mask_buffer = array("Q", self.undo_mask_buffer)
+        other.undo_masks = other.undo_mask_buffer
+        other.undo_len = n
         other._castle_info = self._castle_info
         other._castle_clear = self._castle_clear
 
@@ -103,7 +112,7 @@ class Position(FenCodec):
         side = self.side
         h = self.hash
         ep = self.ep
-        self.stack.append((code, squares[to], self.castling, self.gates, ep, self.halfmove, h))
+        self._push_undo(code, squares[to])
         # Each Zobrist key goes through the local z before the XOR: a C long long in the compiled build
         # (position.pxd), so the hash is updated in C rather than with Python ints; the same under CPython.
         if ep >= 0:
@@ -189,6 +198,45 @@ class Position(FenCodec):
         self.side = -side
         self.ply += 1
 
+    def _push_undo(self, code: int, captured: int) -> None:
+        """Record what ``unmake`` needs to take back ``code`` (-1: a null move) before ``make`` changes it."""
+        n = self.undo_len
+        i = n * UNDO_WORDS
+        if i + UNDO_WORDS > len(self.undo):
+            self._grow_undo()
+        undo = self.undo
+        undo[i] = code
+        undo[i + 1] = captured
+        undo[i + 2] = self.ep
+        undo[i + 3] = self.halfmove
+        undo[i + 4] = self.hash
+        masks = self.undo_masks
+        masks[2 * n] = self.castling
+        masks[2 * n + 1] = self.gates
+        self.undo_len = n + 1
+
+    def _grow_undo(self) -> None:
+        """Twice the room for undo records (a game or a search longer than any before on this position)."""
+        grown, masks = undo_buffers(len(self.undo_buffer) // UNDO_WORDS)
+        grown[:0] = self.undo_buffer  # the records so far first, the new room after them
+        masks[:0] = self.undo_mask_buffer
+        self.undo_buffer = grown
+        self.undo = grown
+        self.undo_mask_buffer = masks
+        self.undo_masks = masks
+
+    def undo_code(self, i: int) -> int:
+        """The code of the ``i``-th move recorded since the FEN (0 first; -1 for a null move)."""
+        return self.undo[i * UNDO_WORDS]
+
+    def undo_captured(self, i: int) -> int:
+        """The piece code the ``i``-th recorded move captured on its destination (0 for none)."""
+        return self.undo[i * UNDO_WORDS + 1]
+
+    def undo_hash(self, i: int) -> int:
+        """The hash of the position before the ``i``-th recorded move."""
+        return self.undo[i * UNDO_WORDS + 4]
+
     def _update_back_rank(self, code: int, frm: int, to: int, flag: int, side: int) -> None:
         """The castling rights and gates after a move from or to a back-rank square (part of ``make``)."""
         squares = self.squares
@@ -223,7 +271,20 @@ class Position(FenCodec):
 
     def unmake(self) -> int:
         """Take back the last move; returns its code."""
-        code, captured, castling, gates, ep, halfmove, h = self.stack.pop()
+        n = self.undo_len - 1
+        if n < 0:
+            raise IndexError("unmake: no move to take back")
+        self.undo_len = n
+        undo = self.undo
+        i = n * UNDO_WORDS
+        code = undo[i]
+        captured = undo[i + 1]
+        ep = undo[i + 2]
+        halfmove = undo[i + 3]
+        h = undo[i + 4]
+        masks = self.undo_masks
+        castling = masks[2 * n]
+        gates = masks[2 * n + 1]
         squares = self.squares
         frm = code & 63
         to = code >> 6 & 63
@@ -265,7 +326,7 @@ class Position(FenCodec):
 
     def make_null(self) -> None:
         """Pass the move (for null-move pruning in the search); undo with unmake_null."""
-        self.stack.append((-1, 0, self.castling, self.gates, self.ep, self.halfmove, self.hash))
+        self._push_undo(-1, 0)
         h = self.hash ^ ZOBRIST_SIDE
         if self.ep >= 0:
             z = ZOBRIST_EP[self.ep]  # through z: see make
@@ -277,10 +338,12 @@ class Position(FenCodec):
         self.ply += 1
 
     def unmake_null(self) -> None:
-        _, _, _, _, ep, halfmove, h = self.stack.pop()
-        self.ep = ep
-        self.halfmove = halfmove
-        self.hash = h
+        n = self.undo_len - 1
+        self.undo_len = n
+        undo = self.undo
+        self.ep = undo[n * UNDO_WORDS + 2]
+        self.halfmove = undo[n * UNDO_WORDS + 3]
+        self.hash = undo[n * UNDO_WORDS + 4]
         self.side = -self.side
         self.ply -= 1
 

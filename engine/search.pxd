@@ -62,12 +62,12 @@ cdef class AlphaBetaSearch:
     cdef public QuiescenceSearch quiescence
     cdef public Position pos
 
-    @cython.locals(halfmove=int, stack=list, key="long long", n=int, low=int, i=int, entry=tuple)
+    @cython.locals(halfmove=int, key="long long", n=int, low=int, i=int)
     cpdef bint is_draw(self, Position pos)
 
     @cython.locals(control=SearchControl, orderer=MoveOrderer, pos=Position, pv_node=bint, tt=TranspositionTable,
                    key="long long", data="long long", hash_move=int, e_depth=int, bound=int, e_score=int, side=int,
-                   static_eval=int, reduction=int, score=int, stack=list, counter_index=int, counter=int, prev=int,
+                   static_eval=int, reduction=int, score=int, counter_index=int, counter=int, prev=int,
                    prev_to=int, ordered=list, staged=bint, moves=list, squares="int *", best=int, best_move=int,
                    original_alpha=int, futile=bint, late_limit=int, quiets_tried=list, searched=int, lmr_row=list,
                    index=int, m=int, to=int, victim=int, flag=int, quiet=bint, gives_check=bint, dmg=int, deg=int,

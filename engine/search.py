@@ -343,18 +343,16 @@ class AlphaBetaSearch:
             return True
         if halfmove < 4:
             return False
-        stack = pos.stack
         key = pos.hash
-        n = len(stack)
+        n = pos.undo_len
         low = n - halfmove
         if low < 0:
             low = 0
         i = n - 4
         while i >= low:
-            entry = stack[i]
-            if entry[6] == key:
+            if pos.undo_hash(i) == key:
                 return True
-            if entry[0] == -1 or stack[i + 1][0] == -1:  # a null move breaks the chain
+            if pos.undo_code(i) == -1 or pos.undo_code(i + 1) == -1:  # a null move breaks the chain
                 return False
             i -= 2
         return False
@@ -431,11 +429,10 @@ class AlphaBetaSearch:
 
         # The countermove slot of the opponent's last move (none after a null move or at the root of the game).
         orderer = self.orderer
-        stack = pos.stack
         counter_index = -1
         counter = 0
-        if stack:
-            prev = stack[-1][0]
+        if pos.undo_len:
+            prev = pos.undo_code(pos.undo_len - 1)
             if prev > 0:
                 prev_to = prev >> 6 & 63
                 counter_index = (pos.squares[prev_to] + 8) * 64 + prev_to
@@ -620,7 +617,7 @@ class Searcher:
             else:
                 reduction = 0
                 if (depth >= 3 and index >= 4 and not in_check and not gives_check
-                        and pos.stack[-1][1] == 0 and m >> 16 != PROMOTION):
+                        and pos.undo_captured(pos.undo_len - 1) == 0 and m >> 16 != PROMOTION):
                     reduction = 1
                 score = -tree.pvs(new_depth - reduction, -alpha - 1, -alpha, 1, mg + dmg, eg + deg,
                                       phase + dph, True, gives_check)
@@ -674,7 +671,7 @@ class Searcher:
         self.tree.set_position(pos)
         self.tt.new_search()
         self.orderer.new_search()
-        root_stack = len(pos.stack)
+        root_stack = pos.undo_len
 
         moves = pos.generate_legal()
         if not moves:
@@ -719,8 +716,8 @@ class Searcher:
                 else:
                     score, move = self._root(depth, -INFINITE, INFINITE, root_moves, mg, eg, phase)
             except SearchAborted:
-                while len(pos.stack) > root_stack:
-                    if pos.stack[-1][0] == -1:
+                while pos.undo_len > root_stack:
+                    if pos.undo_code(pos.undo_len - 1) == -1:
                         pos.unmake_null()
                     else:
                         pos.unmake()
