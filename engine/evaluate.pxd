@@ -11,9 +11,13 @@ cdef bint _WALK, _PAWNS
 cdef list _ACTIVE
 
 
-@cython.locals(squares="int *", frm=int, to=int, flag=int, piece=int, pmg=list, peg=list, captured=int, dmg=int,
-               deg=int, dphase=int, gate=int, gated=int, new=int, victim=int, king_to=int, rook_to=int, rook=int,
-               gate_sq=int)
+cdef int _MG[1088]
+cdef int _EG[1088]
+cdef int _PHASE_AT[17]
+
+
+@cython.locals(squares="int *", frm=int, to=int, flag=int, piece=int, p=int, c=int, g=int, r=int, captured=int,
+               dmg=int, deg=int, dphase=int, gate=int, new=int, victim=int, king_to=int, rook_to=int)
 cpdef (int, int, int) move_delta(Position pos, int code)
 
 @cython.locals(key="long long", white_hawks="long long", white_elephants="long long", black_hawks="long long",

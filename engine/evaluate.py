@@ -65,6 +65,11 @@ PST_MG, PST_EG = _signed_tables()
 PHASE_OF = [0] * 17
 for _t in range(1, 9):
     PHASE_OF[_t] = PHASE_OF[-_t] = PHASE_WEIGHT[_t]
+# The same tables flat, for move_delta: (piece code + 8) * 64 + square, and piece code + 8 (C arrays in the
+# compiled build, evaluate.pxd, where a negative index would leave the array).
+_MG = [PST_MG[_q][_sq] for _q in range(-8, 9) for _sq in range(64)]
+_EG = [PST_EG[_q][_sq] for _q in range(-8, 9) for _sq in range(64)]
+_PHASE_AT = [PHASE_OF[_q] for _q in range(-8, 9)]
 
 
 def initial_scores(pos: Position) -> tuple[int, int, int]:
@@ -87,49 +92,49 @@ def move_delta(pos: Position, code: int) -> tuple[int, int, int]:
     to = code >> 6 & 63
     flag = code >> 16
     piece = squares[frm]
-    pmg = PST_MG[piece]
-    peg = PST_EG[piece]
+    # The flat tables: (piece code + 8) * 64 + square (C arrays in the compiled build).
+    p = (piece + 8) * 64
     if flag < EN_PASSANT:  # normal or double push
         captured = squares[to]
-        dmg = pmg[to] - pmg[frm]
-        deg = peg[to] - peg[frm]
+        dmg = _MG[p + to] - _MG[p + frm]
+        deg = _EG[p + to] - _EG[p + frm]
         dphase = 0
         if captured:
-            dmg -= PST_MG[captured][to]
-            deg -= PST_EG[captured][to]
-            dphase = -PHASE_OF[captured]
+            c = (captured + 8) * 64 + to
+            dmg -= _MG[c]
+            deg -= _EG[c]
+            dphase = -_PHASE_AT[captured + 8]
         gate = code >> 12 & 15
         if gate:
-            gated = gate if piece > 0 else -gate
-            dmg += PST_MG[gated][frm]
-            deg += PST_EG[gated][frm]
+            g = ((gate if piece > 0 else -gate) + 8) * 64 + frm
+            dmg += _MG[g]
+            deg += _EG[g]
         return dmg, deg, dphase
     if flag == PROMOTION:
         captured = squares[to]
         new = (code >> 12 & 15) * (1 if piece > 0 else -1)
-        dmg = PST_MG[new][to] - pmg[frm]
-        deg = PST_EG[new][to] - peg[frm]
-        dphase = PHASE_OF[new]
+        dmg = _MG[(new + 8) * 64 + to] - _MG[p + frm]
+        deg = _EG[(new + 8) * 64 + to] - _EG[p + frm]
+        dphase = _PHASE_AT[new + 8]
         if captured:
-            dmg -= PST_MG[captured][to]
-            deg -= PST_EG[captured][to]
-            dphase -= PHASE_OF[captured]
+            c = (captured + 8) * 64 + to
+            dmg -= _MG[c]
+            deg -= _EG[c]
+            dphase -= _PHASE_AT[captured + 8]
         return dmg, deg, dphase
     if flag == EN_PASSANT:
-        victim = to - 8 if piece > 0 else to + 8
-        return (pmg[to] - pmg[frm] - PST_MG[-piece][victim], peg[to] - peg[frm] - PST_EG[-piece][victim],
-                0)
+        victim = (8 - piece) * 64 + (to - 8 if piece > 0 else to + 8)  # the enemy pawn's row and square
+        return _MG[p + to] - _MG[p + frm] - _MG[victim], _EG[p + to] - _EG[p + frm] - _EG[victim], 0
     # castling: from = king, to = rook square
     king_to, rook_to = pos._castle_info[to][:2]
-    rook = squares[to]
-    dmg = pmg[king_to] - pmg[frm] + PST_MG[rook][rook_to] - PST_MG[rook][to]
-    deg = peg[king_to] - peg[frm] + PST_EG[rook][rook_to] - PST_EG[rook][to]
+    r = (squares[to] + 8) * 64
+    dmg = _MG[p + king_to] - _MG[p + frm] + _MG[r + rook_to] - _MG[r + to]
+    deg = _EG[p + king_to] - _EG[p + frm] + _EG[r + rook_to] - _EG[r + to]
     gate = code >> 12 & 15
     if gate:
-        gated = gate if piece > 0 else -gate
-        gate_sq = to if flag == CASTLE_ROOK_GATE else frm
-        dmg += PST_MG[gated][gate_sq]
-        deg += PST_EG[gated][gate_sq]
+        g = ((gate if piece > 0 else -gate) + 8) * 64 + (to if flag == CASTLE_ROOK_GATE else frm)
+        dmg += _MG[g]
+        deg += _EG[g]
     assert flag in (CASTLE, CASTLE_ROOK_GATE)
     return dmg, deg, 0
 

@@ -9,13 +9,19 @@ cdef int BISHOP, ELEPHANT, HAWK, KING, PAWN, QUEEN, ROOK
 cdef int CASTLE_ROOK_GATE, DOUBLE_PUSH, EN_PASSANT, PROMOTION, UNDO_WORDS
 cdef tuple PAWN_ATTACKERS_BLACK, PAWN_ATTACKERS_WHITE, SQUARE_BITS
 cdef list ZOBRIST_CASTLING, ZOBRIST_EP, ZOBRIST_HAND, ZOBRIST_PIECE
+cdef long long _ZOBRIST_AT[1088]
+cdef long long _ZOBRIST_HAND_AT[272]
+cdef long long _ZOBRIST_EP[64]
 cdef long long ZOBRIST_SIDE
 
 
 cdef class Position(FenCodec):
+    @cython.locals(n=int)
+    cpdef copy_state_to(self, Position other)
+
     @cython.locals(squares="int *", frm=int, to=int, flag=int, side=int, h="long long", ep=int, piece=int,
                    captured=int, target=int, a=int, new_piece=int, victim_sq=int, king_to=int, rook_to=int,
-                   rook=int, zp=list, z="long long")
+                   rook=int, p=int, z="long long")
     cpdef make(self, int code)
 
     @cython.locals(squares="int *", h="long long", gate_type=int, gated=int, gate_sq=int, hand=list, count=int,

@@ -52,6 +52,13 @@ from .tables import (
     ZOBRIST_SIDE,
 )
 
+# The Zobrist keys of pieces and pieces in hand as flat lists: (piece code + 8) * 64 + square and
+# (piece code + 8) * 16 + count (C arrays in the compiled build, position.pxd, which a negative index would
+# leave).
+_ZOBRIST_AT = [ZOBRIST_PIECE[_q][_sq] for _q in range(-8, 9) for _sq in range(64)]
+_ZOBRIST_HAND_AT = [ZOBRIST_HAND[_q][_n] for _q in range(-8, 9) for _n in range(16)]
+_ZOBRIST_EP = ZOBRIST_EP
+
 # The move-code flags (CASTLE, PROMOTION, ...) are C constants of this module in the compiled build
 # (position.pxd), not importable from it: take them from engine.movecodes.
 __all__ = [
@@ -116,21 +123,21 @@ class Position(FenCodec):
         # Each Zobrist key goes through the local z before the XOR: a C long long in the compiled build
         # (position.pxd), so the hash is updated in C rather than with Python ints; the same under CPython.
         if ep >= 0:
-            z = ZOBRIST_EP[ep]
+            z = _ZOBRIST_EP[ep]
             h ^= z
             self.ep = -1
         piece = squares[frm]
-        zp = ZOBRIST_PIECE
+        p = (piece + 8) * 64  # the moving piece's keys in _ZOBRIST_AT
         if flag <= DOUBLE_PUSH:
             captured = squares[to]
             squares[frm] = 0
             squares[to] = piece
-            z = zp[piece][frm]
+            z = _ZOBRIST_AT[p + frm]
             h ^= z
-            z = zp[piece][to]
+            z = _ZOBRIST_AT[p + to]
             h ^= z
             if captured:
-                z = zp[captured][to]
+                z = _ZOBRIST_AT[(captured + 8) * 64 + to]
                 h ^= z
                 self.halfmove = 0
             elif piece == side:
@@ -141,7 +148,7 @@ class Position(FenCodec):
                     for a in attackers:
                         if squares[a] == -side:
                             self.ep = target
-                            z = ZOBRIST_EP[target]
+                            z = _ZOBRIST_EP[target]
                             h ^= z
                             break
             else:
@@ -153,12 +160,12 @@ class Position(FenCodec):
             new_piece = (code >> 12 & 15) * side
             squares[frm] = 0
             squares[to] = new_piece
-            z = zp[piece][frm]
+            z = _ZOBRIST_AT[p + frm]
             h ^= z
-            z = zp[new_piece][to]
+            z = _ZOBRIST_AT[(new_piece + 8) * 64 + to]
             h ^= z
             if captured:
-                z = zp[captured][to]
+                z = _ZOBRIST_AT[(captured + 8) * 64 + to]
                 h ^= z
             self.halfmove = 0
         elif flag == EN_PASSANT:
@@ -166,11 +173,11 @@ class Position(FenCodec):
             squares[frm] = 0
             squares[to] = piece
             squares[victim_sq] = 0
-            z = zp[piece][frm]
+            z = _ZOBRIST_AT[p + frm]
             h ^= z
-            z = zp[piece][to]
+            z = _ZOBRIST_AT[p + to]
             h ^= z
-            z = zp[-piece][victim_sq]
+            z = _ZOBRIST_AT[(8 - piece) * 64 + victim_sq]
             h ^= z
             self.halfmove = 0
         else:  # castling: from = king, to = rook
@@ -180,13 +187,13 @@ class Position(FenCodec):
             squares[to] = 0
             squares[king_to] = piece
             squares[rook_to] = rook
-            z = zp[piece][frm]
+            z = _ZOBRIST_AT[p + frm]
             h ^= z
-            z = zp[piece][king_to]
+            z = _ZOBRIST_AT[p + king_to]
             h ^= z
-            z = zp[rook][to]
+            z = _ZOBRIST_AT[(rook + 8) * 64 + to]
             h ^= z
-            z = zp[rook][rook_to]
+            z = _ZOBRIST_AT[(rook + 8) * 64 + rook_to]
             h ^= z
             self.king_sq[0 if side == 1 else 1] = king_to
             self.halfmove += 1
@@ -258,11 +265,11 @@ class Position(FenCodec):
                 hand = self.hand
                 count = hand[gated]
                 hand[gated] = count - 1
-                z = ZOBRIST_PIECE[gated][gate_sq]  # through z: see make
+                z = _ZOBRIST_AT[(gated + 8) * 64 + gate_sq]  # through z: see make
                 h ^= z
-                z = ZOBRIST_HAND[gated][count]
+                z = _ZOBRIST_HAND_AT[(gated + 8) * 16 + count]
                 h ^= z
-                z = ZOBRIST_HAND[gated][count - 1]
+                z = _ZOBRIST_HAND_AT[(gated + 8) * 16 + count - 1]
                 h ^= z
                 if hand[HAWK * side] + hand[ELEPHANT * side] == 0:
                     gates &= ~BACK_RANK_MASK[0 if side == 1 else 1]
@@ -329,7 +336,7 @@ class Position(FenCodec):
         self._push_undo(-1, 0)
         h = self.hash ^ ZOBRIST_SIDE
         if self.ep >= 0:
-            z = ZOBRIST_EP[self.ep]  # through z: see make
+            z = _ZOBRIST_EP[self.ep]  # through z: see make
             h ^= z
             self.ep = -1
         self.hash = h
