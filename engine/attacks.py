@@ -143,13 +143,11 @@ def _least_attacker(squares: list[int], sq: int, side: int) -> int:
     best_value = 100000
     # Pawns first: nothing is cheaper. The squares a pawn of side attacks sq from are leaps 2 (white) or 3.
     k = sq * 4 + (2 if side == 1 else 3)
-    for i in range(k * 8, k * 8 + _LEAP_COUNT[k]):
-        t = _LEAP_SQUARES[i]
+    for t in _LEAP_SQUARES[k * 8:k * 8 + _LEAP_COUNT[k]]:
         q = squares[t]  # a C int in the compiled build: comparing the list item itself would stay Python
         if q == side:
             return t
-    for i in range(sq * 32, sq * 32 + _LEAP_COUNT[sq * 4]):  # knight leaps
-        t = _LEAP_SQUARES[i]
+    for t in _LEAP_SQUARES[sq * 32:sq * 32 + _LEAP_COUNT[sq * 4]]:  # knight leaps
         q = squares[t]
         if q * side > 0 and _KNIGHT_LIKE_AT[q + 8]:
             v = _SEE_VALUE_AT[q + 8]
@@ -157,8 +155,7 @@ def _least_attacker(squares: list[int], sq: int, side: int) -> int:
                 best_value = v
                 best_sq = t
     for d in range(sq * 8, sq * 8 + 4):  # the rook's rays
-        for i in range(d * 8, d * 8 + _RAY_LENGTH[d]):
-            t = _RAY_SQUARES[i]
+        for t in _RAY_SQUARES[d * 8:d * 8 + _RAY_LENGTH[d]]:
             q = squares[t]
             if q:
                 if q * side > 0 and _ORTHO_SLIDER_AT[q + 8]:
@@ -168,8 +165,7 @@ def _least_attacker(squares: list[int], sq: int, side: int) -> int:
                         best_sq = t
                 break
     for d in range(sq * 8 + 4, sq * 8 + 8):  # the bishop's
-        for i in range(d * 8, d * 8 + _RAY_LENGTH[d]):
-            t = _RAY_SQUARES[i]
+        for t in _RAY_SQUARES[d * 8:d * 8 + _RAY_LENGTH[d]]:
             q = squares[t]
             if q:
                 if q * side > 0 and _DIAG_SLIDER_AT[q + 8]:
@@ -180,8 +176,7 @@ def _least_attacker(squares: list[int], sq: int, side: int) -> int:
                 break
     if best_sq < 0:
         king = KING * side
-        for i in range(sq * 32 + 8, sq * 32 + 8 + _LEAP_COUNT[sq * 4 + 1]):  # king steps
-            t = _LEAP_SQUARES[i]
+        for t in _LEAP_SQUARES[sq * 32 + 8:sq * 32 + 8 + _LEAP_COUNT[sq * 4 + 1]]:  # king steps
             q = squares[t]
             if q == king:
                 return t
@@ -275,19 +270,16 @@ def captures(pos: Position) -> list[int]:
                 del targets[:]
                 continue
         elif p == KING:
-            for i in range(frm * 32 + 8, frm * 32 + 8 + _LEAP_COUNT[frm * 4 + 1]):  # king steps
-                t = _LEAP_SQUARES[i]
+            for t in _LEAP_SQUARES[frm * 32 + 8:frm * 32 + 8 + _LEAP_COUNT[frm * 4 + 1]]:  # king steps
                 if (q := squares[t]) * side < 0:
                     targets.append(t)
         else:
             if _KNIGHT_LEAPER[p]:
-                for i in range(frm * 32, frm * 32 + _LEAP_COUNT[frm * 4]):
-                    t = _LEAP_SQUARES[i]
+                for t in _LEAP_SQUARES[frm * 32:frm * 32 + _LEAP_COUNT[frm * 4]]:
                     if (q := squares[t]) * side < 0:
                         targets.append(t)
             for d in range(frm * 8 + _RAYS_FROM[p], frm * 8 + _RAYS_TO[p]):
-                for i in range(d * 8, d * 8 + _RAY_LENGTH[d]):
-                    t = _RAY_SQUARES[i]
+                for t in _RAY_SQUARES[d * 8:d * 8 + _RAY_LENGTH[d]]:
                     q = squares[t]
                     if q:
                         if q * side < 0:

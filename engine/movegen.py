@@ -101,33 +101,33 @@ class MoveGenerator(PositionState):
         # The flat tables (engine.tables) index every C array in the compiled build; each square's code goes
         # through the C int q: an object index or comparison would stay Python.
         leaps = sq * 32  # sq's knight leaps; its king steps start 8 further, the pawn attackers 16 and 24
-        for i in range(leaps, leaps + _LEAP_COUNT[sq * 4]):
-            q = squares[_LEAP_SQUARES[i]]
+        for t in _LEAP_SQUARES[leaps:leaps + _LEAP_COUNT[sq * 4]]:
+            q = squares[t]
             if _LEAP_AT[flags + q]:
                 return True
         for d in range(sq * 8, sq * 8 + 4):
-            for i in range(d * 8, d * 8 + _RAY_LENGTH[d]):
-                q = squares[_RAY_SQUARES[i]]
+            for t in _RAY_SQUARES[d * 8:d * 8 + _RAY_LENGTH[d]]:
+                q = squares[t]
                 if q:
                     if _ORTHO_AT[flags + q]:
                         return True
                     break
         for d in range(sq * 8 + 4, sq * 8 + 8):
-            for i in range(d * 8, d * 8 + _RAY_LENGTH[d]):
-                q = squares[_RAY_SQUARES[i]]
+            for t in _RAY_SQUARES[d * 8:d * 8 + _RAY_LENGTH[d]]:
+                q = squares[t]
                 if q:
                     if _DIAG_AT[flags + q]:
                         return True
                     break
         pawn = by_side  # PAWN * by_side
         k = sq * 4 + (2 if by_side == 1 else 3)  # the squares a pawn of by_side attacks sq from
-        for i in range(k * 8, k * 8 + _LEAP_COUNT[k]):
-            q = squares[_LEAP_SQUARES[i]]
+        for t in _LEAP_SQUARES[k * 8:k * 8 + _LEAP_COUNT[k]]:
+            q = squares[t]
             if q == pawn:
                 return True
         king = KING * by_side
-        for i in range(leaps + 8, leaps + 8 + _LEAP_COUNT[sq * 4 + 1]):
-            q = squares[_LEAP_SQUARES[i]]
+        for t in _LEAP_SQUARES[leaps + 8:leaps + 8 + _LEAP_COUNT[sq * 4 + 1]]:
+            q = squares[t]
             if q == king:
                 return True
         return False
@@ -155,8 +155,7 @@ class MoveGenerator(PositionState):
         pins: dict[int, int] | None = None
         for d in range(ksq * 8, ksq * 8 + 8):  # four rook rays, then four bishop rays
             blocker = -1
-            for i in range(d * 8, d * 8 + _RAY_LENGTH[d]):
-                t = _RAY_SQUARES[i]
+            for t in _RAY_SQUARES[d * 8:d * 8 + _RAY_LENGTH[d]]:
                 q = squares[t]
                 if q:
                     if q * side > 0:
@@ -174,15 +173,13 @@ class MoveGenerator(PositionState):
                                 pins = {}
                             pins[blocker] = line
                     break
-        for i in range(ksq * 32, ksq * 32 + _LEAP_COUNT[ksq * 4]):  # knight leaps
-            t = _LEAP_SQUARES[i]
+        for t in _LEAP_SQUARES[ksq * 32:ksq * 32 + _LEAP_COUNT[ksq * 4]]:  # knight leaps
             q = squares[t]
             if _LEAP_AT[flags + q]:
                 checkers += 1
                 check_mask = SQUARE_BITS[t]
         k = ksq * 4 + (3 if side == 1 else 2)  # the squares an enemy pawn attacks our king from
-        for i in range(k * 8, k * 8 + _LEAP_COUNT[k]):
-            t = _LEAP_SQUARES[i]
+        for t in _LEAP_SQUARES[k * 8:k * 8 + _LEAP_COUNT[k]]:
             q = squares[t]
             if q == -side:
                 checkers += 1
@@ -230,13 +227,11 @@ class MoveGenerator(PositionState):
                 if gate_here:
                     start = len(moves)
                 if _KNIGHT_LEAPER[p]:
-                    for i in range(frm * 32, frm * 32 + _LEAP_COUNT[frm * 4]):
-                        t = _LEAP_SQUARES[i]
+                    for t in _LEAP_SQUARES[frm * 32:frm * 32 + _LEAP_COUNT[frm * 4]]:
                         if (q := squares[t]) * side <= 0:
                             moves.append(row[t])
                 for d in range(frm * 8 + _RAYS_FROM[p], frm * 8 + _RAYS_TO[p]):
-                    for i in range(d * 8, d * 8 + _RAY_LENGTH[d]):
-                        t = _RAY_SQUARES[i]
+                    for t in _RAY_SQUARES[d * 8:d * 8 + _RAY_LENGTH[d]]:
                         q = squares[t]
                         if q == 0:
                             moves.append(row[t])
@@ -266,8 +261,7 @@ class MoveGenerator(PositionState):
         squares[ksq] = 0
         start = len(moves)
         row = PLAIN_MOVES[ksq]
-        for i in range(ksq * 32 + 8, ksq * 32 + 8 + _LEAP_COUNT[ksq * 4 + 1]):  # king steps
-            t = _LEAP_SQUARES[i]
+        for t in _LEAP_SQUARES[ksq * 32 + 8:ksq * 32 + 8 + _LEAP_COUNT[ksq * 4 + 1]]:  # king steps
             if (q := squares[t]) * side <= 0 and not self.is_attacked(t, -side):
                 moves.append(row[t])
         squares[ksq] = king
