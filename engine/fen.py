@@ -131,14 +131,15 @@ class FenCodec(MoveGenerator):
             ):
                 self.ep = ep
         try:
-            self.halfmove = int(parts[4]) if len(parts) > 4 else 0
+            halfmove = int(parts[4]) if len(parts) > 4 else 0
             fullmove = int(parts[5]) if len(parts) > 5 else 1
         except ValueError:
             raise fen_error(fen, "move counters must be integers") from None
-        if self.halfmove < 0 or fullmove < 0:
+        if halfmove < 0 or fullmove < 0:
             raise fen_error(fen, "move counters must not be negative")
-        if self.halfmove >= 1 << 31:  # the undo records keep it in a 64-bit word
-            raise fen_error(fen, f"halfmove clock {self.halfmove} is too large")
+        if halfmove >= 1 << 31:  # a C int in the compiled build
+            raise fen_error(fen, f"halfmove clock {halfmove} is too large")
+        self.halfmove = halfmove
         self.start_ply = max(2 * (fullmove - 1), 0) + (side == -1)
         self.ply = 0
         self.undo_len = 0

@@ -13,10 +13,10 @@ cdef class PositionState:
     cdef public int side
     cdef public int king_sq[2]
     cdef public list hand
-    cdef public object gates
-    cdef public object castling
+    cdef public unsigned long long gates
+    cdef public unsigned long long castling
     cdef public int ep
-    cdef public object halfmove
+    cdef public int halfmove
     cdef public object start_ply
     cdef public int ply
     cdef public long long hash

@@ -12,7 +12,6 @@ A move is an int (cheap to create, compare and store in tables):
 from __future__ import annotations
 
 from array import array
-from typing import Any
 
 from .tables import ELEPHANT, HAWK
 from .variants import START_FENS, VARIANTS
@@ -76,8 +75,8 @@ class PositionState:
     start_ply: int
     ply: int
     hash: int
-    undo: Any
-    undo_masks: Any
+    undo: array[int]  # a typed memoryview of undo_buffer in the compiled build
+    undo_masks: array[int]
     undo_buffer: array[int]
     undo_mask_buffer: array[int]
     undo_len: int

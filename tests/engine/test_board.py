@@ -275,6 +275,7 @@ def test_insufficient_material_counts_pieces_in_hand(fen: str, insufficient: boo
         ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQ1BNR w KQkq - 0 1", "0 white kings, expected 1"),
         ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR x KQkq - 0 1", "side to move 'x'"),
         ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - z 1", "move counters must be integers"),
+        ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 99999999999 1", "halfmove clock 99999999999 is too"),
         ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNZ w KQkq - 0 1", "invalid piece 'Z' on rank 1"),
     ],
 )
@@ -366,6 +367,36 @@ def test_copy_is_independent() -> None:
     assert len(board.move_stack) == 2 and len(clone.move_stack) == 3
     clone.pop()
     assert clone.fen() == board.fen()
+
+
+def test_a_game_longer_than_the_first_undo_buffer_takes_back_every_move() -> None:
+    """A position starts with room for 256 undo records and doubles it when a game goes on: 700 plies of
+    knight moves (the halfmove clock reset by a pawn move every 80 plies) must unwind to each FEN on the way,
+    in the board, in a copy taken past the first doubling, and for repetition counts across the boundary."""
+    board = Board()
+    knights = {WHITE: ["g1f3", "f3g1"], BLACK: ["g8f6", "f6g8"]}  # each side's next knight move first
+    pawns = iter(["h7h6", "h6h5", "g7g6", "g6g5", "a7a6", "a6a5", "b7b6", "b6b5", "c7c6"])  # black's
+    fens = [board.fen()]
+    while len(board.move_stack) < 700:
+        if len(board.move_stack) % 80 == 79:  # black to move
+            board.push_uci(next(pawns))
+        else:
+            moves = knights[board.turn]
+            board.push_uci(moves[0])
+            moves.reverse()
+        fens.append(board.fen())
+    assert board.is_repetition(3)  # the shuffle's positions recur within the last 80 plies
+    clone = board.copy()
+    for ply in range(700, 0, -1):
+        assert board.fen() == fens[ply]
+        board.pop()
+    assert board.fen() == fens[0]
+    clone.push_uci("a2a3")
+    clone.pop()
+    for ply in range(700, 300, -1):
+        assert clone.fen() == fens[ply]
+        clone.pop()
+    assert clone.fen() == fens[300]
 
 
 def test_turn_and_counters() -> None:
