@@ -123,20 +123,15 @@ cpdef list order_moves(list moves, Position pos, list capture_keys, list history
     return _reordered(moves, index, n)
 
 
-cpdef list sorted_desc(list keyed):
-    cdef Py_ssize_t n = len(keyed)
-    cdef long long stack_keys[STACK_KEYS]
-    cdef Py_ssize_t stack_index[STACK_KEYS]
-    cdef long long *keys = stack_keys
-    cdef Py_ssize_t *index = stack_index
-    cdef _Buffers buffers
-    cdef Py_ssize_t i
-    if n > STACK_KEYS:
-        buffers = _Buffers(n)
-        keys = buffers.keys
-        index = buffers.index
-    for i in range(n):
-        keys[i] = keyed[i]
-        index[i] = i
-    _sort_index(keys, index, n)
-    return _reordered(keyed, index, n)
+cpdef void sort_desc_range(long long[::1] keys, Py_ssize_t start, Py_ssize_t n) noexcept:
+    """Insertion sort of keys[start:start + n], highest first, in place (the buffer's own words)."""
+    cdef long long *base = &keys[start]
+    cdef Py_ssize_t i, j
+    cdef long long k
+    for i in range(1, n):
+        k = base[i]
+        j = i - 1
+        while j >= 0 and base[j] < k:
+            base[j + 1] = base[j]
+            j -= 1
+        base[j + 1] = k

@@ -24,6 +24,7 @@ cdef int _LEAP_COUNT[256]
 cdef int _KNIGHT_LEAPER[9]
 cdef int _RAYS_FROM[9]
 cdef int _RAYS_TO[9]
+cdef int _CAPTURES_MAX
 
 
 @cython.locals(best_sq=int, best_value=int, k=int, i=int, d=int, t=int, q=int, v=int, king=int)
@@ -33,9 +34,11 @@ cdef int _least_attacker(int *squares, int sq, int side)
                side=int, q=int, n=int)
 cpdef int see(Position pos, int m)
 
-@cython.locals(squares="int *", side=int, us=int, ksq=int, aligned=list, out=list, gate_types=list, hand=list,
+@cython.locals(squares="int *", side=int, us=int, ksq=int, aligned=list, gate_types=list, hand=list,
                frm=int, p=int, targets=list, one=int, f=int, promo=bint, t=int, q=int, rank=int, key="long long", m=int, victim_value=int,
-               g=int, ep=int, victim=int, legal=bint, piece=int, gates="unsigned long long", gated=bint, i=int, d=int)
+               g=int, ep=int, victim=int, legal=bint, piece=int, gates="unsigned long long", gated=bint, d=int, n=int, end=int)
+cpdef int captures_into(Position pos, long long[::1] out, int start) except -1
+
 cpdef list captures(Position pos)
 
 @cython.locals(squares="int *", piece=int, captured=int, safe=bint)

@@ -11,7 +11,8 @@ with are ``tables.ORDER_VALUE``, and :func:`captures` leaves the sort by key to 
 
 from __future__ import annotations
 
-from typing import Optional
+from array import array
+from typing import Any, Optional
 
 from .movecodes import EN_PASSANT, PROMOTION
 from .position import Position
@@ -223,16 +224,30 @@ def see(pos: Position, m: int) -> int:
     return gains[0]
 
 
+CAPTURES_MAX = 256  # room for one position's keyed captures in a buffer (far more than a position has)
+_CAPTURES_MAX = CAPTURES_MAX  # a C int in the compiled build (attacks.pxd), where CAPTURES_MAX stays importable
+
+
 def captures(pos: Position) -> list[int]:
     """Legal captures and queen promotions (gated twins included) of a side not in check, in generation order,
     each as ``ordering key << 20 | move`` (one int sorts faster than a tuple; ``& 0xFFFFF`` is the move). The
-    keys are unique: ``engine.ordering.sorted_desc`` puts them best first."""
+    keys are unique: any sort puts them in one order (the search's is ``engine.ordering.sort_desc_range``,
+    on the buffer :func:`captures_into` writes them to instead of a new list)."""
+    out = array("q", bytes(8 * CAPTURES_MAX))
+    return list(out[:captures_into(pos, out, 0)])
+
+
+def captures_into(pos: Position, out: Any, start: int) -> int:
+    """The keyed captures of :func:`captures` written to ``out[start:]`` (an ``array('q')`` of at least
+    ``start + CAPTURES_MAX`` words, a typed memoryview of it in the compiled build); returns how many. A
+    position with more than ``CAPTURES_MAX`` of them, if there were one, would have the rest left out."""
+    end = start + _CAPTURES_MAX
+    n = start
     squares = pos.squares
     side = pos.side
     us = 0 if side == 1 else 1
     ksq = pos.king_sq[us]
     aligned = _ALIGNED[ksq]
-    out: list[int] = []  # out.append, not a local bound method: see MoveGenerator.generate_legal
     gates = pos.gates
     gate_types: list[int] = []
     if gates:
@@ -265,8 +280,10 @@ def captures(pos: Position) -> list[int]:
                     targets.append(one)
                 for t in targets:
                     if _legal_after(pos, frm, t, ksq, aligned, side):
-                        out.append((mvv[squares[t]] * 16 + 900) << 20
-                               | frm | t << 6 | QUEEN << 12 | PROMOTION << 16)
+                        if n < end:
+                            out[n] = ((mvv[squares[t]] * 16 + 900) << 20
+                                      | frm | t << 6 | QUEEN << 12 | PROMOTION << 16)
+                            n += 1
                 del targets[:]
                 continue
         elif p == KING:
@@ -299,10 +316,14 @@ def captures(pos: Position) -> list[int]:
             victim_value = mvv[q]
             key = victim_value * 16 - rank
             m = frm | t << 6
-            out.append(key << 20 | m)
+            if n < end:
+                out[n] = key << 20 | m
+                n += 1
             if gated:
                 for g in gate_types:
-                    out.append(key << 20 | m | g << 12)
+                    if n < end:
+                        out[n] = key << 20 | m | g << 12
+                        n += 1
         del targets[:]
     if pos.ep >= 0:
         ep = pos.ep
@@ -319,8 +340,10 @@ def captures(pos: Position) -> list[int]:
             squares[victim] = -side
             squares[ep] = 0
             if legal:
-                out.append(1600 << 20 | frm | ep << 6 | EN_PASSANT << 16)
-    return out
+                if n < end:
+                    out[n] = 1600 << 20 | frm | ep << 6 | EN_PASSANT << 16
+                    n += 1
+    return n - start
 
 def _legal_after(pos: Position, frm: int, to: int, ksq: int, aligned: list[int], side: int) -> bool:
     """Would our king be safe after moving frm -> to (not a king move)?"""

@@ -10,7 +10,8 @@ that the result reuses the move list's int objects), and the compiled search and
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from array import array
+from typing import TYPE_CHECKING, Any
 
 from .movecodes import EN_PASSANT, PROMOTION
 from .tables import QUEEN
@@ -66,8 +67,7 @@ def order_moves(moves: list[int], pos: Position, capture_keys: list[list[int]], 
     return [k & 0xFFFFF for k in keyed]
 
 
-def sorted_desc(keyed: list[int]) -> list[int]:
-    """``keyed`` (``key << 20 | move`` ints) sorted highest first: the list itself, sorted in place (the
-    compiled build returns a new list)."""
-    keyed.sort(reverse=True)
-    return keyed
+def sort_desc_range(keys: Any, start: int, n: int) -> None:
+    """``keys[start:start + n]`` (``key << 20 | move`` ints in an ``array('q')``, the buffer of
+    :func:`engine.attacks.captures_into`) sorted highest first, in place."""
+    keys[start:start + n] = array("q", sorted(keys[start:start + n], reverse=True))

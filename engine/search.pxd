@@ -1,15 +1,15 @@
 # Cython declarations for the compiled build (setup.py, SCHESS_ENGINE_COMPILE=1); the .py file stays plain Python.
 cimport cython
 
-from engine._ordering cimport order_moves, sorted_desc
-from engine.attacks cimport captures, gives_check_quiet, see
+from engine._ordering cimport order_moves, sort_desc_range
+from engine.attacks cimport captures_into, gives_check_quiet, see
 from engine.evaluate cimport evaluate, move_delta
 from engine.position cimport Position
 from engine.tt cimport TranspositionTable, tt_key
 
 # Constants the module imports or defines for itself alone, as C values (not importable from the compiled module).
 cdef int CASTLE, CASTLE_ROOK_GATE, EN_PASSANT, PROMOTION, KING, ROOK, EXACT, LOWER, UPPER, SCORE_OFFSET
-cdef int INFINITE, MATE, MAX_PLY, HISTORY_MAX, REVERSE_FUTILITY_MARGIN
+cdef int INFINITE, MATE, MAX_PLY, HISTORY_MAX, REVERSE_FUTILITY_MARGIN, CAPTURES_MAX
 cdef list _LMR, _CAPTURE_ORDER
 
 
@@ -49,9 +49,12 @@ cdef class QuiescenceSearch:
     cdef public SearchControl control
     cdef public MoveOrderer orderer
     cdef public Position pos
+    cdef public object key_buffer
+    cdef long long[::1] keys
 
     @cython.locals(control=SearchControl, pos=Position, moves=list, best=int, m="long long", dmg=int, deg=int,
-                   dph=int, score=int, stand=int, squares="int *", to=int, victim=int, gain=int, check=bint)
+                   dph=int, score=int, stand=int, squares="int *", to=int, victim=int, gain=int, check=bint,
+                   keys="long long[::1]", start=int, end=int, i=int)
     cpdef int qsearch(self, int alpha, int beta, int ply, int mg, int eg, int phase, bint in_check) except? -32767
 
 

@@ -19,12 +19,13 @@ from __future__ import annotations
 import math
 import random
 import time
+from array import array
 from typing import Any, Callable, Dict, Optional, Protocol
 
-from .attacks import ATTACKER_RANK, MVV, SEE_VALUE, captures, gives_check_quiet, see
+from .attacks import ATTACKER_RANK, CAPTURES_MAX, MVV, SEE_VALUE, captures, captures_into, gives_check_quiet, see
 from .evaluate import evaluate, initial_scores, move_delta
 from .movecodes import CASTLE, CASTLE_ROOK_GATE, EN_PASSANT, PROMOTION
-from .ordering import capture_order, order_moves, sorted_desc
+from .ordering import capture_order, order_moves, sort_desc_range
 from .position import Position
 from .tables import (
     KING,
@@ -241,6 +242,9 @@ class QuiescenceSearch:
         self.control = control
         self.orderer = orderer
         self.pos: Position = Position()
+        # The keyed captures of every ply below MAX_PLY, CAPTURES_MAX words each (engine.attacks.captures_into).
+        self.key_buffer = array("q", bytes(8 * MAX_PLY * CAPTURES_MAX))
+        self.keys: Any = self.key_buffer  # a typed memoryview of it in the compiled build
 
     def qsearch(self, alpha: int, beta: int, ply: int, mg: int, eg: int, phase: int, in_check: bool) -> int:
         """Quiescence search of ``self.pos`` at ``ply`` from the root: the score (side to move's view) once
@@ -284,8 +288,13 @@ class QuiescenceSearch:
             alpha = stand
         best = stand
         squares = pos.squares
-        for m in sorted_desc(captures(pos)):
-            m &= 0xFFFFF
+        # This ply's captures, keyed, in its own part of the buffer (no list, no int objects), best first.
+        keys = self.keys
+        start = ply * CAPTURES_MAX
+        end = start + captures_into(pos, keys, start)
+        sort_desc_range(keys, start, end - start)
+        for i in range(start, end):
+            m = keys[i] & 0xFFFFF
             to = m >> 6 & 63
             victim = squares[to]
             if m >> 16 == PROMOTION:

@@ -4,6 +4,7 @@ everywhere, draws in the tree, the incremental evaluation and the quiescence cap
 from __future__ import annotations
 
 import random
+from array import array
 
 import pytest
 
@@ -315,6 +316,10 @@ def test_compiled_move_ordering_matches_the_python_one() -> None:
         args = (board, keys, history, *picks)
         assert compiled.order_moves(list(moves), *args) == ordering.order_moves(list(moves), *args)
         keyed = [rng.randint(0, 1 << 40) << 20 | m for m in moves]
-        assert compiled.sorted_desc(list(keyed)) == ordering.sorted_desc(list(keyed))
+        words = array("q", [rng.randint(0, 1 << 40) for _ in range(5)] + keyed)  # sorted from index 5 on
+        twin = array("q", words)
+        compiled.sort_desc_range(twin, 5, len(keyed))
+        ordering.sort_desc_range(words, 5, len(keyed))
+        assert twin == words and list(words[5:]) == sorted(keyed, reverse=True)
         compared += 1
     assert compared > 50
