@@ -6,6 +6,9 @@ cimport cython
 cpdef long long mask_hash(object mask, list keys)
 
 
+cdef int _UNDO_WORDS
+
+
 cdef class PositionState:
     cdef public str variant
     cdef public bint chess960
@@ -27,3 +30,11 @@ cdef class PositionState:
     cdef public int undo_len
     cdef public dict _castle_info
     cdef public list _castle_clear
+
+    cpdef _grow_undo(self)
+
+    cpdef long long undo_code(self, int i)
+
+    cpdef long long undo_captured(self, int i)
+
+    cpdef long long undo_hash(self, int i)

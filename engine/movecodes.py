@@ -45,6 +45,7 @@ def encode(frm: int, to: int, piece: int = 0, flag: int = NORMAL) -> int:
 
 UNDO_WORDS = 5  # signed words of one undo record (see PositionState)
 UNDO_ENTRIES = 256  # undo records a new position has room for; the buffers double when a game needs more
+_UNDO_WORDS = UNDO_WORDS  # a C int in the compiled build (movecodes.pxd), where UNDO_WORDS stays importable
 
 
 def undo_buffers(entries: int = UNDO_ENTRIES) -> tuple[array[int], array[int]]:
@@ -82,3 +83,25 @@ class PositionState:
     undo_len: int
     _castle_info: dict[int, tuple[int, int, tuple[int, ...], tuple[int, ...]]]
     _castle_clear: list[int]
+
+    def _grow_undo(self) -> None:
+        """Twice the room for undo records (a game or a search longer than any before on this position)."""
+        grown, masks = undo_buffers(len(self.undo_buffer) // _UNDO_WORDS)
+        grown[:0] = self.undo_buffer  # the records so far first, the new room after them
+        masks[:0] = self.undo_mask_buffer
+        self.undo_buffer = grown
+        self.undo = grown
+        self.undo_mask_buffer = masks
+        self.undo_masks = masks
+
+    def undo_code(self, i: int) -> int:
+        """The code of the ``i``-th move recorded since the FEN (0 first; -1 for a null move)."""
+        return self.undo[i * _UNDO_WORDS]
+
+    def undo_captured(self, i: int) -> int:
+        """The piece code the ``i``-th recorded move captured on its destination (0 for none)."""
+        return self.undo[i * _UNDO_WORDS + 1]
+
+    def undo_hash(self, i: int) -> int:
+        """The hash of the position before the ``i``-th recorded move."""
+        return self.undo[i * _UNDO_WORDS + 4]

@@ -31,12 +31,6 @@ cdef class Position(FenCodec):
     @cython.locals(n=int, i=int, undo="long long[::1]", masks="unsigned long long[::1]")
     cdef _push_undo(self, int code, int captured)
 
-    cpdef long long undo_code(self, int i)
-
-    cpdef long long undo_captured(self, int i)
-
-    cpdef long long undo_hash(self, int i)
-
     @cython.locals(code=int, captured=int, ep=int, h="long long", squares="int *", frm=int, to=int, flag=int,
                    side=int, gate_type=int, piece=int, king_to=int, rook_to=int, king=int, rook=int, n=int, i=int,
                    undo="long long[::1]", masks="unsigned long long[::1]", halfmove="long long",

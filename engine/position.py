@@ -32,7 +32,6 @@ from .movecodes import (
     VARIANTS,
     encode,
     mask_hash,
-    undo_buffers,
 )
 from .tables import (
     BISHOP,
@@ -221,28 +220,6 @@ class Position(FenCodec):
         masks[2 * n] = self.castling
         masks[2 * n + 1] = self.gates
         self.undo_len = n + 1
-
-    def _grow_undo(self) -> None:
-        """Twice the room for undo records (a game or a search longer than any before on this position)."""
-        grown, masks = undo_buffers(len(self.undo_buffer) // UNDO_WORDS)
-        grown[:0] = self.undo_buffer  # the records so far first, the new room after them
-        masks[:0] = self.undo_mask_buffer
-        self.undo_buffer = grown
-        self.undo = grown
-        self.undo_mask_buffer = masks
-        self.undo_masks = masks
-
-    def undo_code(self, i: int) -> int:
-        """The code of the ``i``-th move recorded since the FEN (0 first; -1 for a null move)."""
-        return self.undo[i * UNDO_WORDS]
-
-    def undo_captured(self, i: int) -> int:
-        """The piece code the ``i``-th recorded move captured on its destination (0 for none)."""
-        return self.undo[i * UNDO_WORDS + 1]
-
-    def undo_hash(self, i: int) -> int:
-        """The hash of the position before the ``i``-th recorded move."""
-        return self.undo[i * UNDO_WORDS + 4]
 
     def _update_back_rank(self, code: int, frm: int, to: int, flag: int, side: int) -> None:
         """The castling rights and gates after a move from or to a back-rank square (part of ``make``)."""
