@@ -12,7 +12,7 @@ from engine import Board
 from engine import eval_weights as W
 from engine import evaluate as ev
 from engine.tables import ELEPHANT, HAWK, ROOK
-from tools.tune import linear, selfplay
+from tools.tune import data, linear, selfplay
 from tools.tune.__main__ import main
 from tools.tune.data import RESULTS, quiet_positions, read_games, read_samples, write_samples
 
@@ -188,6 +188,16 @@ def test_selfplay_labels_positions_from_whites_view_with_the_result() -> None:
     for row in rows:
         assert Board(row[0]).fen() == board.fen()
         board.push_uci(row[4])  # each row's best move is the move played next
+
+
+@pytest.mark.skipif(shutil.which(FAIRY) is None, reason="Fairy-Stockfish not installed (CI installs it)")
+def test_label_scores_each_position_from_whites_view_in_its_variant() -> None:
+    # White is a queen up in every position, whoever is to move and in either variant.
+    samples = [data.Sample("4k3/8/8/8/8/8/3P4/3QK3[] w - - 0 1", "seirawan", 1.0),
+               data.Sample("4k3/8/8/8/8/8/3P4/3QK3[] b - - 0 1", "seirawan", 1.0),
+               data.Sample("4k3/8/8/8/8/8/3P4/3QK3 b - - 0 1", "chess", 1.0)]
+    data.label_with_engine(samples, FAIRY, depth=4)
+    assert all(sample.score is not None and sample.score > 500 for sample in samples), samples
 
 
 @pytest.mark.skipif(shutil.which(FAIRY) is None, reason="Fairy-Stockfish not installed (CI installs it)")

@@ -96,9 +96,11 @@ def read_samples(path: Path) -> list[Sample]:
 def label_with_engine(samples: list[Sample], engine: str, depth: int) -> None:
     """Set ``score`` (white's view, centipawns; mates as +-2000) from a UCI engine's fixed-depth search."""
     driver = Fsf(engine, depth=depth)
-    for sample in samples:
-        driver.set_variant(sample.variant)
-        _, score = driver.search(sample.fen)
-        white_to_move = sample.fen.split()[1] == "w"
-        sample.score = score if white_to_move else -score
-    driver.close()
+    try:
+        for sample in samples:
+            driver.set_variant(sample.variant)
+            _, score = driver.search(sample.fen)
+            white_to_move = sample.fen.split()[1] == "w"
+            sample.score = score if white_to_move else -score
+    finally:
+        driver.close()

@@ -15,73 +15,52 @@ from __future__ import annotations
 
 import multiprocessing
 import random
-import subprocess
 from pathlib import Path
 from typing import Optional
+
+from bot.engines import UciEngine
 
 ADJUDICATE_CP = 1000
 ADJUDICATE_PLIES = 6
 MAX_PLIES = 400
 MATE_SCORE = 2000
+SEARCH_DEADLINE_S = 600.0  # a node- or depth-limited search that takes longer has hung
 
 
 class Fsf:
-    """A minimal UCI driver for Fairy-Stockfish (or another UCI engine): one limited search per call,
-    ``go nodes N`` or, with ``depth``, ``go depth N``."""
+    """Fairy-Stockfish (or another UCI engine) through the bot's UCI client, :class:`bot.engines.UciEngine`:
+    one limited search per call, ``go nodes N`` or, with ``depth``, ``go depth N``."""
 
     def __init__(self, path: str, nodes: int = 0, depth: int = 0) -> None:
         self.limit = f"depth {depth}" if depth else f"nodes {nodes}"
-        self.proc = subprocess.Popen([path], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
-                                     bufsize=1)
+        self.engine = UciEngine([path], label=Path(path).name, strict=True)
         self.variant = ""
-        self._send("uci")
-        self._wait("uciok")
-
-    def _send(self, line: str) -> None:
-        assert self.proc.stdin is not None
-        self.proc.stdin.write(line + "\n")
-
-    def _wait(self, prefix: str) -> list[str]:
-        assert self.proc.stdout is not None
-        lines = []
-        while True:
-            line = self.proc.stdout.readline()
-            if not line:
-                raise RuntimeError("Fairy-Stockfish exited")
-            lines.append(line.strip())
-            if line.startswith(prefix):
-                return lines
 
     def set_variant(self, variant: str) -> None:
         if variant != self.variant:
-            self._send(f"setoption name UCI_Variant value {variant}")
+            self.engine.set_variant(variant, False)
             self.variant = variant
 
     def new_game(self, variant: str) -> None:
         self.set_variant(variant)
-        self._send("ucinewgame")
-        self._send("isready")
-        self._wait("readyok")
+        self.engine.new_game()
 
     def search(self, fen: str) -> tuple[str, int]:
-        """(best move, score in centipawns from the side to move's view) for a position."""
-        self._send(f"position fen {fen}")
-        self._send(f"go {self.limit}")
-        score = 0
-        best = ""
-        for line in self._wait("bestmove"):
-            parts = line.split()
-            if parts[0] == "bestmove":
-                best = parts[1]
-            elif "score" in parts:
-                i = parts.index("score")
-                kind, value = parts[i + 1], int(parts[i + 2])
-                score = value if kind == "cp" else (MATE_SCORE if value > 0 else -MATE_SCORE)
-        return best, score
+        """(best move, score in centipawns from the side to move's view; mates as +-MATE_SCORE) for a
+        position."""
+        self.engine.ensure_running()
+        reply = self.engine.go(f"position fen {fen}", f"go {self.limit}", SEARCH_DEADLINE_S, 5.0)
+        score = reply.score
+        if score is None:
+            value = 0
+        elif score.mate is not None:
+            value = MATE_SCORE if score.mate > 0 else -MATE_SCORE
+        else:
+            value = score.cp or 0
+        return reply.bestmove or "", value
 
     def close(self) -> None:
-        self._send("quit")
-        self.proc.wait(timeout=10)
+        self.engine.close()
 
 
 def play_game(fsf: Fsf, variant: str, start_fen: str) -> list[str]:
