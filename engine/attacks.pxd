@@ -5,7 +5,7 @@ from engine.position cimport Position
 
 # Constants the module imports or defines for itself alone, as C values (not importable from the compiled module).
 cdef int BISHOP, ELEPHANT, HAWK, KING, KNIGHT, PAWN, QUEEN, ROOK, EN_PASSANT, PROMOTION
-cdef list _ALIGNED, _RAY_THROUGH, _ORTHO_SLIDER, _DIAG_SLIDER, _LEAPER, _KNIGHT_LIKE
+cdef list _ALIGNED, _RAY_THROUGH, _ORTHO_SLIDER, _DIAG_SLIDER, _LEAPER
 cdef tuple KNIGHT_TARGETS, PAWN_ATTACKERS_BLACK, PAWN_ATTACKERS_WHITE, QUEEN_RAYS
 cdef tuple TAGGED_RAYS, ORDER_VALUE
 

@@ -118,16 +118,15 @@ def gives_check_quiet(pos: Position, m: int) -> bool:
 SEE_VALUE = [0] * 17
 for _t in range(1, 9):
     SEE_VALUE[_t] = SEE_VALUE[-_t] = ORDER_VALUE[_t]
-_KNIGHT_LIKE = [False] * 17  # pieces with a knight's leap
-for _t in LEAPERS:
-    _KNIGHT_LIKE[_t] = _KNIGHT_LIKE[-_t] = True
 
 
 # The flags and values above by piece code + 8 (C arrays in the compiled build, attacks.pxd, which a negative
-# index would leave), and the flat geometry of engine.tables.
+# index would leave), and the flat geometry of engine.tables. The copies under private names repeat
+# engine.movegen's on purpose: Cython's module-level C arrays cannot be shared between modules, so each
+# compiled module fills its own from the lists of engine.tables.
 _ORTHO_SLIDER_AT = [int(_ORTHO_SLIDER[_q]) for _q in range(-8, 9)]
 _DIAG_SLIDER_AT = [int(_DIAG_SLIDER[_q]) for _q in range(-8, 9)]
-_KNIGHT_LIKE_AT = [int(_KNIGHT_LIKE[_q]) for _q in range(-8, 9)]
+_KNIGHT_LIKE_AT = [int(_LEAPER[_q]) for _q in range(-8, 9)]  # pieces with a knight's leap
 _SEE_VALUE_AT = [SEE_VALUE[_q] for _q in range(-8, 9)]
 _RAY_SQUARES = RAY_SQUARES
 _RAY_LENGTH = RAY_LENGTH
