@@ -147,6 +147,7 @@ class FenCodec(MoveGenerator):
             self.undo_buffer, self.undo_mask_buffer = undo_buffers()
             self.undo = self.undo_buffer
             self.undo_masks = self.undo_mask_buffer
+            self.pin_line = [0] * 64  # scratch of generate_legal (a C array in the compiled build)
         if self.is_attacked(self.king_sq[1 if side == 1 else 0], side):
             raise fen_error(fen, "the side not to move is in check")
         self.hash = self.compute_hash()

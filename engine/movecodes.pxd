@@ -28,6 +28,7 @@ cdef class PositionState:
     cdef long long[::1] undo
     cdef unsigned long long[::1] undo_masks
     cdef public int undo_len
+    cdef unsigned long long pin_line[64]
     cdef public dict _castle_info
     cdef public list _castle_clear
 

@@ -81,6 +81,7 @@ class PositionState:
     undo_buffer: array[int]
     undo_mask_buffer: array[int]
     undo_len: int
+    pin_line: list[int]  # generate_legal's scratch: the line a piece pinned on each square keeps to
     _castle_info: dict[int, tuple[int, int, tuple[int, ...], tuple[int, ...]]]
     _castle_clear: list[int]
 

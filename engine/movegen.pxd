@@ -24,6 +24,8 @@ cdef int _LEAP_AT[34]
 cdef int _KNIGHT_LEAPER[9]
 cdef int _RAYS_FROM[9]
 cdef int _RAYS_TO[9]
+cdef unsigned long long _LINE_TO[4096]
+cdef unsigned long long _ONE, _ALL_SQUARES
 
 
 cdef class MoveGenerator(PositionState):
@@ -37,7 +39,9 @@ cdef class MoveGenerator(PositionState):
                    hand=list, up=int, start_rank=int, promo_rank=int, frm=int, piece=int, p=int, rank=int,
                    one=int, m=int, g=int, king=int, start=int, promo=int, orthogonal=bint,
                    ortho_enemy=list, diag_enemy=list, leap_enemy=list, row=list,
-                   gates="unsigned long long", gate_here=bint)
+                   gates="unsigned long long", gate_here=bint, check_mask="unsigned long long",
+                   pinned="unsigned long long", line="unsigned long long", kept=list, to=int,
+                   pin_line="unsigned long long *")
     cpdef list generate_legal(self)
 
     @cython.locals(ep=int, squares="int *", victim=int, frm=int, legal=bint)

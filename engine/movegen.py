@@ -69,6 +69,11 @@ _LEAP_COUNT = LEAP_COUNT
 _KNIGHT_LEAPER = KNIGHT_LEAPER
 _RAYS_FROM = RAYS_FROM
 _RAYS_TO = RAYS_TO
+# The squares between the king on k and a slider on t, and t itself, at k * 64 + t: where a piece pinned
+# between them may go, or a move must land to answer the slider's check (a C array in the compiled build).
+_LINE_TO = [BETWEEN[_k][_t] | SQUARE_BITS[_t] for _k in range(64) for _t in range(64)]
+_ONE = 1
+_ALL_SQUARES = (1 << 64) - 1
 _PROMOTIONS = {
     "seirawan": (QUEEN, ROOK, BISHOP, KNIGHT, HAWK, ELEPHANT),
     "chess": (QUEEN, ROOK, BISHOP, KNIGHT),
@@ -151,8 +156,9 @@ class MoveGenerator(PositionState):
         # engine.tables, C arrays in the compiled build; flags: the flag tables' offset for our colour).
         flags = us * 17 + 8
         checkers = 0
-        check_mask = -1
-        pins: dict[int, int] | None = None
+        check_mask = _ALL_SQUARES  # where a move must land to answer the check (every square: no check)
+        pinned = 0  # the squares of our pinned pieces; pin_line[sq] is the line a piece pinned on sq keeps to
+        pin_line = self.pin_line
         for d in range(ksq * 8, ksq * 8 + 8):  # four rook rays, then four bishop rays
             blocker = -1
             for t in _RAY_SQUARES[d * 8:d * 8 + _RAY_LENGTH[d]]:
@@ -164,26 +170,25 @@ class MoveGenerator(PositionState):
                         blocker = t
                         continue
                     if (_ORTHO_AT[flags + q] if d < ksq * 8 + 4 else _DIAG_AT[flags + q]):
-                        line = BETWEEN[ksq][t] | SQUARE_BITS[t]
+                        line = _LINE_TO[ksq * 64 + t]
                         if blocker < 0:
                             checkers += 1
                             check_mask = line
                         else:
-                            if pins is None:
-                                pins = {}
-                            pins[blocker] = line
+                            pinned |= _ONE << blocker
+                            pin_line[blocker] = line
                     break
         for t in _LEAP_SQUARES[ksq * 32:ksq * 32 + _LEAP_COUNT[ksq * 4]]:  # knight leaps
             q = squares[t]
             if _LEAP_AT[flags + q]:
                 checkers += 1
-                check_mask = SQUARE_BITS[t]
+                check_mask = _ONE << t
         k = ksq * 4 + (3 if side == 1 else 2)  # the squares an enemy pawn attacks our king from
         for t in _LEAP_SQUARES[k * 8:k * 8 + _LEAP_COUNT[k]]:
             q = squares[t]
             if q == -side:
                 checkers += 1
-                check_mask = SQUARE_BITS[t]
+                check_mask = _ONE << t
 
         hand = self.hand
         gate_types = [g for g in GATE_TYPES if hand[g * side]] if self.gates else None
@@ -245,16 +250,20 @@ class MoveGenerator(PositionState):
                             moves.append(GATED_MOVES[g][m])
             if self.ep >= 0:
                 self._en_passant_moves(side, ksq, moves.append)
-            if pins or checkers:
-                moves = [
-                    m
-                    for m in moves
-                    if (m >> 16 == EN_PASSANT)
-                    or (
-                        (not pins or (m & 63) not in pins or pins[m & 63] >> (m >> 6 & 63) & 1)
-                        and check_mask >> (m >> 6 & 63) & 1
-                    )
-                ]
+            if pinned or checkers:
+                # Pinned pieces keep to their line, and in check a move must capture or block the checker (en
+                # passant was tested on the board already).
+                kept: list[int] = []
+                for m in moves:
+                    if m >> 16 != EN_PASSANT:
+                        frm = m & 63
+                        to = m >> 6 & 63
+                        if pinned >> frm & 1 and not pin_line[frm] >> to & 1:
+                            continue
+                        if not check_mask >> to & 1:
+                            continue
+                    kept.append(m)
+                moves = kept
 
         # King moves: the destination must not be attacked once the king has left its square.
         king = squares[ksq]
