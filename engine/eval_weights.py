@@ -1,5 +1,6 @@
 """Evaluation weights fitted by ``python -m tools.tune fit``
-(60,758 quiet positions of Fairy-Stockfish self-play, see docs/engine.md; lam 0.5, l2 5e-08, 3000 steps).
+(tables and terms: 60,758 quiet positions of Fairy-Stockfish self-play, lam 0.5, l2 5e-08, 3000 steps;
+mobility alone: 35,469 more, lam 0.5, l2 1e-06, 1500 steps, only the terms; see docs/engine.md).
 
 Generated file: edit the tuner, not these numbers. Values are centipawns from white's point of view, material
 included; index ``[piece type][square]`` with a1 = 0 (black pieces use the mirrored square).
@@ -164,5 +165,6 @@ OPEN_KING_FILE = 5
 CENTRAL_KING = 20
 HAND_VALUE = (770, 863)  # Hawk, Elephant in hand with a gate for them
 GATE_SHORTAGE_PENALTY = (43, 27, 10)
-ACTIVITY_MG = (0,) * 26  # mobility, king attack, passed pawns (engine/evaluate.py: activity)
-ACTIVITY_EG = (0,) * 26
+# Mobility [0..8], king attack [9..17] by piece type, passed pawns [18..25] by rank (evaluate.activity)
+ACTIVITY_MG = (0, 0, 2, 3, 3, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+ACTIVITY_EG = (0, 0, 5, -1, 2, 3, 0, 5, 3, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)

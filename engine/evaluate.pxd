@@ -7,13 +7,23 @@ from engine.position cimport Position
 cdef int CASTLE, CASTLE_ROOK_GATE, EN_PASSANT, PROMOTION, ELEPHANT, HAWK, BISHOP, KNIGHT, PAWN, QUEEN, ROOK
 cdef tuple BISHOP_RAYS, KING_TARGETS, KNIGHT_TARGETS, QUEEN_RAYS, ROOK_RAYS, _LEAPS, _RAYS, _WEIGHTED
 cdef int _KING_ATTACK, _PASSED, _N_ACTIVITY
-cdef bint _WALK, _PAWNS
+cdef bint _ATTACK, _PAWNS, _MOBILITY_ON
 cdef list _ACTIVE
 
 
 cdef int _MG[1088]
 cdef int _EG[1088]
 cdef int _PHASE_AT[17]
+cdef int _MOBILITY_MG[9]
+cdef int _MOBILITY_EG[9]
+cdef int _MOBILE[9]
+cdef int _M_RAY_SQUARES[4096]
+cdef int _M_RAY_LENGTH[512]
+cdef int _M_LEAP_SQUARES[2048]
+cdef int _M_LEAP_COUNT[256]
+cdef int _M_KNIGHT_LEAPER[9]
+cdef int _M_RAYS_FROM[9]
+cdef int _M_RAYS_TO[9]
 
 
 @cython.locals(squares="int *", frm=int, to=int, flag=int, piece=int, p=int, c=int, g=int, r=int, captured=int,
@@ -35,6 +45,9 @@ cpdef int king_safety(Position pos)
                leaps=tuple, rays=tuple, ray=tuple, black_top=list, white_low=list, f=int, r=int)
 cpdef list activity(Position pos, bint walk=*, bint pawns=*)
 
-@cython.locals(p=int, score=int, counts=list, weights_mg=tuple, weights_eg=tuple, i=int, c=int, phase_max=int,
+@cython.locals(squares="int *", mg=int, eg=int, sq=int, piece=int, t=int, sign=int, n=int, to=int, q=int, d=int)
+cpdef (int, int) mobility(Position pos)
+
+@cython.locals(dmg=int, deg=int, p=int, score=int, counts=list, weights_mg=tuple, weights_eg=tuple, i=int, c=int, phase_max=int,
                tempo=int)
 cpdef int evaluate(Position pos, int mg, int eg, int phase)

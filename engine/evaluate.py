@@ -21,10 +21,17 @@ from .tables import (
     HAWK,
     KING_TARGETS,
     KNIGHT,
+    KNIGHT_LEAPER,
     KNIGHT_TARGETS,
+    LEAP_COUNT,
+    LEAP_SQUARES,
     PAWN,
     QUEEN,
     QUEEN_RAYS,
+    RAY_LENGTH,
+    RAY_SQUARES,
+    RAYS_FROM,
+    RAYS_TO,
     ROOK,
     ROOK_RAYS,
 )
@@ -235,9 +242,10 @@ ACTIVITY_EG = W.ACTIVITY_EG
 _KING_ATTACK = KING_ATTACK  # private copies: C ints in the compiled build
 _PASSED = PASSED
 _N_ACTIVITY = N_ACTIVITY
-# The counts with a non-zero weight: the only ones ``evaluate`` adds up.
-_WEIGHTED = tuple(i for i in range(N_ACTIVITY) if ACTIVITY_MG[i] or ACTIVITY_EG[i])
-_WALK = any(ACTIVITY_MG[:PASSED]) or any(ACTIVITY_EG[:PASSED])
+# The counts with a non-zero weight that ``evaluate`` adds up from activity() (mobility has its own walk,
+# mobility() below): king attack and passed pawns.
+_WEIGHTED = tuple(i for i in range(KING_ATTACK, N_ACTIVITY) if ACTIVITY_MG[i] or ACTIVITY_EG[i])
+_ATTACK = any(ACTIVITY_MG[KING_ATTACK:PASSED]) or any(ACTIVITY_EG[KING_ATTACK:PASSED])
 _PAWNS = any(ACTIVITY_MG[PASSED:]) or any(ACTIVITY_EG[PASSED:])
 # Leaps and rays by piece type (the king's own moves are not counted).
 _LEAPS = (None, None, KNIGHT_TARGETS, None, None, None, None, KNIGHT_TARGETS, KNIGHT_TARGETS)
@@ -251,6 +259,60 @@ for _k in range(64):
 _ACTIVE = [False] * 17  # pieces whose mobility is counted
 for _t in (KNIGHT, BISHOP, ROOK, QUEEN, HAWK, ELEPHANT):
     _ACTIVE[_t] = _ACTIVE[-_t] = True
+
+# Mobility alone, as evaluate computes it: the same counts as activity's, walked over the flat tables of
+# engine.tables (C arrays in the compiled build, like the move generator's) and weighted as it goes, so a
+# node costs no list and no Python int. activity() stays the tuner's reference; a test checks the two agree.
+_MOBILITY_MG = [ACTIVITY_MG[MOBILITY + _t] if _ACTIVE[_t] else 0 for _t in range(9)]
+_MOBILITY_EG = [ACTIVITY_EG[MOBILITY + _t] if _ACTIVE[_t] else 0 for _t in range(9)]
+_MOBILE = [1 if _MOBILITY_MG[_t] or _MOBILITY_EG[_t] else 0 for _t in range(9)]
+_MOBILITY_ON = any(_MOBILE)
+_M_RAY_SQUARES = RAY_SQUARES
+_M_RAY_LENGTH = RAY_LENGTH
+_M_LEAP_SQUARES = LEAP_SQUARES
+_M_LEAP_COUNT = LEAP_COUNT
+_M_KNIGHT_LEAPER = KNIGHT_LEAPER
+_M_RAYS_FROM = RAYS_FROM
+_M_RAYS_TO = RAYS_TO
+
+
+def mobility(pos: Position) -> tuple[int, int]:
+    """The weighted mobility of a position, (middlegame, endgame), white's view: for each piece with a
+    mobility weight, the squares it attacks that do not hold a piece of its own side, times its type's
+    weight (``ACTIVITY_MG``/``ACTIVITY_EG`` at ``MOBILITY + type``)."""
+    squares = pos.squares
+    mg = 0
+    eg = 0
+    for sq in range(64):
+        piece = squares[sq]
+        if piece > 0:
+            t = piece
+            sign = 1
+        elif piece < 0:
+            t = -piece
+            sign = -1
+        else:
+            continue
+        if not _MOBILE[t]:
+            continue
+        n = 0
+        if _M_KNIGHT_LEAPER[t]:
+            for to in _M_LEAP_SQUARES[sq * 32:sq * 32 + _M_LEAP_COUNT[sq * 4]]:
+                q = squares[to]
+                if q * sign <= 0:
+                    n += 1
+        for d in range(sq * 8 + _M_RAYS_FROM[t], sq * 8 + _M_RAYS_TO[t]):
+            for to in _M_RAY_SQUARES[d * 8:d * 8 + _M_RAY_LENGTH[d]]:
+                q = squares[to]
+                if q == 0:
+                    n += 1
+                else:
+                    if q * sign < 0:
+                        n += 1
+                    break
+        mg += _MOBILITY_MG[t] * n * sign
+        eg += _MOBILITY_EG[t] * n * sign
+    return mg, eg
 
 
 def activity(pos: Position, walk: bool = True, pawns: bool = True) -> list[int]:
@@ -327,8 +389,12 @@ def evaluate(pos: Position, mg: int, eg: int, phase: int) -> int:
     p = phase if phase < phase_max else phase_max
     if p > 6:
         mg += king_safety(pos)
-    if _WALK or _PAWNS:
-        counts = activity(pos, _WALK, _PAWNS)
+    if _MOBILITY_ON:
+        dmg, deg = mobility(pos)
+        mg += dmg
+        eg += deg
+    if _ATTACK or _PAWNS:
+        counts = activity(pos, _ATTACK, _PAWNS)
         weights_mg = ACTIVITY_MG
         weights_eg = ACTIVITY_EG
         for i in _WEIGHTED:

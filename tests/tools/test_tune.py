@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 import shutil
 from pathlib import Path
 
@@ -77,20 +78,53 @@ def test_features_times_weights_is_the_evaluation(tmp_path: Path) -> None:
         assert abs(float(x @ weights) - white_view) < 1.0, board.fen()
 
 
+def _use_activity_weights(monkeypatch: pytest.MonkeyPatch, mg: tuple[int, ...], eg: tuple[int, ...]) -> None:
+    """Evaluate with these activity weights (the pure build's module globals, as evaluate derives them)."""
+    mobile = [ev._ACTIVE[t] for t in range(9)]
+    for name, value in (("ACTIVITY_MG", mg), ("ACTIVITY_EG", eg), ("_ATTACK", True), ("_PAWNS", True),
+                        ("_WEIGHTED", tuple(range(ev.KING_ATTACK, ev.N_ACTIVITY))),
+                        ("_MOBILITY_MG", [mg[ev.MOBILITY + t] if mobile[t] else 0 for t in range(9)]),
+                        ("_MOBILITY_EG", [eg[ev.MOBILITY + t] if mobile[t] else 0 for t in range(9)]),
+                        ("_MOBILE", [1 if mobile[t] else 0 for t in range(9)]), ("_MOBILITY_ON", True)):
+        monkeypatch.setattr(ev, name, value)
+
+
 def test_features_times_weights_is_the_evaluation_with_activity_terms(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     rng = np.random.default_rng(5)
     mg = tuple(int(v) for v in rng.integers(-20, 20, ev.N_ACTIVITY))
     eg = tuple(int(v) for v in rng.integers(-20, 20, ev.N_ACTIVITY))
-    for name, value in (("ACTIVITY_MG", mg), ("ACTIVITY_EG", eg), ("_WALK", True), ("_PAWNS", True),
-                        ("_WEIGHTED", tuple(range(ev.N_ACTIVITY)))):
-        monkeypatch.setattr(ev, name, value)
+    _use_activity_weights(monkeypatch, mg, eg)
     weights = linear.current_weights()
     boards = [Board(fen, variant=variant) for fen, variant, *_ in linear.read_rows(_selfplay_file(tmp_path))]
     boards.append(Board("4k3/1p6/8/2P5/8/8/6p1/E3K1H1[] b - - 0 1"))
     for board in boards:
         white_view = ev.evaluate_position(board) * (1 if board.side == 1 else -1)
         assert abs(float(linear.features(board) @ weights) - white_view) < 1.0, board.fen()
+
+
+def test_mobility_walk_equals_the_weighted_activity_counts(monkeypatch: pytest.MonkeyPatch) -> None:
+    # evaluate's own mobility walk (the flat tables) against activity()'s counts times the same weights, on
+    # positions of random games with pieces of every type, gated ones included.
+    rng = np.random.default_rng(9)
+    mg = tuple(int(v) for v in rng.integers(-20, 20, ev.N_ACTIVITY))
+    eg = tuple(int(v) for v in rng.integers(-20, 20, ev.N_ACTIVITY))
+    _use_activity_weights(monkeypatch, mg, eg)
+    moves = random.Random(3)
+    checked = 0
+    for _ in range(12):
+        board = Board()
+        for _ply in range(60):
+            legal = board.generate_legal()
+            if not legal:
+                break
+            board.make(moves.choice(legal))
+            counts = ev.activity(board)
+            want_mg = sum(mg[ev.MOBILITY + t] * counts[ev.MOBILITY + t] for t in range(9))
+            want_eg = sum(eg[ev.MOBILITY + t] * counts[ev.MOBILITY + t] for t in range(9))
+            assert ev.mobility(board) == (want_mg, want_eg), board.fen()
+            checked += 1
+    assert checked > 300
 
 
 def test_activity_counts_mobility_king_attack_and_passed_pawns() -> None:
