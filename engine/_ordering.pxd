@@ -4,4 +4,7 @@ from engine.position cimport Position
 cpdef list order_moves(list moves, Position pos, list capture_keys, list history, int killer1, int killer2,
                        int counter, int hash_move)
 
+cpdef Py_ssize_t order_into(list moves, Position pos, list capture_keys, list history, int killer1, int killer2,
+                            int counter, int hash_move, long long[::1] out, Py_ssize_t start) except -1
+
 cpdef void sort_desc_range(long long[::1] keys, Py_ssize_t start, Py_ssize_t n) noexcept

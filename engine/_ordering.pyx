@@ -78,6 +78,30 @@ cdef class _Buffers:
         free(self.index)
 
 
+cdef inline long long _key(int m, int *squares, int side, list capture_keys, list history, int killer1,
+                           int killer2, int counter, int hash_move):
+    """The ordering key of move m (engine/ordering.py, keyed_moves), without its move."""
+    cdef int victim, flag, piece
+    if m == hash_move:
+        return HASH_MOVE_KEY
+    victim = squares[m >> 6 & 63]
+    flag = m >> 16
+    piece = m >> 12 & 15
+    if victim * side < 0:
+        return <long long> (<list> capture_keys[_signed(victim)])[_signed(squares[m & 63])] + piece
+    if flag == PROMOTION:
+        return CAPTURE_KEY + piece * 20 if piece != QUEEN else CAPTURE_KEY + 850
+    if flag == EN_PASSANT:
+        return CAPTURE_KEY + 1600
+    if m == killer1:
+        return KILLER_KEY + 1
+    if m == killer2:
+        return KILLER_KEY
+    if m == counter:
+        return KILLER_KEY - 1
+    return <long long> history[m & 4095] + piece
+
+
 cpdef list order_moves(list moves, Position pos, list capture_keys, list history, int killer1, int killer2,
                        int counter, int hash_move):
     cdef Py_ssize_t n = len(moves)
@@ -87,8 +111,7 @@ cpdef list order_moves(list moves, Position pos, list capture_keys, list history
     cdef Py_ssize_t *index = stack_index
     cdef _Buffers buffers
     cdef Py_ssize_t i
-    cdef int m, victim, flag, piece
-    cdef long long key
+    cdef int m
     cdef int *squares = pos.squares
     cdef int side = pos.side
     if n > STACK_KEYS:
@@ -97,30 +120,29 @@ cpdef list order_moves(list moves, Position pos, list capture_keys, list history
         index = buffers.index
     for i in range(n):
         m = moves[i]
-        if m == hash_move:
-            key = HASH_MOVE_KEY
-        else:
-            victim = squares[m >> 6 & 63]
-            flag = m >> 16
-            piece = m >> 12 & 15
-            if victim * side < 0:
-                key = <long long> (<list> capture_keys[_signed(victim)])[_signed(squares[m & 63])] + piece
-            elif flag == PROMOTION:
-                key = CAPTURE_KEY + piece * 20 if piece != QUEEN else CAPTURE_KEY + 850
-            elif flag == EN_PASSANT:
-                key = CAPTURE_KEY + 1600
-            elif m == killer1:
-                key = KILLER_KEY + 1
-            elif m == killer2:
-                key = KILLER_KEY
-            elif m == counter:
-                key = KILLER_KEY - 1
-            else:
-                key = <long long> history[m & 4095] + piece
-        keys[i] = key << 20 | m
+        keys[i] = _key(m, squares, side, capture_keys, history, killer1, killer2, counter, hash_move) << 20 | m
         index[i] = i
     _sort_index(keys, index, n)
     return _reordered(moves, index, n)
+
+
+cpdef Py_ssize_t order_into(list moves, Position pos, list capture_keys, list history, int killer1, int killer2,
+                            int counter, int hash_move, long long[::1] out, Py_ssize_t start) except -1:
+    """The keyed moves written to out[start:], highest first (engine/ordering.py, order_into); how many."""
+    cdef Py_ssize_t n = len(moves)
+    cdef Py_ssize_t i
+    cdef int m
+    cdef int *squares = pos.squares
+    cdef int side = pos.side
+    cdef long long *base
+    if start < 0 or start + n > out.shape[0]:
+        raise IndexError(f"move buffer full: {n} moves at {start} of {out.shape[0]}")
+    base = &out[start]
+    for i in range(n):
+        m = moves[i]
+        base[i] = _key(m, squares, side, capture_keys, history, killer1, killer2, counter, hash_move) << 20 | m
+    sort_desc_range(out, start, n)
+    return n
 
 
 cpdef void sort_desc_range(long long[::1] keys, Py_ssize_t start, Py_ssize_t n) noexcept:

@@ -31,11 +31,11 @@ def capture_order(mvv: list[int], attacker_rank: list[int]) -> list[list[int]]:
             for victim in range(17)]
 
 
-def order_moves(moves: list[int], pos: Position, capture_keys: list[list[int]], history: list[int], killer1: int,
-                killer2: int, counter: int, hash_move: int) -> list[int]:
-    """``moves`` (legal in ``pos``) best first: the hash move, captures (``capture_keys``) and promotions, en
-    passant, the two killers, the countermove, then the quiet moves by ``history``; a gated twin a little after
-    its plain move."""
+def keyed_moves(moves: list[int], pos: Position, capture_keys: list[list[int]], history: list[int],
+                killer1: int, killer2: int, counter: int, hash_move: int) -> list[int]:
+    """``moves`` (legal in ``pos``) as ``key << 20 | move`` ints, in the order given: the hash move highest,
+    then captures (``capture_keys``) and promotions, en passant, the two killers, the countermove, then the
+    quiet moves by ``history``; a gated twin a little above its plain move."""
     squares = pos.squares
     side = pos.side
     keyed: list[int] = []
@@ -63,8 +63,28 @@ def order_moves(moves: list[int], pos: Position, capture_keys: list[list[int]], 
         else:
             key = history[m & 4095]
             append((key + (m >> 12 & 15)) << 20 | m)
+    return keyed
+
+
+def order_moves(moves: list[int], pos: Position, capture_keys: list[list[int]], history: list[int], killer1: int,
+                killer2: int, counter: int, hash_move: int) -> list[int]:
+    """``moves`` best first, by the keys of :func:`keyed_moves`."""
+    keyed = keyed_moves(moves, pos, capture_keys, history, killer1, killer2, counter, hash_move)
     keyed.sort(reverse=True)
     return [k & 0xFFFFF for k in keyed]
+
+
+def order_into(moves: list[int], pos: Position, capture_keys: list[list[int]], history: list[int], killer1: int,
+               killer2: int, counter: int, hash_move: int, out: Any, start: int) -> int:
+    """The keys of :func:`keyed_moves` written to ``out[start:]`` (an ``array('q')``, the search's move
+    buffer), highest first: the moves best first, ``key & 0xFFFFF`` each; returns how many."""
+    keyed = keyed_moves(moves, pos, capture_keys, history, killer1, killer2, counter, hash_move)
+    n = len(keyed)
+    if start + n > len(out):
+        raise IndexError(f"move buffer full: {n} moves at {start} of {len(out)}")
+    keyed.sort(reverse=True)
+    out[start:start + n] = array("q", keyed)
+    return n
 
 
 def sort_desc_range(keys: Any, start: int, n: int) -> None:

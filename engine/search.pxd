@@ -1,7 +1,7 @@
 # Cython declarations for the compiled build (setup.py, SCHESS_ENGINE_COMPILE=1); the .py file stays plain Python.
 cimport cython
 
-from engine._ordering cimport order_moves, sort_desc_range
+from engine._ordering cimport order_into, order_moves, sort_desc_range
 from engine.attacks cimport captures_into, gives_check_quiet, see
 from engine.evaluate cimport evaluate, move_delta
 from engine.position cimport Position
@@ -9,7 +9,7 @@ from engine.tt cimport TranspositionTable, tt_key
 
 # Constants the module imports or defines for itself alone, as C values (not importable from the compiled module).
 cdef int CASTLE, CASTLE_ROOK_GATE, EN_PASSANT, PROMOTION, KING, ROOK, EXACT, LOWER, UPPER, SCORE_OFFSET
-cdef int INFINITE, MATE, MAX_PLY, HISTORY_MAX, REVERSE_FUTILITY_MARGIN, CAPTURES_MAX
+cdef int INFINITE, MATE, MAX_PLY, MOVES_MAX, HISTORY_MAX, REVERSE_FUTILITY_MARGIN, CAPTURES_MAX
 cdef list _LMR, _CAPTURE_ORDER
 
 
@@ -41,8 +41,13 @@ cdef class MoveOrderer:
     @cython.locals(killers=list)
     cpdef list order(self, Position pos, list moves, int hash_move, int ply, int counter=*)
 
+    @cython.locals(killers=list)
+    cpdef int order_into(self, Position pos, list moves, int hash_move, int ply, int counter, long long[::1] out,
+                         int start) except -1
+
     @cython.locals(killers=list, history=list, bonus=int, i=int, q=int)
-    cpdef record_cutoff(self, int m, int ply, int depth, int counter_index, list quiets_tried)
+    cpdef record_cutoff(self, int m, int ply, int depth, int counter_index, long long[::1] quiets, int start,
+                        int count)
 
 
 cdef class QuiescenceSearch:
@@ -64,6 +69,10 @@ cdef class AlphaBetaSearch:
     cdef public MoveOrderer orderer
     cdef public QuiescenceSearch quiescence
     cdef public Position pos
+    cdef public object move_buffer
+    cdef public object quiet_buffer
+    cdef long long[::1] moves
+    cdef long long[::1] quiets
 
     @cython.locals(halfmove=int, key="long long", n=int, low=int, i=int)
     cpdef bint is_draw(self, Position pos)
@@ -71,8 +80,8 @@ cdef class AlphaBetaSearch:
     @cython.locals(control=SearchControl, orderer=MoveOrderer, pos=Position, pv_node=bint, tt=TranspositionTable,
                    key="long long", data="long long", hash_move=int, e_depth=int, bound=int, e_score=int, side=int,
                    static_eval=int, reduction=int, score=int, counter_index=int, counter=int, prev=int,
-                   prev_to=int, ordered=list, staged=bint, moves=list, squares="int *", best=int, best_move=int,
-                   original_alpha=int, futile=bint, late_limit=int, quiets_tried=list, searched=int, lmr_row=list,
+                   prev_to=int, staged=bint, buffer="long long[::1]", quiets="long long[::1]", start=int, end=int, tried=int, moves=list, squares="int *", best=int, best_move=int,
+                   original_alpha=int, futile=bint, late_limit=int, searched=int, lmr_row=list,
                    index=int, m=int, to=int, victim=int, flag=int, quiet=bint, gives_check=bint, dmg=int, deg=int,
                    dph=int, new_depth=int, killers=list, stored=int)
     cpdef int pvs(self, int depth, int alpha, int beta, int ply, int mg, int eg, int phase, bint null_ok,

@@ -25,7 +25,7 @@ from typing import Any, Callable, Dict, Optional, Protocol
 from .attacks import ATTACKER_RANK, CAPTURES_MAX, MVV, SEE_VALUE, captures, captures_into, gives_check_quiet, see
 from .evaluate import evaluate, initial_scores, move_delta
 from .movecodes import CASTLE, CASTLE_ROOK_GATE, EN_PASSANT, PROMOTION
-from .ordering import capture_order, order_moves, sort_desc_range
+from .ordering import capture_order, order_into, order_moves, sort_desc_range
 from .position import Position
 from .tables import (
     KING,
@@ -39,6 +39,9 @@ INFINITE = 32000
 MATE = 31000
 MATE_BOUND = MATE - 1000  # scores beyond this are mates
 MAX_PLY = 100
+# Room for the moves of one node in the search's move buffers: more than any position has (chess at most
+# 218 legal moves; S-chess adds at most two gated twins to each of the moves from a gate square).
+MOVES_MAX = 1024
 
 HISTORY_MAX = 1 << 20
 
@@ -212,11 +215,20 @@ class MoveOrderer:
         return order_moves(moves, pos, _CAPTURE_ORDER, self.history, killers[0], killers[1],
                            counter, hash_move)
 
-    def record_cutoff(self, m: int, ply: int, depth: int, counter_index: int, quiets_tried: list[int]) -> None:
+    def order_into(self, pos: Position, moves: list[int], hash_move: int, ply: int, counter: int, out: Any,
+                   start: int) -> int:
+        """The order of :meth:`order`, written to ``out[start:]`` as ``key << 20 | move`` words, best first
+        (:func:`engine.ordering.order_into`); returns how many."""
+        killers = self.killers[ply]
+        return order_into(moves, pos, _CAPTURE_ORDER, self.history, killers[0], killers[1], counter, hash_move,
+                          out, start)
+
+    def record_cutoff(self, m: int, ply: int, depth: int, counter_index: int, quiets: Any, start: int,
+                      count: int) -> None:
         """The quiet move ``m`` cut off at ``ply`` with ``depth`` to go: it becomes the countermove of the
         opponent's last move (slot ``counter_index``, none when negative) and a killer; its history gains
-        depth^2 and the quiet moves tried before it (``quiets_tried`` ends with ``m``) lose as much. The
-        whole table is halved when an entry passes HISTORY_MAX."""
+        depth^2 and the quiet moves tried before it lose as much (``quiets[start:start + count]``, the
+        search's buffer, ends with ``m``). The whole table is halved when an entry passes HISTORY_MAX."""
         if counter_index >= 0:
             self.countermoves[counter_index] = m
         killers = self.killers[ply]
@@ -229,7 +241,8 @@ class MoveOrderer:
         if history[m & 4095] > HISTORY_MAX:
             for i in range(4096):
                 history[i] >>= 1
-        for q in quiets_tried[:-1]:
+        for i in range(start, start + count - 1):
+            q = quiets[i]
             history[q & 4095] -= bonus
 
 
@@ -338,6 +351,13 @@ class AlphaBetaSearch:
         self.orderer = orderer
         self.quiescence = QuiescenceSearch(control, orderer)
         self.pos: Position = self.quiescence.pos
+        # The moves of every ply, MOVES_MAX words each, best first as ``key << 20 | move`` (the hash move
+        # alone, unkeyed, until the others are generated), and the quiet moves each ply has tried: no list
+        # per node.
+        self.move_buffer = array("q", bytes(8 * (MAX_PLY + 1) * MOVES_MAX))
+        self.moves: Any = self.move_buffer  # typed memoryviews of them in the compiled build
+        self.quiet_buffer = array("q", bytes(8 * (MAX_PLY + 1) * MOVES_MAX))
+        self.quiets: Any = self.quiet_buffer
 
     def set_position(self, pos: Position) -> None:
         """Search ``pos`` from now on (the quiescence search too)."""
@@ -446,9 +466,14 @@ class AlphaBetaSearch:
                 prev_to = prev >> 6 & 63
                 counter_index = (pos.squares[prev_to] + 8) * 64 + prev_to
                 counter = orderer.countermoves[counter_index]
+        # This ply's part of the move buffers (a child's ply has its own; internal iterative deepening, at
+        # this ply, runs before the moves are written).
+        buffer = self.moves
+        start = ply * MOVES_MAX
         if hash_move and _plausible(pos, hash_move):
             # Staged: try the hash move before generating the others (it often cuts off on its own).
-            ordered = [hash_move]
+            buffer[start] = hash_move
+            end = start + 1
             staged = True
         else:
             moves = pos.generate_legal()
@@ -458,7 +483,7 @@ class AlphaBetaSearch:
                 # Internal iterative deepening: find a move to search first.
                 self.pvs(depth - 2, alpha, beta, ply, mg, eg, phase, False, in_check)
                 hash_move = tt.probe(key) & 0xFFFFF
-            ordered = orderer.order(pos, moves, hash_move, ply, counter)
+            end = start + orderer.order_into(pos, moves, hash_move, ply, counter, buffer, start)
             staged = False
         squares = pos.squares
         best = -INFINITE
@@ -467,19 +492,20 @@ class AlphaBetaSearch:
         futile = (not in_check and not pv_node and depth <= 3
                   and static_eval + FUTILITY_MARGIN[depth] <= alpha)
         late_limit = LATE_MOVE_COUNT[depth] if depth <= 3 and not pv_node and not in_check else 1000
-        quiets_tried: list[int] = []
+        quiets = self.quiets
+        tried = 0  # quiet moves tried, at quiets[start:start + tried]
         searched = 0
         lmr_row = _LMR[depth if depth < 64 else 63]
-        index = 0
+        index = start
         while True:
-            if index >= len(ordered):
+            if index >= end:
                 if not staged:
                     break
                 staged = False
-                ordered = orderer.order(pos, pos.generate_legal(), hash_move, ply, counter)
-                index = 1 if ordered and ordered[0] == hash_move else 0
+                end = start + orderer.order_into(pos, pos.generate_legal(), hash_move, ply, counter, buffer, start)
+                index = start + 1 if end > start and buffer[start] & 0xFFFFF == hash_move else start
                 continue
-            m = ordered[index]
+            m = buffer[index] & 0xFFFFF
             index += 1
             to = m >> 6 & 63
             victim = squares[to]
@@ -489,7 +515,7 @@ class AlphaBetaSearch:
                     and SEE_VALUE[squares[m & 63]] > SEE_VALUE[victim] and see(pos, m) < -80 * depth):
                 # A capture that loses material near the leaves (non-PV, depth <= 3, not in check): skipped.
                 continue
-            if quiet and searched and (futile or len(quiets_tried) >= late_limit):
+            if quiet and searched and (futile or tried >= late_limit):
                 # Futility and late-move pruning of quiet moves near the leaves (checks are always tried).
                 if flag <= 1 and not m >> 12 & 15:
                     if not gives_check_quiet(pos, m):
@@ -536,7 +562,8 @@ class AlphaBetaSearch:
             pos.unmake()
             searched += 1
             if quiet:
-                quiets_tried.append(m)
+                quiets[start + tried] = m
+                tried += 1
             if score > best:
                 best = score
                 best_move = m
@@ -544,7 +571,7 @@ class AlphaBetaSearch:
                     alpha = score
                     if score >= beta:
                         if quiet:
-                            orderer.record_cutoff(m, ply, depth, counter_index, quiets_tried)
+                            orderer.record_cutoff(m, ply, depth, counter_index, quiets, start, tried)
                         break
         if searched == 0:
             # Every move was pruned: fall back to the static evaluation.

@@ -296,6 +296,27 @@ def test_gives_check_quiet_agrees_with_playing_the_move() -> None:
     assert checks > 20
 
 
+def test_a_full_move_buffer_is_an_error_not_an_overwrite() -> None:
+    # order_into writes past nothing: a buffer one word short of the moves raises, in both builds' versions.
+    from engine import ordering
+    from engine.attacks import ATTACKER_RANK, MVV
+
+    board = Board()
+    moves = board.generate_legal()
+    versions = [ordering]
+    try:
+        from engine import _ordering  # type: ignore[attr-defined]
+        versions.append(_ordering)
+    except ImportError:  # a pure-Python build has no C twin
+        pass
+    for version in versions:
+        out = array("q", bytes(8 * (len(moves) + 4)))
+        with pytest.raises(IndexError, match="move buffer full"):
+            version.order_into(list(moves), board, ordering.capture_order(MVV, ATTACKER_RANK), [0] * 4096, 0, 0,
+                               0, 0, out, 5)
+        assert not any(out)
+
+
 def test_compiled_move_ordering_matches_the_python_one() -> None:
     """The compiled build orders moves with engine/_ordering.pyx, a C twin of engine/ordering.py: both must give
     the same order for every move list, history, killers, countermove and hash move (CI's compiled step runs
@@ -311,10 +332,19 @@ def test_compiled_move_ordering_matches_the_python_one() -> None:
         moves = board.generate_legal()
         if not moves:
             continue
-        history = [rng.choice((0, rng.randint(0, 4000), rng.randint(0, 1 << 14))) for _ in range(4096)]
+        history = [rng.choice((0, rng.randint(-4000, 4000), rng.randint(0, 1 << 14))) for _ in range(4096)]
         picks = [rng.choice(moves) if rng.random() < 0.8 else 0 for _ in range(4)]
         args = (board, keys, history, *picks)
-        assert compiled.order_moves(list(moves), *args) == ordering.order_moves(list(moves), *args)
+        best_first = ordering.order_moves(list(moves), *args)
+        assert compiled.order_moves(list(moves), *args) == best_first
+        # The search's form: the keyed moves written into its move buffer after 7 words of other plies.
+        pure_buffer = array("q", bytes(8 * (7 + len(moves) + 3)))
+        twin_buffer = array("q", pure_buffer)
+        assert ordering.order_into(list(moves), *args, pure_buffer, 7) == len(moves)
+        assert compiled.order_into(list(moves), *args, twin_buffer, 7) == len(moves)
+        assert twin_buffer == pure_buffer
+        assert [k & 0xFFFFF for k in pure_buffer[7:7 + len(moves)]] == best_first
+        assert not any(pure_buffer[:7]) and not any(pure_buffer[7 + len(moves):])
         keyed = [rng.randint(0, 1 << 40) << 20 | m for m in moves]
         words = array("q", [rng.randint(0, 1 << 40) for _ in range(5)] + keyed)  # sorted from index 5 on
         twin = array("q", words)
