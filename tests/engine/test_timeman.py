@@ -6,7 +6,17 @@ from __future__ import annotations
 
 import pytest
 
-from engine.timeman import HARD_FACTOR, OPENING_MOVES, OPENING_PLIES, keep_searching, plan_time, time_factor
+from engine.timeman import (
+    HARD_FACTOR,
+    OPENING_MOVES,
+    OPENING_PLIES,
+    STABLE_FACTOR,
+    START_SHARE,
+    UNSTABLE_FACTOR,
+    keep_searching,
+    plan_time,
+    time_factor,
+)
 
 CLOCKS = [(left, inc, ply) for left in (100, 1000, 5000, 30000, 60000, 180000, 900000)
           for inc in (0, 100, 300, 1000, 5000) for ply in (0, 30, 80)]
@@ -59,9 +69,11 @@ def test_the_factor_grows_with_instability_and_a_falling_score_and_shrinks_when_
 
 def test_a_stable_move_stops_earlier_than_an_unstable_one() -> None:
     soft, hard = 1.0, 3.0
-    assert keep_searching(0.5, soft, hard, 0.1, 0, 0, 20)  # the move just changed: 0.78 s
-    assert not keep_searching(0.5, soft, hard, 0.1, 3, 0, 20)  # settled for 3 iterations: 0.42 s
-    assert keep_searching(0.4, soft, hard, 0.1, 3, 0, 20)
+    settled = START_SHARE * STABLE_FACTOR  # the share of the budget after 3 iterations with the same move
+    between = (settled + START_SHARE * UNSTABLE_FACTOR) / 2
+    assert keep_searching(between, soft, hard, 0.1, 0, 0, 20)  # the move just changed
+    assert not keep_searching(between, soft, hard, 0.1, 3, 0, 20)  # settled for 3 iterations
+    assert keep_searching(settled - 0.05, soft, hard, 0.1, 3, 0, 20)
 
 
 def test_a_decided_game_stops_earlier() -> None:
