@@ -23,7 +23,7 @@ HARD_FACTOR = 3.0  # the hard cap: at most this many budgets on one move
 HARD_SHARE = 0.4  # ... and at most this share of the time left (movestogo > 1 or none)
 
 # keep_searching: the share of the budget after which no iteration starts, and how it moves.
-START_SHARE = 0.85  # 0.7 left 12% of the clock unused over a game at 30+0.3 (Fairy-Stockfish: 1%)
+START_SHARE = 0.7
 UNSTABLE_FACTOR = 1.3  # the best move changed in the last iteration
 STABLE_FACTOR = 0.7  # ... unchanged for STABLE_ITERATIONS iterations
 STABLE_ITERATIONS = 3
