@@ -27,6 +27,7 @@ class FaultTarget(Protocol):
     @property
     def lock(self) -> threading.Condition: ...
     def restore_bot_resignations(self) -> list[str]: ...
+    def reset_casual_clocks(self) -> None: ...
     def open_streams(self, kind: StreamSelector = "any", game_id: Optional[str] = None) -> list[Stream]: ...
     def open_listener(self) -> None: ...
     def close_listener(self) -> None: ...
@@ -197,8 +198,9 @@ class Faults:
                        lose_game_streams: tuple[str, ...] = ()) -> list[str]:
         """A server restart: every stream ends, connections are refused for ``down_s``, and afterwards
         pychess's ``gameFull`` of the games that were running shows ``initialFen: "None"``. Games, clocks and
-        challenges survive. ``terminated``: pychess first says ``{"type":"terminated"}`` on the event streams
-        (the real server's connections just dropped in five restarts: pass False and ``clean=False``).
+        challenges survive, but pychess puts both clocks of a casual game back to the initial time.
+        ``terminated``: pychess first says ``{"type":"terminated"}`` on the event streams (the real server's
+        connections just dropped in five restarts: pass False and ``clean=False``).
         pychess also forgets BOT resignations (ours and an opponent BOT's: they were never stored): those
         games are running again. The event stream offers a restored game with ``gameStart`` only to the bot
         pychess re-queues: against a person, our bot; between two BOTs, White only (our bot as Black never
@@ -211,6 +213,8 @@ class Faults:
                     stream.send(PYCHESS_TERMINATED)
             server.restarted_at = time.time()
             restored = server.restore_bot_resignations() if server.dialect == "pychess" else []
+            if server.dialect == "pychess":
+                server.reset_casual_clocks()
         for game_id in lose_game_streams:
             self.lose_game_stream(game_id)
         self.drop_streams("any", clean=clean)

@@ -259,6 +259,24 @@ class Referee(AccountDesk, StreamDesk, ChallengeDesk, GameDesk):
             self._cond.notify_all()
             return restored
 
+    def reset_casual_clocks(self) -> None:
+        """pychess after a restart: a casual game keeps no clock history (only rated and tournament games do),
+        so both clocks of every running casual game start again from the initial time, the side to move's
+        from now on (pychess-variants 37b7a729 on loopback, 2026-12-03: 188.3 s and 183.7 s before a restart,
+        180000 and 180000 after it in a 3+2 game). A rated game keeps its clocks."""
+        with self._cond:
+            now = time.monotonic()
+            for game in self.games.values():
+                tc = game.challenge.time_control
+                if game.over or game.clock is None or game.challenge.rated:
+                    continue
+                game.clock.stop(now)
+                initial = float((tc.limit_s or tc.increment_s or 0) * 1000)  # 0+N: N seconds, as pychess
+                game.clock.remaining = {True: initial, False: initial}
+                game.clock.restart(bool(game.board.turn), len(game.moves), now)
+                game.version += 1
+            self._cond.notify_all()
+
     def announced_after_restart(self, game: Game) -> bool:
         """Whether a game that was running at the last restart is offered to our bot (``gameStart``) again.
         pychess's restore re-queues one bot per game, ``game.wplayer if game.wplayer.bot else game.bplayer``:

@@ -209,3 +209,26 @@ def test_a_persons_resignation_survives_a_pychess_restart(pychess: LoopbackServe
     pychess.opponent_resign(game_id)
     assert pychess.faults.restart_server(down_s=REFUSAL_S, terminated=False, clean=False) == []
     assert pychess.game(game_id).status == "resign"
+
+
+@pytest.mark.parametrize("rated", [False, True])
+def test_pychess_restart_puts_a_casual_games_clocks_back_to_the_initial_time(
+    pychess: LoopbackServer, pychess_client: Client, rated: bool
+) -> None:
+    """pychess-variants 37b7a729 on loopback (2026-12-03): a casual game keeps no clock history, so after a
+    restart both clocks start again from the initial time (3+2: 188.3 s and 183.7 s before, 180000 and 180000
+    in the restored ``gameFull``); a rated game keeps what its clocks had."""
+    game_id, _ = start_game(pychess, pychess_client, color="white", title="BOT", opponent=Manual(),
+                            clock=(60, 2), rated=rated)
+    pychess.play_opponent_move(game_id, "e2e4")
+    assert pychess_client.move(game_id, "e7e5").status_code == 200
+    pychess.set_clock(game_id, True, 20_000)
+    pychess.set_clock(game_id, False, 30_000)
+    pychess.faults.restart_server(down_s=REFUSAL_S, terminated=False, clean=False)
+    wait_until_answering(pychess_client)
+    state = pychess_client.game(game_id).next_json()["state"]
+    if rated:
+        assert state["wtime"] <= 20_000 and 29_000 <= state["btime"] <= 30_000, state
+    else:
+        # White's clock (to move) runs again from the restart on; Black's waits at the full minute
+        assert 60_000 - (REFUSAL_S + PATIENCE_S) * 1000 <= state["wtime"] <= 60_000 == state["btime"], state
