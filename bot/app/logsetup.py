@@ -19,9 +19,22 @@ from bot.config import LoggingSettings, Settings
 from engine.buildinfo import build_name
 
 LOG_FORMAT = "%(asctime)s %(levelname)-7s %(message)s"
-FILE_FORMAT = "%(asctime)s %(levelname)-7s %(name)s %(threadName)s: %(message)s"
+FILE_FORMAT = "%(asctime)s %(levelname)-7s %(name)s %(thread_label)s%(message)s"
 #: the logger of every line to and from an engine (``engine.debug: true``; :mod:`bot.engines.process`)
 ENGINE_IO_LOGGER = "bot.engine.io"
+
+
+class FileFormatter(logging.Formatter):
+    """The log file's format: the thread's name before each message, except where the message already starts
+    with it (a game worker's thread is called ``game abc123``, and its lines say ``game abc123: ...``)."""
+
+    def __init__(self) -> None:
+        super().__init__(FILE_FORMAT)
+
+    def format(self, record: logging.LogRecord) -> str:
+        thread = record.threadName or ""
+        record.thread_label = "" if not thread or record.getMessage().startswith(thread + ":") else thread + ": "
+        return super().format(record)
 
 
 class LogFileError(OSError):
@@ -87,7 +100,7 @@ def _rotating(path: str, settings: LoggingSettings, key: str) -> logging.Handler
     except OSError as error:
         raise LogFileError(f"error: {key} {path!r} cannot be opened: {error.strerror or error} "
                            f"({error.filename or path})") from None
-    handler.setFormatter(logging.Formatter(FILE_FORMAT))
+    handler.setFormatter(FileFormatter())
     return handler
 
 

@@ -210,6 +210,28 @@ def test_a_missing_log_folder_is_created_like_the_pgn_folder(tmp_path):
     assert (tmp_path / "e").is_dir()
 
 
+def test_the_log_file_names_the_thread_once(tmp_path):
+    """A game worker's thread is called ``game abc123`` and its lines already say so: the file shows the name
+    once (it once read ``game abc123: game abc123: played ...``); other threads' lines keep their name."""
+    import threading
+
+    target = tmp_path / "bot.log"
+    handlers = apply_logging(LoggingSettings(file=str(target)))
+    log = logging.getLogger("bot.game")
+    try:
+        worker = threading.Thread(target=log.warning, args=("game abc123: played Nf3/H",), name="game abc123")
+        worker.start()
+        worker.join()
+        other = threading.Thread(target=log.warning, args=("looked up 1 game",), name="reconcile")
+        other.start()
+        other.join()
+    finally:
+        remove_handlers(handlers)
+    lines = target.read_text().splitlines()
+    assert lines[0].endswith(" bot.game game abc123: played Nf3/H")
+    assert lines[1].endswith(" bot.game reconcile: looked up 1 game")
+
+
 def test_an_unopenable_log_file_is_one_line_naming_the_key(tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("SCHESS_BOT_TOKEN", TOKEN)
     blocker = tmp_path / "file"
