@@ -1,6 +1,7 @@
 """``schess-bot init [PATH] [--server pychess|lichess]``: write the commented sample config for a server.
 
-It never overwrites: an existing file is left as it is (exit 2, naming it). The sample is the shipped
+It never overwrites: an existing file is left as it is (exit 2, naming it), except that the very sample it
+would write (a clone's own ``config.yml``) is reported as already there (exit 0). The sample is the shipped
 ``config.yml`` (:mod:`bot.config.sample`) with ``server.url`` and ``challenge.variants`` set for the server.
 """
 
@@ -40,14 +41,40 @@ def main(argv: Sequence[str], out: TextIO | None = None) -> int:
         with path.open("x", encoding="utf-8") as handle:  # "x": never overwrite
             handle.write(text)
     except FileExistsError:
-        print(f"error: {path} exists; init never overwrites a config: edit it, or name another file "
-              f"(schess-bot init other.yml)", file=sys.stderr)
-        return 2
+        return _existing(path, text, args.server, out)
     except OSError as error:
         print(f"error: cannot write {path}: {error.strerror or error}", file=sys.stderr)
         return 2
-    url = SERVER_URLS[args.server]
-    hint = dialect_named(args.server).token_help(url)
-    print(f"wrote {path} for {url}; next: edit it, get a token ({hint}), "
-          f"export SCHESS_BOT_TOKEN=..., then schess-bot --config {path} --check", file=out or sys.stdout)
+    print(f"wrote {path} for {SERVER_URLS[args.server]}; {_next_steps(path, args.server)}", file=out or sys.stdout)
     return 0
+
+
+def _next_steps(path: Path, server: str) -> str:
+    url = SERVER_URLS[server]
+    hint = dialect_named(server).token_help(url)
+    return (f"next: edit it, get a token ({hint}), export SCHESS_BOT_TOKEN=..., then "
+            f"schess-bot --config {path} --check")
+
+
+def _existing(path: Path, sample: str, server: str, out: TextIO | None) -> int:
+    """``path`` exists. A git clone holds the unedited sample as ``config.yml``, where the README runs init:
+    that is the file init would write (0, nothing written), or another server's sample (2, saying so); any
+    other file is the operator's own config (2)."""
+    try:
+        found = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        found = None
+    if found == sample:
+        print(f"{path} is already the commented sample for {SERVER_URLS[server]} (as a clone has it); nothing "
+              f"written; {_next_steps(path, server)}", file=out or sys.stdout)
+        return 0
+    others = [name for name in sorted(SERVER_URLS) if name != server and found is not None
+              and found == sample_for_server(SERVER_URLS[name], SERVER_VARIANTS[name])]
+    if others:
+        print(f"error: {path} exists (the unedited sample for {SERVER_URLS[others[0]]}); init never overwrites a "
+              f"config: delete it first to write the {server} one there, or name another file "
+              f"(schess-bot init --server {server} other.yml)", file=sys.stderr)
+        return 2
+    print(f"error: {path} exists; init never overwrites a config: edit it, or name another file "
+          f"(schess-bot init other.yml)", file=sys.stderr)
+    return 2

@@ -274,6 +274,23 @@ def test_init_writes_the_commented_sample_and_refuses_to_overwrite(tmp_path, cap
     assert target.read_text() == "# mine\n"
 
 
+def test_init_in_a_fresh_clone_finds_the_sample_already_there(tmp_path, monkeypatch, capsys):
+    """The README's first step, run where it is run: a clone already holds the unedited sample as
+    ``config.yml``, and init used to refuse it as "exists" (exit 2) as if the operator had a config of theirs."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "config.yml").write_text((REPO / "config.yml").read_text())
+    assert main(["init"]) == 0
+    assert capsys.readouterr().out.startswith(
+        "config.yml is already the commented sample for https://www.pychess.org (as a clone has it); nothing "
+        "written; next: edit it")
+    assert main(["init", "--server", "lichess"]) == 2
+    assert capsys.readouterr().err.strip() == (
+        "error: config.yml exists (the unedited sample for https://www.pychess.org); init never overwrites a "
+        "config: delete it first to write the lichess one there, or name another file "
+        "(schess-bot init --server lichess other.yml)")
+    assert (tmp_path / "config.yml").read_text() == (REPO / "config.yml").read_text()
+
+
 def test_init_for_lichess_sets_its_url_and_variants_and_keeps_every_comment(tmp_path, capsys):
     target = tmp_path / "lichess.yml"
     assert main(["init", str(target), "--server", "lichess"]) == 0
