@@ -30,7 +30,7 @@ def run(*args: str) -> subprocess.CompletedProcess[str]:
 
 @pytest.mark.parametrize("command, first_line", [
     (["-m", "engine", "--help"], "usage: schess-engine [COMMAND ...]"),
-    (["-m", "bot.health", "--help"], "usage: python -m bot.health HEARTBEAT_FILE [MAX_AGE_S]"),
+    (["-m", "bot.health", "--help"], "usage: python -m bot.health HEARTBEAT_FILE|http://HOST:PORT [MAX_AGE_S]"),
     (["-m", "bot.loopback", "--help"], "usage: python -m bot.loopback [-h] [--dialect {pychess,lichess}]"),
     (["-m", "bot", "--help"], "usage: schess-bot [-h] [--version] [--config PATH] [--check]"),
     (["-m", "bot", "init", "--help"], "usage: schess-bot init [-h] [--server {lichess,pychess}] [path]"),
@@ -90,6 +90,13 @@ def test_an_unknown_engine_option_exits_2_with_one_line() -> None:
     completed = run("-m", "engine", "--frobnicate")
     assert completed.returncode == 2
     assert completed.stderr.strip() == "schess-engine: unknown option '--frobnicate' (options: --help, --version)"
+
+
+def test_health_help_names_both_forms() -> None:
+    """Issue 28 added the status page form (``python -m bot.health http://127.0.0.1:8080 60``, what
+    compose.yaml runs); --help still described the heartbeat file only."""
+    out = " ".join(run("-m", "bot.health", "--help").stdout.split())
+    assert "/api/status" in out and "status.listen" in out and "HEARTBEAT_FILE" in out
 
 
 def test_health_check_refuses_an_option_for_a_file_name() -> None:

@@ -19,11 +19,16 @@ import sys
 import time
 import urllib.request
 
-USAGE = """usage: python -m bot.health HEARTBEAT_FILE [MAX_AGE_S]
+USAGE = """usage: python -m bot.health HEARTBEAT_FILE|http://HOST:PORT [MAX_AGE_S]
 
-The Docker health check: exit 0 when the bot touched HEARTBEAT_FILE (schess-bot --heartbeat-file) within
-MAX_AGE_S seconds (default 60) and the file does not say "unhealthy", else exit 1 with one line saying why.
-Exit 2 for a wrong command line."""
+The Docker health check: exit 0 when the bot is healthy, else exit 1 with one line saying why; exit 2 for a
+wrong command line.
+
+  HEARTBEAT_FILE    healthy when the bot touched the file (schess-bot --heartbeat-file) within MAX_AGE_S
+                    seconds (default 60) and the file does not say "unhealthy"
+  http://HOST:PORT  where the status page is on (status.listen): healthy when /api/status answers within 5 s,
+                    the event stream is connected with a line in the last MAX_AGE_S seconds, and an engine
+                    works (compose.yaml: python3 -m bot.health http://127.0.0.1:8080 60)"""
 
 
 def heartbeat_age_s(path: str, now: float | None = None) -> float | None:
