@@ -74,17 +74,30 @@ def test_the_docs_say_how_to_add_a_third_bot() -> None:
     assert "third" in section and "docker-compose -f compose.yaml config" in section
 
 
-def test_docker_compose_accepts_the_file(tmp_path: Path) -> None:
-    """``docker-compose config`` (no daemon needed) on a copy, with the token files made from their examples."""
+def compose_command() -> list[str] | None:
+    """``docker compose`` (the v2 plugin) where it works, else ``docker-compose`` (v1, Debian's), else None."""
     import shutil
 
-    command = shutil.which("docker-compose")
+    docker = shutil.which("docker")
+    if docker is not None and subprocess.run([docker, "compose", "version"], capture_output=True,
+                                             timeout=60).returncode == 0:
+        return [docker, "compose"]
+    standalone = shutil.which("docker-compose")
+    return [standalone] if standalone is not None else None
+
+
+def test_docker_compose_accepts_the_file(tmp_path: Path) -> None:
+    """``docker compose config`` (no daemon needed) on a copy, with the token files made from their examples."""
+    import shutil
+
+    command = compose_command()
     if command is None:
-        pytest.skip("docker-compose is not installed (Debian: apt-get install docker-compose)")
+        pytest.skip("neither docker compose nor docker-compose is installed (Debian: apt-get install "
+                    "--no-install-recommends docker-compose)")
     shutil.copy(ROOT / "compose.yaml", tmp_path / "compose.yaml")
     shutil.copytree(ROOT / "bots", tmp_path / "bots", ignore=shutil.ignore_patterns("token.env"))
     for service in SERVICES.values():
         shutil.copy(tmp_path / (service["env_file"] + ".example"), tmp_path / service["env_file"])
-    result = subprocess.run([command, "-f", "compose.yaml", "config", "--quiet"], cwd=tmp_path, capture_output=True,
+    result = subprocess.run([*command, "-f", "compose.yaml", "config", "--quiet"], cwd=tmp_path, capture_output=True,
                             text=True, timeout=60)
     assert result.returncode == 0, result.stderr
