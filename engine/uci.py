@@ -573,10 +573,11 @@ def version_line() -> str:
 
 def main(argv: Optional[list[str]] = None) -> int:
     """Entry point of ``schess-engine`` and ``python -m engine``: UCI on stdin/stdout. Arguments (if any) are
-    run as commands first, e.g. ``python -m engine bench`` runs the benchmark and exits; ``--help`` and
-    ``--version`` print and exit, any other option is refused (exit 2)."""
+    run as commands first, e.g. ``python -m engine bench`` runs the benchmark and exits (2 when the command
+    failed: an ``info string error`` line); ``--help`` and ``--version`` print and exit, any other option is
+    refused (exit 2)."""
     args = sys.argv[1:] if argv is None else argv
-    if args and args[0] in ("-h", "--help"):
+    if args and ("-h" in args or "--help" in args):  # also after a command: ``schess-engine bench --help``
         print(USAGE)
         return 0
     if args and args[0] in ("-V", "--version"):
@@ -586,10 +587,18 @@ def main(argv: Optional[list[str]] = None) -> int:
         print(f"schess-engine: unknown option {args[0]!r} (options: --help, --version)", file=sys.stderr)
         return 2
     if args:
-        engine = UciFrontEnd(lambda line: (sys.stdout.write(line + "\n"), sys.stdout.flush()) and None)
+        errors: list[str] = []
+
+        def send(line: str) -> None:
+            if line.startswith("info string error"):
+                errors.append(line)
+            sys.stdout.write(line + "\n")
+            sys.stdout.flush()
+
+        engine = UciFrontEnd(send)
         engine.handle(" ".join(args))
         engine.wait()
-        return 0
+        return 2 if errors else 0
     return run(sys.stdin, sys.stdout)
 
 

@@ -104,6 +104,17 @@ def test_health_check_refuses_an_option_for_a_file_name() -> None:
     assert completed.returncode == 2 and "usage: python -m bot.health" in completed.stderr
 
 
+def test_a_one_shot_command_answers_help_and_fails_with_exit_2() -> None:
+    """``schess-engine bench --help`` printed ``info string error: bench: invalid literal for int()`` and exited
+    0, as ``--help`` alone did before issue 27; a one-shot command that fails now exits 2."""
+    completed = run("-m", "engine", "bench", "--help")
+    assert completed.returncode == 0 and completed.stdout.startswith("usage: schess-engine [COMMAND ...]")
+    assert "info string error" not in completed.stdout
+    failed = run("-m", "engine", "bench", "deep")
+    assert failed.returncode == 2
+    assert failed.stdout.strip().splitlines()[-1].startswith("info string error: bench: ")
+
+
 def test_bench_says_why_a_position_has_no_move() -> None:
     lines: list[str] = []
     bench_report(1, lines.append)
