@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -52,6 +53,37 @@ def test_sandbox_plays_one_game_and_prints_moves_and_pgn(tmp_path: Path) -> None
     assert out.startswith("sandbox: no config.yml here, so the defaults (schess-bot init writes the commented "
                           "file)\nOK   config: no config file: every key at its default\n")
     assert "OK   engine: " in out
+
+
+def sample_in_the_docs() -> list[str]:
+    """The sample run printed in docs/sandbox.md (its code block that shows the sandbox's server line)."""
+    blocks = (REPO / "docs" / "sandbox.md").read_text().split("```")[1::2]
+    (block,) = [block for block in blocks if "sandbox: pychess-style server on" in block]
+    return block.strip("\n").splitlines()
+
+
+def comparable(line: str) -> str:
+    """A sandbox line with what differs from run to run (port, game id, engine build) made the same."""
+    line = re.sub(r"127\.0\.0\.1:\d+", "127.0.0.1:PORT", line)
+    line = re.sub(r"(127\.0\.0\.1:PORT)/\w+", r"\1/ID", line)
+    return line.replace("compiled (Cython)", "BUILD").replace("pure Python", "BUILD")
+
+
+def test_the_sample_run_in_the_docs_is_what_the_sandbox_prints(tmp_path: Path) -> None:
+    """Issue 27, finding 8: docs/sandbox.md showed output the sandbox did not print (no check lines, another
+    Event tag, no evaluations). Its lines up to the first move must be the real ones, its PGN tags too."""
+    completed = run_sandbox(tmp_path)
+    assert completed.returncode == 0, completed.stderr[-2000:]
+    out = completed.stdout.splitlines()
+    sample = sample_in_the_docs()
+    head = sample[:next(i for i, line in enumerate(sample) if line.startswith("  1."))]
+    assert [comparable(line) for line in out[:len(head)]] == [comparable(line) for line in head]
+    tags = [line for line in sample if line.startswith("[")]
+    assert tags and all(comparable(tag) in {comparable(line) for line in out} for tag in tags), tags
+    ending = [line for line in sample if re.fullmatch(r"sandbox: (1-0|0-1|1/2-1/2) \(.+\)", line)]
+    assert len(ending) == 1 and any(re.fullmatch(r"sandbox: (1-0|0-1|1/2-1/2) \(.+\)", line) for line in out)
+    movetext = " ".join(line for line in sample if line.startswith("1. "))
+    assert "[%eval " in movetext and "[%clk " in movetext, "the PGN shown has the bot's evals and clocks"
 
 
 def test_sandbox_twice_with_one_pgn_directory_plays_two_games(tmp_path: Path) -> None:
