@@ -4,10 +4,12 @@ The checks, in order: the config (read exactly as a run reads it, ``--pgn-direct
 applied), the folders the bot writes to (``pgn_directory``, ``logging.file``, ``logging.engine_file``,
 ``heartbeat_file``: each must exist or be creatable, and be writable), the opening books, the engine (started
 and asked what it plays and which options it has: ``challenge.variants`` and ``engine.options`` are checked
-against that), the token (present in ``SCHESS_BOT_TOKEN`` or ``token_file``) and the account
+against that), the status page's address (``status.listen``, when set: can it be bound now), the token (present
+in ``SCHESS_BOT_TOKEN`` or ``token_file``) and the account
 (``GET /api/account`` once: is the token accepted, is the server reachable and if not why). Each prints as
 ``OK   subject: what was found`` or ``FAIL subject: what is wrong; fix: ...``; the exit code is 0 when every
-check passed and 2 otherwise. The sandbox (:mod:`bot.app.sandbox`) runs the same checks but the last two.
+check passed and 2 otherwise. The sandbox (:mod:`bot.app.sandbox`) runs the same checks but the last three
+(it serves no page).
 Nothing is created or changed: a folder that does not exist yet is reported as "will be created".
 """
 
@@ -15,6 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import socket
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -141,6 +144,25 @@ def check_engine_setup(settings: Settings, report: Preflight) -> Settings:
     return settings
 
 
+def check_status_listen(settings: Settings, report: Preflight) -> None:
+    """``status.listen``: the address can be bound now (the real run exits 2 when it cannot, after logging in).
+    Bound and released at once, as the page's server binds it (``SO_REUSEADDR``)."""
+    address = settings.status.address
+    if address is None or settings.status.listen is None:
+        return
+    listen = settings.status.listen.strip()
+    family = socket.AF_INET6 if ":" in address[0] else socket.AF_INET
+    try:
+        with socket.socket(family, socket.SOCK_STREAM) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            probe.bind(address)
+    except OSError as error:
+        report.add(False, "status.listen", f"{listen} cannot be had: {error.strerror or error}; fix: choose another "
+                                           "HOST:PORT, or stop what listens there (another schess-bot?)")
+        return
+    report.add(True, "status.listen", f"{listen} is free (the page will be http://{listen}/)")
+
+
 def check_token_and_account(settings: Settings, report: Preflight, environ: Mapping[str, str] | None) -> None:
     """The token's presence, then one ``GET /api/account`` with it."""
     url = settings.server.url
@@ -183,8 +205,9 @@ def reason_of(error: ServerError) -> str:
 
 def run_checks(config_path: str | None, *, pgn_directory: str | None = None, heartbeat_file: str | None = None,
                account: bool = True, environ: Mapping[str, str] | None = None) -> Preflight:
-    """Every check, in order; ``account=False`` leaves out the token and the account (the sandbox needs
-    neither). A config that cannot be read is the only finding (nothing else can be checked without it)."""
+    """Every check, in order; ``account=False`` leaves out the status page's address, the token and the
+    account (the sandbox needs none of them). A config that cannot be read is the only finding (nothing else
+    can be checked without it)."""
     report = Preflight()
     try:
         settings = load_run_settings(config_path, pgn_directory=pgn_directory, heartbeat_file=heartbeat_file)
@@ -197,8 +220,10 @@ def run_checks(config_path: str | None, *, pgn_directory: str | None = None, hea
     settings = check_engine_setup(settings, report)
     report.settings = settings
     if account:
+        check_status_listen(settings, report)
         check_token_and_account(settings, report, environ)
     return report
 
 
-__all__ = ["Finding", "Preflight", "check_folders", "folder_problem", "load_run_settings", "run_checks"]
+__all__ = ["Finding", "Preflight", "check_folders", "check_status_listen", "folder_problem", "load_run_settings",
+           "run_checks"]

@@ -139,6 +139,28 @@ def test_check_names_an_unwritable_folder(tmp_path, monkeypatch, capsys):
     assert [line for line in lines if "logging.file" in line][0].startswith("OK   logging.file:")
 
 
+def test_check_says_whether_the_status_page_can_listen(tmp_path, monkeypatch, capsys):
+    """The real run exits 2 when ``status.listen`` cannot be had (a port in use), after logging in; --check,
+    "every check a real run makes", did not look at it and passed."""
+    monkeypatch.setenv("SCHESS_BOT_TOKEN", TOKEN)
+    data = {"server": {"url": f"http://127.0.0.1:{free_port()}"}, "engine": fake_engine(),
+            "challenge": {"variants": ["seirawan"]}, "pgn_directory": str(tmp_path / "games")}
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen(1)
+        port = taken.getsockname()[1]
+        config = write(tmp_path, {**data, "status": {"listen": f"127.0.0.1:{port}"}})
+        assert main(["--config", config, "--check"]) == 2
+        lines = [line for line in check_lines(capsys) if "status.listen" in line]
+    assert len(lines) == 1 and lines[0].startswith(
+        f"FAIL status.listen: 127.0.0.1:{port} cannot be had: ") and "in use" in lines[0]
+    free = free_port()
+    config = write(tmp_path, {**data, "status": {"listen": f"127.0.0.1:{free}"}})
+    main(["--config", config, "--check"])
+    assert [line for line in check_lines(capsys) if "status.listen" in line] == [
+        f"OK   status.listen: 127.0.0.1:{free} is free (the page will be http://127.0.0.1:{free}/)"]
+
+
 @pytest.mark.parametrize("data, line", [
     ({"challenge": {"concurency": 2}}, "FAIL config: unknown key challenge.concurency"),
     ({"pgn_dir": "games"}, "FAIL config: unknown key pgn_dir"),
