@@ -1,13 +1,13 @@
 """The layers contract (issue 29): the folder tree is the architecture, and imports run one way.
 
 ``bot/`` is a stack of packages; each may import only the packages listed for it in :data:`BOT_LAYERS` (the
-root ``bot`` package, which holds only the version and the token's variable name, is open to all). ``engine``
-imports nothing from ``bot`` or ``tools``, and its rules modules nothing from the search. A ``tools`` package
-imports ``engine``, ``bot.engines`` and ``bot.records`` only (a benchmark of the running bot, all of ``bot``),
-and no other tool. No import cycle exists among
-the modules of ``bot``, ``engine`` and ``tools``: an import inside a function counts, and so does one under
-``if TYPE_CHECKING:`` (a type is a dependency too; a cycle hidden there is still two modules that need
-each other).
+root ``bot`` package, which holds only the version and the token's variable name, is open to all and imports
+no layer; no ``bot`` module imports ``tools``). ``engine`` imports nothing from ``bot`` or ``tools``, and its
+rules modules nothing from the search. A ``tools`` package imports ``engine``, ``bot.engines`` and
+``bot.records`` only (a benchmark of the running bot, all of ``bot``), and no other tool. No import cycle
+exists among the modules of ``bot``, ``engine`` and ``tools``: an import inside a function counts, and so does
+one under ``if TYPE_CHECKING:`` (a type is a dependency too; a cycle hidden there is still two modules that
+need each other).
 
 The checker is plain ``ast``: it is tested below on planted trees, so a broken checker cannot pass silently.
 """
@@ -99,7 +99,11 @@ def layer_violations(graph: Mapping[str, set[str]]) -> list[str]:
         top, *rest = source.split(".")
         for target in sorted(targets):
             target_top, *target_rest = target.split(".")
-            if top == "bot" and rest and target_top == "bot" and target_rest:
+            if top == "bot" and target_top == "tools":
+                found.append(f"{source} imports {target}: bot imports nothing from tools (tools sit above it)")
+            elif top == "bot" and not rest and target_top == "bot" and target_rest:
+                found.append(f"{source} imports {target}: the root bot package, open to every layer, imports none")
+            elif top == "bot" and rest and target_top == "bot" and target_rest:
                 layer, target_layer = rest[0], target_rest[0]
                 allowed = BOT_LAYERS.get(layer)
                 if allowed is None:
@@ -198,6 +202,17 @@ def test_a_planted_upward_import_is_caught(tmp_path: Path) -> None:
     })
     assert layer_violations(import_graph(root, ["bot"])) == [
         "bot.wire.server imports bot.game.worker: bot.wire may not import bot.game"]
+
+
+def test_the_bot_importing_a_tool_or_its_root_importing_a_layer_is_caught(tmp_path: Path) -> None:
+    root = _plant(tmp_path, {
+        "bot/__init__.py": "from bot.game import GameWorker\n", "bot/game/__init__.py": "",
+        "bot/engines/__init__.py": "", "bot/engines/uci.py": "import tools.match.stats\n",
+        "tools/__init__.py": "", "tools/match/__init__.py": "", "tools/match/stats.py": "",
+    })
+    assert layer_violations(import_graph(root, ["bot", "tools"])) == [
+        "bot imports bot.game: the root bot package, open to every layer, imports none",
+        "bot.engines.uci imports tools.match.stats: bot imports nothing from tools (tools sit above it)"]
 
 
 def test_a_planted_cycle_is_caught(tmp_path: Path) -> None:
