@@ -261,3 +261,30 @@ def test_every_wire_error_has_the_one_root() -> None:
                 raised.add(value)
     assert len(raised) >= 7 and all(issubclass(error, errors.WireError) for error in raised), raised
     assert all(error.__module__ == "bot.wire.errors" for error in raised), "errors live in bot/wire/errors.py"
+
+
+#: where a server kind may be named: the wire layer's Dialect objects, the config key that picks one, and the
+#: loopback, which is the servers' model rather than the client's (it must not share the client's Dialect, or
+#: a wrong belief about a server would pass its tests on both sides at once)
+DIALECT_NAMERS = ("bot.wire", "bot.config", "bot.loopback")
+
+
+def dialect_names(root: Path) -> dict[str, list[int]]:
+    """Module -> the lines where a string is exactly a server kind's name (``"lichess"``, ``"pychess"``)."""
+    found: dict[str, list[int]] = {}
+    for path in sorted((root / "bot").rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        lines = sorted({node.lineno for node in ast.walk(tree)
+                        if isinstance(node, ast.Constant) and node.value in ("lichess", "pychess")})
+        if lines:
+            found[module_name(root, path)] = lines
+    return found
+
+
+def test_only_the_wire_and_the_config_name_a_server_kind() -> None:
+    """Issue 29: the rest of the bot reads a capability of ``server.dialect``, never compares names."""
+    found = dialect_names(ROOT)
+    assert "bot.wire.dialect" in found, "the scan sees the names where they belong"
+    outside = {module: lines for module, lines in found.items()
+               if not any(module == allowed or module.startswith(allowed + ".") for allowed in DIALECT_NAMERS)}
+    assert not outside, f"server kinds compared by name outside bot/wire: {outside}"
