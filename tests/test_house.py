@@ -1,4 +1,5 @@
-"""House rules of the source tree (docs/style.md, issue 19): no class over 300 lines, no two classes with one name.
+"""House rules of the source tree (docs/style.md, issues 19 and 29): no class over 300 lines, no two classes with
+one name, no verdict of a game part thrown away.
 
 A class past ~300 lines usually holds two jobs, and two classes with one name make every reader ask which one
 is meant. Both are checked over the shipped packages (``bot/``, ``engine/``, ``tools/``); tests are exempt.
@@ -46,3 +47,37 @@ def test_no_two_classes_share_a_name() -> None:
         places[name].append(where)
     shared = [f"{name} ({', '.join(wheres)})" for name, wheres in sorted(places.items()) if len(wheres) > 1]
     assert not shared, "class names used more than once: " + "; ".join(shared)
+
+
+VERDICTS = frozenset({"Verdict", "PlayFromPage", "Remember", "Resign", "EngineLost"})
+
+
+def _verdict_calls() -> tuple[dict[str, str], list[str]]:
+    """The game parts' methods annotated to return a verdict (``bot/game/verdicts.py``), and every call to one
+    of them in ``bot/game`` whose value is thrown away (a bare expression statement)."""
+    trees = {path: ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+             for path in sorted((ROOT / "bot" / "game").glob("*.py"))}
+    returning = {}
+    for path, tree in trees.items():
+        for node in ast.walk(tree):
+            if isinstance(node, ast.FunctionDef) and node.returns is not None and VERDICTS & {
+                    name.id for name in ast.walk(node.returns) if isinstance(name, ast.Name)}:
+                returning[node.name] = f"{path.relative_to(ROOT)}:{node.lineno}"
+    dropped = []
+    for path, tree in trees.items():
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
+                function = node.value.func
+                name = function.attr if isinstance(function, ast.Attribute) else getattr(function, "id", None)
+                if name in returning:
+                    dropped.append(f"{path.relative_to(ROOT)}:{node.lineno}: {ast.unparse(node)}")
+    return returning, dropped
+
+
+def test_no_verdict_of_a_game_part_is_dropped() -> None:
+    """Issue 29: the parts return verdicts (remember an abort, resign, play from the page) that only the worker
+    acts on; a call that ignores the verdict silently loses what the part decided (two did: an abort over a
+    bad server position never reached the state file)."""
+    returning, dropped = _verdict_calls()
+    assert {"abort_or_resign", "resign", "engine_lost", "maybe_abort_unstarted", "check"} <= set(returning)
+    assert not dropped, "verdicts thrown away (pass them to GameWorker._act):\n" + "\n".join(dropped)

@@ -1,13 +1,13 @@
 """The layers contract (issue 29): the folder tree is the architecture, and imports run one way.
 
 ``bot/`` is a stack of packages; each may import only the packages listed for it in :data:`BOT_LAYERS` (the
-root ``bot`` package, which holds only the version and the token's variable name, is open to all). ``engine``
-imports nothing from ``bot`` or ``tools``, and its rules modules nothing from the search. A ``tools`` package
-imports ``engine``, ``bot.engines`` and ``bot.records`` only (a benchmark of the running bot, all of ``bot``),
-and no other tool. No import cycle exists among
-the modules of ``bot``, ``engine`` and ``tools``: an import inside a function counts, and so does one under
-``if TYPE_CHECKING:`` (a type is a dependency too; a cycle hidden there is still two modules that need
-each other).
+root ``bot`` package, which holds only the version and the token's variable name, is open to all and imports
+no layer; no ``bot`` module imports ``tools``). ``engine`` imports nothing from ``bot`` or ``tools``, and its
+rules modules nothing from the search. A ``tools`` package imports ``engine``, ``bot.engines`` and
+``bot.records`` only (a benchmark of the running bot, all of ``bot``), and no other tool. No import cycle
+exists among the modules of ``bot``, ``engine`` and ``tools``: an import inside a function counts, and so does
+one under ``if TYPE_CHECKING:`` (a type is a dependency too; a cycle hidden there is still two modules that
+need each other).
 
 The checker is plain ``ast``: it is tested below on planted trees, so a broken checker cannot pass silently.
 """
@@ -99,7 +99,11 @@ def layer_violations(graph: Mapping[str, set[str]]) -> list[str]:
         top, *rest = source.split(".")
         for target in sorted(targets):
             target_top, *target_rest = target.split(".")
-            if top == "bot" and rest and target_top == "bot" and target_rest:
+            if top == "bot" and target_top == "tools":
+                found.append(f"{source} imports {target}: bot imports nothing from tools (tools sit above it)")
+            elif top == "bot" and not rest and target_top == "bot" and target_rest:
+                found.append(f"{source} imports {target}: the root bot package, open to every layer, imports none")
+            elif top == "bot" and rest and target_top == "bot" and target_rest:
                 layer, target_layer = rest[0], target_rest[0]
                 allowed = BOT_LAYERS.get(layer)
                 if allowed is None:
@@ -200,6 +204,17 @@ def test_a_planted_upward_import_is_caught(tmp_path: Path) -> None:
         "bot.wire.server imports bot.game.worker: bot.wire may not import bot.game"]
 
 
+def test_the_bot_importing_a_tool_or_its_root_importing_a_layer_is_caught(tmp_path: Path) -> None:
+    root = _plant(tmp_path, {
+        "bot/__init__.py": "from bot.game import GameWorker\n", "bot/game/__init__.py": "",
+        "bot/engines/__init__.py": "", "bot/engines/uci.py": "import tools.match.stats\n",
+        "tools/__init__.py": "", "tools/match/__init__.py": "", "tools/match/stats.py": "",
+    })
+    assert layer_violations(import_graph(root, ["bot", "tools"])) == [
+        "bot imports bot.game: the root bot package, open to every layer, imports none",
+        "bot.engines.uci imports tools.match.stats: bot imports nothing from tools (tools sit above it)"]
+
+
 def test_a_planted_cycle_is_caught(tmp_path: Path) -> None:
     root = _plant(tmp_path, {
         "engine/__init__.py": "", "engine/search.py": "from engine import smp\n",
@@ -246,3 +261,30 @@ def test_every_wire_error_has_the_one_root() -> None:
                 raised.add(value)
     assert len(raised) >= 7 and all(issubclass(error, errors.WireError) for error in raised), raised
     assert all(error.__module__ == "bot.wire.errors" for error in raised), "errors live in bot/wire/errors.py"
+
+
+#: where a server kind may be named: the wire layer's Dialect objects, the config key that picks one, and the
+#: loopback, which is the servers' model rather than the client's (it must not share the client's Dialect, or
+#: a wrong belief about a server would pass its tests on both sides at once)
+DIALECT_NAMERS = ("bot.wire", "bot.config", "bot.loopback")
+
+
+def dialect_names(root: Path) -> dict[str, list[int]]:
+    """Module -> the lines where a string is exactly a server kind's name (``"lichess"``, ``"pychess"``)."""
+    found: dict[str, list[int]] = {}
+    for path in sorted((root / "bot").rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        lines = sorted({node.lineno for node in ast.walk(tree)
+                        if isinstance(node, ast.Constant) and node.value in ("lichess", "pychess")})
+        if lines:
+            found[module_name(root, path)] = lines
+    return found
+
+
+def test_only_the_wire_and_the_config_name_a_server_kind() -> None:
+    """Issue 29: the rest of the bot reads a capability of ``server.dialect``, never compares names."""
+    found = dialect_names(ROOT)
+    assert "bot.wire.dialect" in found, "the scan sees the names where they belong"
+    outside = {module: lines for module, lines in found.items()
+               if not any(module == allowed or module.startswith(allowed + ".") for allowed in DIALECT_NAMERS)}
+    assert not outside, f"server kinds compared by name outside bot/wire: {outside}"

@@ -293,7 +293,7 @@ class GameWorker:
                 game.position = GameBoard(full.initial_fen, full.variant)
             except ValueError as error:
                 log.error("%s: cannot set up the position (%s); aborting", self.label, error)
-                self.leaving.abort_or_resign(f"cannot set up the position: {error}")
+                self._act(self.leaving.abort_or_resign(f"cannot set up the position: {error}"))
                 return
             if first:
                 announce_start(game, full, counted=not self.revisit and self.remembered is None)
@@ -317,7 +317,7 @@ class GameWorker:
             game.position.update(state.moves)
         except ServerMoveError as error:
             log.error("%s: %s; aborting", self.label, error)
-            self.leaving.abort_or_resign(str(error))
+            self._act(self.leaving.abort_or_resign(str(error)))
             return
         note_clock(self.game, state)
         if previous is None or previous.moves != state.moves:

@@ -329,6 +329,31 @@ def test_an_illegal_move_from_the_server_aborts_cleanly(tmp_path):
     assert ("abort",) in server.calls and "illegal move" in record.reason
 
 
+BAD_FEN_GAME_FULL = PYCHESS_GAME_FULL.replace('"initialFen": ""', '"initialFen": "not a fen"')
+
+
+@pytest.mark.parametrize(("lines", "replies", "call", "action", "result"), [
+    ([PYCHESS_GAME_FULL, state_line("e2e5")], [], "abort", "aborted", "*"),
+    ([BAD_FEN_GAME_FULL], [], "abort", "aborted", "*"),
+    # too late to abort: our e2e4 and Black's e7e5 are on the board when the server sends an illegal ply
+    ([PYCHESS_GAME_FULL], [state_line("e2e4 e7e5"), state_line("e2e4 e7e5 g1f3 e8e6")], "resign", "resigned", "0-1"),
+], ids=["illegal-server-move-abort", "bad-initial-fen-abort", "illegal-server-move-resign"])
+def test_a_game_left_over_a_bad_server_position_is_remembered_at_once(tmp_path, lines, replies, call, action, result):
+    """Issue 29: when the server's position cannot be set up or replayed, the abort (resignation) reaches the
+    state file as soon as it is sent, as every other abort or resignation does, so a server restart that
+    brings the game back finds it in our record (the verdict was dropped after the parts stopped calling back)."""
+    server = FakeServer()
+    pending = iter(replies)
+    server.on_move = lambda uci: server.push(next(pending))
+    server.push(*lines)
+    notes: list[GameNote] = []
+    record = run_worker(server, ScriptedEngine("e2e4", "g1f3"), tmp_path, Settings(pgn_directory=None),
+                        on_note=notes.append)
+    assert (call,) in server.calls and server.moves() == ["e2e4", "g1f3"][:len(replies)]
+    assert notes and (notes[0].action, notes[0].result) == (action, result), notes
+    assert record.result == result
+
+
 def test_state_before_full_is_ignored():
     state = GameState(moves=(), wtime_ms=1, btime_ms=1, winc_ms=0, binc_ms=0)
     worker = GameWorker("x", FakeServer(), Settings(), ME, ScriptedEngine("e2e4"))  # type: ignore[arg-type]
