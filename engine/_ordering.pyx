@@ -78,17 +78,20 @@ cdef class _Buffers:
         free(self.index)
 
 
-cdef inline long long _key(int m, int *squares, int side, list capture_keys, list history, int killer1,
-                           int killer2, int counter, int hash_move):
+cdef inline long long _key(int m, int *squares, int side, list capture_keys, int *history, int killer1,
+                           int killer2, int counter, int hash_move, int *cont, int row1, int row2, int *capt):
     """The ordering key of move m (engine/ordering.py, keyed_moves), without its move."""
-    cdef int victim, flag, piece
+    cdef int victim, flag, piece, to, mover, pt
     if m == hash_move:
         return HASH_MOVE_KEY
-    victim = squares[m >> 6 & 63]
+    to = m >> 6 & 63
+    victim = squares[to]
     flag = m >> 16
     piece = m >> 12 & 15
     if victim * side < 0:
-        return <long long> (<list> capture_keys[_signed(victim)])[_signed(squares[m & 63])] + piece
+        mover = squares[m & 63]
+        return (<long long> (<list> capture_keys[_signed(victim)])[_signed(mover)]
+                + (capt[((mover + 8) * 64 + to) * 9 + victim * -side] >> 6) + piece)
     if flag == PROMOTION:
         return CAPTURE_KEY + piece * 20 if piece != QUEEN else CAPTURE_KEY + 850
     if flag == EN_PASSANT:
@@ -99,11 +102,12 @@ cdef inline long long _key(int m, int *squares, int side, list capture_keys, lis
         return KILLER_KEY
     if m == counter:
         return KILLER_KEY - 1
-    return <long long> history[m & 4095] + piece
+    pt = (squares[m & 63] + 8) * 64 + to
+    return <long long> history[m & 4095] + 2 * (<long long> cont[row1 + pt] + cont[row2 + pt]) + piece
 
 
-cpdef list order_moves(list moves, Position pos, list capture_keys, list history, int killer1, int killer2,
-                       int counter, int hash_move):
+cpdef list order_moves(list moves, Position pos, list capture_keys, int[::1] history, int killer1, int killer2,
+                       int counter, int hash_move, int[::1] cont, int row1, int row2, int[::1] capt):
     cdef Py_ssize_t n = len(moves)
     cdef long long stack_keys[STACK_KEYS]
     cdef Py_ssize_t stack_index[STACK_KEYS]
@@ -114,20 +118,25 @@ cpdef list order_moves(list moves, Position pos, list capture_keys, list history
     cdef int m
     cdef int *squares = pos.squares
     cdef int side = pos.side
+    cdef int *hist = &history[0]
+    cdef int *cont_p = &cont[0]
+    cdef int *capt_p = &capt[0]
     if n > STACK_KEYS:
         buffers = _Buffers(n)
         keys = buffers.keys
         index = buffers.index
     for i in range(n):
         m = moves[i]
-        keys[i] = _key(m, squares, side, capture_keys, history, killer1, killer2, counter, hash_move) << 20 | m
+        keys[i] = _key(m, squares, side, capture_keys, hist, killer1, killer2, counter, hash_move, cont_p, row1,
+                       row2, capt_p) << 20 | m
         index[i] = i
     _sort_index(keys, index, n)
     return _reordered(moves, index, n)
 
 
-cpdef Py_ssize_t order_into(list moves, Position pos, list capture_keys, list history, int killer1, int killer2,
-                            int counter, int hash_move, long long[::1] out, Py_ssize_t start) except -1:
+cpdef Py_ssize_t order_into(list moves, Position pos, list capture_keys, int[::1] history, int killer1, int killer2,
+                            int counter, int hash_move, int[::1] cont, int row1, int row2, int[::1] capt,
+                            long long[::1] out, Py_ssize_t start) except -1:
     """The keyed moves written to out[start:], highest first (engine/ordering.py, order_into); how many."""
     cdef Py_ssize_t n = len(moves)
     cdef Py_ssize_t i
@@ -135,12 +144,16 @@ cpdef Py_ssize_t order_into(list moves, Position pos, list capture_keys, list hi
     cdef int *squares = pos.squares
     cdef int side = pos.side
     cdef long long *base
+    cdef int *hist = &history[0]
+    cdef int *cont_p = &cont[0]
+    cdef int *capt_p = &capt[0]
     if start < 0 or start + n > out.shape[0]:
         raise IndexError(f"move buffer full: {n} moves at {start} of {out.shape[0]}")
     base = &out[start]
     for i in range(n):
         m = moves[i]
-        base[i] = _key(m, squares, side, capture_keys, history, killer1, killer2, counter, hash_move) << 20 | m
+        base[i] = _key(m, squares, side, capture_keys, hist, killer1, killer2, counter, hash_move, cont_p, row1,
+                       row2, capt_p) << 20 | m
     sort_desc_range(out, start, n)
     return n
 

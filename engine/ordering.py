@@ -22,6 +22,11 @@ if TYPE_CHECKING:
 HASH_MOVE_KEY = 1 << 30
 CAPTURE_KEY = 1 << 24
 KILLER_KEY = 1 << 22
+# The continuation history's layout (engine.search.MoveOrderer): a row per piece-to of the move one or two plies
+# up, (signed piece code + 8) * 64 + destination, times PIECE_TO, then the piece-to of this move; one more row,
+# CONT_NONE, for "no move" (a null move, the plies before the root), which the search never updates.
+PIECE_TO = 17 * 64
+CONT_NONE = PIECE_TO * PIECE_TO
 
 
 def capture_order(mvv: list[int], attacker_rank: list[int]) -> list[list[int]]:
@@ -31,11 +36,13 @@ def capture_order(mvv: list[int], attacker_rank: list[int]) -> list[list[int]]:
             for victim in range(17)]
 
 
-def keyed_moves(moves: list[int], pos: Position, capture_keys: list[list[int]], history: list[int],
-                killer1: int, killer2: int, counter: int, hash_move: int) -> list[int]:
+def keyed_moves(moves: list[int], pos: Position, capture_keys: list[list[int]], history: Any, killer1: int,
+                killer2: int, counter: int, hash_move: int, cont: Any, row1: int, row2: int, capt: Any) -> list[int]:
     """``moves`` (legal in ``pos``) as ``key << 20 | move`` ints, in the order given: the hash move highest,
-    then captures (``capture_keys``) and promotions, en passant, the two killers, the countermove, then the
-    quiet moves by ``history``; a gated twin a little above its plain move."""
+    then captures (``capture_keys``, moved within their victim's bucket by the capture history ``capt``) and
+    promotions, en passant, the two killers, the countermove, then the quiet moves by ``history`` (from-to)
+    plus twice the continuation history ``cont`` of the moves one and two plies up (rows ``row1``, ``row2``);
+    a gated twin a little above its plain move."""
     squares = pos.squares
     side = pos.side
     keyed: list[int] = []
@@ -44,10 +51,12 @@ def keyed_moves(moves: list[int], pos: Position, capture_keys: list[list[int]], 
         if m == hash_move:
             append(HASH_MOVE_KEY << 20 | m)
             continue
-        victim = squares[m >> 6 & 63]
+        to = m >> 6 & 63
+        victim = squares[to]
         flag = m >> 16
         if victim * side < 0:
-            key = capture_keys[victim][squares[m & 63]]
+            piece = squares[m & 63]
+            key = capture_keys[victim][piece] + (capt[((piece + 8) * 64 + to) * 9 + victim * -side] >> 6)
             append((key + (m >> 12 & 15)) << 20 | m)
         elif flag == PROMOTION:
             key = CAPTURE_KEY + (m >> 12 & 15) * 20 if (m >> 12 & 15) != QUEEN else CAPTURE_KEY + 850
@@ -61,24 +70,28 @@ def keyed_moves(moves: list[int], pos: Position, capture_keys: list[list[int]], 
         elif m == counter:
             append((KILLER_KEY - 1) << 20 | m)
         else:
-            key = history[m & 4095]
+            pt = (squares[m & 63] + 8) * 64 + to
+            key = history[m & 4095] + 2 * (cont[row1 + pt] + cont[row2 + pt])
             append((key + (m >> 12 & 15)) << 20 | m)
     return keyed
 
 
-def order_moves(moves: list[int], pos: Position, capture_keys: list[list[int]], history: list[int], killer1: int,
-                killer2: int, counter: int, hash_move: int) -> list[int]:
+def order_moves(moves: list[int], pos: Position, capture_keys: list[list[int]], history: Any, killer1: int,
+                killer2: int, counter: int, hash_move: int, cont: Any, row1: int, row2: int, capt: Any) -> list[int]:
     """``moves`` best first, by the keys of :func:`keyed_moves`."""
-    keyed = keyed_moves(moves, pos, capture_keys, history, killer1, killer2, counter, hash_move)
+    keyed = keyed_moves(moves, pos, capture_keys, history, killer1, killer2, counter, hash_move, cont, row1, row2,
+                        capt)
     keyed.sort(reverse=True)
     return [k & 0xFFFFF for k in keyed]
 
 
-def order_into(moves: list[int], pos: Position, capture_keys: list[list[int]], history: list[int], killer1: int,
-               killer2: int, counter: int, hash_move: int, out: Any, start: int) -> int:
+def order_into(moves: list[int], pos: Position, capture_keys: list[list[int]], history: Any, killer1: int,
+               killer2: int, counter: int, hash_move: int, cont: Any, row1: int, row2: int, capt: Any, out: Any,
+               start: int) -> int:
     """The keys of :func:`keyed_moves` written to ``out[start:]`` (an ``array('q')``, the search's move
     buffer), highest first: the moves best first, ``key & 0xFFFFF`` each; returns how many."""
-    keyed = keyed_moves(moves, pos, capture_keys, history, killer1, killer2, counter, hash_move)
+    keyed = keyed_moves(moves, pos, capture_keys, history, killer1, killer2, counter, hash_move, cont, row1, row2,
+                        capt)
     n = len(keyed)
     if start + n > len(out):
         raise IndexError(f"move buffer full: {n} moves at {start} of {len(out)}")

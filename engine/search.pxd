@@ -10,6 +10,7 @@ from engine.tt cimport TranspositionTable, tt_key
 # Constants the module imports or defines for itself alone, as C values (not importable from the compiled module).
 cdef int CASTLE, CASTLE_ROOK_GATE, EN_PASSANT, PROMOTION, KING, ROOK, EXACT, LOWER, UPPER, SCORE_OFFSET
 cdef int INFINITE, MATE, MAX_PLY, MOVES_MAX, HISTORY_MAX, REVERSE_FUTILITY_MARGIN, CAPTURES_MAX
+cdef int CONT_MAX, CAPTURE_HISTORY_MAX, PIECE_TO, CONT_NONE
 cdef list _LMR, _CAPTURE_ORDER
 
 
@@ -18,6 +19,10 @@ cpdef bint _plausible(Position pos, int m)
 
 @cython.locals(p=int)
 cpdef bint _has_pieces(Position pos, int side)
+
+cpdef int stat_bonus(int depth)
+
+cdef int _gravity(int h, int bonus, int limit)
 
 
 cdef class SearchControl:
@@ -34,20 +39,32 @@ cdef class SearchControl:
 
 
 cdef class MoveOrderer:
-    cdef public list history
+    cdef public object history_table
+    cdef public object cont_table
+    cdef public object capture_table
+    cdef int[::1] history
+    cdef int[::1] cont
+    cdef int[::1] capture_history
     cdef public list countermoves
     cdef public list killers
+
+    @cython.locals(history="int[::1]", i=int)
+    cpdef new_search(self)
 
     @cython.locals(killers=list)
     cpdef list order(self, Position pos, list moves, int hash_move, int ply, int counter=*)
 
     @cython.locals(killers=list)
-    cpdef int order_into(self, Position pos, list moves, int hash_move, int ply, int counter, long long[::1] out,
-                         int start) except -1
+    cpdef int order_into(self, Position pos, list moves, int hash_move, int ply, int counter, int row1, int row2,
+                         long long[::1] out, int start) except -1
 
-    @cython.locals(killers=list, history=list, bonus=int, i=int, q=int)
-    cpdef record_cutoff(self, int m, int ply, int depth, int counter_index, long long[::1] quiets, int start,
-                        int count)
+    @cython.locals(killers=list, history="int[::1]", cont="int[::1]", squares="int *", bonus=int, b=int, i=int,
+                   q=int, pt=int)
+    cpdef record_cutoff(self, Position pos, int m, int ply, int depth, int counter_index, int row1, int row2,
+                        long long[::1] quiets, int start, int count)
+
+    @cython.locals(capt="int[::1]", squares="int *", side=int, bonus=int, i=int, q=int, to=int, index=int)
+    cpdef record_captures(self, Position pos, int m, int depth, long long[::1] tried, int start, int count)
 
 
 cdef class QuiescenceSearch:
@@ -73,6 +90,10 @@ cdef class AlphaBetaSearch:
     cdef public object quiet_buffer
     cdef long long[::1] moves
     cdef long long[::1] quiets
+    cdef public object capture_buffer
+    cdef long long[::1] tried_captures
+    cdef public object row_buffer
+    cdef int[::1] cont_rows
 
     @cython.locals(halfmove=int, key="long long", n=int, low=int, i=int)
     cpdef bint is_draw(self, Position pos)
@@ -83,7 +104,8 @@ cdef class AlphaBetaSearch:
                    prev_to=int, staged=bint, buffer="long long[::1]", quiets="long long[::1]", start=int, end=int, tried=int, moves=list, squares="int *", best=int, best_move=int,
                    original_alpha=int, futile=bint, late_limit=int, searched=int, lmr_row=list,
                    index=int, m=int, to=int, victim=int, flag=int, quiet=bint, gives_check=bint, dmg=int, deg=int,
-                   dph=int, new_depth=int, killers=list, stored=int)
+                   dph=int, new_depth=int, killers=list, stored=int, rows="int[::1]", row1=int, row2=int,
+                   tried_captures="long long[::1]", captured=int)
     cpdef int pvs(self, int depth, int alpha, int beta, int ply, int mg, int eg, int phase, bint null_ok,
                   bint in_check) except? -32767
 

@@ -25,7 +25,7 @@ from typing import Any, Callable, Dict, Optional, Protocol
 from .attacks import ATTACKER_RANK, CAPTURES_MAX, MVV, SEE_VALUE, captures, captures_into, gives_check_quiet, see
 from .evaluate import evaluate, initial_scores, move_delta
 from .movecodes import CASTLE, CASTLE_ROOK_GATE, EN_PASSANT, PROMOTION
-from .ordering import capture_order, order_into, order_moves, sort_desc_range
+from .ordering import CONT_NONE, PIECE_TO, capture_order, order_into, order_moves, sort_desc_range
 from .position import Position
 from .tables import (
     KING,
@@ -43,7 +43,10 @@ MAX_PLY = 100
 # 218 legal moves; S-chess adds at most two gated twins to each of the moves from a gate square).
 MOVES_MAX = 1024
 
-HISTORY_MAX = 1 << 20
+# The history tables move towards +-their limit by the gravity rule h += bonus - h * |bonus| / limit (Stockfish's).
+HISTORY_MAX = 10692  # the from-to history of quiet moves
+CONT_MAX = 29952  # the continuation history (piece-to of a move one or two plies up, piece-to of this move)
+CAPTURE_HISTORY_MAX = 10692  # the capture history (piece-to of the capture, captured piece type)
 
 # The ordering key of a capture by signed victim and attacker codes (engine.ordering).
 _CAPTURE_ORDER = capture_order(MVV, ATTACKER_RANK)
@@ -185,27 +188,50 @@ class SearchControl:
             raise SearchAborted
 
 
+def stat_bonus(depth: int) -> int:
+    """What a cut-off at ``depth`` adds to the histories of its move (and takes from the moves tried before it)."""
+    if depth > 15:
+        depth = 15
+    return 19 * depth * depth + 155 * depth - 132
+
+
+def _gravity(h: int, bonus: int, limit: int) -> int:
+    """``h`` moved by ``bonus`` towards +-``limit``: the closer it is, the less it moves (floor division, the
+    same in both builds)."""
+    return h + bonus - h * (bonus if bonus > 0 else -bonus) // limit
+
+
 class MoveOrderer:
-    """Move ordering and what it learns from cut-offs: the history table (by from-to squares), two killer
-    moves per ply and the countermoves. The history and countermoves are kept from search to search (aged
-    by :meth:`new_search`, cleared by :meth:`new_game`); the killers belong to one search."""
+    """Move ordering and what it learns from cut-offs: the history table (by from-to squares), the
+    continuation history (by the piece and destination of the move one or two plies up and of this move), the
+    capture history (by piece, destination and captured piece type), two killer moves per ply and the
+    countermoves. The tables are ``array('i')`` buffers (typed memoryviews of them in the compiled build),
+    kept from search to search (the from-to history aged by :meth:`new_search`, all cleared by
+    :meth:`new_game`); the killers belong to one search."""
 
     def __init__(self) -> None:
-        self.history = [0] * 4096
+        self.history_table = array("i", bytes(4 * 4096))
+        self.history: Any = self.history_table  # typed memoryviews of the tables in the compiled build
+        self.cont_table = array("i", bytes(4 * (PIECE_TO + 1) * PIECE_TO))
+        self.cont: Any = self.cont_table
+        self.capture_table = array("i", bytes(4 * PIECE_TO * 9))
+        self.capture_history: Any = self.capture_table
         # Countermove: the quiet move that last refuted the opponent's move, by (piece, destination) of that move.
         self.countermoves = [0] * (17 * 64)
         self.killers = [[0, 0] for _ in range(MAX_PLY + 2)]
 
     def new_game(self) -> None:
-        """Forget the history and the countermoves."""
-        self.history = [0] * 4096
+        """Forget the histories and the countermoves."""
+        for table in (self.history_table, self.cont_table, self.capture_table):
+            table[:] = array("i", bytes(4 * len(table)))
         self.countermoves = [0] * (17 * 64)
 
     def new_search(self) -> None:
-        """Before a search: no killers yet, and the history of the last searches counts a quarter."""
+        """Before a search: no killers yet, and the from-to history of the last searches counts a quarter."""
         self.killers = [[0, 0] for _ in range(MAX_PLY + 2)]
+        history = self.history
         for i in range(4096):
-            self.history[i] >>= 2
+            history[i] >>= 2
 
     def order(self, pos: Position, moves: list[int], hash_move: int, ply: int, counter: int = 0) -> list[int]:
         """``moves`` best first: the hash move, captures by MVV-LVA (gated captures just after their plain
@@ -213,22 +239,24 @@ class MoveOrderer:
         moves by history (:func:`engine.ordering.order_moves`)."""
         killers = self.killers[ply]
         return order_moves(moves, pos, _CAPTURE_ORDER, self.history, killers[0], killers[1],
-                           counter, hash_move)
+                           counter, hash_move, self.cont, CONT_NONE, CONT_NONE, self.capture_history)
 
-    def order_into(self, pos: Position, moves: list[int], hash_move: int, ply: int, counter: int, out: Any,
-                   start: int) -> int:
-        """The order of :meth:`order`, written to ``out[start:]`` as ``key << 20 | move`` words, best first
+    def order_into(self, pos: Position, moves: list[int], hash_move: int, ply: int, counter: int, row1: int,
+                   row2: int, out: Any, start: int) -> int:
+        """The order of :meth:`order`, with the continuation history of the moves one and two plies up (rows
+        ``row1``, ``row2``), written to ``out[start:]`` as ``key << 20 | move`` words, best first
         (:func:`engine.ordering.order_into`); returns how many."""
         killers = self.killers[ply]
         return order_into(moves, pos, _CAPTURE_ORDER, self.history, killers[0], killers[1], counter, hash_move,
-                          out, start)
+                          self.cont, row1, row2, self.capture_history, out, start)
 
-    def record_cutoff(self, m: int, ply: int, depth: int, counter_index: int, quiets: Any, start: int,
-                      count: int) -> None:
+    def record_cutoff(self, pos: Position, m: int, ply: int, depth: int, counter_index: int, row1: int, row2: int,
+                      quiets: Any, start: int, count: int) -> None:
         """The quiet move ``m`` cut off at ``ply`` with ``depth`` to go: it becomes the countermove of the
-        opponent's last move (slot ``counter_index``, none when negative) and a killer; its history gains
-        depth^2 and the quiet moves tried before it lose as much (``quiets[start:start + count]``, the
-        search's buffer, ends with ``m``). The whole table is halved when an entry passes HISTORY_MAX."""
+        opponent's last move (slot ``counter_index``, none when negative) and a killer; its from-to history
+        and its continuation histories under the moves one and two plies up (rows ``row1``, ``row2``; the row
+        CONT_NONE is left alone) gain :func:`stat_bonus` and the quiet moves tried before it lose as much
+        (``quiets[start:start + count]``, the search's buffer, ends with ``m``)."""
         if counter_index >= 0:
             self.countermoves[counter_index] = m
         killers = self.killers[ply]
@@ -236,14 +264,31 @@ class MoveOrderer:
             killers[1] = killers[0]
             killers[0] = m
         history = self.history
-        bonus = depth * depth
-        history[m & 4095] += bonus
-        if history[m & 4095] > HISTORY_MAX:
-            for i in range(4096):
-                history[i] >>= 1
-        for i in range(start, start + count - 1):
+        cont = self.cont
+        squares = pos.squares
+        bonus = stat_bonus(depth)
+        for i in range(start, start + count):
             q = quiets[i]
-            history[q & 4095] -= bonus
+            b = bonus if q == m else -bonus
+            history[q & 4095] = _gravity(history[q & 4095], b, HISTORY_MAX)
+            pt = (squares[q & 63] + 8) * 64 + (q >> 6 & 63)
+            if row1 != CONT_NONE:
+                cont[row1 + pt] = _gravity(cont[row1 + pt], b, CONT_MAX)
+            if row2 != CONT_NONE:
+                cont[row2 + pt] = _gravity(cont[row2 + pt], b, CONT_MAX)
+
+    def record_captures(self, pos: Position, m: int, depth: int, tried: Any, start: int, count: int) -> None:
+        """A cut-off at ``depth`` by ``m``: the captures tried (``tried[start:start + count]``, the search's
+        buffer) lose :func:`stat_bonus` in the capture history, ``m`` gains it if it is among them."""
+        capt = self.capture_history
+        squares = pos.squares
+        side = pos.side
+        bonus = stat_bonus(depth)
+        for i in range(start, start + count):
+            q = tried[i]
+            to = q >> 6 & 63
+            index = ((squares[q & 63] + 8) * 64 + to) * 9 + squares[to] * -side
+            capt[index] = _gravity(capt[index], bonus if q == m else -bonus, CAPTURE_HISTORY_MAX)
 
 
 class QuiescenceSearch:
@@ -358,6 +403,13 @@ class AlphaBetaSearch:
         self.moves: Any = self.move_buffer  # typed memoryviews of them in the compiled build
         self.quiet_buffer = array("q", bytes(8 * (MAX_PLY + 1) * MOVES_MAX))
         self.quiets: Any = self.quiet_buffer
+        # The captures each ply has tried (for the capture history's malus at a cut-off).
+        self.capture_buffer = array("q", bytes(8 * (MAX_PLY + 1) * MOVES_MAX))
+        self.tried_captures: Any = self.capture_buffer
+        # The continuation-history row of the move played at each ply (piece-to * PIECE_TO), at ply + 2: the
+        # two words before the root's stay CONT_NONE, as does a null move's.
+        self.row_buffer = array("i", [CONT_NONE] * (MAX_PLY + 4))
+        self.cont_rows: Any = self.row_buffer
 
     def set_position(self, pos: Position) -> None:
         """Search ``pos`` from now on (the quiescence search too)."""
@@ -450,6 +502,7 @@ class AlphaBetaSearch:
                 # Null move: pass and see whether the opponent still cannot reach beta.
                 if null_ok and depth >= 3 and static_eval >= beta and _has_pieces(pos, side):
                     reduction = 3 + depth // 6
+                    self.cont_rows[ply + 2] = CONT_NONE
                     pos.make_null()
                     score = -self.pvs(depth - 1 - reduction, -beta, -beta + 1, ply + 1, mg, eg, phase, False, False)
                     pos.unmake_null()
@@ -466,6 +519,9 @@ class AlphaBetaSearch:
                 prev_to = prev >> 6 & 63
                 counter_index = (pos.squares[prev_to] + 8) * 64 + prev_to
                 counter = orderer.countermoves[counter_index]
+        rows = self.cont_rows
+        row1 = rows[ply + 1]
+        row2 = rows[ply]
         # This ply's part of the move buffers (a child's ply has its own; internal iterative deepening, at
         # this ply, runs before the moves are written).
         buffer = self.moves
@@ -483,7 +539,7 @@ class AlphaBetaSearch:
                 # Internal iterative deepening: find a move to search first.
                 self.pvs(depth - 2, alpha, beta, ply, mg, eg, phase, False, in_check)
                 hash_move = tt.probe(key) & 0xFFFFF
-            end = start + orderer.order_into(pos, moves, hash_move, ply, counter, buffer, start)
+            end = start + orderer.order_into(pos, moves, hash_move, ply, counter, row1, row2, buffer, start)
             staged = False
         squares = pos.squares
         best = -INFINITE
@@ -494,6 +550,8 @@ class AlphaBetaSearch:
         late_limit = LATE_MOVE_COUNT[depth] if depth <= 3 and not pv_node and not in_check else 1000
         quiets = self.quiets
         tried = 0  # quiet moves tried, at quiets[start:start + tried]
+        tried_captures = self.tried_captures
+        captured = 0  # captures tried, at tried_captures[start:start + captured]
         searched = 0
         lmr_row = _LMR[depth if depth < 64 else 63]
         index = start
@@ -502,7 +560,8 @@ class AlphaBetaSearch:
                 if not staged:
                     break
                 staged = False
-                end = start + orderer.order_into(pos, pos.generate_legal(), hash_move, ply, counter, buffer, start)
+                end = start + orderer.order_into(pos, pos.generate_legal(), hash_move, ply, counter, row1, row2,
+                                                 buffer, start)
                 index = start + 1 if end > start and buffer[start] & 0xFFFFF == hash_move else start
                 continue
             m = buffer[index] & 0xFFFFF
@@ -511,6 +570,7 @@ class AlphaBetaSearch:
             victim = squares[to]
             flag = m >> 16
             quiet = victim * side >= 0 and flag != PROMOTION and flag != EN_PASSANT
+            rows[ply + 2] = ((squares[m & 63] + 8) * 64 + to) * PIECE_TO
             if (not quiet and searched and late_limit < 1000 and victim
                     and SEE_VALUE[squares[m & 63]] > SEE_VALUE[victim] and see(pos, m) < -80 * depth):
                 # A capture that loses material near the leaves (non-PV, depth <= 3, not in check): skipped.
@@ -564,6 +624,9 @@ class AlphaBetaSearch:
             if quiet:
                 quiets[start + tried] = m
                 tried += 1
+            elif victim * side < 0:
+                tried_captures[start + captured] = m
+                captured += 1
             if score > best:
                 best = score
                 best_move = m
@@ -571,7 +634,10 @@ class AlphaBetaSearch:
                     alpha = score
                     if score >= beta:
                         if quiet:
-                            orderer.record_cutoff(m, ply, depth, counter_index, quiets, start, tried)
+                            orderer.record_cutoff(pos, m, ply, depth, counter_index, row1, row2, quiets, start,
+                                                  tried)
+                        if captured:
+                            orderer.record_captures(pos, m, depth, tried_captures, start, captured)
                         break
         if searched == 0:
             # Every move was pruned: fall back to the static evaluation.
@@ -643,7 +709,9 @@ class Searcher:
         best = -INFINITE
         best_move = root_moves[0]
         in_check = pos.in_check()
+        rows = tree.row_buffer  # the array object: the root is Python code in the compiled build too
         for index, m in enumerate(root_moves):
+            rows[2] = ((pos.squares[m & 63] + 8) * 64 + (m >> 6 & 63)) * PIECE_TO
             dmg, deg, dph = move_delta(pos, m)
             pos.make(m)
             gives_check = pos.in_check()

@@ -12,6 +12,7 @@ from engine import Board
 from engine.attacks import captures, gives_check_quiet, see
 from engine.evaluate import TEMPO, evaluate, evaluate_position, initial_scores, move_delta
 from engine.movecodes import EN_PASSANT, PROMOTION
+from engine.ordering import CONT_NONE, PIECE_TO
 from engine.search import MATE_BOUND, SearchAborted, Searcher, SearchLimits, mate_in
 from engine.tables import QUEEN
 
@@ -312,8 +313,9 @@ def test_a_full_move_buffer_is_an_error_not_an_overwrite() -> None:
     for version in versions:
         out = array("q", bytes(8 * (len(moves) + 4)))
         with pytest.raises(IndexError, match="move buffer full"):
-            version.order_into(list(moves), board, ordering.capture_order(MVV, ATTACKER_RANK), [0] * 4096, 0, 0,
-                               0, 0, out, 5)
+            version.order_into(list(moves), board, ordering.capture_order(MVV, ATTACKER_RANK),
+                               array("i", bytes(4 * 4096)), 0, 0, 0, 0, array("i", bytes(4 * (CONT_NONE + PIECE_TO))),
+                               CONT_NONE, CONT_NONE, array("i", bytes(4 * PIECE_TO * 9)), out, 5)
         assert not any(out)
 
 
@@ -332,9 +334,22 @@ def test_compiled_move_ordering_matches_the_python_one() -> None:
         moves = board.generate_legal()
         if not moves:
             continue
-        history = [rng.choice((0, rng.randint(-4000, 4000), rng.randint(0, 1 << 14))) for _ in range(4096)]
+        history = array("i", [rng.choice((0, rng.randint(-4000, 4000), rng.randint(0, 1 << 14)))
+                              for _ in range(4096)])
         picks = [rng.choice(moves) if rng.random() < 0.8 else 0 for _ in range(4)]
-        args = (board, keys, history, *picks)
+        # Continuation and capture histories: random where the moves of this position read them.
+        cont = array("i", bytes(4 * (CONT_NONE + PIECE_TO)))
+        capt = array("i", bytes(4 * PIECE_TO * 9))
+        row1 = rng.randrange(PIECE_TO) * PIECE_TO
+        row2 = rng.choice((CONT_NONE, rng.randrange(PIECE_TO) * PIECE_TO))
+        squares = board.squares
+        for m in moves:
+            pt = (squares[m & 63] + 8) * 64 + (m >> 6 & 63)
+            for row in (row1, row2):
+                cont[row + pt] = rng.randint(-30000, 30000)
+            for victim in range(9):
+                capt[pt * 9 + victim] = rng.randint(-10692, 10692)
+        args = (board, keys, history, *picks, cont, row1, row2, capt)
         best_first = ordering.order_moves(list(moves), *args)
         assert compiled.order_moves(list(moves), *args) == best_first
         # The search's form: the keyed moves written into its move buffer after 7 words of other plies.
