@@ -78,8 +78,8 @@ cdef class _Buffers:
         free(self.index)
 
 
-cdef inline long long _key(int m, int *squares, int side, list capture_keys, int *history, int killer1,
-                           int killer2, int counter, int hash_move, int *cont, int row1, int row2, int *capt):
+cdef inline long long _key(int m, int *squares, int side, list capture_keys, short *history, int killer1,
+                           int killer2, int counter, int hash_move, short *cont, int row1, int row2, short *capt):
     """The ordering key of move m (engine/ordering.py, keyed_moves), without its move."""
     cdef int victim, flag, piece, to, mover, pt
     if m == hash_move:
@@ -106,8 +106,8 @@ cdef inline long long _key(int m, int *squares, int side, list capture_keys, int
     return <long long> history[m & 4095] + 2 * (<long long> cont[row1 + pt] + cont[row2 + pt]) + piece
 
 
-cpdef list order_moves(list moves, Position pos, list capture_keys, int[::1] history, int killer1, int killer2,
-                       int counter, int hash_move, int[::1] cont, int row1, int row2, int[::1] capt):
+cpdef list order_moves(list moves, Position pos, list capture_keys, short[::1] history, int killer1, int killer2,
+                       int counter, int hash_move, short[::1] cont, int row1, int row2, short[::1] capt):
     cdef Py_ssize_t n = len(moves)
     cdef long long stack_keys[STACK_KEYS]
     cdef Py_ssize_t stack_index[STACK_KEYS]
@@ -118,9 +118,9 @@ cpdef list order_moves(list moves, Position pos, list capture_keys, int[::1] his
     cdef int m
     cdef int *squares = pos.squares
     cdef int side = pos.side
-    cdef int *hist = &history[0]
-    cdef int *cont_p = &cont[0]
-    cdef int *capt_p = &capt[0]
+    cdef short *hist = &history[0]
+    cdef short *cont_p = &cont[0]
+    cdef short *capt_p = &capt[0]
     if n > STACK_KEYS:
         buffers = _Buffers(n)
         keys = buffers.keys
@@ -134,8 +134,8 @@ cpdef list order_moves(list moves, Position pos, list capture_keys, int[::1] his
     return _reordered(moves, index, n)
 
 
-cpdef Py_ssize_t order_into(list moves, Position pos, list capture_keys, int[::1] history, int killer1, int killer2,
-                            int counter, int hash_move, int[::1] cont, int row1, int row2, int[::1] capt,
+cpdef Py_ssize_t order_into(list moves, Position pos, list capture_keys, short[::1] history, int killer1, int killer2,
+                            int counter, int hash_move, short[::1] cont, int row1, int row2, short[::1] capt,
                             long long[::1] out, Py_ssize_t start) except -1:
     """The keyed moves written to out[start:], highest first (engine/ordering.py, order_into); how many."""
     cdef Py_ssize_t n = len(moves)
@@ -144,9 +144,9 @@ cpdef Py_ssize_t order_into(list moves, Position pos, list capture_keys, int[::1
     cdef int *squares = pos.squares
     cdef int side = pos.side
     cdef long long *base
-    cdef int *hist = &history[0]
-    cdef int *cont_p = &cont[0]
-    cdef int *capt_p = &capt[0]
+    cdef short *hist = &history[0]
+    cdef short *cont_p = &cont[0]
+    cdef short *capt_p = &capt[0]
     if start < 0 or start + n > out.shape[0]:
         raise IndexError(f"move buffer full: {n} moves at {start} of {out.shape[0]}")
     base = &out[start]

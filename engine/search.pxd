@@ -42,13 +42,13 @@ cdef class MoveOrderer:
     cdef public object history_table
     cdef public object cont_table
     cdef public object capture_table
-    cdef int[::1] history
-    cdef int[::1] cont
-    cdef int[::1] capture_history
+    cdef short[::1] history
+    cdef short[::1] cont
+    cdef short[::1] capture_history
     cdef public list countermoves
     cdef public list killers
 
-    @cython.locals(history="int[::1]", i=int)
+    @cython.locals(history="short[::1]", i=int)
     cpdef new_search(self)
 
     @cython.locals(killers=list)
@@ -58,12 +58,12 @@ cdef class MoveOrderer:
     cpdef int order_into(self, Position pos, list moves, int hash_move, int ply, int counter, int row1, int row2,
                          long long[::1] out, int start) except -1
 
-    @cython.locals(killers=list, history="int[::1]", cont="int[::1]", squares="int *", bonus=int, b=int, i=int,
+    @cython.locals(killers=list, history="short[::1]", cont="short[::1]", squares="int *", bonus=int, b=int, i=int,
                    q=int, pt=int)
     cpdef record_cutoff(self, Position pos, int m, int ply, int depth, int counter_index, int row1, int row2,
                         long long[::1] quiets, int start, int count)
 
-    @cython.locals(capt="int[::1]", squares="int *", side=int, bonus=int, i=int, q=int, to=int, index=int)
+    @cython.locals(capt="short[::1]", squares="int *", side=int, bonus=int, i=int, q=int, to=int, index=int)
     cpdef record_captures(self, Position pos, int m, int depth, long long[::1] tried, int start, int count)
 
 

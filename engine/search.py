@@ -205,16 +205,17 @@ class MoveOrderer:
     """Move ordering and what it learns from cut-offs: the history table (by from-to squares), the
     continuation history (by the piece and destination of the move one or two plies up and of this move), the
     capture history (by piece, destination and captured piece type), two killer moves per ply and the
-    countermoves. The tables are ``array('i')`` buffers (typed memoryviews of them in the compiled build),
+    countermoves. The tables are ``array('h')`` buffers of 16-bit words (the gravity keeps every entry within
+    +-CONT_MAX) (typed memoryviews of them in the compiled build),
     kept from search to search (the from-to history aged by :meth:`new_search`, all cleared by
     :meth:`new_game`); the killers belong to one search."""
 
     def __init__(self) -> None:
-        self.history_table = array("i", bytes(4 * 4096))
+        self.history_table = array("h", bytes(2 * 4096))
         self.history: Any = self.history_table  # typed memoryviews of the tables in the compiled build
-        self.cont_table = array("i", bytes(4 * (PIECE_TO + 1) * PIECE_TO))
+        self.cont_table = array("h", bytes(2 * (PIECE_TO + 1) * PIECE_TO))
         self.cont: Any = self.cont_table
-        self.capture_table = array("i", bytes(4 * PIECE_TO * 9))
+        self.capture_table = array("h", bytes(2 * PIECE_TO * 9))
         self.capture_history: Any = self.capture_table
         # Countermove: the quiet move that last refuted the opponent's move, by (piece, destination) of that move.
         self.countermoves = [0] * (17 * 64)
@@ -223,7 +224,7 @@ class MoveOrderer:
     def new_game(self) -> None:
         """Forget the histories and the countermoves."""
         for table in (self.history_table, self.cont_table, self.capture_table):
-            table[:] = array("i", bytes(4 * len(table)))
+            table[:] = array("h", bytes(2 * len(table)))
         self.countermoves = [0] * (17 * 64)
 
     def new_search(self) -> None:

@@ -314,8 +314,8 @@ def test_a_full_move_buffer_is_an_error_not_an_overwrite() -> None:
         out = array("q", bytes(8 * (len(moves) + 4)))
         with pytest.raises(IndexError, match="move buffer full"):
             version.order_into(list(moves), board, ordering.capture_order(MVV, ATTACKER_RANK),
-                               array("i", bytes(4 * 4096)), 0, 0, 0, 0, array("i", bytes(4 * (CONT_NONE + PIECE_TO))),
-                               CONT_NONE, CONT_NONE, array("i", bytes(4 * PIECE_TO * 9)), out, 5)
+                               array("h", bytes(2 * 4096)), 0, 0, 0, 0, array("h", bytes(2 * (CONT_NONE + PIECE_TO))),
+                               CONT_NONE, CONT_NONE, array("h", bytes(2 * PIECE_TO * 9)), out, 5)
         assert not any(out)
 
 
@@ -334,12 +334,12 @@ def test_compiled_move_ordering_matches_the_python_one() -> None:
         moves = board.generate_legal()
         if not moves:
             continue
-        history = array("i", [rng.choice((0, rng.randint(-4000, 4000), rng.randint(0, 1 << 14)))
+        history = array("h", [rng.choice((0, rng.randint(-4000, 4000), rng.randint(0, 1 << 14)))
                               for _ in range(4096)])
         picks = [rng.choice(moves) if rng.random() < 0.8 else 0 for _ in range(4)]
         # Continuation and capture histories: random where the moves of this position read them.
-        cont = array("i", bytes(4 * (CONT_NONE + PIECE_TO)))
-        capt = array("i", bytes(4 * PIECE_TO * 9))
+        cont = array("h", bytes(2 * (CONT_NONE + PIECE_TO)))
+        capt = array("h", bytes(2 * PIECE_TO * 9))
         row1 = rng.randrange(PIECE_TO) * PIECE_TO
         row2 = rng.choice((CONT_NONE, rng.randrange(PIECE_TO) * PIECE_TO))
         squares = board.squares
