@@ -79,9 +79,9 @@ cdef class _Buffers:
 
 
 cdef inline long long _key(int m, int *squares, int side, list capture_keys, short *history, int killer1,
-                           int killer2, int counter, int hash_move, short *cont, int row1, int row2, short *capt):
+                           int killer2, int counter, int hash_move, short *cont, int row1, int row2):
     """The ordering key of move m (engine/ordering.py, keyed_moves), without its move."""
-    cdef int victim, flag, piece, to, mover, pt
+    cdef int victim, flag, piece, to, pt
     if m == hash_move:
         return HASH_MOVE_KEY
     to = m >> 6 & 63
@@ -89,9 +89,7 @@ cdef inline long long _key(int m, int *squares, int side, list capture_keys, sho
     flag = m >> 16
     piece = m >> 12 & 15
     if victim * side < 0:
-        mover = squares[m & 63]
-        return (<long long> (<list> capture_keys[_signed(victim)])[_signed(mover)]
-                + (capt[((mover + 8) * 64 + to) * 9 + victim * -side] >> 6) + piece)
+        return <long long> (<list> capture_keys[_signed(victim)])[_signed(squares[m & 63])] + piece
     if flag == PROMOTION:
         return CAPTURE_KEY + piece * 20 if piece != QUEEN else CAPTURE_KEY + 850
     if flag == EN_PASSANT:
@@ -107,7 +105,7 @@ cdef inline long long _key(int m, int *squares, int side, list capture_keys, sho
 
 
 cpdef list order_moves(list moves, Position pos, list capture_keys, short[::1] history, int killer1, int killer2,
-                       int counter, int hash_move, short[::1] cont, int row1, int row2, short[::1] capt):
+                       int counter, int hash_move, short[::1] cont, int row1, int row2):
     cdef Py_ssize_t n = len(moves)
     cdef long long stack_keys[STACK_KEYS]
     cdef Py_ssize_t stack_index[STACK_KEYS]
@@ -120,7 +118,6 @@ cpdef list order_moves(list moves, Position pos, list capture_keys, short[::1] h
     cdef int side = pos.side
     cdef short *hist = &history[0]
     cdef short *cont_p = &cont[0]
-    cdef short *capt_p = &capt[0]
     if n > STACK_KEYS:
         buffers = _Buffers(n)
         keys = buffers.keys
@@ -128,15 +125,14 @@ cpdef list order_moves(list moves, Position pos, list capture_keys, short[::1] h
     for i in range(n):
         m = moves[i]
         keys[i] = _key(m, squares, side, capture_keys, hist, killer1, killer2, counter, hash_move, cont_p, row1,
-                       row2, capt_p) << 20 | m
+                       row2) << 20 | m
         index[i] = i
     _sort_index(keys, index, n)
     return _reordered(moves, index, n)
 
 
 cpdef Py_ssize_t order_into(list moves, Position pos, list capture_keys, short[::1] history, int killer1, int killer2,
-                            int counter, int hash_move, short[::1] cont, int row1, int row2, short[::1] capt,
-                            long long[::1] out, Py_ssize_t start) except -1:
+                            int counter, int hash_move, short[::1] cont, int row1, int row2, long long[::1] out, Py_ssize_t start) except -1:
     """The keyed moves written to out[start:], highest first (engine/ordering.py, order_into); how many."""
     cdef Py_ssize_t n = len(moves)
     cdef Py_ssize_t i
@@ -146,14 +142,13 @@ cpdef Py_ssize_t order_into(list moves, Position pos, list capture_keys, short[:
     cdef long long *base
     cdef short *hist = &history[0]
     cdef short *cont_p = &cont[0]
-    cdef short *capt_p = &capt[0]
     if start < 0 or start + n > out.shape[0]:
         raise IndexError(f"move buffer full: {n} moves at {start} of {out.shape[0]}")
     base = &out[start]
     for i in range(n):
         m = moves[i]
         base[i] = _key(m, squares, side, capture_keys, hist, killer1, killer2, counter, hash_move, cont_p, row1,
-                       row2, capt_p) << 20 | m
+                       row2) << 20 | m
     sort_desc_range(out, start, n)
     return n
 

@@ -37,12 +37,11 @@ def capture_order(mvv: list[int], attacker_rank: list[int]) -> list[list[int]]:
 
 
 def keyed_moves(moves: list[int], pos: Position, capture_keys: list[list[int]], history: Any, killer1: int,
-                killer2: int, counter: int, hash_move: int, cont: Any, row1: int, row2: int, capt: Any) -> list[int]:
+                killer2: int, counter: int, hash_move: int, cont: Any, row1: int, row2: int) -> list[int]:
     """``moves`` (legal in ``pos``) as ``key << 20 | move`` ints, in the order given: the hash move highest,
-    then captures (``capture_keys``, moved within their victim's bucket by the capture history ``capt``) and
-    promotions, en passant, the two killers, the countermove, then the quiet moves by ``history`` (from-to)
-    plus twice the continuation history ``cont`` of the moves one and two plies up (rows ``row1``, ``row2``);
-    a gated twin a little above its plain move."""
+    then captures (``capture_keys``) and promotions, en passant, the two killers, the countermove, then the
+    quiet moves by ``history`` (from-to) plus twice the continuation history ``cont`` under the moves one and
+    two plies up (rows ``row1``, ``row2``); a gated twin a little above its plain move."""
     squares = pos.squares
     side = pos.side
     keyed: list[int] = []
@@ -55,8 +54,7 @@ def keyed_moves(moves: list[int], pos: Position, capture_keys: list[list[int]], 
         victim = squares[to]
         flag = m >> 16
         if victim * side < 0:
-            piece = squares[m & 63]
-            key = capture_keys[victim][piece] + (capt[((piece + 8) * 64 + to) * 9 + victim * -side] >> 6)
+            key = capture_keys[victim][squares[m & 63]]
             append((key + (m >> 12 & 15)) << 20 | m)
         elif flag == PROMOTION:
             key = CAPTURE_KEY + (m >> 12 & 15) * 20 if (m >> 12 & 15) != QUEEN else CAPTURE_KEY + 850
@@ -77,21 +75,19 @@ def keyed_moves(moves: list[int], pos: Position, capture_keys: list[list[int]], 
 
 
 def order_moves(moves: list[int], pos: Position, capture_keys: list[list[int]], history: Any, killer1: int,
-                killer2: int, counter: int, hash_move: int, cont: Any, row1: int, row2: int, capt: Any) -> list[int]:
+                killer2: int, counter: int, hash_move: int, cont: Any, row1: int, row2: int) -> list[int]:
     """``moves`` best first, by the keys of :func:`keyed_moves`."""
-    keyed = keyed_moves(moves, pos, capture_keys, history, killer1, killer2, counter, hash_move, cont, row1, row2,
-                        capt)
+    keyed = keyed_moves(moves, pos, capture_keys, history, killer1, killer2, counter, hash_move, cont, row1, row2)
     keyed.sort(reverse=True)
     return [k & 0xFFFFF for k in keyed]
 
 
 def order_into(moves: list[int], pos: Position, capture_keys: list[list[int]], history: Any, killer1: int,
-               killer2: int, counter: int, hash_move: int, cont: Any, row1: int, row2: int, capt: Any, out: Any,
+               killer2: int, counter: int, hash_move: int, cont: Any, row1: int, row2: int, out: Any,
                start: int) -> int:
     """The keys of :func:`keyed_moves` written to ``out[start:]`` (an ``array('q')``, the search's move
     buffer), highest first: the moves best first, ``key & 0xFFFFF`` each; returns how many."""
-    keyed = keyed_moves(moves, pos, capture_keys, history, killer1, killer2, counter, hash_move, cont, row1, row2,
-                        capt)
+    keyed = keyed_moves(moves, pos, capture_keys, history, killer1, killer2, counter, hash_move, cont, row1, row2)
     n = len(keyed)
     if start + n > len(out):
         raise IndexError(f"move buffer full: {n} moves at {start} of {len(out)}")

@@ -10,7 +10,7 @@ from engine.tt cimport TranspositionTable, tt_key
 # Constants the module imports or defines for itself alone, as C values (not importable from the compiled module).
 cdef int CASTLE, CASTLE_ROOK_GATE, EN_PASSANT, PROMOTION, KING, ROOK, EXACT, LOWER, UPPER, SCORE_OFFSET
 cdef int INFINITE, MATE, MAX_PLY, MOVES_MAX, HISTORY_MAX, REVERSE_FUTILITY_MARGIN, CAPTURES_MAX
-cdef int CONT_MAX, CAPTURE_HISTORY_MAX, PIECE_TO, CONT_NONE
+cdef int CONT_MAX, PIECE_TO, CONT_NONE
 cdef list _LMR, _CAPTURE_ORDER
 
 
@@ -41,10 +41,8 @@ cdef class SearchControl:
 cdef class MoveOrderer:
     cdef public object history_table
     cdef public object cont_table
-    cdef public object capture_table
     cdef short[::1] history
     cdef short[::1] cont
-    cdef short[::1] capture_history
     cdef public list countermoves
     cdef public list killers
 
@@ -62,9 +60,6 @@ cdef class MoveOrderer:
                    q=int, pt=int)
     cpdef record_cutoff(self, Position pos, int m, int ply, int depth, int counter_index, int row1, int row2,
                         long long[::1] quiets, int start, int count)
-
-    @cython.locals(capt="short[::1]", squares="int *", side=int, bonus=int, i=int, q=int, to=int, index=int)
-    cpdef record_captures(self, Position pos, int m, int depth, long long[::1] tried, int start, int count)
 
 
 cdef class QuiescenceSearch:
@@ -90,8 +85,6 @@ cdef class AlphaBetaSearch:
     cdef public object quiet_buffer
     cdef long long[::1] moves
     cdef long long[::1] quiets
-    cdef public object capture_buffer
-    cdef long long[::1] tried_captures
     cdef public object row_buffer
     cdef int[::1] cont_rows
 
@@ -104,8 +97,7 @@ cdef class AlphaBetaSearch:
                    prev_to=int, staged=bint, buffer="long long[::1]", quiets="long long[::1]", start=int, end=int, tried=int, moves=list, squares="int *", best=int, best_move=int,
                    original_alpha=int, futile=bint, late_limit=int, searched=int, lmr_row=list,
                    index=int, m=int, to=int, victim=int, flag=int, quiet=bint, gives_check=bint, dmg=int, deg=int,
-                   dph=int, new_depth=int, killers=list, stored=int, rows="int[::1]", row1=int, row2=int,
-                   tried_captures="long long[::1]", captured=int)
+                   dph=int, new_depth=int, killers=list, stored=int, rows="int[::1]", row1=int, row2=int)
     cpdef int pvs(self, int depth, int alpha, int beta, int ply, int mg, int eg, int phase, bint null_ok,
                   bint in_check) except? -32767
 

@@ -46,7 +46,6 @@ MOVES_MAX = 1024
 # The history tables move towards +-their limit by the gravity rule h += bonus - h * |bonus| / limit (Stockfish's).
 HISTORY_MAX = 10692  # the from-to history of quiet moves
 CONT_MAX = 29952  # the continuation history (piece-to of a move one or two plies up, piece-to of this move)
-CAPTURE_HISTORY_MAX = 10692  # the capture history (piece-to of the capture, captured piece type)
 
 # The ordering key of a capture by signed victim and attacker codes (engine.ordering).
 _CAPTURE_ORDER = capture_order(MVV, ATTACKER_RANK)
@@ -203,27 +202,24 @@ def _gravity(h: int, bonus: int, limit: int) -> int:
 
 class MoveOrderer:
     """Move ordering and what it learns from cut-offs: the history table (by from-to squares), the
-    continuation history (by the piece and destination of the move one or two plies up and of this move), the
-    capture history (by piece, destination and captured piece type), two killer moves per ply and the
-    countermoves. The tables are ``array('h')`` buffers of 16-bit words (the gravity keeps every entry within
-    +-CONT_MAX) (typed memoryviews of them in the compiled build),
-    kept from search to search (the from-to history aged by :meth:`new_search`, all cleared by
-    :meth:`new_game`); the killers belong to one search."""
+    continuation history (by the piece and destination of the move one or two plies up and of this move), two
+    killer moves per ply and the countermoves. The tables are ``array('h')`` buffers of 16-bit words (the
+    gravity keeps every entry within +-CONT_MAX; typed memoryviews of them in the compiled build), kept from
+    search to search (the from-to history aged by :meth:`new_search`, both cleared by :meth:`new_game`); the
+    killers belong to one search."""
 
     def __init__(self) -> None:
         self.history_table = array("h", bytes(2 * 4096))
         self.history: Any = self.history_table  # typed memoryviews of the tables in the compiled build
         self.cont_table = array("h", bytes(2 * (PIECE_TO + 1) * PIECE_TO))
         self.cont: Any = self.cont_table
-        self.capture_table = array("h", bytes(2 * PIECE_TO * 9))
-        self.capture_history: Any = self.capture_table
         # Countermove: the quiet move that last refuted the opponent's move, by (piece, destination) of that move.
         self.countermoves = [0] * (17 * 64)
         self.killers = [[0, 0] for _ in range(MAX_PLY + 2)]
 
     def new_game(self) -> None:
         """Forget the histories and the countermoves."""
-        for table in (self.history_table, self.cont_table, self.capture_table):
+        for table in (self.history_table, self.cont_table):
             table[:] = array("h", bytes(2 * len(table)))
         self.countermoves = [0] * (17 * 64)
 
@@ -240,7 +236,7 @@ class MoveOrderer:
         moves by history (:func:`engine.ordering.order_moves`)."""
         killers = self.killers[ply]
         return order_moves(moves, pos, _CAPTURE_ORDER, self.history, killers[0], killers[1],
-                           counter, hash_move, self.cont, CONT_NONE, CONT_NONE, self.capture_history)
+                           counter, hash_move, self.cont, CONT_NONE, CONT_NONE)
 
     def order_into(self, pos: Position, moves: list[int], hash_move: int, ply: int, counter: int, row1: int,
                    row2: int, out: Any, start: int) -> int:
@@ -249,7 +245,7 @@ class MoveOrderer:
         (:func:`engine.ordering.order_into`); returns how many."""
         killers = self.killers[ply]
         return order_into(moves, pos, _CAPTURE_ORDER, self.history, killers[0], killers[1], counter, hash_move,
-                          self.cont, row1, row2, self.capture_history, out, start)
+                          self.cont, row1, row2, out, start)
 
     def record_cutoff(self, pos: Position, m: int, ply: int, depth: int, counter_index: int, row1: int, row2: int,
                       quiets: Any, start: int, count: int) -> None:
@@ -277,19 +273,6 @@ class MoveOrderer:
                 cont[row1 + pt] = _gravity(cont[row1 + pt], b, CONT_MAX)
             if row2 != CONT_NONE:
                 cont[row2 + pt] = _gravity(cont[row2 + pt], b, CONT_MAX)
-
-    def record_captures(self, pos: Position, m: int, depth: int, tried: Any, start: int, count: int) -> None:
-        """A cut-off at ``depth`` by ``m``: the captures tried (``tried[start:start + count]``, the search's
-        buffer) lose :func:`stat_bonus` in the capture history, ``m`` gains it if it is among them."""
-        capt = self.capture_history
-        squares = pos.squares
-        side = pos.side
-        bonus = stat_bonus(depth)
-        for i in range(start, start + count):
-            q = tried[i]
-            to = q >> 6 & 63
-            index = ((squares[q & 63] + 8) * 64 + to) * 9 + squares[to] * -side
-            capt[index] = _gravity(capt[index], bonus if q == m else -bonus, CAPTURE_HISTORY_MAX)
 
 
 class QuiescenceSearch:
@@ -404,9 +387,6 @@ class AlphaBetaSearch:
         self.moves: Any = self.move_buffer  # typed memoryviews of them in the compiled build
         self.quiet_buffer = array("q", bytes(8 * (MAX_PLY + 1) * MOVES_MAX))
         self.quiets: Any = self.quiet_buffer
-        # The captures each ply has tried (for the capture history's malus at a cut-off).
-        self.capture_buffer = array("q", bytes(8 * (MAX_PLY + 1) * MOVES_MAX))
-        self.tried_captures: Any = self.capture_buffer
         # The continuation-history row of the move played at each ply (piece-to * PIECE_TO), at ply + 2: the
         # two words before the root's stay CONT_NONE, as does a null move's.
         self.row_buffer = array("i", [CONT_NONE] * (MAX_PLY + 4))
@@ -551,8 +531,6 @@ class AlphaBetaSearch:
         late_limit = LATE_MOVE_COUNT[depth] if depth <= 3 and not pv_node and not in_check else 1000
         quiets = self.quiets
         tried = 0  # quiet moves tried, at quiets[start:start + tried]
-        tried_captures = self.tried_captures
-        captured = 0  # captures tried, at tried_captures[start:start + captured]
         searched = 0
         lmr_row = _LMR[depth if depth < 64 else 63]
         index = start
@@ -625,9 +603,6 @@ class AlphaBetaSearch:
             if quiet:
                 quiets[start + tried] = m
                 tried += 1
-            elif victim * side < 0:
-                tried_captures[start + captured] = m
-                captured += 1
             if score > best:
                 best = score
                 best_move = m
@@ -637,8 +612,6 @@ class AlphaBetaSearch:
                         if quiet:
                             orderer.record_cutoff(pos, m, ply, depth, counter_index, row1, row2, quiets, start,
                                                   tried)
-                        if captured:
-                            orderer.record_captures(pos, m, depth, tried_captures, start, captured)
                         break
         if searched == 0:
             # Every move was pruned: fall back to the static evaluation.

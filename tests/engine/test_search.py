@@ -315,7 +315,7 @@ def test_a_full_move_buffer_is_an_error_not_an_overwrite() -> None:
         with pytest.raises(IndexError, match="move buffer full"):
             version.order_into(list(moves), board, ordering.capture_order(MVV, ATTACKER_RANK),
                                array("h", bytes(2 * 4096)), 0, 0, 0, 0, array("h", bytes(2 * (CONT_NONE + PIECE_TO))),
-                               CONT_NONE, CONT_NONE, array("h", bytes(2 * PIECE_TO * 9)), out, 5)
+                               CONT_NONE, CONT_NONE, out, 5)
         assert not any(out)
 
 
@@ -337,9 +337,8 @@ def test_compiled_move_ordering_matches_the_python_one() -> None:
         history = array("h", [rng.choice((0, rng.randint(-4000, 4000), rng.randint(0, 1 << 14)))
                               for _ in range(4096)])
         picks = [rng.choice(moves) if rng.random() < 0.8 else 0 for _ in range(4)]
-        # Continuation and capture histories: random where the moves of this position read them.
+        # Continuation histories: random where the moves of this position read them.
         cont = array("h", bytes(2 * (CONT_NONE + PIECE_TO)))
-        capt = array("h", bytes(2 * PIECE_TO * 9))
         row1 = rng.randrange(PIECE_TO) * PIECE_TO
         row2 = rng.choice((CONT_NONE, rng.randrange(PIECE_TO) * PIECE_TO))
         squares = board.squares
@@ -347,9 +346,7 @@ def test_compiled_move_ordering_matches_the_python_one() -> None:
             pt = (squares[m & 63] + 8) * 64 + (m >> 6 & 63)
             for row in (row1, row2):
                 cont[row + pt] = rng.randint(-30000, 30000)
-            for victim in range(9):
-                capt[pt * 9 + victim] = rng.randint(-10692, 10692)
-        args = (board, keys, history, *picks, cont, row1, row2, capt)
+        args = (board, keys, history, *picks, cont, row1, row2)
         best_first = ordering.order_moves(list(moves), *args)
         assert compiled.order_moves(list(moves), *args) == best_first
         # The search's form: the keyed moves written into its move buffer after 7 words of other plies.
