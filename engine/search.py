@@ -47,6 +47,7 @@ MOVES_MAX = 1024
 HISTORY_MAX = 10692  # the from-to history of quiet moves
 CONT_MAX = 29952  # the continuation history (piece-to of a move one or two plies up, piece-to of this move)
 CAPTURE_HISTORY_MAX = 10692  # the capture history (piece-to of the capture, captured piece type)
+LMR_HISTORY_DIVISOR = 16384  # a ply less late-move reduction per this much history (from-to plus continuation)
 
 # The ordering key of a capture by signed victim and attacker codes (engine.ordering).
 _CAPTURE_ORDER = capture_order(MVV, ATTACKER_RANK)
@@ -554,6 +555,8 @@ class AlphaBetaSearch:
         captured = 0  # captures tried, at tried_captures[start:start + captured]
         searched = 0
         lmr_row = _LMR[depth if depth < 64 else 63]
+        history = orderer.history
+        cont = orderer.cont
         index = start
         while True:
             if index >= end:
@@ -570,7 +573,8 @@ class AlphaBetaSearch:
             victim = squares[to]
             flag = m >> 16
             quiet = victim * side >= 0 and flag != PROMOTION and flag != EN_PASSANT
-            rows[ply + 2] = ((squares[m & 63] + 8) * 64 + to) * PIECE_TO
+            pt = (squares[m & 63] + 8) * 64 + to
+            rows[ply + 2] = pt * PIECE_TO
             if (not quiet and searched and late_limit < 1000 and victim
                     and SEE_VALUE[squares[m & 63]] > SEE_VALUE[victim] and see(pos, m) < -80 * depth):
                 # A capture that loses material near the leaves (non-PV, depth <= 3, not in check): skipped.
@@ -612,6 +616,12 @@ class AlphaBetaSearch:
                     killers = orderer.killers[ply]
                     if m == killers[0] or m == killers[1]:
                         reduction = reduction - 1 if reduction else 0
+                    # Less for a move with a good history, more for a bad one (Stockfish's statScore / 16384,
+                    # truncated towards zero in both builds).
+                    stat = history[m & 4095] + cont[row1 + pt] + cont[row2 + pt] - 4000
+                    reduction -= stat // LMR_HISTORY_DIVISOR if stat >= 0 else -(-stat // LMR_HISTORY_DIVISOR)
+                    if reduction < 0:
+                        reduction = 0
                     if reduction >= new_depth:
                         reduction = new_depth - 1
                 score = -self.pvs(new_depth - reduction, -alpha - 1, -alpha, ply + 1, mg + dmg, eg + deg,
