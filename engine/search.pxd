@@ -10,7 +10,7 @@ from engine.tt cimport TranspositionTable, tt_key
 # Constants the module imports or defines for itself alone, as C values (not importable from the compiled module).
 cdef int CASTLE, CASTLE_ROOK_GATE, EN_PASSANT, PROMOTION, KING, ROOK, EXACT, LOWER, UPPER, SCORE_OFFSET
 cdef int INFINITE, MATE, MAX_PLY, MOVES_MAX, HISTORY_MAX, REVERSE_FUTILITY_MARGIN, CAPTURES_MAX
-cdef int CONT_MAX, CAPTURE_HISTORY_MAX, PIECE_TO, CONT_NONE, LMR_HISTORY_DIVISOR
+cdef int CONT_MAX, CAPTURE_HISTORY_MAX, PIECE_TO, CONT_NONE, LMR_HISTORY_DIVISOR, HISTORY_PRUNE_DEPTH
 cdef list _LMR, _CAPTURE_ORDER
 
 
@@ -106,7 +106,7 @@ cdef class AlphaBetaSearch:
                    index=int, m=int, to=int, victim=int, flag=int, quiet=bint, gives_check=bint, dmg=int, deg=int,
                    dph=int, new_depth=int, killers=list, stored=int, rows="int[::1]", row1=int, row2=int,
                    tried_captures="long long[::1]", captured=int, pt=int, stat=int, history="int[::1]",
-                   cont="int[::1]")
+                   cont="int[::1]", history_prune=bint)
     cpdef int pvs(self, int depth, int alpha, int beta, int ply, int mg, int eg, int phase, bint null_ok,
                   bint in_check) except? -32767
 

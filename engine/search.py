@@ -61,6 +61,7 @@ for _d in range(1, 64):
 FUTILITY_MARGIN = (0, 150, 300, 450)
 REVERSE_FUTILITY_MARGIN = 110
 LATE_MOVE_COUNT = (0, 6, 10, 16)  # quiet moves searched at depth 1..3 before the rest are skipped
+HISTORY_PRUNE_DEPTH = 4
 
 __all__ = [  # the rules helpers the search uses keep their old import path (engine.search.see ...)
     "MATE_BOUND", "AlphaBetaSearch", "MoveOrderer", "QuiescenceSearch", "SearchAborted", "SearchControl",
@@ -549,6 +550,7 @@ class AlphaBetaSearch:
         futile = (not in_check and not pv_node and depth <= 3
                   and static_eval + FUTILITY_MARGIN[depth] <= alpha)
         late_limit = LATE_MOVE_COUNT[depth] if depth <= 3 and not pv_node and not in_check else 1000
+        history_prune = not pv_node and not in_check
         quiets = self.quiets
         tried = 0  # quiet moves tried, at quiets[start:start + tried]
         tried_captures = self.tried_captures
@@ -579,8 +581,13 @@ class AlphaBetaSearch:
                     and SEE_VALUE[squares[m & 63]] > SEE_VALUE[victim] and see(pos, m) < -80 * depth):
                 # A capture that loses material near the leaves (non-PV, depth <= 3, not in check): skipped.
                 continue
-            if quiet and searched and (futile or tried >= late_limit):
-                # Futility and late-move pruning of quiet moves near the leaves (checks are always tried).
+            if quiet and searched and (futile or tried >= late_limit or (
+                    history_prune and depth - 1 - lmr_row[searched if searched < 64 else 63] < HISTORY_PRUNE_DEPTH
+                    and cont[row1 + pt] < 0 and cont[row2 + pt] < 0)):
+                # Futility and late-move pruning of quiet moves near the leaves, and of quiet moves whose
+                # continuation histories under both moves up are negative where the late-move reduction
+                # would leave less than HISTORY_PRUNE_DEPTH (Stockfish's countermove-based pruning); checks
+                # are always tried.
                 if flag <= 1 and not m >> 12 & 15:
                     if not gives_check_quiet(pos, m):
                         continue
