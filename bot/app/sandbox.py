@@ -130,12 +130,15 @@ def check_config(args: argparse.Namespace, out: TextIO) -> Optional[Preflight]:
     """The checks on the real config, printed (OK lines on ``out``, FAIL lines on stderr); None when one
     failed. No config file at the default place is fine: the sandbox then plays with the defaults."""
     config_path = getattr(args, "config", None)
+    # --pgn-directory is where the sandbox writes (the Docker image passes /games): check that folder, not the
+    # config's
+    pgn_directory = getattr(args, "pgn_directory", None)
     if config_path is None and not Path(DEFAULT_CONFIG).exists():
         print(f"sandbox: no {DEFAULT_CONFIG} here, so the defaults (schess-bot init writes the commented file)",
               file=out)
-        report = run_checks(None, account=False)
+        report = run_checks(None, pgn_directory=pgn_directory, account=False)
     else:
-        report = run_checks(config_path or DEFAULT_CONFIG, account=False)
+        report = run_checks(config_path or DEFAULT_CONFIG, pgn_directory=pgn_directory, account=False)
     for finding in report.findings:
         print(finding.line(), file=out if finding.ok else sys.stderr, flush=True)
     if not report.ok or report.settings is None:

@@ -16,6 +16,20 @@ import yaml
 from tests.e2e.conftest import REPO
 
 
+def test_the_sandbox_checks_the_pgn_directory_it_writes_to(tmp_path: Path) -> None:
+    """--pgn-directory is where the sandbox writes (the Docker image passes /games): the check looks at that
+    folder, not at the config's pgn_directory, which once failed a sandbox that had a good place to write."""
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    config = tmp_path / "config.yml"
+    config.write_text(yaml.safe_dump({"pgn_directory": str(blocker / "games")}))
+    kept = tmp_path / "kept"
+    completed = run_sandbox(tmp_path, "--config", str(config), "--pgn-directory", str(kept))
+    assert completed.returncode == 0, completed.stderr
+    assert f"OK   pgn_directory: {kept} (folder {kept} " in completed.stdout
+    assert len(list(kept.glob("*.pgn"))) == 1
+
+
 def sandbox_environment() -> dict[str, str]:
     env = {key: value for key, value in os.environ.items() if key != "SCHESS_BOT_TOKEN"}
     env["PYTHONPATH"] = os.pathsep.join([str(REPO), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
