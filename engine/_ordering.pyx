@@ -8,12 +8,8 @@ from cpython.list cimport PyList_GET_ITEM, PyList_New, PyList_SET_ITEM
 from cpython.ref cimport Py_INCREF
 from libc.stdlib cimport free, malloc
 
-from engine.attacks cimport see
 from engine.position cimport Position
 
-from engine.attacks import SEE_VALUE as _SEE_VALUE_PY
-
-from engine.ordering import BAD_CAPTURE_OFFSET as _BAD_CAPTURE_OFFSET_PY
 from engine.ordering import CAPTURE_KEY as _CAPTURE_KEY_PY
 from engine.ordering import HASH_MOVE_KEY as _HASH_MOVE_KEY_PY
 from engine.ordering import KILLER_KEY as _KILLER_KEY_PY
@@ -24,7 +20,6 @@ from engine.tables import QUEEN as _QUEEN_PY
 cdef long long HASH_MOVE_KEY = _HASH_MOVE_KEY_PY
 cdef long long CAPTURE_KEY = _CAPTURE_KEY_PY
 cdef long long KILLER_KEY = _KILLER_KEY_PY
-cdef long long BAD_CAPTURE_OFFSET = _BAD_CAPTURE_OFFSET_PY
 cdef int EN_PASSANT = _EN_PASSANT_PY
 cdef int PROMOTION = _PROMOTION_PY
 cdef int QUEEN = _QUEEN_PY
@@ -36,12 +31,6 @@ cdef enum:
 cdef inline Py_ssize_t _signed(int code) noexcept:
     """A signed piece code as the index of a 17-slot list (negative codes wrap, as Python indexes do)."""
     return code + 17 if code < 0 else code
-
-
-# The exchange value of each signed piece code (engine.attacks.SEE_VALUE), indexed by _signed(code).
-cdef int SEE_VALUE[17]
-for _i in range(17):
-    SEE_VALUE[_i] = _SEE_VALUE_PY[_i]
 
 
 cdef void _sort_index(long long *keys, Py_ssize_t *index, Py_ssize_t n) noexcept:
@@ -89,22 +78,17 @@ cdef class _Buffers:
         free(self.index)
 
 
-cdef inline long long _key(Position pos, int m, int *squares, int side, list capture_keys, list history, int killer1,
+cdef inline long long _key(int m, int *squares, int side, list capture_keys, list history, int killer1,
                            int killer2, int counter, int hash_move):
     """The ordering key of move m (engine/ordering.py, keyed_moves), without its move."""
-    cdef int victim, flag, piece, attacker
-    cdef long long key
+    cdef int victim, flag, piece
     if m == hash_move:
         return HASH_MOVE_KEY
     victim = squares[m >> 6 & 63]
     flag = m >> 16
     piece = m >> 12 & 15
     if victim * side < 0:
-        attacker = squares[m & 63]
-        key = <long long> (<list> capture_keys[_signed(victim)])[_signed(attacker)] + piece
-        if SEE_VALUE[_signed(attacker)] > SEE_VALUE[_signed(victim)] and see(pos, m) < 0:
-            key -= BAD_CAPTURE_OFFSET
-        return key
+        return <long long> (<list> capture_keys[_signed(victim)])[_signed(squares[m & 63])] + piece
     if flag == PROMOTION:
         return CAPTURE_KEY + piece * 20 if piece != QUEEN else CAPTURE_KEY + 850
     if flag == EN_PASSANT:
@@ -136,7 +120,7 @@ cpdef list order_moves(list moves, Position pos, list capture_keys, list history
         index = buffers.index
     for i in range(n):
         m = moves[i]
-        keys[i] = _key(pos, m, squares, side, capture_keys, history, killer1, killer2, counter, hash_move) << 20 | m
+        keys[i] = _key(m, squares, side, capture_keys, history, killer1, killer2, counter, hash_move) << 20 | m
         index[i] = i
     _sort_index(keys, index, n)
     return _reordered(moves, index, n)
@@ -156,7 +140,7 @@ cpdef Py_ssize_t order_into(list moves, Position pos, list capture_keys, list hi
     base = &out[start]
     for i in range(n):
         m = moves[i]
-        base[i] = _key(pos, m, squares, side, capture_keys, history, killer1, killer2, counter, hash_move) << 20 | m
+        base[i] = _key(m, squares, side, capture_keys, history, killer1, killer2, counter, hash_move) << 20 | m
     sort_desc_range(out, start, n)
     return n
 

@@ -13,7 +13,6 @@ from __future__ import annotations
 from array import array
 from typing import TYPE_CHECKING, Any
 
-from .attacks import SEE_VALUE, see
 from .movecodes import EN_PASSANT, PROMOTION
 from .tables import QUEEN
 
@@ -23,10 +22,6 @@ if TYPE_CHECKING:
 HASH_MOVE_KEY = 1 << 30
 CAPTURE_KEY = 1 << 24
 KILLER_KEY = 1 << 22
-# Subtracted from the key of a capture that loses material on its square (static exchange evaluation below
-# zero): such captures come after every quiet move, in MVV-LVA order among themselves. A negative key marks
-# them for the search (``key << 20 | move`` stays ordered: the move fills the low 20 bits).
-BAD_CAPTURE_OFFSET = 1 << 36
 
 
 def capture_order(mvv: list[int], attacker_rank: list[int]) -> list[list[int]]:
@@ -39,9 +34,8 @@ def capture_order(mvv: list[int], attacker_rank: list[int]) -> list[list[int]]:
 def keyed_moves(moves: list[int], pos: Position, capture_keys: list[list[int]], history: list[int],
                 killer1: int, killer2: int, counter: int, hash_move: int) -> list[int]:
     """``moves`` (legal in ``pos``) as ``key << 20 | move`` ints, in the order given: the hash move highest,
-    then captures (``capture_keys``) and promotions, en passant, the two killers, the countermove, the
-    quiet moves by ``history``, and last the captures that lose material (by a more valuable piece, static
-    exchange evaluation below zero); a gated twin a little above its plain move."""
+    then captures (``capture_keys``) and promotions, en passant, the two killers, the countermove, then the
+    quiet moves by ``history``; a gated twin a little above its plain move."""
     squares = pos.squares
     side = pos.side
     keyed: list[int] = []
@@ -53,10 +47,7 @@ def keyed_moves(moves: list[int], pos: Position, capture_keys: list[list[int]], 
         victim = squares[m >> 6 & 63]
         flag = m >> 16
         if victim * side < 0:
-            attacker = squares[m & 63]
-            key = capture_keys[victim][attacker]
-            if SEE_VALUE[attacker] > SEE_VALUE[victim] and see(pos, m) < 0:
-                key -= BAD_CAPTURE_OFFSET
+            key = capture_keys[victim][squares[m & 63]]
             append((key + (m >> 12 & 15)) << 20 | m)
         elif flag == PROMOTION:
             key = CAPTURE_KEY + (m >> 12 & 15) * 20 if (m >> 12 & 15) != QUEEN else CAPTURE_KEY + 850

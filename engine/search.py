@@ -535,7 +535,6 @@ class AlphaBetaSearch:
                 index = start + 1 if end > start and buffer[start] & 0xFFFFF == hash_move else start
                 continue
             m = buffer[index] & 0xFFFFF
-            bad_capture = buffer[index] < 0  # ordered after the quiet moves: loses material (engine.ordering)
             index += 1
             to = m >> 6 & 63
             victim = squares[to]
@@ -587,7 +586,7 @@ class AlphaBetaSearch:
                                       gives_check)
             else:
                 reduction = 0
-                if depth >= 3 and (quiet or bad_capture) and not in_check and not gives_check:
+                if depth >= 3 and quiet and not in_check and not gives_check:
                     reduction = lmr_row[searched if searched < 64 else 63]
                     if pv_node and reduction:
                         reduction -= 1

@@ -12,7 +12,6 @@ from engine import Board
 from engine.attacks import captures, gives_check_quiet, see
 from engine.evaluate import TEMPO, evaluate, evaluate_position, initial_scores, move_delta
 from engine.movecodes import EN_PASSANT, PROMOTION
-from engine.san import parse_san_code
 from engine.search import MATE_BOUND, SearchAborted, Searcher, SearchLimits, mate_in
 from engine.tables import QUEEN
 
@@ -316,31 +315,6 @@ def test_a_full_move_buffer_is_an_error_not_an_overwrite() -> None:
             version.order_into(list(moves), board, ordering.capture_order(MVV, ATTACKER_RANK), [0] * 4096, 0, 0,
                                0, 0, out, 5)
         assert not any(out)
-
-
-def test_captures_that_lose_material_come_after_the_quiet_moves() -> None:
-    """Queen takes a defended pawn loses the queen for a pawn: it is ordered after every quiet move (the search
-    reduces it like a late quiet move), while the rook's capture of an undefended knight comes first."""
-    from engine import ordering
-    from engine.attacks import ATTACKER_RANK, MVV
-
-    board = Board("4k3/8/4p3/3p4/7n/8/8/3QK2R[] w - - 0 1")
-    moves = board.generate_legal()
-    losing = parse_san_code(board, "Qxd5")
-    winning = parse_san_code(board, "Rxh4")
-    args = (board, ordering.capture_order(MVV, ATTACKER_RANK), [0] * 4096, 0, 0, 0, 0)
-    versions = [ordering]
-    try:
-        from engine import _ordering  # type: ignore[attr-defined]
-        versions.append(_ordering)
-    except ImportError:  # a pure-Python build has no C twin
-        pass
-    for version in versions:
-        best_first = version.order_moves(list(moves), *args)
-        assert best_first[0] == winning and best_first[-1] == losing
-        out = array("q", bytes(8 * len(moves)))
-        version.order_into(list(moves), *args, out, 0)
-        assert out[len(moves) - 1] < 0 < out[0], "the search reads a losing capture from its negative key"
 
 
 def test_compiled_move_ordering_matches_the_python_one() -> None:
