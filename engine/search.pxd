@@ -86,7 +86,7 @@ cdef class AlphaBetaSearch:
                    key="long long", data="long long", hash_move=int, e_depth=int, bound=int, e_score=int, side=int,
                    static_eval=int, reduction=int, score=int, counter_index=int, counter=int, prev=int,
                    prev_to=int, staged=bint, buffer="long long[::1]", quiets="long long[::1]", start=int, end=int, tried=int, moves=list, squares="int *", best=int, best_move=int,
-                   original_alpha=int, prunable=bint, prune=bint, improving=bint, lmr_depth=int,
+                   original_alpha=int, prunable=bint, prune=bint, bad_capture=bint, extend=bint, improving=bint, lmr_depth=int,
                    evals="int[::1]", late_limit=int, searched=int, lmr_row=list,
                    index=int, m=int, to=int, victim=int, flag=int, quiet=bint, gives_check=bint, dmg=int, deg=int,
                    dph=int, new_depth=int, killers=list, stored=int)

@@ -561,26 +561,30 @@ class AlphaBetaSearch:
                 if flag <= 1 and not m >> 12 & 15:
                     if not gives_check_quiet(pos, m):
                         continue
+                    extend = see(pos, m) >= 0
                     dmg, deg, dph = move_delta(pos, m)
                     pos.make(m)
                     gives_check = True
                 else:
                     dmg, deg, dph = move_delta(pos, m)
                     pos.make(m)
-                    gives_check = pos.in_check()
+                    gives_check = extend = pos.in_check()
                     if not gives_check:
                         pos.unmake()
                         continue
             elif flag <= 1 and not m >> 12 & 15:
                 # A plain move (captures included): the check test without the board is cheaper.
                 gives_check = gives_check_quiet(pos, m)
+                # The check extension only for checks that do not lose material on their square (Stockfish's
+                # rule); gated moves, promotions and castling that check are always extended.
+                extend = gives_check and see(pos, m) >= 0
                 dmg, deg, dph = move_delta(pos, m)
                 pos.make(m)
             else:
                 dmg, deg, dph = move_delta(pos, m)
                 pos.make(m)
-                gives_check = pos.in_check()
-            new_depth = depth - 1 + (1 if gives_check else 0)
+                gives_check = extend = pos.in_check()
+            new_depth = depth - 1 + (1 if extend else 0)
             if searched == 0:
                 score = -self.pvs(new_depth, -beta, -alpha, ply + 1, mg + dmg, eg + deg, phase + dph, True,
                                       gives_check)
