@@ -10,6 +10,9 @@ from engine.tt cimport TranspositionTable, tt_key
 # Constants the module imports or defines for itself alone, as C values (not importable from the compiled module).
 cdef int CASTLE, CASTLE_ROOK_GATE, EN_PASSANT, PROMOTION, KING, ROOK, EXACT, LOWER, UPPER, SCORE_OFFSET
 cdef int INFINITE, MATE, MAX_PLY, MOVES_MAX, HISTORY_MAX, REVERSE_FUTILITY_MARGIN, CAPTURES_MAX
+cdef int REVERSE_FUTILITY_DEPTH, FUTILITY_BASE, FUTILITY_MARGIN, FUTILITY_DEPTH, LATE_MOVE_DEPTH
+cdef int SEE_QUIET_MARGIN, SEE_QUIET_DEPTH
+cdef list LATE_MOVE_COUNT, LATE_MOVE_COUNT_IMPROVING
 cdef list _LMR, _CAPTURE_ORDER
 
 
@@ -73,6 +76,8 @@ cdef class AlphaBetaSearch:
     cdef public object quiet_buffer
     cdef long long[::1] moves
     cdef long long[::1] quiets
+    cdef public object eval_buffer
+    cdef int[::1] evals
 
     @cython.locals(halfmove=int, key="long long", n=int, low=int, i=int)
     cpdef bint is_draw(self, Position pos)
@@ -81,7 +86,8 @@ cdef class AlphaBetaSearch:
                    key="long long", data="long long", hash_move=int, e_depth=int, bound=int, e_score=int, side=int,
                    static_eval=int, reduction=int, score=int, counter_index=int, counter=int, prev=int,
                    prev_to=int, staged=bint, buffer="long long[::1]", quiets="long long[::1]", start=int, end=int, tried=int, moves=list, squares="int *", best=int, best_move=int,
-                   original_alpha=int, futile=bint, late_limit=int, searched=int, lmr_row=list,
+                   original_alpha=int, prunable=bint, prune=bint, bad_capture=bint, extend=bint, improving=bint, lmr_depth=int,
+                   evals="int[::1]", late_limit=int, searched=int, lmr_row=list,
                    index=int, m=int, to=int, victim=int, flag=int, quiet=bint, gives_check=bint, dmg=int, deg=int,
                    dph=int, new_depth=int, killers=list, stored=int)
     cpdef int pvs(self, int depth, int alpha, int beta, int ply, int mg, int eg, int phase, bint null_ok,

@@ -52,11 +52,24 @@ _CAPTURE_ORDER = capture_order(MVV, ATTACKER_RANK)
 _LMR = [[0] * 64 for _ in range(64)]
 for _d in range(1, 64):
     for _m in range(1, 64):
-        _LMR[_d][_m] = int(0.6 + math.log(_d) * math.log(_m) / 2.2)
+        _LMR[_d][_m] = int(0.5 + math.log(_d) * math.log(_m) / 1.8)
 
-FUTILITY_MARGIN = (0, 150, 300, 450)
-REVERSE_FUTILITY_MARGIN = 110
-LATE_MOVE_COUNT = (0, 6, 10, 16)  # quiet moves searched at depth 1..3 before the rest are skipped
+REVERSE_FUTILITY_MARGIN = 110  # cp a ply (one ply less when the static evaluation is improving)
+REVERSE_FUTILITY_DEPTH = 6
+# Futility pruning of quiet moves by the depth left after their late-move reduction: the static evaluation
+# plus FUTILITY_BASE + FUTILITY_MARGIN a ply still below alpha.
+FUTILITY_BASE = 120
+FUTILITY_MARGIN = 100
+FUTILITY_DEPTH = 6
+# Late-move pruning: quiet moves searched at depth 1..LATE_MOVE_DEPTH before the rest are skipped,
+# (5 + depth^2) / 2, twice as many when the static evaluation is improving (Stockfish's move counts).
+LATE_MOVE_DEPTH = 8
+LATE_MOVE_COUNT = [(5 + _d * _d) // 2 for _d in range(LATE_MOVE_DEPTH + 1)]
+LATE_MOVE_COUNT_IMPROVING = [5 + _d * _d for _d in range(LATE_MOVE_DEPTH + 1)]
+# SEE pruning of quiet moves: skipped when they lose more than SEE_QUIET_MARGIN x d^2 on their square
+# (d: the depth left after the late-move reduction, below SEE_QUIET_DEPTH).
+SEE_QUIET_MARGIN = 20
+SEE_QUIET_DEPTH = 8
 
 __all__ = [  # the rules helpers the search uses keep their old import path (engine.search.see ...)
     "MATE_BOUND", "AlphaBetaSearch", "MoveOrderer", "QuiescenceSearch", "SearchAborted", "SearchControl",
@@ -358,6 +371,9 @@ class AlphaBetaSearch:
         self.moves: Any = self.move_buffer  # typed memoryviews of them in the compiled build
         self.quiet_buffer = array("q", bytes(8 * (MAX_PLY + 1) * MOVES_MAX))
         self.quiets: Any = self.quiet_buffer
+        # The static evaluation of each ply of the current line (-INFINITE: in check), for ``improving``.
+        self.eval_buffer = array("i", bytes(4 * (MAX_PLY + 2)))
+        self.evals: Any = self.eval_buffer
 
     def set_position(self, pos: Position) -> None:
         """Search ``pos`` from now on (the quiescence search too)."""
@@ -439,17 +455,25 @@ class AlphaBetaSearch:
                     return e_score
 
         side = pos.side
+        evals = self.evals
         if in_check:
             static_eval = -INFINITE
+            improving = False
         else:
             static_eval = evaluate(pos, mg, eg, phase)
+            # Improving: the static evaluation is above the one of this side's last move (two plies up; a
+            # position in check there counts as below).
+            improving = ply < 2 or static_eval > evals[ply - 2]
             if not pv_node and abs(beta) < MATE_BOUND:
                 # Reverse futility: far above beta at low depth.
-                if depth <= 3 and static_eval - REVERSE_FUTILITY_MARGIN * depth >= beta:
+                if (depth <= REVERSE_FUTILITY_DEPTH
+                        and static_eval - REVERSE_FUTILITY_MARGIN * (depth - improving) >= beta):
                     return static_eval
-                # Null move: pass and see whether the opponent still cannot reach beta.
+                # Null move: pass and see whether the opponent still cannot reach beta (the further above
+                # beta, the shallower the test).
                 if null_ok and depth >= 3 and static_eval >= beta and _has_pieces(pos, side):
-                    reduction = 3 + depth // 6
+                    reduction = 3 + depth // 4 + min((static_eval - beta) // 200, 3)
+                    evals[ply] = static_eval
                     pos.make_null()
                     score = -self.pvs(depth - 1 - reduction, -beta, -beta + 1, ply + 1, mg, eg, phase, False, False)
                     pos.unmake_null()
@@ -489,9 +513,14 @@ class AlphaBetaSearch:
         best = -INFINITE
         best_move = 0
         original_alpha = alpha
-        futile = (not in_check and not pv_node and depth <= 3
-                  and static_eval + FUTILITY_MARGIN[depth] <= alpha)
-        late_limit = LATE_MOVE_COUNT[depth] if depth <= 3 and not pv_node and not in_check else 1000
+        evals[ply] = static_eval
+        # Pruning near the leaves (non-PV nodes not in check): captures that lose material, and quiet moves
+        # past the move count (late-move pruning), hopeless by the static evaluation (futility) or losing
+        # material on their square (SEE), the last two by the depth their late-move reduction leaves.
+        prunable = not pv_node and not in_check
+        late_limit = 1000
+        if prunable and depth <= LATE_MOVE_DEPTH:
+            late_limit = LATE_MOVE_COUNT_IMPROVING[depth] if improving else LATE_MOVE_COUNT[depth]
         quiets = self.quiets
         tried = 0  # quiet moves tried, at quiets[start:start + tried]
         searched = 0
@@ -511,35 +540,51 @@ class AlphaBetaSearch:
             victim = squares[to]
             flag = m >> 16
             quiet = victim * side >= 0 and flag != PROMOTION and flag != EN_PASSANT
-            if (not quiet and searched and late_limit < 1000 and victim
+            if (not quiet and searched and prunable and depth <= 3 and victim
                     and SEE_VALUE[squares[m & 63]] > SEE_VALUE[victim] and see(pos, m) < -80 * depth):
                 # A capture that loses material near the leaves (non-PV, depth <= 3, not in check): skipped.
                 continue
-            if quiet and searched and (futile or tried >= late_limit):
+            prune = False
+            if quiet and searched and prunable:
+                if tried >= late_limit:
+                    prune = True
+                else:
+                    lmr_depth = depth - 1 - lmr_row[searched if searched < 64 else 63]
+                    if lmr_depth < FUTILITY_DEPTH and static_eval + FUTILITY_BASE + FUTILITY_MARGIN * (
+                            lmr_depth if lmr_depth > 0 else 0) <= alpha:
+                        prune = True
+                    elif (lmr_depth < SEE_QUIET_DEPTH and flag <= 1 and not m >> 12 & 15
+                          and see(pos, m) < -SEE_QUIET_MARGIN * lmr_depth * lmr_depth):
+                        prune = True
+            if prune:
                 # Futility and late-move pruning of quiet moves near the leaves (checks are always tried).
                 if flag <= 1 and not m >> 12 & 15:
                     if not gives_check_quiet(pos, m):
                         continue
+                    extend = see(pos, m) >= 0
                     dmg, deg, dph = move_delta(pos, m)
                     pos.make(m)
                     gives_check = True
                 else:
                     dmg, deg, dph = move_delta(pos, m)
                     pos.make(m)
-                    gives_check = pos.in_check()
+                    gives_check = extend = pos.in_check()
                     if not gives_check:
                         pos.unmake()
                         continue
             elif flag <= 1 and not m >> 12 & 15:
                 # A plain move (captures included): the check test without the board is cheaper.
                 gives_check = gives_check_quiet(pos, m)
+                # The check extension only for checks that do not lose material on their square (Stockfish's
+                # rule); gated moves, promotions and castling that check are always extended.
+                extend = gives_check and see(pos, m) >= 0
                 dmg, deg, dph = move_delta(pos, m)
                 pos.make(m)
             else:
                 dmg, deg, dph = move_delta(pos, m)
                 pos.make(m)
-                gives_check = pos.in_check()
-            new_depth = depth - 1 + (1 if gives_check else 0)
+                gives_check = extend = pos.in_check()
+            new_depth = depth - 1 + (1 if extend else 0)
             if searched == 0:
                 score = -self.pvs(new_depth, -beta, -alpha, ply + 1, mg + dmg, eg + deg, phase + dph, True,
                                       gives_check)
@@ -549,6 +594,8 @@ class AlphaBetaSearch:
                     reduction = lmr_row[searched if searched < 64 else 63]
                     if pv_node and reduction:
                         reduction -= 1
+                    elif not pv_node and not improving:
+                        reduction += 1
                     killers = orderer.killers[ply]
                     if m == killers[0] or m == killers[1]:
                         reduction = reduction - 1 if reduction else 0
@@ -713,6 +760,7 @@ class Searcher:
         if not moves:
             return SearchResult(0, 0, -MATE if pos.in_check() else 0, 0, 0, [])
         mg, eg, phase = initial_scores(pos)
+        self.tree.evals[0] = -INFINITE if pos.in_check() else evaluate(pos, mg, eg, phase)
         root_moves = self.orderer.order(pos, moves, self.tt.probe(tt_key(pos.hash, pos.gates)) & 0xFFFFF, 0)
         best_move = root_moves[0]
         best_score = 0

@@ -35,10 +35,23 @@ DECIDED_FACTOR = 0.6
 # bench positions: 1.6-2.5); it is not started when even that would not finish before the hard cap.
 NEXT_ITERATION_RATIO = 1.5
 # The opening's moves (the first OPENING_PLIES plies from the position the GUI gave) share the time left over
-# OPENING_MOVES moves instead of 32: about twice the budget, as Fairy-Stockfish spends it (2.8 s a move in its
-# first ten at 30+0.3, then little more than the increment). Their hard cap stays that of an ordinary move.
+# OPENING_MOVES moves (SUDDEN_DEATH_OPENING_MOVES without increment) instead of 28 or 32: about twice the
+# budget, as Fairy-Stockfish spends it (2.8 s a move in its first ten at 30+0.3, then little more than the
+# increment). Their hard cap stays that of an ordinary move.
 OPENING_PLIES = 20
-OPENING_MOVES = 16
+OPENING_MOVES = 12
+SUDDEN_DEATH_OPENING_MOVES = 16
+# With an increment (and no movestogo), a move's budget is the time left over this many moves plus most of
+# the increment: HORIZON_START at the start, one fewer every HORIZON_PLIES plies, never fewer than
+# HORIZON_MIN. Over a game at 30+0.3 that spends about 95% of the clock, as Fairy-Stockfish does (the
+# careful plan below spent 82%).
+HORIZON_START = 28
+HORIZON_PLIES = 4
+HORIZON_MIN = 12
+# The careful plan (a game without increment, and the hard cap of every move): LONG_HORIZON moves for the
+# first 40 plies, then LATE_HORIZON.
+LONG_HORIZON = 32
+LATE_HORIZON = 24
 
 
 def plan_time(
@@ -61,16 +74,21 @@ def plan_time(
     usable = left - overhead
     if usable <= MIN_THINK:
         return MIN_THINK, MIN_THINK
+    # The careful plan: the time left over 32 moves for the first 40 plies, then over 24. It is the budget
+    # of a game without increment (the clock must last however long the game goes) and sets the hard cap.
+    careful = min(usable / (LONG_HORIZON if ply < 40 else LATE_HORIZON) + inc * 0.8, usable)
     if moves_to_go:
         moves = min(max(moves_to_go, 1), 50)
-        budget = usable / (moves + 1) + inc * 0.8
+        cap_budget = budget = min(usable / (moves + 1) + inc * 0.8, usable)
+    elif inc:
+        # With an increment, fewer moves to share the clock as the game goes on: it then lasts to about
+        # the end instead of leaving a fifth of it unused, the opening's moves getting about twice as much.
+        moves = max(HORIZON_MIN, HORIZON_START - ply // HORIZON_PLIES)
+        budget = min(usable / (OPENING_MOVES if ply < OPENING_PLIES else moves) + inc * 0.8, usable)
+        cap_budget = careful
     else:
-        # Expect a long game early on, fewer moves later.
-        moves = 32 if ply < 40 else 24
-        budget = usable / moves + inc * 0.8
-    cap_budget = budget = min(budget, usable)
-    if not moves_to_go and ply < OPENING_PLIES:
-        budget = min(usable / OPENING_MOVES + inc * 0.8, usable)
+        cap_budget = careful
+        budget = min(usable / SUDDEN_DEATH_OPENING_MOVES, usable) if ply < OPENING_PLIES else careful
     # Hard cap: a few budgets, but never more than a share of what is left.
     share = usable * HARD_SHARE if not moves_to_go or moves_to_go > 1 else usable * 0.85
     hard = max(MIN_THINK, min(cap_budget * HARD_FACTOR, share, usable))
