@@ -464,21 +464,21 @@ class AlphaBetaSearch:
             # Improving: the static evaluation is above the one of this side's last move (two plies up; a
             # position in check there counts as below).
             improving = ply < 2 or static_eval > evals[ply - 2]
-            if not pv_node and abs(beta) < MATE_BOUND:
-                # Reverse futility: far above beta at low depth.
-                if (depth <= REVERSE_FUTILITY_DEPTH
-                        and static_eval - REVERSE_FUTILITY_MARGIN * (depth - improving) >= beta):
-                    return static_eval
-                # Null move: pass and see whether the opponent still cannot reach beta (the further above
-                # beta, the shallower the test).
-                if null_ok and depth >= 3 and static_eval >= beta and _has_pieces(pos, side):
-                    reduction = 3 + depth // 4 + min((static_eval - beta) // 200, 3)
-                    evals[ply] = static_eval
-                    pos.make_null()
-                    score = -self.pvs(depth - 1 - reduction, -beta, -beta + 1, ply + 1, mg, eg, phase, False, False)
-                    pos.unmake_null()
-                    if score >= beta:
-                        return beta if score > MATE_BOUND else score
+        evals[ply] = static_eval
+        if not in_check and not pv_node and abs(beta) < MATE_BOUND:
+            # Reverse futility: far above beta at low depth.
+            if (depth <= REVERSE_FUTILITY_DEPTH
+                    and static_eval - REVERSE_FUTILITY_MARGIN * (depth - improving) >= beta):
+                return static_eval
+            # Null move: pass and see whether the opponent still cannot reach beta (the further above
+            # beta, the shallower the test).
+            if null_ok and depth >= 3 and static_eval >= beta and _has_pieces(pos, side):
+                reduction = 3 + depth // 4 + min((static_eval - beta) // 200, 3)
+                pos.make_null()
+                score = -self.pvs(depth - 1 - reduction, -beta, -beta + 1, ply + 1, mg, eg, phase, False, False)
+                pos.unmake_null()
+                if score >= beta:
+                    return beta if score > MATE_BOUND else score
 
         # The countermove slot of the opponent's last move (none after a null move or at the root of the game).
         orderer = self.orderer
@@ -513,7 +513,6 @@ class AlphaBetaSearch:
         best = -INFINITE
         best_move = 0
         original_alpha = alpha
-        evals[ply] = static_eval
         # Pruning near the leaves (non-PV nodes not in check): captures that lose material, and quiet moves
         # past the move count (late-move pruning), hopeless by the static evaluation (futility) or losing
         # material on their square (SEE), the last two by the depth their late-move reduction leaves.
