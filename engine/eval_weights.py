@@ -165,6 +165,8 @@ OPEN_KING_FILE = 5
 CENTRAL_KING = 20
 HAND_VALUE = (770, 863)  # Hawk, Elephant in hand with a gate for them
 GATE_SHORTAGE_PENALTY = (43, 27, 10)
-# Mobility [0..8], king attack [9..17] by piece type, passed pawns [18..25] by rank (evaluate.activity)
-ACTIVITY_MG = (0, 0, 2, 3, 3, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-ACTIVITY_EG = (0, 0, 5, -1, 2, 3, 0, 5, 3, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+# Mobility [0..8], king attack [9..17] by piece type, passed pawns [18..25] by rank, threats by pawns [26..34]
+# and by lesser pieces [35..43] by the attacked type, open [44..52] and half-open files [53..61] by type
+# (evaluate.activity)
+ACTIVITY_MG = (0, 0, 2, 3, 3, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+ACTIVITY_EG = (0, 0, 5, -1, 2, 3, 0, 5, 3, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)

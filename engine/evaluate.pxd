@@ -4,19 +4,23 @@ cimport cython
 from engine.position cimport Position
 
 # Constants the module imports or defines for itself alone, as C values (not importable from the compiled module).
-cdef int CASTLE, CASTLE_ROOK_GATE, EN_PASSANT, PROMOTION, ELEPHANT, HAWK, BISHOP, KNIGHT, PAWN, QUEEN, ROOK
-cdef tuple BISHOP_RAYS, KING_TARGETS, KNIGHT_TARGETS, QUEEN_RAYS, ROOK_RAYS, _LEAPS, _RAYS, _WEIGHTED
-cdef int _KING_ATTACK, _PASSED, _N_ACTIVITY
-cdef bint _ATTACK, _PAWNS, _MOBILITY_ON
+cdef int CASTLE, CASTLE_ROOK_GATE, EN_PASSANT, PROMOTION, ELEPHANT, HAWK, BISHOP, KING, KNIGHT, PAWN, QUEEN, ROOK
+cdef tuple BISHOP_RAYS, KING_TARGETS, KNIGHT_TARGETS, QUEEN_RAYS, ROOK_RAYS, _LEAPS, _RAYS, _PAWN_CAPTURE_LEAPS
+cdef tuple PAWN_CAPTURES_BLACK, PAWN_CAPTURES_WHITE
+cdef int _KING_ATTACK, _PASSED, _PAWN_THREAT, _PIECE_THREAT, _OPEN_FILE, _HALF_OPEN_FILE, _N_ACTIVITY
+cdef bint _ATTACK_ON, _PASSED_ON, _PAWN_THREAT_ON, _PIECE_THREAT_ON, _FILES_ON, _WALK_ON, _POSITIONAL_ON
 cdef list _ACTIVE
 
 
 cdef int _MG[1088]
 cdef int _EG[1088]
 cdef int _PHASE_AT[17]
-cdef int _MOBILITY_MG[9]
-cdef int _MOBILITY_EG[9]
-cdef int _MOBILE[9]
+cdef int _W_MG[62]
+cdef int _W_EG[62]
+cdef int _THREAT_RANK[9]
+cdef unsigned long long _ZONE_MASK[64]
+cdef int _WHITE_LOW[10]
+cdef int _BLACK_TOP[10]
 cdef int _M_RAY_SQUARES[4096]
 cdef int _M_RAY_LENGTH[512]
 cdef int _M_LEAP_SQUARES[2048]
@@ -40,14 +44,11 @@ cdef int _shield(int *squares, int king, int sign)
 @cython.locals(white_king=int, black_king=int)
 cpdef int king_safety(Position pos)
 
-@cython.locals(counts=list, squares="int *", white_zone=list, black_zone=list, zone=list, white_pawns=list,
-               black_pawns=list, sq=int, piece=int, t=int, sign=int, mobility=int, attack=int, to=int, q=int,
-               leaps=tuple, rays=tuple, ray=tuple, black_top=list, white_low=list, f=int, r=int)
-cpdef list activity(Position pos, bint walk=*, bint pawns=*)
+@cython.locals(squares="int *", mg=int, eg=int, sq=int, piece=int, t=int, sign=int, n=int, attack=int, to=int, q=int,
+               d=int, k=int, f=int, r=int, rank=int, white_zone="unsigned long long",
+               black_zone="unsigned long long", zone="unsigned long long", white_files=int, black_files=int,
+               own_files=int, enemy_files=int)
+cpdef (int, int) positional(Position pos)
 
-@cython.locals(squares="int *", mg=int, eg=int, sq=int, piece=int, t=int, sign=int, n=int, to=int, q=int, d=int)
-cpdef (int, int) mobility(Position pos)
-
-@cython.locals(dmg=int, deg=int, p=int, score=int, counts=list, weights_mg=tuple, weights_eg=tuple, i=int, c=int, phase_max=int,
-               tempo=int)
+@cython.locals(dmg=int, deg=int, p=int, score=int, phase_max=int, tempo=int)
 cpdef int evaluate(Position pos, int mg, int eg, int phase)

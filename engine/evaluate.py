@@ -19,6 +19,7 @@ from .tables import (
     BISHOP_RAYS,
     ELEPHANT,
     HAWK,
+    KING,
     KING_TARGETS,
     KNIGHT,
     KNIGHT_LEAPER,
@@ -26,6 +27,8 @@ from .tables import (
     LEAP_COUNT,
     LEAP_SQUARES,
     PAWN,
+    PAWN_CAPTURES_BLACK,
+    PAWN_CAPTURES_WHITE,
     QUEEN,
     QUEEN_RAYS,
     RAY_LENGTH,
@@ -226,27 +229,38 @@ def king_safety(pos: Position) -> int:
     return _shield(squares, white_king, 1) - _shield(squares, black_king, -1)
 
 
-# Piece activity, from one scan of the board: mobility and king attack per piece type, passed pawns per
-# rank. ``activity`` counts them (white minus black) in the layout of ``ACTIVITY_MG``/``ACTIVITY_EG``, the
-# fitted weights per count (a term whose weights are all zero is not computed):
-#   [MOBILITY + t]     squares a piece of type t attacks that do not hold a piece of its own side
-#   [KING_ATTACK + t]  squares of the enemy king's zone (the king's square and its neighbours) it attacks
-#   [PASSED + r]       passed pawns (no enemy pawn ahead on their file or the files next to it) on the
-#                      pawn's own rank r (1..6, counted from its side's first rank)
+# Piece activity, from one scan of the board. ``activity`` counts the terms (white minus black) in the layout
+# of ``ACTIVITY_MG``/``ACTIVITY_EG``, the fitted weights per count:
+#   [MOBILITY + t]        squares a piece of type t attacks that do not hold a piece of its own side
+#   [KING_ATTACK + t]     squares of the enemy king's zone (the king's square and its neighbours) it attacks
+#   [PASSED + r]          passed pawns (no enemy pawn ahead on their file or the files next to it) on the
+#                         pawn's own rank r (1..6, counted from its side's first rank)
+#   [PAWN_THREAT + t]     enemy pieces of type t (not pawns or the king) that a pawn attacks
+#   [PIECE_THREAT + t]    enemy pieces of type t attacked by a lesser piece (``THREAT_RANK``; not by pawns)
+#   [OPEN_FILE + t]       pieces of type t on a file without pawns
+#   [HALF_OPEN_FILE + t]  pieces of type t on a file with enemy pawns only
+# t is the piece type (1..8), so each block has 9 slots; the ones no piece can fill stay zero.
 MOBILITY = 0
 KING_ATTACK = 9
 PASSED = 18
-N_ACTIVITY = 26
-ACTIVITY_MG = W.ACTIVITY_MG
-ACTIVITY_EG = W.ACTIVITY_EG
+PAWN_THREAT = 26
+PIECE_THREAT = 35
+OPEN_FILE = 44
+HALF_OPEN_FILE = 53
+N_ACTIVITY = 62
+# Weights files written before a block existed are shorter: the missing weights are zero.
+ACTIVITY_MG = tuple(W.ACTIVITY_MG) + (0,) * (N_ACTIVITY - len(W.ACTIVITY_MG))
+ACTIVITY_EG = tuple(W.ACTIVITY_EG) + (0,) * (N_ACTIVITY - len(W.ACTIVITY_EG))
+# Who counts as a lesser attacker: by piece type (pawn, knight, bishop, rook, queen, king, Hawk, Elephant).
+# The king is never a victim (an attack on it is check) nor counted as an attacker.
+THREAT_RANK = (0, 1, 3, 3, 5, 9, 0, 7, 8)
 _KING_ATTACK = KING_ATTACK  # private copies: C ints in the compiled build
 _PASSED = PASSED
+_PAWN_THREAT = PAWN_THREAT
+_PIECE_THREAT = PIECE_THREAT
+_OPEN_FILE = OPEN_FILE
+_HALF_OPEN_FILE = HALF_OPEN_FILE
 _N_ACTIVITY = N_ACTIVITY
-# The counts with a non-zero weight that ``evaluate`` adds up from activity() (mobility has its own walk,
-# mobility() below): king attack and passed pawns.
-_WEIGHTED = tuple(i for i in range(KING_ATTACK, N_ACTIVITY) if ACTIVITY_MG[i] or ACTIVITY_EG[i])
-_ATTACK = any(ACTIVITY_MG[KING_ATTACK:PASSED]) or any(ACTIVITY_EG[KING_ATTACK:PASSED])
-_PAWNS = any(ACTIVITY_MG[PASSED:]) or any(ACTIVITY_EG[PASSED:])
 # Leaps and rays by piece type (the king's own moves are not counted).
 _LEAPS = (None, None, KNIGHT_TARGETS, None, None, None, None, KNIGHT_TARGETS, KNIGHT_TARGETS)
 _RAYS = (None, None, None, BISHOP_RAYS, ROOK_RAYS, QUEEN_RAYS, None, BISHOP_RAYS, ROOK_RAYS)
@@ -256,17 +270,40 @@ for _k in range(64):
     KING_ZONE[_k][_k] = 1
     for _sq in KING_TARGETS[_k]:
         KING_ZONE[_k][_sq] = 1
-_ACTIVE = [False] * 17  # pieces whose mobility is counted
+_ACTIVE = [False] * 17  # pieces whose moves are walked
 for _t in (KNIGHT, BISHOP, ROOK, QUEEN, HAWK, ELEPHANT):
     _ACTIVE[_t] = _ACTIVE[-_t] = True
+# Pawn captures by colour: a white pawn on sq attacks the squares from which a black pawn would attack it.
+_PAWN_CAPTURE_LEAPS = (PAWN_CAPTURES_WHITE, PAWN_CAPTURES_BLACK)
 
-# Mobility alone, as evaluate computes it: the same counts as activity's, walked over the flat tables of
-# engine.tables (C arrays in the compiled build, like the move generator's) and weighted as it goes, so a
-# node costs no list and no Python int. activity() stays the tuner's reference; a test checks the two agree.
-_MOBILITY_MG = [ACTIVITY_MG[MOBILITY + _t] if _ACTIVE[_t] else 0 for _t in range(9)]
-_MOBILITY_EG = [ACTIVITY_EG[MOBILITY + _t] if _ACTIVE[_t] else 0 for _t in range(9)]
-_MOBILE = [1 if _MOBILITY_MG[_t] or _MOBILITY_EG[_t] else 0 for _t in range(9)]
-_MOBILITY_ON = any(_MOBILE)
+# The same terms as evaluate computes them: ``positional`` walks the flat tables of engine.tables (C arrays in
+# the compiled build, like the move generator's) and weights the counts as it goes, so a node costs no list
+# and no Python int. activity() stays the tuner's reference; a test checks that the two agree.
+_W_MG = list(ACTIVITY_MG)
+_W_EG = list(ACTIVITY_EG)
+_THREAT_RANK = list(THREAT_RANK)
+# Whether a block has a weight at all: a block whose weights are all zero is not computed.
+_MOBILE = [1 if _ACTIVE[_t] and (ACTIVITY_MG[MOBILITY + _t] or ACTIVITY_EG[MOBILITY + _t]) else 0
+           for _t in range(9)]
+
+
+def _block_on(start: int) -> bool:
+    return any(ACTIVITY_MG[start:start + 9]) or any(ACTIVITY_EG[start:start + 9])
+
+
+_ATTACK_ON = _block_on(KING_ATTACK)
+_PASSED_ON = any(ACTIVITY_MG[PASSED:PAWN_THREAT]) or any(ACTIVITY_EG[PASSED:PAWN_THREAT])
+_PAWN_THREAT_ON = _block_on(PAWN_THREAT)
+_PIECE_THREAT_ON = _block_on(PIECE_THREAT)
+_FILES_ON = _block_on(OPEN_FILE) or _block_on(HALF_OPEN_FILE)
+_WALK_ON = any(_MOBILE) or _ATTACK_ON or _PIECE_THREAT_ON
+_POSITIONAL_ON = _WALK_ON or _PASSED_ON or _PAWN_THREAT_ON or _FILES_ON
+# Each king's zone as a bit mask.
+_ZONE_MASK = [sum(1 << _sq for _sq in range(64) if KING_ZONE[_k][_sq]) for _k in range(64)]
+# Per file with a guard file on each side (index file + 1): the lowest rank of a white pawn, the highest of a
+# black one; scratch space for ``positional`` (C arrays in the compiled build).
+_WHITE_LOW = [8] * 10
+_BLACK_TOP = [-1] * 10
 _M_RAY_SQUARES = RAY_SQUARES
 _M_RAY_LENGTH = RAY_LENGTH
 _M_LEAP_SQUARES = LEAP_SQUARES
@@ -276,53 +313,116 @@ _M_RAYS_FROM = RAYS_FROM
 _M_RAYS_TO = RAYS_TO
 
 
-def mobility(pos: Position) -> tuple[int, int]:
-    """The weighted mobility of a position, (middlegame, endgame), white's view: for each piece with a
-    mobility weight, the squares it attacks that do not hold a piece of its own side, times its type's
-    weight (``ACTIVITY_MG``/``ACTIVITY_EG`` at ``MOBILITY + type``)."""
+def positional(pos: Position) -> tuple[int, int]:
+    """The weighted activity terms of a position, (middlegame, endgame), white's view: ``activity``'s counts
+    times ``ACTIVITY_MG``/``ACTIVITY_EG``, computed in one walk over the flat tables."""
     squares = pos.squares
     mg = 0
     eg = 0
+    white_zone = _ZONE_MASK[pos.king_sq[0]]
+    black_zone = _ZONE_MASK[pos.king_sq[1]]
+    white_files = 0  # files with a white pawn (bit f), with a black pawn
+    black_files = 0
+    if _PASSED_ON or _FILES_ON:
+        for f in range(10):
+            _WHITE_LOW[f] = 8
+            _BLACK_TOP[f] = -1
+        for sq in range(64):
+            piece = squares[sq]
+            if piece == PAWN:
+                f = sq & 7
+                white_files |= 1 << f
+                if sq >> 3 < _WHITE_LOW[f + 1]:
+                    _WHITE_LOW[f + 1] = sq >> 3
+            elif piece == -PAWN:
+                f = sq & 7
+                black_files |= 1 << f
+                if sq >> 3 > _BLACK_TOP[f + 1]:
+                    _BLACK_TOP[f + 1] = sq >> 3
     for sq in range(64):
         piece = squares[sq]
         if piece > 0:
             t = piece
             sign = 1
+            zone = black_zone
+            own_files = white_files
+            enemy_files = black_files
         elif piece < 0:
             t = -piece
             sign = -1
+            zone = white_zone
+            own_files = black_files
+            enemy_files = white_files
         else:
             continue
-        if not _MOBILE[t]:
+        if t == PAWN:
+            if _PAWN_THREAT_ON:
+                k = sq * 4 + (3 if sign > 0 else 2)
+                for to in _M_LEAP_SQUARES[k * 8:k * 8 + _M_LEAP_COUNT[k]]:
+                    q = squares[to] * sign
+                    if q < -PAWN and q != -KING:
+                        mg += _W_MG[_PAWN_THREAT - q] * sign
+                        eg += _W_EG[_PAWN_THREAT - q] * sign
+            if _PASSED_ON:
+                f = (sq & 7) + 1
+                r = sq >> 3
+                if sign > 0:
+                    if _BLACK_TOP[f] <= r and _BLACK_TOP[f - 1] <= r and _BLACK_TOP[f + 1] <= r:
+                        mg += _W_MG[_PASSED + r]
+                        eg += _W_EG[_PASSED + r]
+                elif _WHITE_LOW[f] >= r and _WHITE_LOW[f - 1] >= r and _WHITE_LOW[f + 1] >= r:
+                    mg -= _W_MG[_PASSED + 7 - r]
+                    eg -= _W_EG[_PASSED + 7 - r]
+            continue
+        if t == KING:
+            continue
+        if _FILES_ON and not own_files >> (sq & 7) & 1:
+            if enemy_files >> (sq & 7) & 1:
+                mg += _W_MG[_HALF_OPEN_FILE + t] * sign
+                eg += _W_EG[_HALF_OPEN_FILE + t] * sign
+            else:
+                mg += _W_MG[_OPEN_FILE + t] * sign
+                eg += _W_EG[_OPEN_FILE + t] * sign
+        if not _WALK_ON:
             continue
         n = 0
+        attack = 0
+        rank = _THREAT_RANK[t]
         if _M_KNIGHT_LEAPER[t]:
             for to in _M_LEAP_SQUARES[sq * 32:sq * 32 + _M_LEAP_COUNT[sq * 4]]:
-                q = squares[to]
-                if q * sign <= 0:
+                q = squares[to] * sign
+                attack += zone >> to & 1
+                if q <= 0:
                     n += 1
+                    if q < 0 and rank < _THREAT_RANK[-q]:
+                        mg += _W_MG[_PIECE_THREAT - q] * sign
+                        eg += _W_EG[_PIECE_THREAT - q] * sign
         for d in range(sq * 8 + _M_RAYS_FROM[t], sq * 8 + _M_RAYS_TO[t]):
             for to in _M_RAY_SQUARES[d * 8:d * 8 + _M_RAY_LENGTH[d]]:
-                q = squares[to]
+                q = squares[to] * sign
+                attack += zone >> to & 1
                 if q == 0:
                     n += 1
                 else:
-                    if q * sign < 0:
+                    if q < 0:
                         n += 1
+                        if rank < _THREAT_RANK[-q]:
+                            mg += _W_MG[_PIECE_THREAT - q] * sign
+                            eg += _W_EG[_PIECE_THREAT - q] * sign
                     break
-        mg += _MOBILITY_MG[t] * n * sign
-        eg += _MOBILITY_EG[t] * n * sign
+        mg += (_W_MG[t] * n + _W_MG[_KING_ATTACK + t] * attack) * sign
+        eg += (_W_EG[t] * n + _W_EG[_KING_ATTACK + t] * attack) * sign
     return mg, eg
 
 
-def activity(pos: Position, walk: bool = True, pawns: bool = True) -> list[int]:
-    """The activity counts of a position, white minus black (layout above). ``walk`` counts mobility and
-    king attack (the pieces' moves), ``pawns`` the passed pawns."""
+def activity(pos: Position) -> list[int]:
+    """The activity counts of a position, white minus black (layout above): the tuner's reference, written
+    for clarity; ``positional`` computes the same weighted sums fast."""
     counts = [0] * _N_ACTIVITY
     squares = pos.squares
     white_zone = KING_ZONE[pos.king_sq[0]]
     black_zone = KING_ZONE[pos.king_sq[1]]
-    for sq in range(64 if walk else 0):
+    for sq in range(64):
         piece = squares[sq]
         if not _ACTIVE[piece]:
             continue
@@ -336,12 +436,15 @@ def activity(pos: Position, walk: bool = True, pawns: bool = True) -> list[int]:
             zone = white_zone
         mobility = 0
         attack = 0
+        targets = []  # the enemy pieces it attacks
         leaps = _LEAPS[t]
         if leaps is not None:
             for to in leaps[sq]:
                 if squares[to] * sign <= 0:
                     mobility += 1
                 attack += zone[to]
+                if squares[to] * sign < 0:
+                    targets.append(-squares[to] * sign)
         rays = _RAYS[t]
         if rays is not None:
             for ray in rays[sq]:
@@ -351,36 +454,55 @@ def activity(pos: Position, walk: bool = True, pawns: bool = True) -> list[int]:
                     if q:
                         if q * sign < 0:
                             mobility += 1
+                            targets.append(-q * sign)
                         break
                     mobility += 1
         counts[t] += mobility * sign  # MOBILITY + t
         counts[_KING_ATTACK + t] += attack * sign
-    if pawns:
-        white_pawns = [sq for sq in range(64) if squares[sq] == PAWN]
-        black_pawns = [sq for sq in range(64) if squares[sq] == -PAWN]
-        # Per file (with a guard file on each side): the highest rank of a black pawn, the lowest of a white.
-        black_top = [-1] * 10
-        white_low = [8] * 10
-        for sq in white_pawns:
-            f = (sq & 7) + 1
-            if sq >> 3 < white_low[f]:
-                white_low[f] = sq >> 3
-        for sq in black_pawns:
-            f = (sq & 7) + 1
-            if sq >> 3 > black_top[f]:
-                black_top[f] = sq >> 3
-        for sq in white_pawns:
-            f = (sq & 7) + 1
-            r = sq >> 3
-            if black_top[f] <= r and black_top[f - 1] <= r and black_top[f + 1] <= r:
-                counts[_PASSED + r] += 1
-        for sq in black_pawns:
-            f = (sq & 7) + 1
-            r = sq >> 3
-            if white_low[f] >= r and white_low[f - 1] >= r and white_low[f + 1] >= r:
-                counts[_PASSED + 7 - r] -= 1
+        for victim in targets:
+            if THREAT_RANK[t] < THREAT_RANK[victim]:
+                counts[_PIECE_THREAT + victim] += sign
+    white_pawns = [sq for sq in range(64) if squares[sq] == PAWN]
+    black_pawns = [sq for sq in range(64) if squares[sq] == -PAWN]
+    for pawns, sign in ((white_pawns, 1), (black_pawns, -1)):
+        for sq in pawns:
+            for to in _PAWN_CAPTURE_LEAPS[0 if sign > 0 else 1][sq]:
+                victim = -squares[to] * sign
+                if victim > PAWN and victim != KING:
+                    counts[_PAWN_THREAT + victim] += sign
+    # Per file (with a guard file on each side): the highest rank of a black pawn, the lowest of a white.
+    black_top = [-1] * 10
+    white_low = [8] * 10
+    for sq in white_pawns:
+        f = (sq & 7) + 1
+        if sq >> 3 < white_low[f]:
+            white_low[f] = sq >> 3
+    for sq in black_pawns:
+        f = (sq & 7) + 1
+        if sq >> 3 > black_top[f]:
+            black_top[f] = sq >> 3
+    for sq in white_pawns:
+        f = (sq & 7) + 1
+        r = sq >> 3
+        if black_top[f] <= r and black_top[f - 1] <= r and black_top[f + 1] <= r:
+            counts[_PASSED + r] += 1
+    for sq in black_pawns:
+        f = (sq & 7) + 1
+        r = sq >> 3
+        if white_low[f] >= r and white_low[f - 1] >= r and white_low[f + 1] >= r:
+            counts[_PASSED + 7 - r] -= 1
+    white_pawn_files = {sq & 7 for sq in white_pawns}
+    black_pawn_files = {sq & 7 for sq in black_pawns}
+    for sq in range(64):
+        piece = squares[sq]
+        if not _ACTIVE[piece]:
+            continue
+        t, sign = (piece, 1) if piece > 0 else (-piece, -1)
+        own, enemy = (white_pawn_files, black_pawn_files) if sign > 0 else (black_pawn_files, white_pawn_files)
+        f = sq & 7
+        if f not in own:
+            counts[(_HALF_OPEN_FILE if f in enemy else _OPEN_FILE) + t] += sign
     return counts
-
 
 def evaluate(pos: Position, mg: int, eg: int, phase: int) -> int:
     """The static score in centipawns from the side to move's point of view."""
@@ -389,19 +511,10 @@ def evaluate(pos: Position, mg: int, eg: int, phase: int) -> int:
     p = phase if phase < phase_max else phase_max
     if p > 6:
         mg += king_safety(pos)
-    if _MOBILITY_ON:
-        dmg, deg = mobility(pos)
+    if _POSITIONAL_ON:
+        dmg, deg = positional(pos)
         mg += dmg
         eg += deg
-    if _ATTACK or _PAWNS:
-        counts = activity(pos, _ATTACK, _PAWNS)
-        weights_mg = ACTIVITY_MG
-        weights_eg = ACTIVITY_EG
-        for i in _WEIGHTED:
-            c = counts[i]
-            if c:
-                mg += weights_mg[i] * c
-                eg += weights_eg[i] * c
     score = (mg * p + eg * (phase_max - p)) // phase_max
     if pos.gates:
         score += hand_score(pos.hand, pos.gates)

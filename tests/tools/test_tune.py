@@ -12,7 +12,7 @@ import pytest
 from engine import Board
 from engine import eval_weights as W
 from engine import evaluate as ev
-from engine.tables import ELEPHANT, HAWK, ROOK
+from engine.tables import ELEPHANT, HAWK, KNIGHT, PAWN, QUEEN, ROOK
 from tools.tune import data, linear, selfplay
 from tools.tune.__main__ import main
 from tools.tune.data import RESULTS, quiet_positions, read_games, read_samples, write_samples
@@ -80,12 +80,10 @@ def test_features_times_weights_is_the_evaluation(tmp_path: Path) -> None:
 
 def _use_activity_weights(monkeypatch: pytest.MonkeyPatch, mg: tuple[int, ...], eg: tuple[int, ...]) -> None:
     """Evaluate with these activity weights (the pure build's module globals, as evaluate derives them)."""
-    mobile = [ev._ACTIVE[t] for t in range(9)]
-    for name, value in (("ACTIVITY_MG", mg), ("ACTIVITY_EG", eg), ("_ATTACK", True), ("_PAWNS", True),
-                        ("_WEIGHTED", tuple(range(ev.KING_ATTACK, ev.N_ACTIVITY))),
-                        ("_MOBILITY_MG", [mg[ev.MOBILITY + t] if mobile[t] else 0 for t in range(9)]),
-                        ("_MOBILITY_EG", [eg[ev.MOBILITY + t] if mobile[t] else 0 for t in range(9)]),
-                        ("_MOBILE", [1 if mobile[t] else 0 for t in range(9)]), ("_MOBILITY_ON", True)):
+    for name, value in (("ACTIVITY_MG", mg), ("ACTIVITY_EG", eg), ("_W_MG", list(mg)), ("_W_EG", list(eg)),
+                        ("_ATTACK_ON", True), ("_PASSED_ON", True), ("_PAWN_THREAT_ON", True),
+                        ("_PIECE_THREAT_ON", True), ("_FILES_ON", True), ("_WALK_ON", True),
+                        ("_POSITIONAL_ON", True)):
         monkeypatch.setattr(ev, name, value)
 
 
@@ -103,15 +101,16 @@ def test_features_times_weights_is_the_evaluation_with_activity_terms(
         assert abs(float(linear.features(board) @ weights) - white_view) < 1.0, board.fen()
 
 
-def test_mobility_walk_equals_the_weighted_activity_counts(monkeypatch: pytest.MonkeyPatch) -> None:
-    # evaluate's own mobility walk (the flat tables) against activity()'s counts times the same weights, on
-    # positions of random games with pieces of every type, gated ones included.
+def test_positional_walk_equals_the_weighted_activity_counts(monkeypatch: pytest.MonkeyPatch) -> None:
+    # evaluate's own walk (the flat tables, every term weighted as it goes) against activity()'s counts times
+    # the same weights, on positions of random games with pieces of every type, gated ones included.
     rng = np.random.default_rng(9)
     mg = tuple(int(v) for v in rng.integers(-20, 20, ev.N_ACTIVITY))
     eg = tuple(int(v) for v in rng.integers(-20, 20, ev.N_ACTIVITY))
     _use_activity_weights(monkeypatch, mg, eg)
     moves = random.Random(3)
     checked = 0
+    seen = np.zeros(ev.N_ACTIVITY, dtype=bool)
     for _ in range(12):
         board = Board()
         for _ply in range(60):
@@ -120,11 +119,16 @@ def test_mobility_walk_equals_the_weighted_activity_counts(monkeypatch: pytest.M
                 break
             board.make(moves.choice(legal))
             counts = ev.activity(board)
-            want_mg = sum(mg[ev.MOBILITY + t] * counts[ev.MOBILITY + t] for t in range(9))
-            want_eg = sum(eg[ev.MOBILITY + t] * counts[ev.MOBILITY + t] for t in range(9))
-            assert ev.mobility(board) == (want_mg, want_eg), board.fen()
+            seen |= np.array(counts) != 0
+            want_mg = sum(w * c for w, c in zip(mg, counts))
+            want_eg = sum(w * c for w, c in zip(eg, counts))
+            assert ev.positional(board) == (want_mg, want_eg), board.fen()
             checked += 1
     assert checked > 300
+    # Every block of the layout was exercised.
+    for start in (ev.MOBILITY, ev.KING_ATTACK, ev.PASSED, ev.PAWN_THREAT, ev.PIECE_THREAT, ev.OPEN_FILE,
+                  ev.HALF_OPEN_FILE):
+        assert seen[start:start + 8].any(), start
 
 
 def test_activity_counts_mobility_king_attack_and_passed_pawns() -> None:
@@ -145,6 +149,25 @@ def test_activity_counts_mobility_king_attack_and_passed_pawns() -> None:
     # A white Hawk on d5 attacks f7 (bishop line) and e7, c7? (knight leaps): e7 and f7 are in e8's zone.
     counts = ev.activity(Board("4k3/8/8/3H4/8/8/8/4K3[] w - - 0 1"))
     assert counts[ev.KING_ATTACK + HAWK] == 2
+
+
+def test_activity_counts_threats_and_open_files() -> None:
+    # White pawn d4 attacks the black knight on e5 and the black pawn on c5 (pawns are not counted); the white
+    # rook on a1 attacks the black Elephant on a7 (a lesser piece on a greater one) and stands on an open
+    # file; the black Elephant attacks the rook (not lesser: no threat) and stands on the a-file too; the
+    # black queen on h5 is attacked by nothing; the black rook on e8 stands on a half-open file (a white
+    # pawn on e2, no black pawn on e).
+    counts = ev.activity(Board("4r1k1/e7/8/2p1n2q/3P4/8/4P3/R5K1[] w - - 0 1"))
+    assert counts[ev.PAWN_THREAT + KNIGHT] == 1
+    assert counts[ev.PAWN_THREAT + PAWN] == 0
+    assert counts[ev.PIECE_THREAT + ELEPHANT] == 1
+    assert counts[ev.PIECE_THREAT + ROOK] == 0
+    assert counts[ev.PIECE_THREAT + QUEEN] == 0
+    assert counts[ev.OPEN_FILE + ROOK] == 1 and counts[ev.OPEN_FILE + ELEPHANT] == -1
+    assert counts[ev.HALF_OPEN_FILE + ROOK] == -1
+    # A black knight on b3 attacks the rook on a1: a lesser piece on a rook.
+    counts = ev.activity(Board("6k1/8/8/8/8/1n6/8/R5K1[] w - - 0 1"))
+    assert counts[ev.PIECE_THREAT + ROOK] == -1
 
 
 def test_fit_without_a_term_leaves_its_weights_at_zero(tmp_path: Path) -> None:

@@ -47,8 +47,9 @@ def main(argv: Optional[list[str]] = None) -> int:
                                               "a data file is newer)")
     p.add_argument("--no-mirror", dest="mirror", action="store_false",
                    help="fit each square on its own (default: a square and its a<->h mirror together)")
-    p.add_argument("--terms", default="mobility,king-attack,passed",
-                   help="activity terms to fit, comma-separated (mobility, king-attack, passed; '' for none); "
+    p.add_argument("--terms", default="mobility,king-attack,passed,threats,files",
+                   help="activity terms to fit, comma-separated (mobility, king-attack, passed, threats, files; "
+                        "'' for none); "
                         "the terms left out get weight 0, so the engine does not compute them")
     p.add_argument("--only-terms", action="store_true",
                    help="fit only the activity terms' weights; the tables and the other terms keep theirs")

@@ -8,7 +8,8 @@ Weights (white's point of view; black uses the mirrored square with the opposite
 - the hand terms: ``HAND_VALUE`` (Hawk, Elephant in hand with a gate for them) and
   ``GATE_SHORTAGE_PENALTY``;
 - ``ACTIVITY_MG``/``ACTIVITY_EG``: the activity terms of ``evaluate.activity`` (mobility and king attack per
-  piece type, passed pawns per rank), middlegame and endgame, grouped by ``TERMS``.
+  piece type, passed pawns per rank, threats on each type of piece, pieces on open and half-open files),
+  middlegame and endgame, grouped by ``TERMS``.
 
 The fit minimises the mean squared difference between the label and ``1 / (1 + 10^(-K * eval / 400))``,
 plus an L2 pull towards the current weights (``--l2``) so that rarely seen squares stay where they were. The
@@ -40,7 +41,9 @@ N_FEATURES = ACTIVITY_I + 2 * ev.N_ACTIVITY
 TERMS = {
     "mobility": slice(ev.MOBILITY, ev.KING_ATTACK),
     "king-attack": slice(ev.KING_ATTACK, ev.PASSED),
-    "passed": slice(ev.PASSED, ev.N_ACTIVITY),
+    "passed": slice(ev.PASSED, ev.PAWN_THREAT),
+    "threats": slice(ev.PAWN_THREAT, ev.OPEN_FILE),
+    "files": slice(ev.OPEN_FILE, ev.N_ACTIVITY),
 }
 LN10 = math.log(10.0)
 
@@ -262,7 +265,9 @@ OPEN_KING_FILE = {-r[SHIELD_I + 2]}
 CENTRAL_KING = {-r[SHIELD_I + 3]}
 HAND_VALUE = ({r[HAND_I]}, {r[HAND_I + 1]})  # Hawk, Elephant in hand with a gate for them
 GATE_SHORTAGE_PENALTY = ({-r[SHORTAGE_I]}, {-r[SHORTAGE_I + 1]}, {-r[SHORTAGE_I + 2]})
-# Mobility [0..8], king attack [9..17] by piece type, passed pawns [18..25] by rank (evaluate.activity)
+# Mobility [0..8], king attack [9..17] by piece type, passed pawns [18..25] by rank, threats by pawns [26..34]
+# and by lesser pieces [35..43] by the attacked type, open [44..52] and half-open files [53..61] by type
+# (evaluate.activity)
 ACTIVITY_MG = {activity(ACTIVITY_I)}
 ACTIVITY_EG = {activity(ACTIVITY_I + ev.N_ACTIVITY)}
 '''
