@@ -245,7 +245,12 @@ def write_module(w: np.ndarray, path: Path, source: str) -> None:
 
     def activity(offset: int) -> str:
         values = [int(v) for v in r[offset:offset + ev.N_ACTIVITY]]
-        return "(" + ", ".join(str(v) for v in values) + ")"
+        blocks = [(ev.MOBILITY, "mobility"), (ev.KING_ATTACK, "king attack"), (ev.PASSED, "passed pawns"),
+                  (ev.PAWN_THREAT, "threats by pawns"), (ev.PIECE_THREAT, "threats by lesser pieces"),
+                  (ev.OPEN_FILE, "open files"), (ev.HALF_OPEN_FILE, "half-open files"), (ev.N_ACTIVITY, "")]
+        lines = [f"    {', '.join(str(v) for v in values[start:end])},  # {name}"
+                 for (start, name), (end, _) in zip(blocks, blocks[1:])]
+        return "(\n" + "\n".join(lines) + "\n)"
 
     text = f'''"""Evaluation weights fitted by ``python -m tools.tune fit``
 ({source}).
@@ -265,9 +270,8 @@ OPEN_KING_FILE = {-r[SHIELD_I + 2]}
 CENTRAL_KING = {-r[SHIELD_I + 3]}
 HAND_VALUE = ({r[HAND_I]}, {r[HAND_I + 1]})  # Hawk, Elephant in hand with a gate for them
 GATE_SHORTAGE_PENALTY = ({-r[SHORTAGE_I]}, {-r[SHORTAGE_I + 1]}, {-r[SHORTAGE_I + 2]})
-# Mobility [0..8], king attack [9..17] by piece type, passed pawns [18..25] by rank, threats by pawns [26..34]
-# and by lesser pieces [35..43] by the attacked type, open [44..52] and half-open files [53..61] by type
-# (evaluate.activity)
+# The activity terms of evaluate.activity: mobility, king attack by piece type; passed pawns by rank; threats
+# by the attacked piece's type; open and half-open files by piece type
 ACTIVITY_MG = {activity(ACTIVITY_I)}
 ACTIVITY_EG = {activity(ACTIVITY_I + ev.N_ACTIVITY)}
 '''
