@@ -267,6 +267,16 @@ def test_selfplay_command_writes_labelled_positions(tmp_path: Path) -> None:
     assert len({result for _, _, result, _, _ in rows}) == 1
 
 
+@pytest.mark.skipif(shutil.which(FAIRY) is None, reason="Fairy-Stockfish not installed (CI installs it)")
+def test_selfplay_starts_no_game_after_its_minutes(tmp_path: Path) -> None:
+    # With no time left no game starts: the output exists, empty, and the workers' part files are gone.
+    out = tmp_path / "fsf.txt"
+    assert main(["selfplay", "--out", str(out), "--games", "50", "--workers", "1", "--nodes", "200",
+                 "--minutes", "0"]) == 0
+    assert out.read_text(encoding="utf-8") == ""
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["fsf.txt"]
+
+
 def test_fit_with_free_weights_moves_only_those() -> None:
     board = Board("4k3/8/8/8/8/8/8/3QK3[] w - - 0 1")
     x = np.array([linear.features(board)] * 20)

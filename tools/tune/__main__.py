@@ -29,6 +29,8 @@ def main(argv: Optional[list[str]] = None) -> int:
     p.add_argument("--chess-share", type=float, default=0.25, help="share of standard-chess games")
     p.add_argument("--openings", type=Path, default=Path("engine/data/seirawan.epd"))
     p.add_argument("--seed", type=int, default=1, help="seed of the openings and random plies")
+    p.add_argument("--minutes", type=float, help="start no new game after this many minutes (the games under "
+                                                 "way finish; the positions are written as after --games)")
     p = sub.add_parser("label", help="add a UCI engine's fixed-depth score to each position")
     p.add_argument("data", type=Path)
     p.add_argument("--out", type=Path, required=True)
@@ -65,7 +67,7 @@ def main(argv: Optional[list[str]] = None) -> int:
         print(f"{len(samples)} positions -> {args.out}")
     elif args.command == "selfplay":
         total = generate(args.out, args.games, args.workers, args.engine, args.nodes, args.chess_share,
-                         args.openings, args.seed)
+                         args.openings, args.seed, args.minutes)
         print(f"{total} positions from {args.games} games -> {args.out}")
     elif args.command == "label":
         samples = read_samples(args.data)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import multiprocessing
 import random
+import time
 from pathlib import Path
 from typing import Optional
 
@@ -112,13 +113,15 @@ def chess_start(rng: random.Random) -> str:
     return str(pyffish.get_fen("chess", start, moves))
 
 
-def _worker(args: tuple[int, int, str, int, float, list[str], str]) -> int:
-    seed, games, engine, nodes, chess_share, openings, out = args
+def _worker(args: tuple[int, int, str, int, float, list[str], str, float]) -> int:
+    seed, games, engine, nodes, chess_share, openings, out, deadline = args
     rng = random.Random(seed)
     fsf = Fsf(engine, nodes)
     written = 0
     with open(out, "a", encoding="utf-8") as sink:
         for _ in range(games):
+            if time.time() >= deadline:
+                break
             if rng.random() < chess_share:
                 lines = play_game(fsf, "chess", chess_start(rng))
             else:
@@ -132,21 +135,23 @@ def _worker(args: tuple[int, int, str, int, float, list[str], str]) -> int:
 
 
 def generate(out: Path, games: int, workers: int, engine: str, nodes: int, chess_share: float,
-             openings_path: Path, seed: int) -> int:
-    """Play ``games`` games over ``workers`` processes, appending to ``out``; the number of positions."""
+             openings_path: Path, seed: int, minutes: Optional[float] = None) -> int:
+    """Play ``games`` games over ``workers`` processes, appending to ``out``; the number of positions. With
+    ``minutes``, no game starts after that time (a way to fill the time at hand with whole games)."""
     openings = []
     for line in openings_path.read_text(encoding="utf-8").splitlines():
         fields = line.split()
         if len(fields) >= 4:
             openings.append(" ".join(fields[:4]) + " 0 1")
     per_worker = [games // workers + (1 if i < games % workers else 0) for i in range(workers)]
-    jobs = [(seed * 1000 + i, n, engine, nodes, chess_share, openings, f"{out}.{i}")
+    deadline = time.time() + minutes * 60 if minutes is not None else float("inf")
+    jobs = [(seed * 1000 + i, n, engine, nodes, chess_share, openings, f"{out}.{i}", deadline)
             for i, n in enumerate(per_worker)]
     with multiprocessing.Pool(workers) as pool:
         total = sum(pool.map(_worker, jobs))
     with out.open("a", encoding="utf-8") as sink:
         for job in jobs:
-            part = Path(job[-1])
+            part = Path(job[6])
             sink.write(part.read_text(encoding="utf-8"))
             part.unlink()
     return total
