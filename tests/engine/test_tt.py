@@ -84,7 +84,7 @@ def test_a_search_in_a_tiny_table_never_empties_it_and_finds_its_own_entries() -
     searcher = Searcher(1)
     searcher.tt._set_words(array("q", bytes(1024 * SLOT_BYTES)), 1024)
     board = Board()
-    result = searcher.search(board, SearchLimits(depth=6))
+    result = searcher.search(board, SearchLimits(depth=7))
     assert result.nodes > 4 * searcher.tt.slots
     assert result.best in board.generate_legal()
     words = searcher.tt.buffer
