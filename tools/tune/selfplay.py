@@ -145,13 +145,13 @@ def generate(out: Path, games: int, workers: int, engine: str, nodes: int, chess
             openings.append(" ".join(fields[:4]) + " 0 1")
     per_worker = [games // workers + (1 if i < games % workers else 0) for i in range(workers)]
     deadline = time.time() + minutes * 60 if minutes is not None else float("inf")
-    jobs = [(seed * 1000 + i, n, engine, nodes, chess_share, openings, f"{out}.{i}", deadline)
+    parts = [Path(f"{out}.{i}") for i in range(workers)]
+    jobs = [(seed * 1000 + i, n, engine, nodes, chess_share, openings, str(parts[i]), deadline)
             for i, n in enumerate(per_worker)]
     with multiprocessing.Pool(workers) as pool:
         total = sum(pool.map(_worker, jobs))
     with out.open("a", encoding="utf-8") as sink:
-        for job in jobs:
-            part = Path(job[6])
+        for part in parts:
             sink.write(part.read_text(encoding="utf-8"))
             part.unlink()
     return total
