@@ -10,7 +10,8 @@ cdef tuple KNIGHT_TARGETS, PAWN_ATTACKERS_BLACK, PAWN_ATTACKERS_WHITE, QUEEN_RAY
 cdef tuple TAGGED_RAYS, ORDER_VALUE
 
 
-@cython.locals(squares="int *", side=int, frm=int, to=int, piece=int, enemy_king=int, t=int, q=int)
+@cython.locals(squares="int *", side=int, frm=int, to=int, piece=int, enemy_king=int, t=int, q=int, k=int, i=int,
+               d=int)
 cpdef bint gives_check_quiet(Position pos, int m)
 
 cdef int _ORTHO_SLIDER_AT[17]
@@ -24,14 +25,15 @@ cdef int _LEAP_COUNT[256]
 cdef int _KNIGHT_LEAPER[9]
 cdef int _RAYS_FROM[9]
 cdef int _RAYS_TO[9]
+cdef int _DIRECTION_TO[4096]
 cdef int _CAPTURES_MAX
 
 
 @cython.locals(best_sq=int, best_value=int, k=int, i=int, d=int, t=int, q=int, v=int, king=int)
 cdef int _least_attacker(int *squares, int sq, int side)
 
-@cython.locals(squares="int *", frm=int, to=int, piece=int, victim=int, gains=list, on_square=int, removed=list,
-               side=int, q=int, n=int)
+@cython.locals(squares="int *", frm=int, to=int, piece=int, victim=int, gains="int[64]", emptied="int[64]",
+               pieces="int[64]", on_square=int, side=int, sq=int, q=int, n=int, i=int)
 cpdef int see(Position pos, int m)
 
 @cython.locals(squares="int *", side=int, us=int, ksq=int, aligned=list, gate_types=list, hand=list,

@@ -88,29 +88,39 @@ def gives_check_quiet(pos: Position, m: int) -> bool:
     to = m >> 6 & 63
     piece = squares[frm]
     enemy_king = pos.king_sq[1 if side == 1 else 0]
-    if piece == side:  # pawn
-        if to in (PAWN_ATTACKERS_WHITE[enemy_king] if side == 1 else PAWN_ATTACKERS_BLACK[enemy_king]):
-            return True
-    elif _LEAPER[piece] and to in KNIGHT_TARGETS[enemy_king]:
-        return True
-    line = _RAY_THROUGH[enemy_king][to]
-    if line is not None and (_ORTHO_SLIDER[piece] if line[1] else _DIAG_SLIDER[piece]):
-        for t in line[0]:
+    # The flat tables below (C arrays in the compiled build, attacks.pxd): no tuple is walked, no int made.
+    if piece == side:  # a pawn: is to one of the squares a pawn of side attacks the king from?
+        k = enemy_king * 4 + (2 if side == 1 else 3)
+        for i in range(k * 8, k * 8 + _LEAP_COUNT[k]):
+            if _LEAP_SQUARES[i] == to:
+                return True
+    elif _KNIGHT_LIKE_AT[piece + 8]:
+        for i in range(enemy_king * 32, enemy_king * 32 + _LEAP_COUNT[enemy_king * 4]):
+            if _LEAP_SQUARES[i] == to:
+                return True
+    # The king's ray through the destination (a direct check by a slider), then the one through the origin
+    # (a discovered check); directions 0-3 are orthogonal, 4-7 diagonal.
+    d = _DIRECTION_TO[enemy_king * 64 + to]
+    if d >= 0 and (_ORTHO_SLIDER_AT[piece + 8] if d & 7 < 4 else _DIAG_SLIDER_AT[piece + 8]):
+        for i in range(d * 8, d * 8 + _RAY_LENGTH[d]):
+            t = _RAY_SQUARES[i]
             if t == to:
                 return True
             if t != frm and squares[t]:
                 break
-    line = _RAY_THROUGH[enemy_king][frm]
-    if line is not None:
-        sliders = _ORTHO_SLIDER if line[1] else _DIAG_SLIDER
-        for t in line[0]:
+    d = _DIRECTION_TO[enemy_king * 64 + frm]
+    if d >= 0:
+        for i in range(d * 8, d * 8 + _RAY_LENGTH[d]):
+            t = _RAY_SQUARES[i]
             if t == frm:
                 continue
             if t == to:
                 return False
             q = squares[t]
             if q:
-                return q * side > 0 and sliders[q]
+                if q * side < 0:
+                    return False
+                return bool(_ORTHO_SLIDER_AT[q + 8] if d & 7 < 4 else _DIAG_SLIDER_AT[q + 8])
     return False
 
 
@@ -135,6 +145,13 @@ _LEAP_COUNT = LEAP_COUNT
 _KNIGHT_LEAPER = KNIGHT_LEAPER
 _RAYS_FROM = RAYS_FROM
 _RAYS_TO = RAYS_TO
+# The ray from square k through square sq, as its index k * 8 + d in RAY_SQUARES / RAY_LENGTH (d 0-3 the rook's
+# directions, 4-7 the bishop's), at k * 64 + sq; -1 where sq is on none of k's lines.
+_DIRECTION_TO = [-1] * 4096
+for _sq in range(64):
+    for _d in range(_sq * 8, _sq * 8 + 8):
+        for _t in RAY_SQUARES[_d * 8:_d * 8 + RAY_LENGTH[_d]]:
+            _DIRECTION_TO[_sq * 64 + _t] = _d
 
 
 def _least_attacker(squares: list[int], sq: int, side: int) -> int:
@@ -195,27 +212,36 @@ def see(pos: Position, m: int) -> int:
         return 0 if pos.is_attacked(to, -pos.side) else 100
     piece = squares[frm]
     victim = squares[to]
-    gains = [SEE_VALUE[victim]]
-    on_square = SEE_VALUE[piece]
-    removed = [(frm, piece)]
+    # The gains of the exchange so far, and the squares it emptied with the pieces that stood there: fixed
+    # arrays (C arrays on the stack in the compiled build, attacks.pxd), one slot per square of the board.
+    gains = [0] * 64
+    emptied = [0] * 64
+    pieces = [0] * 64
+    gains[0] = _SEE_VALUE_AT[victim + 8]
+    on_square = _SEE_VALUE_AT[piece + 8]
+    emptied[0] = frm
+    pieces[0] = piece
+    n = 1
     squares[frm] = 0
     squares[to] = piece
     side = -pos.side
-    while True:
+    while n < 64:  # each capturer leaves a square of its own, so there are fewer than 64 of them
         sq = _least_attacker(squares, to, side)
         if sq < 0:
             break
-        gains.append(on_square - gains[-1])
+        gains[n] = on_square - gains[n - 1]
         q = squares[sq]
-        on_square = SEE_VALUE[q]
-        removed.append((sq, q))
+        on_square = _SEE_VALUE_AT[q + 8]
+        emptied[n] = sq
+        pieces[n] = q
+        n += 1
         squares[sq] = 0
         squares[to] = q
         side = -side
     squares[to] = victim
-    for sq, q in removed:
-        squares[sq] = q
-    n = len(gains) - 1
+    for i in range(n):
+        squares[emptied[i]] = pieces[i]
+    n -= 1
     while n > 0:
         if -gains[n - 1] < gains[n]:
             gains[n - 1] = -gains[n]
