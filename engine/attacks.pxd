@@ -5,9 +5,9 @@ from engine.position cimport Position
 
 # Constants the module imports or defines for itself alone, as C values (not importable from the compiled module).
 cdef int BISHOP, ELEPHANT, HAWK, KING, KNIGHT, PAWN, QUEEN, ROOK, EN_PASSANT, PROMOTION
-cdef list _ALIGNED, _RAY_THROUGH, _ORTHO_SLIDER, _DIAG_SLIDER, _LEAPER
-cdef tuple KNIGHT_TARGETS, PAWN_ATTACKERS_BLACK, PAWN_ATTACKERS_WHITE, QUEEN_RAYS
-cdef tuple TAGGED_RAYS, ORDER_VALUE
+cdef list _ALIGNED, _ORTHO_SLIDER, _DIAG_SLIDER, _LEAPER
+cdef tuple PAWN_ATTACKERS_BLACK, PAWN_ATTACKERS_WHITE, QUEEN_RAYS
+cdef tuple ORDER_VALUE
 
 
 @cython.locals(squares="int *", side=int, frm=int, to=int, piece=int, enemy_king=int, t=int, q=int, k=int, i=int,

@@ -12,7 +12,7 @@ with are ``tables.ORDER_VALUE``, and :func:`captures` leaves the sort by key to 
 from __future__ import annotations
 
 from array import array
-from typing import Any, Optional
+from typing import Any
 
 from .movecodes import EN_PASSANT, PROMOTION
 from .position import Position
@@ -24,7 +24,6 @@ from .tables import (
     KING,
     KNIGHT,
     KNIGHT_LEAPER,
-    KNIGHT_TARGETS,
     LEAP_COUNT,
     LEAP_SQUARES,
     LEAPERS,
@@ -40,7 +39,6 @@ from .tables import (
     RAYS_FROM,
     RAYS_TO,
     ROOK,
-    TAGGED_RAYS,
 )
 
 # Victim value * 16 - attacker type: most valuable victim first, cheapest attacker first.
@@ -62,12 +60,6 @@ for _sq in range(64):
             _ALIGNED[_sq][_t] = 1
 
 
-# For a king square and another square on one of its lines: (the ray from the king through it, orthogonal?).
-_RAY_THROUGH: list[list[Optional[tuple[tuple[int, ...], bool]]]] = [[None] * 64 for _ in range(64)]
-for _sq in range(64):
-    for _ray, _orthogonal in TAGGED_RAYS[_sq]:
-        for _t in _ray:
-            _RAY_THROUGH[_sq][_t] = (_ray, _orthogonal)
 _ORTHO_SLIDER = [False] * 17
 _DIAG_SLIDER = [False] * 17
 _LEAPER = [False] * 17
