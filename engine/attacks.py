@@ -60,6 +60,7 @@ for _sq in range(64):
             _ALIGNED[_sq][_t] = 1
 
 
+# Which signed piece codes slide orthogonally, slide diagonally, have a knight's leap.
 _ORTHO_SLIDER = [False] * 17
 _DIAG_SLIDER = [False] * 17
 _LEAPER = [False] * 17

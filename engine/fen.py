@@ -216,7 +216,9 @@ class FenCodec(MoveGenerator):
         self.gates = gates
         self.castling = 0
         self._castle_info: dict[int, tuple[int, int, tuple[int, ...], tuple[int, ...]]] = {}
-        self._castle_clear = [-1] * 64
+        # Per square, the castling rights a move from or to it keeps, as a 64-bit mask (all 64 bits, not -1:
+        # make reads them into C unsigned ints in the compiled build).
+        self._castle_clear = [(1 << 64) - 1] * 64
         for rook_sq in order:
             self._add_castling_right(rook_sq)
 

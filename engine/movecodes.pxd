@@ -2,8 +2,10 @@
 cimport cython
 
 
-@cython.locals(h="long long", z="long long")
-cpdef long long mask_hash(object mask, list keys)
+@cython.locals(h="long long", z="long long", low="unsigned long long")
+cpdef long long mask_hash(unsigned long long mask, list keys)
+
+cdef int _LOW_BIT_SQUARE[67]
 
 
 cdef int _UNDO_WORDS

@@ -31,11 +31,18 @@ def mask_hash(mask: int, keys: list[int]) -> int:
     calls it)."""
     h = 0
     while mask:
-        low = mask & -mask
-        z = keys[low.bit_length() - 1]  # a C long long in the compiled build: the XOR is C
+        low = mask & -mask  # a C unsigned long long in the compiled build, where -mask wraps to the same bit
+        z = keys[_LOW_BIT_SQUARE[low % 67]]  # a C long long in the compiled build: the XOR is C
         h ^= z
         mask ^= low
     return h
+
+
+# The square of a one-bit mask 1 << sq at index (1 << sq) % 67 (the 64 remainders differ): what
+# ``bit_length() - 1`` gives, as a lookup that compiles to C (a C array in the compiled build).
+_LOW_BIT_SQUARE = [0] * 67
+for _sq in range(64):
+    _LOW_BIT_SQUARE[(1 << _sq) % 67] = _sq
 
 
 def encode(frm: int, to: int, piece: int = 0, flag: int = NORMAL) -> int:

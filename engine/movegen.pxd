@@ -7,7 +7,7 @@ from engine.movecodes cimport PositionState
 cdef int CASTLE, CASTLE_ROOK_GATE, DOUBLE_PUSH, EN_PASSANT, NORMAL, PROMOTION
 cdef int BISHOP, ELEPHANT, HAWK, KING, KNIGHT, PAWN, QUEEN, ROOK
 cdef tuple BETWEEN, PAWN_ATTACKERS_BLACK, PAWN_ATTACKERS_WHITE
-cdef tuple PAWN_CAPTURES_BLACK, PAWN_CAPTURES_WHITE, SQUARE_BITS, GATE_TYPES
+cdef tuple SQUARE_BITS, GATE_TYPES
 cdef tuple _RANK_BITS, _RANK_BITS_8, PLAIN_MOVES, GATED_MOVES
 cdef list DOUBLE_PUSHES
 cdef dict _PROMOTIONS
@@ -24,6 +24,7 @@ cdef int _LEAP_AT[34]
 cdef int _KNIGHT_LEAPER[9]
 cdef int _RAYS_FROM[9]
 cdef int _RAYS_TO[9]
+cdef int _PROMOTION_ORDER[6]
 cdef unsigned long long _LINE_TO[4096]
 cdef unsigned long long _ONE, _ALL_SQUARES
 
@@ -37,16 +38,17 @@ cdef class MoveGenerator(PositionState):
     @cython.locals(squares="int *", side=int, us=int, ksq=int, moves=list, checkers=int, blocker=int, t=int, q=int,
                    flags=int, d=int, i=int, k=int,
                    hand=list, up=int, start_rank=int, promo_rank=int, frm=int, piece=int, p=int, rank=int,
-                   one=int, m=int, g=int, king=int, start=int, promo=int, orthogonal=bint,
+                   one=int, m=int, g=int, king=int, start=int, promotions=int, orthogonal=bint, gate_types=int,
+                   captures_at=int, j=int, end=int,
                    ortho_enemy=list, diag_enemy=list, leap_enemy=list, row=list,
                    gates="unsigned long long", gate_here=bint, check_mask="unsigned long long",
-                   pinned="unsigned long long", line="unsigned long long", kept=list, to=int,
+                   pinned="unsigned long long", line="unsigned long long", to=int,
                    pin_line="unsigned long long *")
     cpdef list generate_legal(self)
 
     @cython.locals(ep=int, squares="int *", victim=int, frm=int, legal=bint)
-    cpdef _en_passant_moves(self, int side, int ksq, object append)
+    cpdef _en_passant_moves(self, int side, int ksq, list moves)
 
     @cython.locals(squares="int *", rook_sq=int, king_to=int, rook_to=int, sq=int, blocked=bint, king=int, rook=int,
                    safe=bint, base=int, g=int)
-    cpdef _castling_moves(self, int side, int ksq, unsigned long long gates, object gate_types, object append)
+    cpdef _castling_moves(self, int side, int ksq, unsigned long long gates, int gate_types, list moves)

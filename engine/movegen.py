@@ -36,8 +36,6 @@ from .tables import (
     PAWN,
     PAWN_ATTACKERS_BLACK,
     PAWN_ATTACKERS_WHITE,
-    PAWN_CAPTURES_BLACK,
-    PAWN_CAPTURES_WHITE,
     QUEEN,
     RAY_LENGTH,
     RAY_SQUARES,
@@ -78,6 +76,11 @@ _PROMOTIONS = {
     "seirawan": (QUEEN, ROOK, BISHOP, KNIGHT, HAWK, ELEPHANT),
     "chess": (QUEEN, ROOK, BISHOP, KNIGHT),
 }
+# The promotion pieces in generation order: a variant promotes to the first len(_PROMOTIONS[variant]) of them
+# (a C array in the compiled build).
+_PROMOTION_ORDER = list(_PROMOTIONS["seirawan"])
+assert GATE_TYPES == (HAWK, ELEPHANT)  # generate_legal walks range(HAWK, ELEPHANT + 1) for the gated twins
+assert all(_PROMOTIONS["seirawan"][:len(pieces)] == pieces for pieces in _PROMOTIONS.values())
 
 
 # Move codes as list lookups instead of int arithmetic: PLAIN_MOVES[frm][to] is the code of the plain move
@@ -190,16 +193,21 @@ class MoveGenerator(PositionState):
                 checkers += 1
                 check_mask = _ONE << t
 
+        # The piece types we can gate in, as bit g for type g (GATE_TYPES: HAWK, then ELEPHANT, the order the
+        # gated twins of a move come in): a C int in the compiled build, where a list would be an object.
         hand = self.hand
-        gate_types = [g for g in GATE_TYPES if hand[g * side]] if self.gates else None
+        gate_types = 0
+        if self.gates:
+            for g in range(HAWK, ELEPHANT + 1):
+                if hand[g * side]:
+                    gate_types |= 1 << g
         gates = self.gates if gate_types else 0
 
         if checkers < 2:
             up = 8 * side
             start_rank = 1 if side == 1 else 6
             promo_rank = 6 if side == 1 else 1  # pawns on this rank promote when they move
-            pawn_captures = PAWN_CAPTURES_WHITE if side == 1 else PAWN_CAPTURES_BLACK
-            promotions = _PROMOTIONS[self.variant]
+            captures_at = 3 if side == 1 else 2  # our pawns' captures: the leaps of the other colour's attackers
             for frm in range(64):
                 piece = squares[frm]
                 p = piece * side
@@ -209,18 +217,22 @@ class MoveGenerator(PositionState):
                 if p == PAWN:  # inline: pawns are the most common piece and a call per pawn costs
                     rank = frm >> 3
                     one = frm + up
+                    k = frm * 4 + captures_at
                     if rank == promo_rank:
-                        targets = [one] if squares[one] == 0 else []
-                        for t in pawn_captures[frm]:
+                        promotions = len(_PROMOTIONS[self.variant])
+                        if squares[one] == 0:
+                            for i in range(promotions):
+                                moves.append(frm | one << 6 | _PROMOTION_ORDER[i] << 12 | PROMOTION << 16)
+                        for j in range(k * 8, k * 8 + _LEAP_COUNT[k]):
+                            t = _LEAP_SQUARES[j]
                             if (q := squares[t]) * side < 0:
-                                targets.append(t)
-                        for t in targets:
-                            for promo in promotions:
-                                moves.append(frm | t << 6 | promo << 12 | PROMOTION << 16)
+                                for i in range(promotions):
+                                    moves.append(frm | t << 6 | _PROMOTION_ORDER[i] << 12 | PROMOTION << 16)
                     else:
                         if squares[one] == 0:
                             moves.append(row[one])
-                        for t in pawn_captures[frm]:
+                        for j in range(k * 8, k * 8 + _LEAP_COUNT[k]):
+                            t = _LEAP_SQUARES[j]
                             if (q := squares[t]) * side < 0:
                                 moves.append(row[t])
                         if rank == start_rank and squares[one] == 0 and squares[one + up] == 0:
@@ -245,16 +257,20 @@ class MoveGenerator(PositionState):
                                 moves.append(row[t])
                             break
                 if gate_here:
-                    for m in moves[start:]:
-                        for g in gate_types:  # type: ignore[union-attr]
-                            moves.append(GATED_MOVES[g][m])
+                    end = len(moves)
+                    for i in range(start, end):
+                        m = moves[i]
+                        for g in range(HAWK, ELEPHANT + 1):
+                            if gate_types >> g & 1:
+                                moves.append(GATED_MOVES[g][m])
             if self.ep >= 0:
-                self._en_passant_moves(side, ksq, moves.append)
+                self._en_passant_moves(side, ksq, moves)
             if pinned or checkers:
                 # Pinned pieces keep to their line, and in check a move must capture or block the checker (en
-                # passant was tested on the board already).
-                kept: list[int] = []
-                for m in moves:
+                # passant was tested on the board already): the moves kept move up in the list, in order.
+                end = 0
+                for i in range(len(moves)):
+                    m = moves[i]
                     if m >> 16 != EN_PASSANT:
                         frm = m & 63
                         to = m >> 6 & 63
@@ -262,8 +278,9 @@ class MoveGenerator(PositionState):
                             continue
                         if not check_mask >> to & 1:
                             continue
-                    kept.append(m)
-                moves = kept
+                    moves[end] = moves[i]  # the item itself: a C int m would be made into a new object
+                    end += 1
+                del moves[end:]
 
         # King moves: the destination must not be attacked once the king has left its square.
         king = squares[ksq]
@@ -275,15 +292,18 @@ class MoveGenerator(PositionState):
                 moves.append(row[t])
         squares[ksq] = king
         if self.castling and not checkers:
-            self._castling_moves(side, ksq, gates, gate_types, moves.append)
+            self._castling_moves(side, ksq, gates, gate_types, moves)
         if gates >> ksq & 1:
-            for m in moves[start:]:
+            end = len(moves)
+            for i in range(start, end):
+                m = moves[i]
                 if m >> 16 == NORMAL:
-                    for g in gate_types:  # type: ignore[union-attr]
-                        moves.append(GATED_MOVES[g][m])
+                    for g in range(HAWK, ELEPHANT + 1):
+                        if gate_types >> g & 1:
+                            moves.append(GATED_MOVES[g][m])
         return moves
 
-    def _en_passant_moves(self, side: int, ksq: int, append) -> None:  # type: ignore[no-untyped-def]
+    def _en_passant_moves(self, side: int, ksq: int, moves: list[int]) -> None:
         ep = self.ep
         squares = self.squares
         victim = ep - 8 * side
@@ -299,9 +319,10 @@ class MoveGenerator(PositionState):
             squares[victim] = -side
             squares[ep] = 0
             if legal:
-                append(frm | ep << 6 | EN_PASSANT << 16)
+                moves.append(frm | ep << 6 | EN_PASSANT << 16)
 
-    def _castling_moves(self, side, ksq, gates, gate_types, append) -> None:  # type: ignore[no-untyped-def]
+    def _castling_moves(self, side: int, ksq: int, gates: int, gate_types: int, moves: list[int]) -> None:
+        """The legal castling moves and their gated twins (``gate_types``: bit g for each type g in hand)."""
         squares = self.squares
         castling = self.castling
         # The rook squares of this side's rights, from the 8 bits of its back rank (small ints for PyPy).
@@ -336,12 +357,14 @@ class MoveGenerator(PositionState):
             if not safe:
                 continue
             base = ksq | rook_sq << 6 | CASTLE << 16
-            append(base)
+            moves.append(base)
             if gate_types:
                 if gates >> ksq & 1 and ksq != king_to and ksq != rook_to:
-                    for g in gate_types:
-                        append(base | g << 12)
+                    for g in range(HAWK, ELEPHANT + 1):
+                        if gate_types >> g & 1:
+                            moves.append(base | g << 12)
                 if gates >> rook_sq & 1 and rook_sq != king_to and rook_sq != rook_to:
-                    for g in gate_types:
-                        append(ksq | rook_sq << 6 | g << 12 | CASTLE_ROOK_GATE << 16)
+                    for g in range(HAWK, ELEPHANT + 1):
+                        if gate_types >> g & 1:
+                            moves.append(ksq | rook_sq << 6 | g << 12 | CASTLE_ROOK_GATE << 16)
 

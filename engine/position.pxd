@@ -7,12 +7,13 @@ from engine.movecodes cimport mask_hash
 # Names the module imports for itself alone (the ones it re-exports stay Python objects).
 cdef int BISHOP, ELEPHANT, HAWK, KING, PAWN, QUEEN, ROOK
 cdef int CASTLE_ROOK_GATE, DOUBLE_PUSH, EN_PASSANT, PROMOTION, UNDO_WORDS
-cdef tuple PAWN_ATTACKERS_BLACK, PAWN_ATTACKERS_WHITE, SQUARE_BITS
+cdef tuple PAWN_ATTACKERS_BLACK, PAWN_ATTACKERS_WHITE
 cdef list ZOBRIST_CASTLING, ZOBRIST_EP, ZOBRIST_HAND, ZOBRIST_PIECE
 cdef long long _ZOBRIST_AT[1088]
 cdef long long _ZOBRIST_HAND_AT[272]
 cdef long long _ZOBRIST_EP[64]
 cdef long long ZOBRIST_SIDE
+cdef unsigned long long _ONE, _RANK_1, _RANK_8
 
 
 cdef class Position(FenCodec):
@@ -25,7 +26,8 @@ cdef class Position(FenCodec):
     cpdef make(self, int code)
 
     @cython.locals(squares="int *", h="long long", gate_type=int, gated=int, gate_sq=int, hand=list, count=int,
-                   z="long long")
+                   z="long long", castling="unsigned long long", keep="unsigned long long",
+                   new_castling="unsigned long long", gates="unsigned long long")
     cpdef _update_back_rank(self, int code, int frm, int to, int flag, int side)
 
     @cython.locals(n=int, i=int, undo="long long[::1]", masks="unsigned long long[::1]")

@@ -43,7 +43,6 @@ from .tables import (
     PAWN_ATTACKERS_WHITE,
     QUEEN,
     ROOK,
-    SQUARE_BITS,
     ZOBRIST_CASTLING,
     ZOBRIST_EP,
     ZOBRIST_HAND,
@@ -57,6 +56,10 @@ from .tables import (
 _ZOBRIST_AT = [ZOBRIST_PIECE[_q][_sq] for _q in range(-8, 9) for _sq in range(64)]
 _ZOBRIST_HAND_AT = [ZOBRIST_HAND[_q][_n] for _q in range(-8, 9) for _n in range(16)]
 _ZOBRIST_EP = ZOBRIST_EP
+# Square masks as C unsigned ints in the compiled build (position.pxd): 1 << sq of a C int would overflow.
+_ONE = 1
+_RANK_1 = RANK_1_MASK
+_RANK_8 = RANK_8_MASK
 
 # The move-code flags (CASTLE, PROMOTION, ...) are C constants of this module in the compiled build
 # (position.pxd), not importable from it: take them from engine.movecodes.
@@ -225,15 +228,21 @@ class Position(FenCodec):
         """The castling rights and gates after a move from or to a back-rank square (part of ``make``)."""
         squares = self.squares
         h = self.hash
+        # The masks go through typed locals: C unsigned ints in the compiled build (position.pxd), so the
+        # rights and gates are updated without a Python int.
         castling = self.castling
         if castling:
-            new_castling = castling & self._castle_clear[frm] & self._castle_clear[to]
+            keep = self._castle_clear[frm]
+            new_castling = castling & keep
+            keep = self._castle_clear[to]
+            new_castling &= keep
             if new_castling != castling:
-                h ^= mask_hash(castling ^ new_castling, ZOBRIST_CASTLING)
+                z = mask_hash(castling ^ new_castling, ZOBRIST_CASTLING)
+                h ^= z
                 self.castling = new_castling
         gates = self.gates
         if gates:
-            gates &= ~(SQUARE_BITS[frm] | SQUARE_BITS[to])
+            gates &= ~(_ONE << frm | _ONE << to)
             gate_type = code >> 12 & 15
             if gate_type and flag != PROMOTION:
                 gated = gate_type * side
@@ -249,7 +258,7 @@ class Position(FenCodec):
                 z = _ZOBRIST_HAND_AT[(gated + 8) * 16 + count - 1]
                 h ^= z
                 if hand[HAWK * side] + hand[ELEPHANT * side] == 0:
-                    gates &= ~BACK_RANK_MASK[0 if side == 1 else 1]
+                    gates &= ~(_RANK_1 if side == 1 else _RANK_8)
             self.gates = gates
         self.hash = h
 
