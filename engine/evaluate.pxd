@@ -10,6 +10,9 @@ cdef tuple PAWN_CAPTURES_BLACK, PAWN_CAPTURES_WHITE
 cdef int _KING_ATTACK, _PASSED, _PAWN_THREAT, _PIECE_THREAT, _OPEN_FILE, _HALF_OPEN_FILE, _N_ACTIVITY
 cdef bint _ATTACK_ON, _PASSED_ON, _PAWN_THREAT_ON, _PIECE_THREAT_ON, _FILES_ON, _WALK_ON, _POSITIONAL_ON
 cdef list _ACTIVE
+cdef int _TEMPO, _PHASE_MAX, _HAND_HAWK, _HAND_ELEPHANT, _SHIELD_NEAR, _SHIELD_FAR, _OPEN_KING_FILE, _CENTRAL_KING
+cdef int _POPCOUNT8[256]
+cdef int _SHORTAGE_AT[9]
 
 
 cdef int _MG[1088]
@@ -34,11 +37,12 @@ cdef int _M_RAYS_TO[9]
                dmg=int, deg=int, dphase=int, gate=int, new=int, victim=int, king_to=int, rook_to=int)
 cpdef (int, int, int) move_delta(Position pos, int code)
 
-@cython.locals(key="long long", white_hawks="long long", white_elephants="long long", black_hawks="long long",
-               black_elephants="long long")
 cpdef int hand_score(list hand, unsigned long long gates) except? -32767
 
-@cython.locals(f=int, r=int, score=int, df=int, ff=int, near=int, far=int)
+@cython.locals(count=int, usable=int, take=int, value=int, spare=int)
+cdef int _hand_value(int hawks, int elephants, int gate_count) noexcept
+
+@cython.locals(f=int, r=int, score=int, ff=int, near=int, far=int)
 cdef int _shield(int *squares, int king, int sign)
 
 @cython.locals(white_king=int, black_king=int)

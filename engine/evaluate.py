@@ -42,11 +42,13 @@ from .tables import (
 # Game phase: 24 (or more, clamped) = opening, 0 = bare kings and pawns. Pieces in hand count.
 PHASE_WEIGHT = (0, 0, 1, 1, 2, 4, 0, 3, 3)
 PHASE_MAX = 24
+_PHASE_MAX = PHASE_MAX  # a C int in the compiled build
 
 # The fitted weights (engine/eval_weights.py, written by ``python -m tools.tune fit``): piece-square
 # tables with material, tempo, king shield, and the value of pieces in hand. The tuner starts from (and
 # pulls towards) the values these names hold.
 TEMPO = W.TEMPO
+_TEMPO = TEMPO  # a C int in the compiled build (evaluate.pxd), where TEMPO stays importable
 # A Hawk or Elephant in hand while there is a gate for it (on the board they are worth their table value).
 HAND_VALUE = W.HAND_VALUE
 # Penalty per piece in hand by how many spare gates are left (gates - pieces): a side about to run out of
@@ -150,47 +152,37 @@ def move_delta(pos: Position, code: int) -> tuple[int, int, int]:
 
 
 _POPCOUNT8 = [bin(i).count("1") for i in range(256)]
-_hand_cache: dict[int, int] = {}
+# The weights above as C ints in the compiled build (evaluate.pxd): the penalty by spare gates 0..8, zero past
+# the fitted ones.
+_HAND_HAWK = HAND_VALUE[0]
+_HAND_ELEPHANT = HAND_VALUE[1]
+_SHORTAGE_AT = [GATE_SHORTAGE_PENALTY[_n] if _n < len(GATE_SHORTAGE_PENALTY) else 0 for _n in range(9)]
 
 
 def hand_score(hand: list[int], gates: int) -> int:
     """Pieces in hand (white's view): worth a little more than on the board while there is a gate for each,
     penalised as the spare gates run out, and worthless once no gate is left for them."""
-    # Gates are back-rank squares: the key packs both ranks and the four counts into one small int (C integers
-    # in the compiled build, evaluate.pxd).
-    white_hawks = hand[HAWK]
-    white_elephants = hand[ELEPHANT]
-    black_hawks = hand[-HAWK]
-    black_elephants = hand[-ELEPHANT]
-    key = ((gates & 255) | (gates >> 56) << 8 | white_hawks << 16 | white_elephants << 22 | black_hawks << 28
-           | black_elephants << 34)
-    score = _hand_cache.get(key)
-    if score is not None:
-        return score
-    score = 0
-    for color, sign in ((0, 1), (1, -1)):
-        hawks = hand[HAWK * sign]
-        elephants = hand[ELEPHANT * sign]
-        count = hawks + elephants
-        if not count:
-            continue
-        own_gates = gates & BACK_RANK[color]
-        gate_count = _POPCOUNT8[own_gates >> 56 if color else own_gates]
-        usable = min(count, gate_count)
-        # With fewer gates than pieces, the side keeps the most valuable ones.
-        value = 0
-        for index, number in ((1, elephants), (0, hawks)):
-            take = min(number, usable)
-            usable -= take
-            value += take * HAND_VALUE[index]
-        spare = gate_count - count
-        if 0 <= spare < len(GATE_SHORTAGE_PENALTY):
-            value -= GATE_SHORTAGE_PENALTY[spare] * count
-        score += value * sign
-    if len(_hand_cache) > 4096:
-        _hand_cache.clear()
-    _hand_cache[key] = score
-    return score
+    # Gates are back-rank squares: each side's are the 8 bits of its own back rank.
+    return (_hand_value(hand[HAWK], hand[ELEPHANT], _POPCOUNT8[gates & 255])
+            - _hand_value(hand[-HAWK], hand[-ELEPHANT], _POPCOUNT8[gates >> 56]))
+
+
+def _hand_value(hawks: int, elephants: int, gate_count: int) -> int:
+    """One side's pieces in hand with ``gate_count`` gates left (C ints throughout in the compiled build)."""
+    count = hawks + elephants
+    if not count:
+        return 0
+    # With fewer gates than pieces, the side keeps the most valuable ones: the Elephants first.
+    usable = count if count < gate_count else gate_count
+    take = elephants if elephants < usable else usable
+    value = take * _HAND_ELEPHANT
+    usable -= take
+    take = hawks if hawks < usable else usable
+    value += take * _HAND_HAWK
+    spare = gate_count - count
+    if spare >= 0:
+        value -= _SHORTAGE_AT[spare] * count
+    return value
 
 
 # King safety, middlegame only: the pawn shield of a castled king (a king-tropism term was tried and lost).
@@ -200,25 +192,30 @@ OPEN_KING_FILE = W.OPEN_KING_FILE  # no own pawn on the king's file (or a file n
 CENTRAL_KING = W.CENTRAL_KING  # a king still in the centre (d/e files): the shield does not count there
 
 
+_SHIELD_NEAR = SHIELD_NEAR  # private copies: C ints in the compiled build
+_SHIELD_FAR = SHIELD_FAR
+_OPEN_KING_FILE = OPEN_KING_FILE
+_CENTRAL_KING = CENTRAL_KING
+
+
 def _shield(squares: list[int], king: int, sign: int) -> int:
     """Pawn shield of a king in the middlegame: bonus for own pawns in front, penalty for open files."""
     f = king & 7
     if 2 < f < 5:
-        return -CENTRAL_KING
+        return -_CENTRAL_KING
     r = king >> 3
+    near = r + sign
+    far = r + 2 * sign
     score = 0
-    for df in (-1, 0, 1):
-        ff = f + df
+    for ff in range(f - 1, f + 2):  # the king's file and the files next to it
         if ff < 0 or ff > 7:
             continue
-        near = r + sign
-        far = r + 2 * sign
         if 0 <= near <= 7 and squares[near * 8 + ff] == sign:
-            score += SHIELD_NEAR
+            score += _SHIELD_NEAR
         elif 0 <= far <= 7 and squares[far * 8 + ff] == sign:
-            score += SHIELD_FAR
+            score += _SHIELD_FAR
         else:
-            score -= OPEN_KING_FILE
+            score -= _OPEN_KING_FILE
     return score
 
 
@@ -506,8 +503,8 @@ def activity(pos: Position) -> list[int]:
 
 def evaluate(pos: Position, mg: int, eg: int, phase: int) -> int:
     """The static score in centipawns from the side to move's point of view."""
-    phase_max = PHASE_MAX  # C ints in the compiled build (evaluate.pxd): the arithmetic below is C
-    tempo = TEMPO
+    phase_max = _PHASE_MAX  # C ints in the compiled build (evaluate.pxd): the arithmetic below is C
+    tempo = _TEMPO
     p = phase if phase < phase_max else phase_max
     if p > 6:
         mg += king_safety(pos)

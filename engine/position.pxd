@@ -30,19 +30,19 @@ cdef class Position(FenCodec):
                    new_castling="unsigned long long", gates="unsigned long long")
     cpdef _update_back_rank(self, int code, int frm, int to, int flag, int side)
 
-    @cython.locals(n=int, i=int, undo="long long[::1]", masks="unsigned long long[::1]")
+    @cython.locals(n=int, i=int)
     cdef _push_undo(self, int code, int captured)
 
     @cython.locals(code=int, captured=int, ep=int, h="long long", squares="int *", frm=int, to=int, flag=int,
                    side=int, gate_type=int, piece=int, king_to=int, rook_to=int, king=int, rook=int, n=int, i=int,
-                   undo="long long[::1]", masks="unsigned long long[::1]", halfmove="long long",
+                   halfmove="long long",
                    castling="unsigned long long", gates="unsigned long long")
     cpdef int unmake(self) except? -1
 
     @cython.locals(h="long long", z="long long")
     cpdef make_null(self)
 
-    @cython.locals(n=int, undo="long long[::1]")
+    @cython.locals(n=int)
     cpdef unmake_null(self)
 
     cpdef int hand_count(self, int side)

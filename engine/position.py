@@ -213,15 +213,15 @@ class Position(FenCodec):
         i = n * UNDO_WORDS
         if i + UNDO_WORDS > len(self.undo):
             self._grow_undo()
-        undo = self.undo
-        undo[i] = code
-        undo[i + 1] = captured
-        undo[i + 2] = self.ep
-        undo[i + 3] = self.halfmove
-        undo[i + 4] = self.hash
-        masks = self.undo_masks
-        masks[2 * n] = self.castling
-        masks[2 * n + 1] = self.gates
+        # self.undo and self.undo_masks at each use rather than in locals: in the compiled build a local typed
+        # memoryview takes and drops a reference to the buffer at every call (two atomic operations).
+        self.undo[i] = code
+        self.undo[i + 1] = captured
+        self.undo[i + 2] = self.ep
+        self.undo[i + 3] = self.halfmove
+        self.undo[i + 4] = self.hash
+        self.undo_masks[2 * n] = self.castling
+        self.undo_masks[2 * n + 1] = self.gates
         self.undo_len = n + 1
 
     def _update_back_rank(self, code: int, frm: int, to: int, flag: int, side: int) -> None:
@@ -268,16 +268,14 @@ class Position(FenCodec):
         if n < 0:
             raise IndexError("unmake: no move to take back")
         self.undo_len = n
-        undo = self.undo
-        i = n * UNDO_WORDS
-        code = undo[i]
-        captured = undo[i + 1]
-        ep = undo[i + 2]
-        halfmove = undo[i + 3]
-        h = undo[i + 4]
-        masks = self.undo_masks
-        castling = masks[2 * n]
-        gates = masks[2 * n + 1]
+        i = n * UNDO_WORDS  # self.undo and self.undo_masks at each use, not in locals: see _push_undo
+        code = self.undo[i]
+        captured = self.undo[i + 1]
+        ep = self.undo[i + 2]
+        halfmove = self.undo[i + 3]
+        h = self.undo[i + 4]
+        castling = self.undo_masks[2 * n]
+        gates = self.undo_masks[2 * n + 1]
         squares = self.squares
         frm = code & 63
         to = code >> 6 & 63
@@ -333,10 +331,9 @@ class Position(FenCodec):
     def unmake_null(self) -> None:
         n = self.undo_len - 1
         self.undo_len = n
-        undo = self.undo
-        self.ep = undo[n * UNDO_WORDS + 2]
-        self.halfmove = undo[n * UNDO_WORDS + 3]
-        self.hash = undo[n * UNDO_WORDS + 4]
+        self.ep = self.undo[n * UNDO_WORDS + 2]  # self.undo, not a local: see _push_undo
+        self.halfmove = self.undo[n * UNDO_WORDS + 3]
+        self.hash = self.undo[n * UNDO_WORDS + 4]
         self.side = -self.side
         self.ply -= 1
 

@@ -21,9 +21,9 @@ cdef class TranspositionTable:
     cdef public int age
     cdef public int megabytes
 
-    @cython.locals(words="long long[::1]", i="long long", end="long long", data="long long")
+    @cython.locals(i="long long", end="long long", data="long long")
     cpdef long long probe(self, long long key)
 
-    @cython.locals(words="long long[::1]", age=int, i="long long", end="long long", target="long long", worst=int, data="long long",
+    @cython.locals(age=int, i="long long", end="long long", target="long long", worst=int, data="long long",
                    value=int)
     cpdef store(self, long long key, int depth, int bound, int score, int move)

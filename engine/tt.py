@@ -130,30 +130,30 @@ class TranspositionTable:
 
     def probe(self, key: int) -> int:
         """The data word stored for ``key`` (decode with the shifts of :func:`unpack`), or 0."""
-        words = self.words
+        # self.words at each use rather than in a local: in the compiled build a local typed memoryview takes
+        # and drops a reference to the buffer at every call (two atomic operations), the attribute does not.
         i = (key & self.bucket_mask) << 3
         end = i + 8
         while i < end:
-            data = words[i]
-            if data and words[i + 1] ^ data == key:
+            data = self.words[i]
+            if data and self.words[i + 1] ^ data == key:
                 return data  # type: ignore[no-any-return]
             i += 2
         return 0
 
     def store(self, key: int, depth: int, bound: int, score: int, move: int) -> None:
         """Store an entry for ``key`` in its bucket (see the module's notes on replacement)."""
-        words = self.words
-        age = self.age
+        age = self.age  # self.words at each use, not in a local: see probe
         i = (key & self.bucket_mask) << 3
         end = i + 8
         target = i
         worst = 1 << 20
         while i < end:
-            data = words[i]
+            data = self.words[i]
             if not data:
                 target = i
                 break
-            if words[i + 1] ^ data == key:
+            if self.words[i + 1] ^ data == key:
                 if (bound != _EXACT and data >> 45 == age and (data >> 38 & DEPTH_MAX) > depth + 2):
                     return  # a much deeper entry of this search: keep it
                 if not move:
@@ -166,8 +166,8 @@ class TranspositionTable:
                 target = i
             i += 2
         data = pack(depth, bound, score, move, age)
-        words[target] = data
-        words[target + 1] = key ^ data
+        self.words[target] = data
+        self.words[target + 1] = key ^ data
 
     def entry(self, key: int) -> Optional[tuple[int, int, int, int]]:
         """``(depth, bound, score, move)`` stored for ``key``, or None (for tests and the PV)."""
