@@ -6,7 +6,7 @@ from engine.position cimport Position
 # Constants the module imports or defines for itself alone, as C values (not importable from the compiled module).
 cdef int BISHOP, ELEPHANT, HAWK, KING, KNIGHT, PAWN, QUEEN, ROOK, EN_PASSANT, PROMOTION
 cdef list _ALIGNED, _ORTHO_SLIDER, _DIAG_SLIDER, _LEAPER
-cdef tuple PAWN_ATTACKERS_BLACK, PAWN_ATTACKERS_WHITE, QUEEN_RAYS
+cdef tuple QUEEN_RAYS
 cdef tuple ORDER_VALUE
 
 
@@ -18,6 +18,9 @@ cdef int _ORTHO_SLIDER_AT[17]
 cdef int _DIAG_SLIDER_AT[17]
 cdef int _KNIGHT_LIKE_AT[17]
 cdef int _SEE_VALUE_AT[17]
+cdef int _MVV_AT[17]
+cdef int _ATTACKER_RANK_AT[17]
+cdef int _ALIGNED_AT[4096]
 cdef int _RAY_SQUARES[4096]
 cdef int _RAY_LENGTH[512]
 cdef int _LEAP_SQUARES[2048]
@@ -36,15 +39,16 @@ cdef int _least_attacker(int *squares, int sq, int side)
                pieces="int[64]", on_square=int, side=int, sq=int, q=int, n=int, i=int)
 cpdef int see(Position pos, int m)
 
-@cython.locals(squares="int *", side=int, us=int, ksq=int, aligned=list, gate_types=list, hand=list,
-               frm=int, p=int, targets=list, one=int, f=int, promo=bint, t=int, q=int, rank=int, key="long long", m=int, victim_value=int,
-               g=int, ep=int, victim=int, legal=bint, piece=int, gates="unsigned long long", gated=bint, d=int, n=int, end=int)
+@cython.locals(squares="int *", side=int, us=int, ksq=int, aligned=int, gate_types=int, hand=list, frm=int, p=int,
+               targets="int[16]", count=int, one=int, f=int, promo=bint, t=int, q=int, rank=int, key="long long",
+               m=int, victim_value=int, g=int, ep=int, victim=int, legal=bint, piece=int, gates="unsigned long long",
+               gated=bint, d=int, n=int, end=int, i=int, k=int)
 cpdef int captures_into(Position pos, long long[::1] out, int start) except -1
 
 cpdef list captures(Position pos)
 
 @cython.locals(squares="int *", piece=int, captured=int, safe=bint)
-cpdef bint _legal_after(Position pos, int frm, int to, int ksq, list aligned, int side)
+cpdef bint _legal_after(Position pos, int frm, int to, int ksq, int side)
 
 @cython.locals(squares="int *", piece=int, captured=int, safe=bint)
 cpdef bint _king_safe_after(Position pos, int frm, int to, int side)

@@ -30,8 +30,6 @@ from .tables import (
     ORDER_VALUE,
     ORTHOGONAL_SLIDERS,
     PAWN,
-    PAWN_ATTACKERS_BLACK,
-    PAWN_ATTACKERS_WHITE,
     QUEEN,
     QUEEN_RAYS,
     RAY_LENGTH,
@@ -131,6 +129,9 @@ _ORTHO_SLIDER_AT = [int(_ORTHO_SLIDER[_q]) for _q in range(-8, 9)]
 _DIAG_SLIDER_AT = [int(_DIAG_SLIDER[_q]) for _q in range(-8, 9)]
 _KNIGHT_LIKE_AT = [int(_LEAPER[_q]) for _q in range(-8, 9)]  # pieces with a knight's leap
 _SEE_VALUE_AT = [SEE_VALUE[_q] for _q in range(-8, 9)]
+_MVV_AT = [MVV[_q] for _q in range(-8, 9)]
+_ATTACKER_RANK_AT = [ATTACKER_RANK[_q] for _q in range(-8, 9)]
+_ALIGNED_AT = [flag for row in _ALIGNED for flag in row]  # king square * 64 + square
 _RAY_SQUARES = RAY_SQUARES
 _RAY_LENGTH = RAY_LENGTH
 _LEAP_SQUARES = LEAP_SQUARES
@@ -265,89 +266,99 @@ def captures_into(pos: Position, out: Any, start: int) -> int:
     side = pos.side
     us = 0 if side == 1 else 1
     ksq = pos.king_sq[us]
-    aligned = _ALIGNED[ksq]
+    aligned = ksq * 64  # our king's row of _ALIGNED_AT
+    # The piece types we can gate in, as bit g for type g (HAWK, then ELEPHANT: the order of the twins).
     gates = pos.gates
-    gate_types: list[int] = []
+    gate_types = 0
     if gates:
         hand = pos.hand
-        if hand[HAWK * side]:
-            gate_types.append(HAWK)
-        if hand[ELEPHANT * side]:
-            gate_types.append(ELEPHANT)
+        for g in range(HAWK, ELEPHANT + 1):
+            if hand[g * side]:
+                gate_types |= 1 << g
         if not gate_types:
             gates = 0
-    mvv = MVV
-    # The capture targets of one piece at a time; one list for the whole scan, emptied after each piece that
-    # had any (a new list per piece cost an allocation each, most of them for nothing).
-    targets: list[int] = []
+    # The capture targets of one piece at a time, in a fixed array (a C array in the compiled build): a piece
+    # has at most 8 rays and 8 leaps.
+    targets = [0] * 16
     for frm in range(64):
         piece = squares[frm]
         p = piece * side
         if p <= 0:
             continue
+        count = 0
         if p == PAWN:
             one = frm + 8 * side
             f = frm & 7
             promo = (one >> 3) == (7 if side == 1 else 0)
             if f > 0 and (q := squares[one - 1]) * side < 0:
-                targets.append(one - 1)
+                targets[count] = one - 1
+                count += 1
             if f < 7 and (q := squares[one + 1]) * side < 0:
-                targets.append(one + 1)
+                targets[count] = one + 1
+                count += 1
             if promo:
                 if squares[one] == 0:
-                    targets.append(one)
-                for t in targets:
-                    if _legal_after(pos, frm, t, ksq, aligned, side):
+                    targets[count] = one
+                    count += 1
+                for i in range(count):
+                    t = targets[i]
+                    if _legal_after(pos, frm, t, ksq, side):
+                        key = _MVV_AT[squares[t] + 8] * 16 + 900  # a C long long: the shift needs 64 bits
                         if n < end:
-                            out[n] = ((mvv[squares[t]] * 16 + 900) << 20
-                                      | frm | t << 6 | QUEEN << 12 | PROMOTION << 16)
+                            out[n] = key << 20 | frm | t << 6 | QUEEN << 12 | PROMOTION << 16
                             n += 1
-                del targets[:]
                 continue
         elif p == KING:
-            for t in _LEAP_SQUARES[frm * 32 + 8:frm * 32 + 8 + _LEAP_COUNT[frm * 4 + 1]]:  # king steps
+            for i in range(frm * 32 + 8, frm * 32 + 8 + _LEAP_COUNT[frm * 4 + 1]):  # king steps
+                t = _LEAP_SQUARES[i]
                 if (q := squares[t]) * side < 0:
-                    targets.append(t)
+                    targets[count] = t
+                    count += 1
         else:
             if _KNIGHT_LEAPER[p]:
-                for t in _LEAP_SQUARES[frm * 32:frm * 32 + _LEAP_COUNT[frm * 4]]:
+                for i in range(frm * 32, frm * 32 + _LEAP_COUNT[frm * 4]):
+                    t = _LEAP_SQUARES[i]
                     if (q := squares[t]) * side < 0:
-                        targets.append(t)
+                        targets[count] = t
+                        count += 1
             for d in range(frm * 8 + _RAYS_FROM[p], frm * 8 + _RAYS_TO[p]):
-                for t in _RAY_SQUARES[d * 8:d * 8 + _RAY_LENGTH[d]]:
+                for i in range(d * 8, d * 8 + _RAY_LENGTH[d]):
+                    t = _RAY_SQUARES[i]
                     q = squares[t]
                     if q:
                         if q * side < 0:
-                            targets.append(t)
+                            targets[count] = t
+                            count += 1
                         break
-        if not targets:
+        if not count:
             continue
-        rank = ATTACKER_RANK[p]
+        rank = _ATTACKER_RANK_AT[p + 8]
         gated = gates and (frm < 8 or frm > 55) and gates >> frm & 1
-        for t in targets:
+        for i in range(count):
+            t = targets[i]
             if p == KING:
                 if not _king_safe_after(pos, frm, t, side):
                     continue
-            elif aligned[frm] and not _legal_after(pos, frm, t, ksq, aligned, side):
+            elif _ALIGNED_AT[aligned + frm] and not _legal_after(pos, frm, t, ksq, side):
                 continue
             q = squares[t]
-            victim_value = mvv[q]
+            victim_value = _MVV_AT[q + 8]
             key = victim_value * 16 - rank
             m = frm | t << 6
             if n < end:
                 out[n] = key << 20 | m
                 n += 1
             if gated:
-                for g in gate_types:
-                    if n < end:
+                for g in range(HAWK, ELEPHANT + 1):
+                    if gate_types >> g & 1 and n < end:
                         out[n] = key << 20 | m | g << 12
                         n += 1
-        del targets[:]
     if pos.ep >= 0:
         ep = pos.ep
-        attackers = PAWN_ATTACKERS_WHITE[ep] if side == 1 else PAWN_ATTACKERS_BLACK[ep]
         victim = ep - 8 * side
-        for frm in attackers:
+        k = ep * 4 + (2 if side == 1 else 3)  # the squares a pawn of side attacks ep from
+        for i in range(k * 8, k * 8 + _LEAP_COUNT[k]):
+            frm = _LEAP_SQUARES[i]
             if squares[frm] != side:
                 continue
             squares[frm] = 0
@@ -363,9 +374,9 @@ def captures_into(pos: Position, out: Any, start: int) -> int:
                     n += 1
     return n - start
 
-def _legal_after(pos: Position, frm: int, to: int, ksq: int, aligned: list[int], side: int) -> bool:
-    """Would our king be safe after moving frm -> to (not a king move)?"""
-    if not aligned[frm]:
+def _legal_after(pos: Position, frm: int, to: int, ksq: int, side: int) -> bool:
+    """Would our king on ``ksq`` be safe after moving frm -> to (not a king move)?"""
+    if not _ALIGNED_AT[ksq * 64 + frm]:
         return True
     squares = pos.squares
     piece = squares[frm]
