@@ -7,7 +7,6 @@ from engine.movecodes cimport mask_hash
 # Names the module imports for itself alone (the ones it re-exports stay Python objects).
 cdef int BISHOP, ELEPHANT, HAWK, KING, PAWN, QUEEN, ROOK
 cdef int CASTLE_ROOK_GATE, DOUBLE_PUSH, EN_PASSANT, PROMOTION, UNDO_WORDS
-cdef tuple PAWN_ATTACKERS_BLACK, PAWN_ATTACKERS_WHITE
 cdef list ZOBRIST_CASTLING, ZOBRIST_EP, ZOBRIST_HAND, ZOBRIST_PIECE
 cdef long long _ZOBRIST_AT[1088]
 cdef long long _ZOBRIST_HAND_AT[272]
@@ -21,7 +20,7 @@ cdef class Position(FenCodec):
     cpdef copy_state_to(self, Position other)
 
     @cython.locals(squares="int *", frm=int, to=int, flag=int, side=int, h="long long", ep=int, piece=int,
-                   captured=int, target=int, a=int, new_piece=int, victim_sq=int, king_to=int, rook_to=int,
+                   captured=int, target=int, f=int, new_piece=int, victim_sq=int, king_to=int, rook_to=int,
                    rook=int, p=int, z="long long")
     cpdef make(self, int code)
 

@@ -39,8 +39,6 @@ from .tables import (
     HAWK,
     KING,
     PAWN,
-    PAWN_ATTACKERS_BLACK,
-    PAWN_ATTACKERS_WHITE,
     QUEEN,
     ROOK,
     ZOBRIST_CASTLING,
@@ -144,15 +142,13 @@ class Position(FenCodec):
                 self.halfmove = 0
             elif piece == side:
                 self.halfmove = 0
-                if flag:  # double push: an en passant square only if an enemy pawn could take
-                    target = (frm + to) >> 1
-                    attackers = PAWN_ATTACKERS_BLACK[target] if side == 1 else PAWN_ATTACKERS_WHITE[target]
-                    for a in attackers:
-                        if squares[a] == -side:
-                            self.ep = target
-                            z = _ZOBRIST_EP[target]
-                            h ^= z
-                            break
+                if flag:  # double push: an en passant square only if an enemy pawn next to it could take
+                    f = to & 7
+                    if (f > 0 and squares[to - 1] == -side) or (f < 7 and squares[to + 1] == -side):
+                        target = (frm + to) >> 1
+                        self.ep = target
+                        z = _ZOBRIST_EP[target]
+                        h ^= z
             else:
                 self.halfmove += 1
             if piece == KING or piece == -KING:
