@@ -490,8 +490,7 @@ class AlphaBetaSearch:
                 prev_to = prev >> 6 & 63
                 counter_index = (pos.squares[prev_to] + 8) * 64 + prev_to
                 counter = orderer.countermoves[counter_index]
-        # This ply's part of the move buffers (a child's ply has its own; internal iterative deepening, at
-        # this ply, runs before the moves are written).
+        # This ply's part of the move buffers (a child's ply has its own).
         buffer = self.moves
         start = ply * MOVES_MAX
         if hash_move and _plausible(pos, hash_move):
@@ -503,10 +502,11 @@ class AlphaBetaSearch:
             moves = pos.generate_legal()
             if not moves:
                 return -MATE + ply if in_check else 0
-            if not hash_move and depth >= 5 and pv_node:
-                # Internal iterative deepening: find a move to search first.
-                self.pvs(depth - 2, alpha, beta, ply, mg, eg, phase, False, in_check)
-                hash_move = tt.probe(key) & 0xFFFFF
+            if not hash_move and depth >= 4:
+                # Internal iterative reduction: with no move from the table this node was not searched
+                # before (or was lost from it), so it is likely less important than its depth says: one ply
+                # less, and the next visit finds its best move in the table.
+                depth -= 1
             end = start + orderer.order_into(pos, moves, hash_move, ply, counter, buffer, start)
             staged = False
         squares = pos.squares
