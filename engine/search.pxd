@@ -88,7 +88,7 @@ cdef class AlphaBetaSearch:
                    prev_to=int, staged=bint, buffer="long long[::1]", quiets="long long[::1]", start=int, end=int, tried=int, moves=list, squares="int *", best=int, best_move=int,
                    original_alpha=int, prunable=bint, prune=bint, bad_capture=bint, extend=bint, improving=bint, lmr_depth=int,
                    evals="int[::1]", late_limit=int, searched=int, lmr_row=list,
-                   index=int, m=int, to=int, victim=int, flag=int, quiet=bint, gives_check=bint, dmg=int, deg=int,
+                   index=int, m=int, to=int, victim=int, flag=int, quiet=bint, hash_capture=bint, gives_check=bint, dmg=int, deg=int,
                    dph=int, new_depth=int, killers=list, stored=int)
     cpdef int pvs(self, int depth, int alpha, int beta, int ply, int mg, int eg, int phase, bint null_ok,
                   bint in_check) except? -32767

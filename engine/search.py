@@ -510,6 +510,9 @@ class AlphaBetaSearch:
             end = start + orderer.order_into(pos, moves, hash_move, ply, counter, buffer, start)
             staged = False
         squares = pos.squares
+        # A capture as the hash move: the quiet moves after it are less likely to be better (Stockfish's
+        # ttCapture), and are reduced a ply more.
+        hash_capture = hash_move != 0 and squares[hash_move >> 6 & 63] * side < 0
         best = -INFINITE
         best_move = 0
         original_alpha = alpha
@@ -594,6 +597,8 @@ class AlphaBetaSearch:
                     if pv_node and reduction:
                         reduction -= 1
                     elif not pv_node and not improving:
+                        reduction += 1
+                    if hash_capture:
                         reduction += 1
                     killers = orderer.killers[ply]
                     if m == killers[0] or m == killers[1]:
