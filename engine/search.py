@@ -56,6 +56,11 @@ for _d in range(1, 64):
 
 REVERSE_FUTILITY_MARGIN = 110  # cp a ply (one ply less when the static evaluation is improving)
 REVERSE_FUTILITY_DEPTH = 6
+# Razoring (Stockfish 16's rule in centipawns): at depth <= RAZOR_DEPTH, a static evaluation more than
+# RAZOR_BASE + RAZOR_MARGIN * depth^2 below alpha drops into the quiescence search.
+RAZOR_DEPTH = 3
+RAZOR_BASE = 220
+RAZOR_MARGIN = 120
 # Futility pruning of quiet moves by the depth left after their late-move reduction: the static evaluation
 # plus FUTILITY_BASE + FUTILITY_MARGIN a ply still below alpha.
 FUTILITY_BASE = 120
@@ -466,6 +471,12 @@ class AlphaBetaSearch:
             improving = ply < 2 or static_eval > evals[ply - 2]
         evals[ply] = static_eval
         if not in_check and not pv_node and abs(beta) < MATE_BOUND:
+            # Razoring: far below alpha at low depth, the captures alone decide (a null-window quiescence
+            # search at alpha; its result stands if it stays below).
+            if depth <= RAZOR_DEPTH and static_eval < alpha - RAZOR_BASE - RAZOR_MARGIN * depth * depth:
+                score = self.quiescence.qsearch(alpha - 1, alpha, ply, mg, eg, phase, False)
+                if score < alpha:
+                    return score
             # Reverse futility: far above beta at low depth.
             if (depth <= REVERSE_FUTILITY_DEPTH
                     and static_eval - REVERSE_FUTILITY_MARGIN * (depth - improving) >= beta):
