@@ -52,7 +52,7 @@ _CAPTURE_ORDER = capture_order(MVV, ATTACKER_RANK)
 _LMR = [[0] * 64 for _ in range(64)]
 for _d in range(1, 64):
     for _m in range(1, 64):
-        _LMR[_d][_m] = int(0.5 + math.log(_d) * math.log(_m) / 1.8)
+        _LMR[_d][_m] = int(0.5 + math.log(_d) * math.log(_m) / 2.0)
 
 REVERSE_FUTILITY_MARGIN = 110  # cp a ply (one ply less when the static evaluation is improving)
 REVERSE_FUTILITY_DEPTH = 6
