@@ -3,9 +3,16 @@ for docs/engine.md, not a test).
 
 Each engine searches each position once with ``go movetime`` (3 s by default), one engine after the other, a
 new engine process for every search (an empty hash table; the bot's UCI client), ``Hash`` 16 and one thread.
-From the ``info`` lines of the finished iterations (lines with a score that is not a bound) it takes the depth
-reached, the nodes and the nodes per second at the end, and the time and nodes at which each of ``--depths``
-(10, 12, 14) was first completed. The positions are four S-chess middlegames (:data:`POSITIONS`).
+From the ``info`` lines with a score that is not a bound it takes the depth reached, the nodes and the nodes
+per second at the end, and the time and nodes at which each of ``--depths`` (10, 12, 14) was first completed.
+The positions are four S-chess middlegames (:data:`POSITIONS`).
+
+Engines differ in what their last line means. Fairy-Stockfish (as Stockfish) prints one more line when the clock
+stops it, with the depth of the iteration it was in the middle of ("info depth 19 ... time 3002 pv e4f3 e2f3"
+after depth 18 finished at 1948 ms); our engine prints finished iterations only. So a line sent at or after the
+``movetime`` (the clock had run out: the search was cut inside that iteration) does not count as a finished
+iteration, whichever engine sent it. The table shows both: the depth finished (compared) and the depth of the
+last line.
 
     python -m tools.depth --engine "ours=schess-engine" --engine "fsf=/usr/games/fairy-stockfish"
 
@@ -35,11 +42,12 @@ DEFAULT_DEPTHS = (10, 12, 14)
 
 @dataclass
 class Iteration:
-    """One finished iteration as an engine reported it."""
+    """One iteration as an engine reported it: finished, or cut by the clock (the stop line)."""
 
     depth: int
     nodes: int
     time_ms: int
+    finished: bool = True
 
 
 @dataclass
@@ -51,6 +59,12 @@ class SearchReport:
 
     @property
     def depth(self) -> int:
+        """The deepest finished iteration."""
+        return max((i.depth for i in self.iterations if i.finished), default=0)
+
+    @property
+    def reported_depth(self) -> int:
+        """The depth of the last line, finished or cut by the clock."""
         return self.iterations[-1].depth if self.iterations else 0
 
     @property
@@ -64,12 +78,12 @@ class SearchReport:
 
     def reached(self, depth: int) -> Optional[Iteration]:
         """The first finished iteration of at least ``depth``, or None."""
-        return next((i for i in self.iterations if i.depth >= depth), None)
+        return next((i for i in self.iterations if i.finished and i.depth >= depth), None)
 
 
 def parse_info(line: str) -> Optional[Iteration]:
-    """The iteration an ``info`` line reports, or None for lines that are not a finished iteration (no score,
-    a bound, no nodes or time: ``currmove`` lines, strings, aspiration fails)."""
+    """The iteration an ``info`` line reports, or None for lines that report none (no score, a bound, no nodes
+    or time: ``currmove`` lines, strings, aspiration fails)."""
     words = line.split()
     if not words or words[0] != "info" or "score" not in words or "string" in words:
         return None
@@ -86,8 +100,9 @@ def parse_info(line: str) -> Optional[Iteration]:
     return Iteration(values["depth"], values["nodes"], values["time"])
 
 
-def read_search(lines: Iterable[str]) -> SearchReport:
-    """The report of one search from the engine's output after ``go``, up to and including ``bestmove``."""
+def read_search(lines: Iterable[str], movetime_ms: Optional[int] = None) -> SearchReport:
+    """The report of one search from the engine's output after ``go``, up to and including ``bestmove``; with
+    ``movetime_ms``, a line sent at or after it is an iteration the clock cut, not a finished one."""
     report = SearchReport()
     for line in lines:
         if line.startswith("bestmove"):
@@ -96,8 +111,12 @@ def read_search(lines: Iterable[str]) -> SearchReport:
             break
         iteration = parse_info(line)
         if iteration is not None:
+            if movetime_ms is not None and iteration.time_ms >= movetime_ms:
+                iteration.finished = False
             if report.iterations and report.iterations[-1].depth == iteration.depth:
-                report.iterations[-1] = iteration  # the same depth again (a final line after stop)
+                # The same depth again (a final line after stop): a depth once finished stays finished.
+                iteration.finished = iteration.finished or report.iterations[-1].finished
+                report.iterations[-1] = iteration
             else:
                 report.iterations.append(iteration)
     return report
@@ -115,21 +134,24 @@ def search_once(command: Sequence[str], fen: str, movetime_ms: int, options: Seq
                           on_info=lines.append)
     finally:
         engine.close()
-    return read_search(lines + [f"bestmove {reply.bestmove or '(none)'}"])
+    return read_search(lines + [f"bestmove {reply.bestmove or '(none)'}"], movetime_ms)
 
 
 def format_reports(name: str, reports: Sequence[SearchReport], depths: Sequence[int]) -> list[str]:
     """Markdown rows for one engine: one per position, then the averages."""
     rows = []
     for index, report in enumerate(reports, 1):
-        cells = [name, str(index), str(report.depth), f"{report.nodes:,}", f"{report.nps / 1000:.0f}k"]
+        cells = [name, str(index), str(report.depth), str(report.reported_depth), f"{report.nodes:,}",
+                 f"{report.nps / 1000:.0f}k"]
         for depth in depths:
             hit = report.reached(depth)
             cells.append("-" if hit is None else f"{hit.time_ms / 1000:.2f} s, {hit.nodes:,}")
         rows.append("| " + " | ".join(cells) + " |")
     mean_depth = sum(r.depth for r in reports) / len(reports)
+    mean_reported = sum(r.reported_depth for r in reports) / len(reports)
     mean_nps = sum(r.nps for r in reports) / len(reports)
-    rows.append(f"| {name} | mean | {mean_depth:.2f} | | {mean_nps / 1000:.0f}k |" + " |" * len(depths))
+    rows.append(f"| {name} | mean | {mean_depth:.2f} | {mean_reported:.2f} | | {mean_nps / 1000:.0f}k |"
+                + " |" * len(depths))
     return rows
 
 
@@ -166,9 +188,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         for name, command in engines:
             report = search_once(command, fen, args.movetime, options)
             reports[name].append(report)
-            print(f"# {name}: depth {report.depth}, {report.nodes} nodes, bestmove {report.bestmove}: {fen}",
+            print(f"# {name}: depth {report.depth} finished, {report.reported_depth} last line, {report.nodes} "
+                  f"nodes, bestmove {report.bestmove}: {fen}",
                   file=sys.stderr, flush=True)
-    header = ["engine", "position", "depth", "nodes", "nodes/s"] + [f"to depth {d} (time, nodes)" for d in depths]
+    header = ["engine", "position", "depth finished", "last line", "nodes", "nodes/s"]
+    header += [f"to depth {d} (time, nodes)" for d in depths]
     print("| " + " | ".join(header) + " |")
     print("|" + "---|" * len(header))
     for name, _ in engines:
@@ -180,8 +204,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             other = reports[name]
             nps_ratio = sum(r.nps for r in base) / max(1.0, sum(r.nps for r in other))
             gap = (sum(r.depth for r in other) - sum(r.depth for r in base)) / len(POSITIONS)
+            last_gap = (sum(r.reported_depth for r in other) - sum(r.reported_depth for r in base)) / len(POSITIONS)
             print(f"\n{first} against {name}: {nps_ratio:.2f}x the nodes per second, on average "
-                  f"{abs(gap):.2f} plies {'shallower' if gap > 0 else 'deeper'}")
+                  f"{abs(gap):.2f} plies {'shallower' if gap > 0 else 'deeper'} in finished iterations "
+                  f"({abs(last_gap):.2f} {'shallower' if last_gap > 0 else 'deeper'} by the last lines)")
     print(f"\n({len(POSITIONS)} positions, {args.movetime} ms each, {time.perf_counter() - started:.0f} s in all)")
     return 0
 

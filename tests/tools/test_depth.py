@@ -40,3 +40,27 @@ def test_a_search_report_gives_depth_speed_and_time_to_depth() -> None:
     assert [i.depth for i in fairy.iterations] == [15, 16]  # the repeated depth-16 line replaces its twin
     first_past_12 = fairy.reached(12)
     assert fairy.nodes == 1210000 and first_past_12 is not None and first_past_12.depth == 15
+
+
+# Fairy-Stockfish 11.1 at `go movetime 3000` (S-chess, the fourth position of tools.depth): depth 18 finished at
+# 1948 ms, and the clock stopped it inside depth 19, which it still prints (with the partial pv).
+FAIRY_STOPPED = [
+    "info depth 17 seldepth 29 multipv 1 score cp 671 nodes 538210 nps 392567 hashfull 293 tbhits 0 time 1371 pv e4f3",
+    "info depth 18 seldepth 35 multipv 1 score cp 687 nodes 745355 nps 382625 hashfull 399 tbhits 0 time 1948 pv e4f3",
+    "info depth 19 seldepth 29 multipv 1 score cp 662 nodes 1193240 nps 397481 hashfull 624 tbhits 0 time 3002 "
+    "pv e4f3 e2f3",
+    "bestmove e4f3 ponder e2f3",
+]
+
+
+def test_the_line_the_clock_cut_is_not_a_finished_iteration() -> None:
+    fairy = read_search(FAIRY_STOPPED, movetime_ms=3000)
+    assert (fairy.depth, fairy.reported_depth) == (18, 19)  # compared with ours on finished iterations
+    assert fairy.nodes == 1193240  # the nodes of the whole search still count
+    assert fairy.reached(19) is None
+    hit = fairy.reached(18)
+    assert hit is not None and hit.time_ms == 1948
+    ours = read_search(OURS, movetime_ms=3000)  # our engine prints finished iterations only
+    assert (ours.depth, ours.reported_depth) == (10, 10)
+    # Without a movetime every line counts, as before.
+    assert read_search(FAIRY_STOPPED).depth == 19
