@@ -105,3 +105,4 @@ cdef class Searcher:
     cdef public object stop_signal
     cdef public int partial_move
     cdef public int partial_score
+    cdef public bint partial_exact

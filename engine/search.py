@@ -656,6 +656,7 @@ class Searcher:
         # The best move (and score) the running iteration has proved so far; 0 before its first move ends.
         self.partial_move = 0
         self.partial_score = 0
+        self.partial_exact = False
 
     # ------------------------------------------------------------------ control
 
@@ -715,6 +716,7 @@ class Searcher:
                     # iteration be stopped before it ends.
                     self.partial_move = m
                     self.partial_score = score
+                    self.partial_exact = score < beta
                     alpha = score
                     if score >= beta:
                         break
@@ -777,6 +779,7 @@ class Searcher:
             control.seldepth = 0
             iteration_start = control.elapsed()
             self.partial_move = 0
+            self.partial_exact = False
             try:
                 if depth >= 4 and abs(best_score) < MATE_BOUND:
                     window = 35
@@ -804,12 +807,19 @@ class Searcher:
                         pos.unmake_null()
                     else:
                         pos.unmake()
-                if self.partial_move and self.partial_move != best_move:
+                partial = self.partial_move
+                if partial and (partial != best_move or self.partial_exact):
                     # The unfinished iteration already proved a move better than the last one's best (the
-                    # best move of the last iteration is searched first): play it.
-                    best_move = self.partial_move
+                    # best move of the last iteration is searched first), or gave that move an exact score at
+                    # this depth: play it, with that score.
+                    best_move = partial
                     best_score = self.partial_score
                     pv = self._extract_pv(best_move)
+                    if self.partial_exact and info is not None:
+                        # Reported at the depth the clock cut, as Stockfish does: the move and score are
+                        # this depth's, only the moves after it were not all searched. The result's depth
+                        # stays the last finished one.
+                        info(self._info(depth, best_score, pv))
                 break
             best_move = move
             best_score = score

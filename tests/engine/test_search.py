@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 from array import array
+from typing import Any, Optional
 
 import pytest
 
@@ -143,19 +144,22 @@ def test_no_legal_move_gives_none() -> None:
 
 
 class _StoppedAtDepthThree(Searcher):
-    """A searcher whose third iteration is stopped (as by the clock) after ``proved`` (a root move, or 0 for
-    none) was proved better than the moves before it."""
+    """A searcher whose third iteration is stopped (as by the clock) after the root move at ``proved_index``
+    (None for none) was proved better than the moves before it, with an exact score or (``exact`` False) a
+    lower bound."""
 
-    def __init__(self, proved_index: int) -> None:
+    def __init__(self, proved_index: Optional[int], exact: bool = False) -> None:
         super().__init__()
         self.proved_index = proved_index
+        self.exact = exact
 
     def _root(self, depth, alpha, beta, root_moves, mg, eg, phase):  # type: ignore[no-untyped-def]
         if depth < 3:
             return super()._root(depth, alpha, beta, root_moves, mg, eg, phase)
-        if self.proved_index:
+        if self.proved_index is not None:
             self.partial_move = root_moves[self.proved_index]
             self.partial_score = 77
+            self.partial_exact = self.exact
         raise SearchAborted
 
 
@@ -173,8 +177,26 @@ def test_a_stopped_iteration_plays_the_move_it_already_proved_better() -> None:
 def test_a_stopped_iteration_without_a_proof_keeps_the_last_best_move() -> None:
     board = Board()
     last = Searcher().search(board, SearchLimits(depth=2))
-    result = _StoppedAtDepthThree(proved_index=0).search(board, SearchLimits(depth=6))
+    infos: list[dict[str, Any]] = []
+    result = _StoppedAtDepthThree(proved_index=None).search(board, SearchLimits(depth=6), infos.append)
     assert (result.depth, result.best, result.score) == (2, last.best, last.score)
+    assert [info["depth"] for info in infos] == [1, 2]  # nothing to report of the cut iteration
+
+
+def test_a_stopped_iteration_reports_the_depth_it_scored_the_best_move_at() -> None:
+    # The clock stops the third iteration after the last best move (searched first) got an exact score:
+    # the engine reports depth 3 with that score, as Stockfish does; a lower bound is not reported.
+    board = Board()
+    last = Searcher().search(board, SearchLimits(depth=2))
+    infos: list[dict[str, Any]] = []
+    result = _StoppedAtDepthThree(proved_index=0, exact=True).search(board, SearchLimits(depth=6), infos.append)
+    assert (result.depth, result.best, result.score) == (2, last.best, 77)
+    assert [info["depth"] for info in infos] == [1, 2, 3]
+    assert infos[-1]["score"] == 77 and infos[-1]["pv"][0] == last.best == result.pv[0]
+    infos.clear()
+    result = _StoppedAtDepthThree(proved_index=0).search(board, SearchLimits(depth=6), infos.append)
+    assert (result.best, result.score) == (last.best, last.score)  # a lower bound for the same move: kept
+    assert [info["depth"] for info in infos] == [1, 2]
 
 
 # ---------------------------------------------------------------- draws
