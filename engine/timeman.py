@@ -118,9 +118,11 @@ def keep_searching(elapsed: float, soft: float, hard: Optional[float], last_iter
                    falling: int, score: int) -> bool:
     """Whether to start the next iteration, ``elapsed`` seconds into the move with budget ``soft`` and hard
     cap ``hard`` (seconds from the start; None: no cap), after an iteration that took ``last_iteration``
-    seconds. With soft = hard (``go movetime``) the search goes on until the cap (the time was asked for)."""
+    seconds. With soft = hard (``go movetime``) the search goes on until the cap: the time was asked for
+    ("search exactly x mseconds", the UCI protocol), and the iteration the cap stops is not wasted (the search
+    plays and reports what it has already proved at that depth)."""
     if hard is not None and soft >= hard:
-        return elapsed + last_iteration * NEXT_ITERATION_RATIO < hard
+        return True
     if elapsed > soft * START_SHARE * time_factor(stability, falling, score):
         return False
     if hard is not None and elapsed + last_iteration * NEXT_ITERATION_RATIO > hard:

@@ -110,9 +110,11 @@ def test_no_iteration_starts_that_cannot_finish_before_the_cap() -> None:
     assert keep_searching(1.0, 1.0, None, 1.5, 0, 200, 0)  # no cap: only the budget counts
 
 
-def test_movetime_searches_until_the_next_iteration_would_not_fit() -> None:
-    assert keep_searching(2.0, 2.95, 2.95, 0.5, 5, 0, 900)  # stable and decided, but the time was asked for
-    assert not keep_searching(2.0, 2.95, 2.95, 0.7, 5, 0, 900)
+def test_movetime_searches_until_the_cap() -> None:
+    # Stable and decided, and the next iteration would not fit: the time was asked for, so it goes on.
+    assert keep_searching(2.0, 2.95, 2.95, 0.5, 5, 0, 900)
+    assert keep_searching(2.0, 2.95, 2.95, 0.7, 5, 0, 900)
+    assert not keep_searching(2.0, 2.95, 3.5, 0.7, 5, 0, 900)  # a clock's budget below its cap: it stops
 
 
 def test_a_simulated_game_stays_inside_the_caps_and_spends_less_when_settled() -> None:
