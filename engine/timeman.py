@@ -34,6 +34,9 @@ DECIDED_FACTOR = 0.6
 # The next iteration costs about this many times the last one (effective branching factor, measured on the
 # bench positions: 1.6-2.5); it is not started when even that would not finish before the hard cap.
 NEXT_ITERATION_RATIO = 1.5
+# The search passes its cap as deadline - start, which float rounding can put a hair above the budget it was
+# planned equal to (go movetime): a budget this close to the cap counts as the cap.
+SAME_TIME = 0.001
 # The opening's moves (the first OPENING_PLIES plies from the position the GUI gave) share the time left over
 # OPENING_MOVES moves (SUDDEN_DEATH_OPENING_MOVES without increment) instead of 28 or 32: about twice the
 # budget, as Fairy-Stockfish spends it (2.8 s a move in its first ten at 30+0.3, then little more than the
@@ -121,7 +124,7 @@ def keep_searching(elapsed: float, soft: float, hard: Optional[float], last_iter
     seconds. With soft = hard (``go movetime``) the search goes on until the cap: the time was asked for
     ("search exactly x mseconds", the UCI protocol), and the iteration the cap stops is not wasted (the search
     plays and reports what it has already proved at that depth)."""
-    if hard is not None and soft >= hard:
+    if hard is not None and soft >= hard - SAME_TIME:
         return True
     if elapsed > soft * START_SHARE * time_factor(stability, falling, score):
         return False

@@ -115,6 +115,9 @@ def test_movetime_searches_until_the_cap() -> None:
     assert keep_searching(2.0, 2.95, 2.95, 0.5, 5, 0, 900)
     assert keep_searching(2.0, 2.95, 2.95, 0.7, 5, 0, 900)
     assert not keep_searching(2.0, 2.95, 3.5, 0.7, 5, 0, 900)  # a clock's budget below its cap: it stops
+    start = 12345.678  # the search's cap is its deadline less its start: a rounding error above the budget
+    assert start + 2.95 - start != 2.95
+    assert keep_searching(2.0, 2.95, start + 2.95 - start, 0.7, 5, 0, 900)
 
 
 def test_a_simulated_game_stays_inside_the_caps_and_spends_less_when_settled() -> None:
