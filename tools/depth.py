@@ -7,12 +7,13 @@ From the ``info`` lines with a score that is not a bound it takes the depth reac
 per second at the end, and the time and nodes at which each of ``--depths`` (10, 12, 14) was first completed.
 The positions are four S-chess middlegames (:data:`POSITIONS`).
 
-Engines differ in what their last line means. Fairy-Stockfish (as Stockfish) prints one more line when the clock
-stops it, with the depth of the iteration it was in the middle of ("info depth 19 ... time 3002 pv e4f3 e2f3"
-after depth 18 finished at 1948 ms); our engine prints finished iterations only. So a line sent at or after the
-``movetime`` (the clock had run out: the search was cut inside that iteration) does not count as a finished
-iteration, whichever engine sent it. The table shows both: the depth finished (compared) and the depth of the
-last line.
+The last line may not be a finished iteration. When the clock stops Fairy-Stockfish (as Stockfish) it prints
+one more line with the depth of the iteration it was in the middle of ("info depth 19 ... time 3002 pv e4f3
+e2f3" after depth 18 finished at 1948 ms), and so does our engine once that iteration has given its best move
+an exact score (at ``movetime`` less its 50 ms move overhead). So a last line of a new depth sent in the last
+:data:`STOP_MARGIN_MS` of the ``movetime`` counts as an iteration the clock cut, whichever engine sent it
+(a finished iteration that happens to end there is counted as cut too, alike for every engine). The table
+shows both: the depth finished (compared) and the depth of the last line.
 
     python -m tools.depth --engine "ours=schess-engine" --engine "fsf=/usr/games/fairy-stockfish"
 
@@ -38,6 +39,8 @@ POSITIONS = tuple(BENCH_POSITIONS[i][1] for i in (1, 2, 4)) + (
     "r3k2r/ppp1bppp/4h1n1/3q4/3Pp1b1/2P1QP1N/PPH1P2P/2KR1BER[e] b kq - 0 14",
 )
 DEFAULT_DEPTHS = (10, 12, 14)
+# A last line sent this close to the movetime (or after it) is the line of an iteration the clock cut.
+STOP_MARGIN_MS = 100
 
 
 @dataclass
@@ -102,23 +105,26 @@ def parse_info(line: str) -> Optional[Iteration]:
 
 def read_search(lines: Iterable[str], movetime_ms: Optional[int] = None) -> SearchReport:
     """The report of one search from the engine's output after ``go``, up to and including ``bestmove``; with
-    ``movetime_ms``, a line sent at or after it is an iteration the clock cut, not a finished one."""
+    ``movetime_ms``, a last line of a new depth sent within :data:`STOP_MARGIN_MS` of it is an iteration the
+    clock cut, not a finished one."""
     report = SearchReport()
+    last_is_new_depth = False
     for line in lines:
         if line.startswith("bestmove"):
             parts = line.split()
             report.bestmove = parts[1] if len(parts) > 1 else ""
             break
         iteration = parse_info(line)
-        if iteration is not None:
-            if movetime_ms is not None and iteration.time_ms >= movetime_ms:
-                iteration.finished = False
-            if report.iterations and report.iterations[-1].depth == iteration.depth:
-                # The same depth again (a final line after stop): a depth once finished stays finished.
-                iteration.finished = iteration.finished or report.iterations[-1].finished
-                report.iterations[-1] = iteration
-            else:
-                report.iterations.append(iteration)
+        if iteration is None:
+            continue
+        last_is_new_depth = not report.iterations or report.iterations[-1].depth != iteration.depth
+        if last_is_new_depth:
+            report.iterations.append(iteration)
+        else:
+            report.iterations[-1] = iteration  # the same depth again (a final line after stop)
+    if movetime_ms is not None and last_is_new_depth:
+        last = report.iterations[-1]
+        last.finished = last.time_ms < movetime_ms - STOP_MARGIN_MS
     return report
 
 

@@ -60,7 +60,16 @@ def test_the_line_the_clock_cut_is_not_a_finished_iteration() -> None:
     assert fairy.reached(19) is None
     hit = fairy.reached(18)
     assert hit is not None and hit.time_ms == 1948
-    ours = read_search(OURS, movetime_ms=3000)  # our engine prints finished iterations only
+    ours = read_search(OURS, movetime_ms=3000)  # the last line at 2609 ms: a finished iteration
     assert (ours.depth, ours.reported_depth) == (10, 10)
+    # Our engine stops at the movetime less its 50 ms overhead, and reports the cut depth once its best move
+    # has an exact score there.
+    cut = OURS[:2] + ["info depth 11 seldepth 25 multipv 1 score cp 30 nodes 480000 nps 162000 time 2950 pv e2e4"]
+    ours = read_search(cut + OURS[2:], movetime_ms=3000)
+    assert (ours.depth, ours.reported_depth, ours.nodes) == (10, 11, 480000)
+    # Fairy-Stockfish's cut line of the last finished depth (its first move not yet searched again) is that
+    # depth, still finished.
+    twin = FAIRY_STOPPED[:2] + [FAIRY_STOPPED[1].replace("time 1948", "time 3001")] + FAIRY_STOPPED[3:]
+    assert read_search(twin, movetime_ms=3000).depth == 18
     # Without a movetime every line counts, as before.
     assert read_search(FAIRY_STOPPED).depth == 19
