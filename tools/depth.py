@@ -161,6 +161,13 @@ def format_reports(name: str, reports: Sequence[SearchReport], depths: Sequence[
     return rows
 
 
+def depth_gap(base: Sequence[SearchReport], other: Sequence[SearchReport], attribute: str) -> str:
+    """How much shallower (or deeper) ``base`` is than ``other`` on average, by a depth ``attribute`` of the
+    reports ("depth" or "reported_depth")."""
+    gap = sum(getattr(r, attribute) - getattr(b, attribute) for b, r in zip(base, other)) / len(base)
+    return f"{abs(gap):.2f} plies {'shallower' if gap > 0 else 'deeper'}"
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tools.depth", description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -209,11 +216,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         for name, _ in engines[1:]:
             other = reports[name]
             nps_ratio = sum(r.nps for r in base) / max(1.0, sum(r.nps for r in other))
-            gap = (sum(r.depth for r in other) - sum(r.depth for r in base)) / len(POSITIONS)
-            last_gap = (sum(r.reported_depth for r in other) - sum(r.reported_depth for r in base)) / len(POSITIONS)
             print(f"\n{first} against {name}: {nps_ratio:.2f}x the nodes per second, on average "
-                  f"{abs(gap):.2f} plies {'shallower' if gap > 0 else 'deeper'} in finished iterations "
-                  f"({abs(last_gap):.2f} {'shallower' if last_gap > 0 else 'deeper'} by the last lines)")
+                  f"{depth_gap(base, other, 'depth')} in finished iterations "
+                  f"({depth_gap(base, other, 'reported_depth')} by the last lines)")
     print(f"\n({len(POSITIONS)} positions, {args.movetime} ms each, {time.perf_counter() - started:.0f} s in all)")
     return 0
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tools.depth import parse_info, read_search
+from tools.depth import depth_gap, parse_info, read_search
 
 OURS = [
     "info depth 9 seldepth 21 multipv 1 score cp 31 nodes 180000 nps 160000 hashfull 40 time 1125 pv e2e4 e7e5",
@@ -73,3 +73,11 @@ def test_the_line_the_clock_cut_is_not_a_finished_iteration() -> None:
     assert read_search(twin, movetime_ms=3000).depth == 18
     # Without a movetime every line counts, as before.
     assert read_search(FAIRY_STOPPED).depth == 19
+
+
+def test_the_depth_gap_says_which_way() -> None:
+    fairy = read_search(FAIRY_STOPPED, movetime_ms=3000)  # 18 finished, 19 by its last line
+    ours = read_search(OURS, movetime_ms=3000)  # 10 and 10
+    assert depth_gap([ours], [fairy], "depth") == "8.00 plies shallower"
+    assert depth_gap([ours], [fairy], "reported_depth") == "9.00 plies shallower"
+    assert depth_gap([fairy, fairy], [ours, fairy], "depth") == "4.00 plies deeper"
