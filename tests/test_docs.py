@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import re
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -137,3 +138,153 @@ def test_the_architecture_names_files_that_exist_and_every_package_in_its_tree()
     tools = {f"tools.{path.stem if path.suffix else path.name}" for path in (ROOT / "tools").iterdir()
              if (path.suffix == ".py" and path.stem != "__init__") or (path / "__init__.py").is_file()}
     assert sorted(tools - words) == [], "tools missing from the tree"
+
+
+# --- The docs as a reference (issue 47): cited paths exist, figures name their build, no work log. ---
+
+DOCS = {"README.md": README} | {f"docs/{path.name}": path.read_text() for path in sorted((ROOT / "docs").glob("*.md"))}
+RESULTS = (ROOT / "docs" / "results.md").read_text()
+#: a path into the repository: a top-level folder, then at least one more part, ending in a word character
+CITED_PATH = re.compile(r"(?<![\w./<$-])((?:bot|engine|tools|tests|docs|build_backend)/[\w./-]*\w)")
+HASH = re.compile(r"\b[0-9a-f]{7,40}\b")
+DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}\b")
+
+
+def cited_paths(text: str) -> set[str]:
+    """Repository paths a document names (``tests/engine/test_oracle.py``, ``engine/data/seirawan.epd``,
+    ``bot/wire/``), with a line reference (``:51``) left off."""
+    return set(CITED_PATH.findall(text))
+
+
+def test_cited_paths_finds_files_folders_and_skips_urls() -> None:
+    text = ("see `tests/engine/test_oracle.py`, bot/loopback/__main__.py:51, (docs/engine.md#how-to-measure), "
+            "https://lichess.org/api/bot/game and /tmp/engine/x, `engine/*.pxd`, $VENV/bin/schess-engine")
+    assert cited_paths(text) == {"tests/engine/test_oracle.py", "bot/loopback/__main__.py", "docs/engine.md"}
+
+
+@pytest.mark.parametrize("name", sorted(DOCS))
+def test_every_path_a_doc_cites_exists(name: str) -> None:
+    missing = sorted(path for path in cited_paths(DOCS[name]) if not (ROOT / path).exists())
+    assert not missing, f"{name} cites paths that do not exist: {missing}"
+
+
+def prose(text: str) -> str:
+    """``text`` without fenced code blocks and code spans: what a reader reads as words."""
+    return re.sub(r"`[^`\n]*`", "", re.sub(r"```.*?```", "", text, flags=re.DOTALL))
+
+
+@pytest.mark.parametrize("name", sorted(DOCS))
+def test_no_doc_speaks_of_sessions(name: str) -> None:
+    """A reference says what is, with the build (commit, date) that showed it; "the tenth session" tells a
+    reader nothing. (An HTTP session in code, `requests.Session`, is code and not prose.)"""
+    lines = [line for line in prose(DOCS[name]).splitlines() if re.search(r"\bsessions?\b", line, re.I)]
+    assert not lines, f"{name} speaks of sessions: {lines[:3]}"
+
+
+def test_prose_leaves_out_code() -> None:
+    assert prose("a `requests.Session` b\n```sh\nsession\n```\nc") == "a  b\n\nc"
+
+
+def table_rows(text: str, heading: str) -> list[list[str]]:
+    """The cells of the body rows of the first table under ``heading``."""
+    section = text.split(heading, 1)[1].split("\n## ", 1)[0]
+    rows = [line for line in section.splitlines() if line.startswith("|")]
+    return [[cell.strip() for cell in row.strip("|").split("|")] for row in rows[2:]]
+
+
+README_FIGURES = table_rows(README, "## Performance and strength")
+RESULT_ROWS = table_rows(RESULTS, "How to read a row:")
+
+
+def test_each_figure_of_the_readme_names_its_build_newest_first() -> None:
+    """Every row of the README's table names a commit and the date it was measured, newest first."""
+    dates = []
+    for row in README_FIGURES:
+        build = row[1]
+        assert HASH.search(build) and DATE.search(build), f"row without a commit and a date: {row}"
+        dates.append(DATE.findall(build)[0])
+    assert README_FIGURES and dates == sorted(dates, reverse=True)
+
+
+def test_each_result_names_a_commit_or_says_why_not_oldest_first() -> None:
+    dates = []
+    for row in RESULT_ROWS:
+        change, commit, date = row[:3]
+        assert HASH.search(commit) or commit in ("not committed", "not recorded", "not in the repository"), row
+        assert DATE.match(date), row
+        dates.append(date[:10])
+    assert RESULT_ROWS and dates == sorted(dates)
+
+
+def test_each_match_of_the_readme_is_recorded_in_the_results() -> None:
+    """The README's table is the newest part of the record: its W/D/L figures are in docs/results.md on a row
+    of the same commit."""
+    for row in README_FIGURES:
+        commit = HASH.findall(row[1])[0]
+        recorded = " ".join(" ".join(result) for result in RESULT_ROWS if commit in result[1])
+        for score in re.findall(r"\+\d+ =\d+ -\d+", row[3]):
+            assert score in recorded, f"README row {row[0]!r} ({commit}): {score} is not in docs/results.md"
+
+
+SCORES = (
+    re.compile(r"(?P<pct>\d+\.\d)%\*{0,2} \(\+(?P<w>\d+) =(?P<d>\d+) -(?P<l>\d+)(?:, (?P<n>\d+) games)?"),
+    re.compile(r"\+(?P<w>\d+) =(?P<d>\d+) -(?P<l>\d+), \*{0,2}(?P<pct>\d+\.\d)%"),
+)
+
+
+def scores(text: str) -> list[tuple[str, float, int, int, int, int | None]]:
+    found = []
+    for pattern in SCORES:
+        for match in pattern.finditer(text):
+            games = match.group("n") if "n" in pattern.groupindex else None
+            found.append((match.group(0), float(match.group("pct")), int(match.group("w")), int(match.group("d")),
+                          int(match.group("l")), int(games) if games else None))
+    return found
+
+
+def test_scores_finds_both_ways_of_writing_a_result() -> None:
+    assert [found[1:] for found in scores("**70.0%** (+14 =0 -6, 20 games); +20 =4 -16, 55.0% (+35)")] == [
+        (70.0, 14, 0, 6, 20), (55.0, 20, 4, 16, None)]
+
+
+@pytest.mark.parametrize("name", ["README.md", "docs/results.md"])
+def test_each_score_is_what_its_wins_draws_and_losses_give(name: str) -> None:
+    """A percentage written beside its +W =D -L is (W + D/2) / games, within the match runner's rounding, and
+    a game count beside them is their sum."""
+    wrong = []
+    for text, percent, wins, draws, losses, games in scores(DOCS[name]):
+        total = wins + draws + losses
+        if abs(100 * (wins + draws / 2) / total - percent) > 0.05 + 1e-9 or games not in (None, total):
+            wrong.append(text)
+    assert not wrong, f"{name}: scores that do not add up: {wrong}"
+
+
+def git(*args: str) -> str | None:
+    """``git`` in the repository, or None when this is not a full git checkout (an sdist, a shallow clone)."""
+    try:
+        shallow = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--is-shallow-repository"],
+                                 capture_output=True, text=True, check=True).stdout.strip()
+        if shallow != "false":
+            return None
+        return subprocess.run(["git", "-C", str(ROOT), *args], capture_output=True, text=True,
+                              check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return None
+
+
+def commit_date(commit: str) -> str | None:
+    return git("show", "-s", "--format=%cs", f"{commit}^{{commit}}")
+
+
+def test_each_commit_the_figures_name_exists_and_came_before_its_figure() -> None:
+    if git("rev-parse", "HEAD") is None:
+        pytest.skip("not a full git checkout: the commits cannot be looked up")
+    rows = [(row[1], DATE.findall(row[1])[0]) for row in README_FIGURES]
+    rows += [(row[1], row[2][:10]) for row in RESULT_ROWS]
+    wrong = []
+    for cell, measured in rows:
+        for commit in HASH.findall(cell):
+            made = commit_date(commit)
+            if made is None or made > measured:
+                wrong.append(f"{commit} ({made or 'not in git log'}) measured {measured}")
+    assert not wrong, "figures naming a commit that does not exist or is newer than the figure: " + ", ".join(wrong)
