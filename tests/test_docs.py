@@ -288,3 +288,20 @@ def test_each_commit_the_figures_name_exists_and_came_before_its_figure() -> Non
             if made is None or made > measured:
                 wrong.append(f"{commit} ({made or 'not in git log'}) measured {measured}")
     assert not wrong, "figures naming a commit that does not exist or is newer than the figure: " + ", ".join(wrong)
+
+
+def figures_outside_tables(text: str) -> list[str]:
+    """Percentages and ratios (``67.5%``, ``25.4x``) in a document's prose, outside its tables and code."""
+    lines = [line for line in prose(text).splitlines() if not line.startswith("|")]
+    return re.findall(r"\b\d+(?:\.\d+)?(?:%|x\b)", "\n".join(lines))
+
+
+def test_figures_outside_tables_finds_prose_figures_only() -> None:
+    text = "It is 25.4x as fast, 67.5% in all.\n| a | 12.4x | 70.0% |\n`[%eval 0.42]` and ```\n99% 3x\n```"
+    assert figures_outside_tables(text) == ["25.4x", "67.5%"]
+
+
+def test_the_readme_states_each_figure_once_in_its_table() -> None:
+    """One table for figures: a ratio or a score restated in prose drifts from the table (the compiled build was
+    "about 12x" in one place and "31x" in another)."""
+    assert figures_outside_tables(README) == []
