@@ -305,3 +305,27 @@ def test_the_readme_states_each_figure_once_in_its_table() -> None:
     """One table for figures: a ratio or a score restated in prose drifts from the table (the compiled build was
     "about 12x" in one place and "31x" in another)."""
     assert figures_outside_tables(README) == []
+
+
+def anchors(markdown: str) -> set[str]:
+    """The anchors GitHub makes of a document's headings: lower case, punctuation dropped, spaces as hyphens."""
+    headings = re.findall(r"^#+ (.+)$", re.sub(r"```.*?```", "", markdown, flags=re.DOTALL), re.MULTILINE)
+    return {re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-") for heading in headings}
+
+
+def test_anchors_are_githubs() -> None:
+    assert anchors("# A\n## Builds: pure Python and compiled\n```\n# not a heading\n```\n### `engine.polyglot`: books") == {
+        "a", "builds-pure-python-and-compiled", "enginepolyglot-books"}
+
+
+@pytest.mark.parametrize("name", sorted(DOCS))
+def test_every_link_to_a_section_finds_its_heading(name: str) -> None:
+    """A link such as ``docs/engine.md#how-to-measure`` (or ``#tokens`` within the page) names a heading the
+    target page has."""
+    here = (ROOT / name).parent
+    broken = []
+    for target, anchor in re.findall(r"\]\(([\w./-]*\.md)?#([\w-]+)\)", DOCS[name]):
+        path = (here / target) if target else ROOT / name
+        if not path.is_file() or anchor not in anchors(path.read_text()):
+            broken.append(f"{target}#{anchor}")
+    assert not broken, f"{name} links to sections that do not exist: {broken}"
