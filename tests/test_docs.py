@@ -262,9 +262,9 @@ def test_each_score_is_what_its_wins_draws_and_losses_give(name: str) -> None:
 def git(*args: str) -> str | None:
     """``git`` in the repository, or None when this is not a full git checkout (an sdist, a shallow clone)."""
     try:
-        shallow = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--is-shallow-repository"],
-                                 capture_output=True, text=True, check=True).stdout.strip()
-        if shallow != "false":
+        shallow, top = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--is-shallow-repository",
+                                       "--show-toplevel"], capture_output=True, text=True, check=True).stdout.split()
+        if shallow != "false" or Path(top).resolve() != ROOT:  # a shallow clone, or a tree inside another repo
             return None
         return subprocess.run(["git", "-C", str(ROOT), *args], capture_output=True, text=True,
                               check=True).stdout.strip()
