@@ -201,7 +201,8 @@ def test_a_wrong_option_stops_the_real_run_with_one_line(tmp_path, monkeypatch, 
      "config error: server.url must be the server's origin without a path (https://www.pychess.org), got "
      "'https://www.pychess.org/api'"),
     ({"challenge": {"variants": []}},
-     "config error: challenge.variants must be a non-empty list of seirawan, seirawan960, chess, chess960, got []"),
+     "config error: challenge.variants must be a non-empty list of seirawan, seirawan960, shouse, chess, chess960, "
+     "got []"),
     ({"logging": {"level": "loud"}},
      "config error: logging.level must be one of DEBUG, INFO, WARNING, ERROR (in any case), got 'loud'"),
 ])
