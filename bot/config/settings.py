@@ -321,6 +321,9 @@ class GreetingSettings:
 @dataclass(frozen=True)
 class ShutdownSettings:
     on_signal: ShutdownMode = "finish"
+    #: with finish: a game without news from the server (no move, no state) for this long, counted from the
+    #: signal at the earliest, is left as abort leaves it: the stop never waits on a stuck game for ever
+    finish_idle_s: float = setting(60.0, minimum=1.0)
 
 
 @dataclass(frozen=True)
