@@ -395,3 +395,6 @@ class Lobby:
                     self.reconciler.watch(record.game_id, reconcile.LIVE_RECHECK_S)
                 if record.gave_up or record.result != "*" or record.termination not in ("", "Unknown"):
                     self.ended[record.game_id] = self.monotonic()
+                # its notes are written (they name this run); a later gameStart is one of this game again
+                games.accepted_at.pop(record.game_id, None)
+                self.played_here.discard(record.game_id)
