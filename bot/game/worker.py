@@ -108,6 +108,7 @@ class GameWorker:
         self._stop_posted: str | None = None  # the lobby's thread: the stop mode already posted
         self._stop_at: float | None = None  # when the stop request reached the worker
         self._finishing = False  # the bot stops with on_signal: finish: a game without news is not waited for
+        self._moved_at = monotonic()  # our last move sent (or tried): progress of ours, as news is the server's
         self._finished_by_server_at: float | None = None
         self._replaying = False  # pychess: the stream reconnected and may replay the game from long ago
         self.deadlines = Deadlines()  # when the timed checks are due
@@ -186,11 +187,12 @@ class GameWorker:
 
     def _finish_idle_at(self) -> float | None:
         """While the bot stops with ``finish``: when the game will have gone ``shutdown.finish_idle_s`` without
-        news from the server (no move, no state), counted from the stop request at the earliest; then it is
-        left as ``abort`` leaves it. None when the bot is not finishing games."""
+        news from the server (no move, no state), counted from the stop request (or our last move: a long search
+        is no stall) at the earliest; then it is left as ``abort`` leaves it. None when the bot is not finishing
+        games."""
         if not self._finishing or self._stop_at is None:
             return None
-        last = max(self._stop_at, self.watch.last_news_at, self.game.position_changed_at)
+        last = max(self._stop_at, self.watch.last_news_at, self.game.position_changed_at, self._moved_at)
         return last + self.game.settings.shutdown.finish_idle_s
 
     def _act(self, verdict: Verdict | None) -> None:
@@ -392,6 +394,7 @@ class GameWorker:
             log.info("%s: the position changed while thinking; not sending %s", self.label, decision.move.uci())
             return
         sent = self.mover.send(decision)
+        self._moved_at = self.monotonic()
         if isinstance(sent, Resign):
             self._act(sent)
         elif sent and self.game.correspondence:

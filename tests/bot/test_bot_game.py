@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from bot import metrics
-from bot.config import DrawSettings, ResignSettings, Settings, TimeSettings
+from bot.config import DrawSettings, ResignSettings, Settings, TimeSettings, settings_from_dict
 from bot.engines import EngineCrashed, EngineReply, EngineTimeout, Score
 from bot.game import GameNote, GameRecord, GameWorker
 from bot.wire.dialect import PYCHESS
@@ -516,3 +516,39 @@ def test_a_game_we_resigned_before_is_resigned_again_at_once_when_the_bot_stops(
     worker.thread.join(5)
     assert not worker.thread.is_alive()
     assert ("resign",) in server.calls and records[0].remembered
+
+
+class SlowEngine(ScriptedEngine):
+    """Thinks ``think_s`` for every move."""
+
+    def __init__(self, think_s: float, *answers: Any) -> None:
+        super().__init__(*answers)
+        self.think_s = think_s
+
+    def search(self, fen: str, moves: Sequence[str], limits: Any) -> EngineReply:
+        time.sleep(self.think_s)
+        return super().search(fen, moves, limits)
+
+
+def test_a_search_longer_than_finish_idle_s_is_no_stall_while_the_bot_finishes_its_games(tmp_path):
+    """shutdown.finish_idle_s counts from our last move too: a game whose news stopped while we thought (our
+    turn) is not left the moment our move goes out; the opponent's reply keeps it going to its end."""
+    import threading
+
+    server = FakeServer()
+    replies = iter([
+        lambda: threading.Timer(0.5, server.push, (state_line("g1h3e b8c6e"),)).start(),
+        lambda: server.push(PYCHESS_GAME_END),
+    ])
+    server.on_move = lambda uci: next(replies)()
+    server.push(PYCHESS_GAME_FULL)
+    settings = settings_from_dict({"pgn_directory": str(tmp_path), "shutdown": {"finish_idle_s": 1}})
+    records: list[GameRecord] = []
+    worker = GameWorker("RpxjQkJ5", server, settings, ME, SlowEngine(1.5, "g1h3e", "b1a3h"),  # type: ignore[arg-type]
+                        on_done=records.append)
+    worker.request_stop("finish")  # before the game's first line: the stop is the oldest item
+    worker.start()
+    worker.thread.join(15)
+    assert not worker.thread.is_alive()
+    assert server.moves() == ["g1h3e", "b1a3h"]
+    assert not [call for call in server.calls if call[0] in ("abort", "resign")]
