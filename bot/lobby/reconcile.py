@@ -269,6 +269,7 @@ class Reconciler:
         with self._lock:
             if again is None:
                 self.due.pop(game_id, None)
+                self.missing.pop(game_id, None)
             else:
                 self.due[game_id] = now + again
             return max(0.0, min(self.due.values()) - now) if self.due else None
