@@ -178,9 +178,9 @@ def test_readme_docker_run_keeps_the_pgns() -> None:
     assert "docker cp schess-bot:/games" in section, "say how to get the PGNs out of the volume"
 
 
-def test_runtime_dependencies_are_only_berserk_requests_pyyaml() -> None:
+def test_runtime_dependencies_are_only_berserk_requests_pyyaml_prometheus_client() -> None:
     names = {re.split(r"[<>=!~\[ ]", dep)[0].lower() for dep in PYPROJECT["project"]["dependencies"]}
-    assert names == {"berserk", "requests", "pyyaml"}
+    assert names == {"berserk", "requests", "pyyaml", "prometheus_client"}
     assert set(PYPROJECT["project"]["scripts"]) == {"schess-bot", "schess-engine"}
 
 

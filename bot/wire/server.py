@@ -227,7 +227,7 @@ class Transport:
                 status = 0
                 detail = connection_cause(error)
             if status != 429:
-                metrics.HTTP_ERRORS.inc(endpoint=endpoint)
+                metrics.HTTP_ERRORS.labels(endpoint=endpoint).inc()
             if status == 429:
                 rate_limited += 1
                 pause = self.limits.rate_limited(endpoint, response)

@@ -116,7 +116,7 @@ def test_the_page_in_chromium_follows_a_game_and_shows_its_eval_graph(
     server = pychess_server
     port = free_port()
     base = f"http://127.0.0.1:{port}"
-    before = metric_samples(metrics.REGISTRY.render())
+    before = metric_samples(metrics.render(metrics.bot_registry(lambda: 0, lambda: 0)).decode())
     game_id = server.challenge(challenger="Alice", color="black", clock=(300, 3), opponent=Manual())
     bot = BotThread(page_config(server, tmp_path, port)).start()  # stopped once the browser has left
     bots.append(bot)
@@ -168,6 +168,7 @@ def test_the_page_in_chromium_follows_a_game_and_shows_its_eval_graph(
     assert delta("schess_bot_moves_played_total", kind="engine") == len(game.bot_moves())
     assert delta("schess_bot_move_latency_seconds_count") == len(game.bot_moves())
     assert after[("schess_bot_current_games", ())] == 0
+    assert after[("process_resident_memory_bytes", ())] > 0 and after[("process_open_fds", ())] > 0
 
     status = json.loads(get(base + "/api/status"))
     assert status["finished"][0]["id"] == game_id and status["totals"]["seirawan"]["win"] >= 1

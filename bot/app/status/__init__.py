@@ -5,9 +5,9 @@ Routes: ``/`` (the page, :mod:`~bot.app.status.page`), ``/api/status`` (JSON: co
 engine, health, slots, queue, last errors, the running games with their boards, the finished ones and the
 totals; :mod:`~bot.app.status.snapshot`), ``/api/finished`` (the finished games with their eval graphs and
 final positions; :mod:`~bot.app.status.history`), ``/games/<id>.pgn`` (a PGN to download) and ``/metrics``
-(Prometheus text, :mod:`bot.metrics`). The server (:mod:`~bot.app.status.http`) is one event loop in its own
-thread, with a connection cap, deadlines and a size limit on requests: no client can stall the games or take the
-bot down.
+(Prometheus text from ``prometheus_client``, :mod:`bot.metrics`). The server (:mod:`~bot.app.status.http`) is
+one event loop in its own thread, with a connection cap, deadlines and a size limit on requests: no client can
+stall the games or take the bot down.
 """
 
 from __future__ import annotations
@@ -39,6 +39,8 @@ class StatusPage:
 
     def __init__(self, source: StatusSource) -> None:
         self.source = source
+        lobby = source.lobby
+        self.metrics = metrics.bot_registry(lambda: len(lobby.workers), lobby.challenges_waiting)
         self.server: BoundedHTTPServer | None = None
 
     def handle(self, request: Request) -> Response:
@@ -50,8 +52,7 @@ class StatusPage:
         if path == "/api/finished":
             return _json(self.source.finished())
         if path == "/metrics":
-            self.source.update_gauges()
-            return Response(200, metrics.REGISTRY.render().encode(), "text/plain; version=0.0.4; charset=utf-8")
+            return Response(200, metrics.render(self.metrics), metrics.CONTENT_TYPE)
         if path.startswith("/games/") and path.count("/") == 2:
             pgn = self.source.history.pgn_file(path[len("/games/"):])
             if pgn is not None:
