@@ -22,6 +22,7 @@ from bot.app import health
 from bot.app.status import public_url
 from bot.app.status.history import History, eval_graph, parse_eval, read_pgn, totals
 from bot.app.status.http import FD_RESERVE, BoundedHTTPServer, Request, Response, connection_cap, raise_open_file_limit
+from bot.app.status.render import render_page
 from bot.app.status.snapshot import RecentErrors
 from bot.config import ConfigError, settings_from_dict
 from bot.wire.links import game_url
@@ -282,3 +283,29 @@ def test_game_links_and_the_server_address_shown() -> None:
     assert game_url("https://www.pychess.org/", "AbC/d") == "https://www.pychess.org/AbC%2Fd"
     assert public_url("https://me:secret@example.org:8443/x/?q=1") == "https://example.org:8443/x"
 
+
+
+def test_the_first_answer_draws_the_snapshot_with_names_escaped() -> None:
+    now = time.time()
+    status = {
+        "version": "0.1.0", "now": now,
+        "bot": {"server": "https://x.org", "account": "Bot", "engine": "e", "build": "b", "started_at": now - 120},
+        "connection": {"connected": False, "since": now, "note": "HTTP 502"},
+        "health": {"ok": True, "text": "ok"}, "slots": {"used": 1, "concurrency": 2, "free": 1},
+        "queue": {"waiting": 0, "queued": []}, "errors": [{"at": now, "level": "ERROR", "message": "<b>bad</b>"}],
+        "games": [{"id": "g1", "url": "https://x.org/g1", "phase": "our turn", "opponent": "<script>x</script>",
+                   "variant": "seirawan", "color": "black", "rated": True, "opponent_rating": 1500,
+                   "opponent_title": None, "svg": "<svg><desc>FEN</desc></svg>", "ply": 3, "turn": "black",
+                   "clock": {"kind": "clock", "white_ms": 3_723_000, "black_ms": 59_999, "running": "black"},
+                   "eval": {"text": "+0.30", "depth": 7}, "graph": "<svg class='evalgraph'></svg>"}],
+        "finished_this_run": 4, "totals": {},
+    }
+    page = render_page(status, {"games": []})
+    assert "<script>x</script>" not in page and "vs &lt;script&gt;x&lt;/script&gt; (1500)" in page
+    assert '<div class="game" data-id="g1" data-ply="3"><div class="board"><svg><desc>FEN</desc></svg>' in page
+    assert ('<div class="clock us running" data-side="black"><span>us (black)</span><span class="t">0:59</span>'
+            in page)
+    assert '<span class="t">1:02:03</span>' in page and "our eval, depth 7" in page
+    assert '<span class="pill bad" id="conn">disconnected since' in page and "(HTTP 502)" in page
+    assert "&lt;b&gt;bad&lt;/b&gt;" in page and "up 2 min" in page and "No finished game yet." in page
+    assert "<!--" not in page.split("<script>")[0], "every part of the template filled"

@@ -122,6 +122,15 @@ def test_the_page_in_chromium_follows_a_game_and_shows_its_eval_graph(
     bots.append(bot)
     wait_until(lambda: plies(server, game_id) == 1, 30, "the bot's first move")
 
+    first_answer = get(base + "/").decode()  # as a client without script sees it
+    card = first_answer.split(f'<div class="game" data-id="{game_id}" data-ply="1">', 1)[1]
+    board = Board(variant="seirawan")
+    board.push_uci(server.game(game_id).moves[0])
+    assert f"<desc>{board.fen()}</desc>" in card.split('<div class="info">')[0], "the live board as SVG"
+    assert "vs Alice" in card and '<span class="t">5:00</span>' in card, "the opponent and a clock"
+    assert '<span class="pill ok" id="conn">connected since' in first_answer
+    assert '<div class="value" id="slots">1 / 1</div>' in first_answer
+
     browser.get(base + "/")
     first = wait_until(lambda: board_fen(browser), 15, "the live board on the page")
     seen = [first]

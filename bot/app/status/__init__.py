@@ -22,7 +22,7 @@ from bot import metrics
 from bot.lobby.loop import Lobby
 
 from .http import BoundedHTTPServer, Request, Response, raise_open_file_limit, text
-from .page import PAGE
+from .render import render_page
 from .snapshot import BotFacts, RecentErrors, StatusSource
 
 __all__ = ["BotFacts", "StatusPage", "start_status_page"]
@@ -46,7 +46,8 @@ class StatusPage:
     def handle(self, request: Request) -> Response:
         path = request.path
         if path in ("/", "/index.html"):
-            return Response(200, PAGE.encode(), "text/html; charset=utf-8")
+            return Response(200, render_page(self.source.status(), self.source.finished()).encode(),
+                            "text/html; charset=utf-8")
         if path == "/api/status":
             return _json(self.source.status())
         if path == "/api/finished":
