@@ -65,7 +65,7 @@ def test_rejected_token_exits_2_without_a_traceback(tmp_path, monkeypatch, capsy
 def test_sandbox_option_hands_over_to_the_sandbox_module(monkeypatch):
     seen = []
     module = types.ModuleType("bot.app.sandbox")
-    module.run_sandbox = lambda args: seen.append(args) or 0  # type: ignore[attr-defined]
+    module.run_sandbox = lambda args, stop=None: seen.append(args) or 0  # type: ignore[attr-defined]
     monkeypatch.setitem(sys.modules, "bot.app.sandbox", module)
     assert main(["--sandbox"]) == 0 and seen[0].sandbox is True
 
