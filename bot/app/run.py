@@ -222,15 +222,18 @@ def run_bot(settings: Settings, token: str, *, max_games: int | None = None, upg
         on_lobby(lobby)
     stop.started(lobby.request_stop)
     try:
-        return lobby.run()
+        code = lobby.run()
+        refused = lobby.token_refused
     except TokenRejected as error:
-        print(f"error: the server rejected the token (HTTP {error.status}): {error}", file=sys.stderr)
-        return 2
+        code, refused = 2, error.status
     finally:
         if page is not None:
             logging.getLogger("bot").removeHandler(page[1])
             page[0].close()
         server.close()
+    if refused is not None:  # revoked while the bot ran: the same line, and fix, as at start-up
+        print(f"error: {rejected_token_advice(settings.server.url, server.dialect, refused)}", file=sys.stderr)
+    return code
 
 
 def engine_build(settings: Settings) -> str:
