@@ -185,7 +185,9 @@ class BoundedHTTPServer:
     def _run(self) -> None:
         loop = self._loop
         asyncio.set_event_loop(loop)
-        server = loop.run_until_complete(asyncio.start_server(self._connection, sock=self.socket,
+        # backlog again: asyncio listens on the socket anew with it (100 by default), and accepts that many
+        # connections at a time
+        server = loop.run_until_complete(asyncio.start_server(self._connection, sock=self.socket, backlog=BACKLOG,
                                                               limit=self.max_request_bytes))
         self._started.set()
         try:
