@@ -223,16 +223,16 @@ def run_bot(settings: Settings, token: str, *, max_games: int | None = None, upg
     stop.started(lobby.request_stop)
     try:
         code = lobby.run()
-        refused = lobby.token_refused
-    except TokenRejected as error:
-        code, refused = 2, error.status
+    except TokenRejected:
+        code = 2
     finally:
         if page is not None:
             logging.getLogger("bot").removeHandler(page[1])
             page[0].close()
         server.close()
-    if refused is not None:  # revoked while the bot ran: the same line, and fix, as at start-up
-        print(f"error: {rejected_token_advice(settings.server.url, server.dialect, refused)}", file=sys.stderr)
+    if server.token_refused is not None:  # revoked while the bot ran: the same line, and fix, as at start-up
+        print(f"error: {rejected_token_advice(settings.server.url, server.dialect, server.token_refused)}",
+              file=sys.stderr)
     return code
 
 

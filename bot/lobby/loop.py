@@ -66,8 +66,6 @@ class Lobby:
         self.server = server
         self.settings = settings
         self.account = account
-        #: the HTTP status with which the event stream refused the token, if it did (the caller says the fix)
-        self.token_refused: int | None = None
         self.engine_factory = engine_factory
         self.max_games = max_games
         self.monotonic = monotonic
@@ -190,10 +188,7 @@ class Lobby:
                 if isinstance(item, StreamFailed):
                     log.error("event stream refused: %s", item.reason)
                     self._connection(False, item.reason)
-                    dialect = self.server.dialect
-                    if item.status == 401 or (dialect is not None and dialect.refuses_token(item.status)):
-                        self.token_refused = item.status
-                    exit_code = 2 if self.token_refused is not None else 1
+                    exit_code = 2 if self.server.refuses_token(item.status) else 1
                     self.request_stop("finish")
                     continue
                 self._handle(item)

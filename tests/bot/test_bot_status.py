@@ -163,7 +163,7 @@ def test_a_thousand_idle_connections_cost_no_thread_and_the_page_still_answers()
         for connection in idle[:500]:
             connection.sendall(b"GET / HTTP/1.1\r\n")  # half a request, then nothing
         wait_until(lambda: page.open_connections == 1000, "the thousand connections accepted")
-        assert threading.active_count() == threads, "no thread per connection"
+        assert threading.active_count() <= threads, "no thread per connection"
         started = time.monotonic()
         assert fetch(page.address, "/api/status") == "hello /api/status"
         assert time.monotonic() - started < PATIENCE_S
