@@ -123,8 +123,14 @@ def test_the_page_in_chromium_follows_a_game_and_shows_its_eval_graph(
     bots.append(bot)
     wait_until(lambda: plies(server, game_id) == 1, 30, "the bot's first move")
 
-    first_answer = get(base + "/").decode()  # as a client without script sees it
-    card = first_answer.split(f'<div class="game" data-id="{game_id}" data-ply="1">', 1)[1]
+    marker = f'<div class="game" data-id="{game_id}" data-ply="1">'  # once the bot has seen its move echoed
+
+    def page_with_the_first_move() -> str | None:  # as a client without script sees it
+        html = get(base + "/").decode()
+        return html if marker in html else None
+
+    first_answer = wait_until(page_with_the_first_move, 15, "the page to draw the bot's first move")
+    card = first_answer.split(marker, 1)[1]
     board = Board(variant="seirawan")
     board.push_uci(server.game(game_id).moves[0])
     assert f"<desc>{board.fen()}</desc>" in card.split('<div class="info">')[0], "the live board as SVG"
