@@ -312,3 +312,11 @@ def test_the_first_answer_draws_the_snapshot_with_names_escaped() -> None:
     assert '<span class="pill bad" id="conn">disconnected since' in page and "(HTTP 502)" in page
     assert "&lt;b&gt;bad&lt;/b&gt;" in page and "up 2 min" in page and "No finished game yet." in page
     assert "<!--" not in page.split("<script>")[0], "every part of the template filled"
+
+
+def test_a_server_that_cannot_start_serving_says_so_instead_of_waiting() -> None:
+    page = BoundedHTTPServer(("127.0.0.1", 0), hello)
+    page.socket.close()  # as if the descriptor were lost between bind and start
+    with pytest.raises(OSError):
+        page.start()
+    page.close()

@@ -166,10 +166,13 @@ class BoundedHTTPServer:
         self._handlers = concurrent.futures.ThreadPoolExecutor(handler_threads, thread_name_prefix="status handler")
         self._thread = threading.Thread(target=self._run, name="status page", daemon=True)
         self._started = threading.Event()
+        self._start_error: BaseException | None = None
 
     def start(self) -> BoundedHTTPServer:
         self._thread.start()
         self._started.wait()
+        if self._start_error is not None:
+            raise self._start_error
         return self
 
     def close(self) -> None:
@@ -187,9 +190,16 @@ class BoundedHTTPServer:
         asyncio.set_event_loop(loop)
         # backlog again: asyncio listens on the socket anew with it (100 by default), and accepts that many
         # connections at a time
-        server = loop.run_until_complete(asyncio.start_server(self._connection, sock=self.socket, backlog=BACKLOG,
-                                                              limit=self.max_request_bytes))
-        self._started.set()
+        try:
+            server = loop.run_until_complete(asyncio.start_server(self._connection, sock=self.socket,
+                                                                  backlog=BACKLOG, limit=self.max_request_bytes))
+        except BaseException as error:  # noqa: BLE001 - handed to start(), in the caller's thread
+            self._start_error = error
+            self.socket.close()
+            loop.close()
+            return
+        finally:
+            self._started.set()
         try:
             loop.run_forever()
         finally:
