@@ -95,6 +95,8 @@ def test_get_and_head_are_answered_with_the_security_headers(server: BoundedHTTP
                    b"X-Content-Type-Options: nosniff", b"Referrer-Policy: no-referrer", b"Cache-Control: no-store"):
         assert header + b"\r\n" in answer or header + b";" in answer, header
     assert raw(server.address, b"nonsense\r\n\r\n").startswith(b"HTTP/1.0 400")
+    pipelined = raw(server.address, b"GET /x HTTP/1.1\r\n\r\nPOST /y HTTP/1.1\r\nContent-Length: 5\r\n\r\nhello")
+    assert pipelined.startswith(b"HTTP/1.0 200") and pipelined.count(b"HTTP/1.0") == 1, "one answer, to the first"
 
 
 def test_a_method_that_writes_is_a_405(server: BoundedHTTPServer) -> None:

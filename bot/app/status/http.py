@@ -108,8 +108,9 @@ def connection_cap() -> int:
 
 
 def parse_head(head: bytes) -> Request:
-    """The request of a complete head; :class:`ClientError` for a bad one, a body or a method that writes."""
-    lines = head.split(b"\n")
+    """The request of a complete head (what follows its blank line is not read); :class:`ClientError` for a bad
+    one, a body or a method that writes."""
+    lines = head.replace(b"\r\n", b"\n").split(b"\n\n", 1)[0].split(b"\n")
     try:
         method, target, version = lines[0].decode("ascii").strip().split(" ")
     except (UnicodeDecodeError, ValueError):
