@@ -27,7 +27,7 @@ from typing import Dict, List, Optional
 from .board import WHITE, Board, Move
 from .svg_pieces import PIECE_NAMES, glyph_svg
 from .tables import FILE_NAMES, RANK_NAMES, SQUARE_NAMES
-from .variants import DROP_VARIANTS, GATING_VARIANTS
+from .variants import DROP_VARIANTS, GATING_VARIANTS, VARIANTS
 
 SQUARE_SIZE = 45
 MARGIN = 18  # room for the coordinates; without them the board keeps a thin frame
@@ -245,7 +245,7 @@ def main(argv: Optional[List[str]] = None) -> int:
                     "the king in check in red.",
     )
     parser.add_argument("fen", nargs="?", default=None, help="the position (default: the variant's start)")
-    parser.add_argument("--variant", choices=("seirawan", "chess"), default="seirawan")
+    parser.add_argument("--variant", choices=VARIANTS, default="seirawan")
     parser.add_argument("--chess960", action="store_true", help="read the FEN as (S-)chess960")
     parser.add_argument("--flip", action="store_true", help="Black at the bottom")
     parser.add_argument("--lastmove", metavar="UCI", help="highlight this move's squares, e.g. e2e4 or g1f3h")

@@ -192,3 +192,16 @@ def test_the_search_plays_legal_s_house_moves_from_the_start() -> None:
         result = searcher.search(board, SearchLimits(depth=2))
         board.push(board.move_of(result.best))
     assert board.fen() == Board(board.fen(), variant="shouse").fen()
+
+
+def test_the_diagram_shows_every_piece_type_in_hand() -> None:
+    from engine import svg
+
+    board = Board("rnbBk3/pp3pp1/4p1p1/3p2H1/8/1qQB4/P1H1K1PP/RN2RBNR[EENPPPppp] b ABFGHabc - 0 19",
+                  variant="shouse")
+    hands = {part.split('"')[0]: part for part in svg.board(board).split('<g class="hand ')[1:]}
+    white = hands["white"]
+    assert "piece white" not in hands["black"] and "piece black pawn" in hands["black"]
+    for name, count in (("elephant", 2), ("knight", 1), ("pawn", 3)):
+        assert f"piece white {name}" in white
+        assert f'data-count="{count}"' in white
