@@ -3,6 +3,7 @@ cimport cython
 
 from engine.fen cimport FenCodec
 from engine.movecodes cimport mask_hash
+from engine.movecodes cimport PositionState
 
 # Names the module imports for itself alone (the ones it re-exports stay Python objects).
 cdef int BISHOP, ELEPHANT, HAWK, KING, PAWN, QUEEN, ROOK
@@ -15,7 +16,15 @@ cdef long long ZOBRIST_SIDE
 cdef unsigned long long _ONE, _RANK_1, _RANK_8
 
 
+cdef class MoveObserver:
+    cpdef push(self, PositionState pos)
+
+    cpdef pop(self)
+
+
 cdef class Position(FenCodec):
+    cdef public MoveObserver accumulator
+
     @cython.locals(n=int)
     cpdef copy_state_to(self, Position other)
 
