@@ -1,0 +1,43 @@
+"""The training pipeline of the learned evaluation end to end on a handful of positions: self-play data
+(resumable), training (resumable), export, the check against the engine, and a search with the new net."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from engine import Board, nnue
+from engine.search import Searcher, SearchLimits
+from tools.nnue.__main__ import main
+from tools.nnue.generate import games_done, read_openings
+from tools.nnue.train import FloatNet, featurize
+
+OPENINGS = Path(__file__).resolve().parents[2] / "engine" / "data" / "seirawan.epd"
+
+
+def test_generate_train_export_and_load_a_tiny_net(tmp_path: Path) -> None:
+    data = tmp_path / "selfplay.txt"
+    assert main(["generate", "--out", str(data), "--games", "1", "--nodes", "300", "--openings", str(OPENINGS),
+                 "--seed", "3"]) == 0
+    assert games_done(data) == 1
+    assert main(["generate", "--out", str(data), "--games", "3", "--nodes", "300", "--openings", str(OPENINGS),
+                 "--seed", "3"]) == 0  # resumes after game 0
+    assert games_done(data) == 3
+    games = {line.rsplit(";", 1)[1] for line in data.read_text().splitlines()}
+    assert games == {"0", "1", "2"}
+    arrays = featurize(data)
+    assert len(arrays["score"]) > 0 and arrays["us"].shape == arrays["them"].shape
+
+    net_file = tmp_path / "tiny.nnue"
+    args = ["train", str(data), "--out", str(net_file), "--hidden", "8", "--epochs", "1", "--batch", "64"]
+    assert main(args) == 0
+    assert main(args[:-4] + ["--epochs", "2", "--batch", "64"]) == 0  # one more epoch from the checkpoint
+    _, epoch, history = FloatNet.restore(net_file.with_name(net_file.name + ".ckpt.npz"))
+    assert epoch == 2 and len(history) == 2
+
+    info = nnue.load(str(net_file))
+    assert info.hidden == 8
+    board = Board(read_openings(OPENINGS)[0])
+    searcher = Searcher(1)
+    searcher.use_net(True)
+    result = searcher.search(board, SearchLimits(depth=2))
+    assert result.best in board.legal_moves_codes()

@@ -1,0 +1,65 @@
+"""Command line: ``python -m tools.nnue generate|train|export|check ...`` (docs/nnue.md)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Optional
+
+
+def main(argv: Optional[list[str]] = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m tools.nnue", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+    p = sub.add_parser("generate", help="positions from the engine's self-play at fixed nodes (resumable)")
+    p.add_argument("--out", type=Path, required=True)
+    p.add_argument("--games", type=int, default=1000, help="play up to game number GAMES")
+    p.add_argument("--nodes", type=int, default=5000, help="nodes per move")
+    p.add_argument("--openings", type=Path, default=Path("engine/data/seirawan.epd"))
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--minutes", type=float, help="start no new game after this many minutes")
+    p = sub.add_parser("train", help="train (resumable), export the quantized net and check it in the engine")
+    p.add_argument("data", type=Path, nargs="+", help="files written by generate")
+    p.add_argument("--out", type=Path, required=True, help="the net file to write (checkpoint: OUT.ckpt.npz)")
+    p.add_argument("--hidden", type=int, default=128)
+    p.add_argument("--epochs", type=int, default=20)
+    p.add_argument("--batch", type=int, default=1024)
+    p.add_argument("--lr", type=float, default=1e-3)
+    p.add_argument("--lam", type=float, default=0.75, help="weight of the search score against the result")
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--minutes", type=float, help="start no new epoch after this many minutes")
+    args = parser.parse_args(argv)
+    if args.command == "generate":
+        from .generate import generate
+
+        n = generate(args.out, args.games, args.nodes, args.openings, args.seed, args.minutes)
+        print(f"{n} positions written to {args.out}")
+    elif args.command == "train":
+        import hashlib
+
+        import numpy as np
+
+        from .train import check, featurize, quantize, train
+
+        parts = [featurize(path) for path in args.data]
+        arrays = {key: np.concatenate([part[key] for part in parts]) for key in parts[0]}
+        # Game numbers of different files must not collide in the validation split.
+        offset = 0
+        for part in parts:
+            part["game"] += offset
+            offset = int(part["game"].max()) + 1 if len(part["game"]) else offset
+        arrays["game"] = np.concatenate([part["game"] for part in parts])
+        print(f"{len(arrays['score']):,} positions from {len(args.data)} file(s)", flush=True)
+        checkpoint = args.out.with_name(args.out.name + ".ckpt.npz")
+        net, history = train(arrays, checkpoint, args.hidden, args.epochs, args.batch, args.lr, args.lam,
+                             args.seed, args.minutes)
+        data = quantize(net)
+        args.out.write_bytes(data)
+        mean, worst = check(net, args.out, args.data[0])
+        print(f"wrote {args.out} ({len(data):,} bytes, sha256 {hashlib.sha256(data).hexdigest()}); "
+              f"engine vs float net: mean {mean:.2f} cp, max {worst:.1f} cp")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
