@@ -125,6 +125,7 @@ class SearchThread:
         self._pondering = False
         self._limits: Optional[SearchLimits] = None
         self._go_args: dict[str, int] = {}
+        self.net_path: Optional[str] = None  # the net file the search evaluates with (for the helpers)
 
     def start(self, board: Board, limits: SearchLimits, go_args: dict[str, int], pondering: bool,
               root: tuple[str, bool, Optional[str], list[str]]) -> None:
@@ -139,7 +140,8 @@ class SearchThread:
         pool = self.pool
         if pool is not None and self.searcher.skill_level == 20:  # a weakened search keeps to one thread
             variant, chess960, fen, moves = root
-            pool.start(variant, chess960, fen, moves, 20)
+            net = self.net_path if self.searcher.accumulator is not None else None
+            pool.start(variant, chess960, fen, moves, 20, net)
         wait_for_release = limits.infinite
         self._thread = threading.Thread(target=self._run, args=(board, limits, wait_for_release), daemon=True)
         self._thread.start()
@@ -390,6 +392,7 @@ class UciFrontEnd:
                     self.error(f"EvalFile: {fallback}; using the hand-made evaluation")
                     self.searcher.use_net(False)
                     return
+            self.search_thread.net_path = self.net.path
             self.send(f"info string NNUE evaluation using {self.net.path} (hidden {self.net.hidden}, "
                       f"sha256 {self.net.sha256[:16]})")
         self.searcher.use_net(True)
