@@ -151,7 +151,7 @@ class FloatNet:
             p[key] -= (lr * m_hat / (np.sqrt(v_hat) + eps)).astype(np.float32)
         # Keep the weights inside what the quantized net can hold (int16 after x QA and x QB).
         np.clip(p["w1"], -127.0, 127.0, out=p["w1"])
-        np.clip(p["w2"], -500.0, 500.0, out=p["w2"])
+        np.clip(p["w2"], -31.0, 31.0, out=p["w2"])
         return loss
 
     def save(self, path: Path, epoch: int, history: list[tuple[float, float]]) -> None:
@@ -201,11 +201,16 @@ def evaluate_loss(net: FloatNet, arrays: dict[str, np.ndarray], rows: np.ndarray
 
 def train(arrays: dict[str, np.ndarray], checkpoint: Path, hidden: int = 128, epochs: int = 20,
           batch: int = 1024, lr: float = 1e-3, lam: float = 0.75, seed: int = 1,
-          minutes: Optional[float] = None) -> tuple[FloatNet, list[tuple[float, float]]]:
+          minutes: Optional[float] = None, init: Optional[Path] = None) -> tuple[FloatNet, list[tuple[float, float]]]:
     """Train (or continue training from ``checkpoint``) to ``epochs`` epochs; the net and the (training,
-    validation) loss of every epoch. The learning rate falls by a cosine to a tenth over the epochs."""
+    validation) loss of every epoch. The learning rate falls by a cosine to a tenth over the epochs. ``init``:
+    start from the weights of another run's checkpoint (a net trained on other data), with a fresh optimizer."""
     if checkpoint.exists():
         net, done, history = FloatNet.restore(checkpoint)
+    elif init is not None:
+        start, _, _ = FloatNet.restore(init)
+        net, done, history = FloatNet(start.hidden, seed), 0, []
+        net.params = start.params
     else:
         net, done, history = FloatNet(hidden, seed), 0, []
     target = targets(arrays, lam)
@@ -269,3 +274,19 @@ def check(net: FloatNet, net_file: Path, data: Path, count: int = 200, variant: 
     worst = float(np.max(diffs)) if diffs else 0.0
     assert mean <= tolerance_cp, f"the engine's evaluation differs from the trained net by {mean:.1f} cp on average"
     return mean, worst
+
+
+def hand_made_loss(data: Path, arrays: dict[str, np.ndarray], lam: float, variant: str = "seirawan") -> float:
+    """The validation loss of the hand-made evaluation (engine.evaluate) on the same labels: the baseline the
+    net's validation loss is read against."""
+    from engine.evaluate import evaluate_position
+
+    _, valid_rows = split(arrays)
+    positions = read_positions(data)
+    target = targets(arrays, lam)
+    total = 0.0
+    for row in valid_rows:
+        board = Board(positions[row][0], variant=variant)
+        diff = sigmoid(np.array(evaluate_position(board) / SCALE)) - target[row]
+        total += float(diff * diff)
+    return total / max(len(valid_rows), 1)
