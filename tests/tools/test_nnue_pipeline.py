@@ -27,8 +27,14 @@ def test_generate_train_export_and_load_a_tiny_net(tmp_path: Path) -> None:
     arrays = featurize(data)
     assert len(arrays["score"]) > 0 and arrays["us"].shape == arrays["them"].shape
 
+    walks = tmp_path / "walks.txt"
+    assert main(["expand", str(data), "--out", str(walks), "--per-position", "1"]) == 0
+    walk_games = {line.rsplit(";", 1)[1] for line in walks.read_text().splitlines()}
+    assert walk_games and walk_games <= games  # a walk keeps its game's number (the validation split)
+
     net_file = tmp_path / "tiny.nnue"
-    args = ["train", str(data), "--out", str(net_file), "--hidden", "8", "--epochs", "1", "--batch", "64"]
+    args = ["train", str(walks), str(data), "--out", str(net_file), "--hidden", "8", "--epochs", "1", "--batch",
+            "64"]
     assert main(args) == 0
     assert main(args[:-4] + ["--epochs", "2", "--batch", "64"]) == 0  # one more epoch from the checkpoint
     _, epoch, history = FloatNet.restore(net_file.with_name(net_file.name + ".ckpt.npz"))

@@ -52,14 +52,11 @@ def main(argv: Optional[list[str]] = None) -> int:
 
         from .train import check, featurize, hand_made_loss, quantize, train
 
+        # The validation split goes by game number in every file alike: a game held out in a generate file is
+        # held out with its expand walks (same numbers); games of other runs that share a number are held out
+        # together, which costs nothing.
         parts = [featurize(path) for path in args.data]
         arrays = {key: np.concatenate([part[key] for part in parts]) for key in parts[0]}
-        # Game numbers of different files must not collide in the validation split.
-        offset = 0
-        for part in parts:
-            part["game"] += offset
-            offset = int(part["game"].max()) + 1 if len(part["game"]) else offset
-        arrays["game"] = np.concatenate([part["game"] for part in parts])
         print(f"{len(arrays['score']):,} positions from {len(args.data)} file(s)", flush=True)
         checkpoint = args.out.with_name(args.out.name + ".ckpt.npz")
         net, history = train(arrays, checkpoint, args.hidden, args.epochs, args.batch, args.lr, args.lam,

@@ -127,8 +127,9 @@ def expand(source: Path, out: Path, per_position: int, seed: int, variant: str =
     """Cheap extra positions for a first net: from every position of ``source``, ``per_position`` short random
     walks (1-4 legal plies, none into check), each labelled with the hand-made evaluation's quiescence score
     (a few dozen nodes instead of thousands: the classical bootstrap of a first net). Their result field is
-    ``sigmoid(score / 400)``, so they teach the score alone whatever the blend. Resumable: the game field holds
-    the source line's number, and a rerun continues after the last one written."""
+    ``sigmoid(score / 400)``, so they teach the score alone whatever the blend; their game field is the source
+    position's, so a held-out game holds out its walks too. Resumable by game: a rerun continues after the last
+    game written."""
     from engine.evaluate import initial_scores
 
     from .train import SCALE, sigmoid
@@ -138,37 +139,31 @@ def expand(source: Path, out: Path, per_position: int, seed: int, variant: str =
     searcher = Searcher(1)
     quiescence = searcher.tree.quiescence
     written = 0
-    bar = Progress("expand", len(lines), "positions", done=first)
+    bar = Progress("expand", len(lines), "positions")
     with out.open("a", encoding="utf-8") as sink:
-        for number in range(first, len(lines)):
-            fields = lines[number].split(";")
-            rng = random.Random(seed * 1_000_003 + number)
-            kept = []
-            if len(fields) == 4 and fields[0]:
-                for _ in range(per_position):
-                    board = Board(fields[0], variant=variant)
-                    for _ in range(rng.randint(1, 4)):
-                        moves = board.legal_moves_codes()
-                        if not moves:
-                            break
-                        board.make(rng.choice(moves))
-                    if not board.legal_moves_codes() or board.in_check():
-                        continue
-                    searcher.tree.set_position(board)
-                    searcher.control.node_limit = None
-                    searcher.control.hard_deadline = None
-                    searcher.control.stop_flag = False
-                    mg, eg, phase = initial_scores(board)
-                    score = quiescence.qsearch(-30000, 30000, 0, mg, eg, phase, False)
-                    if abs(score) >= 3000:
-                        continue
-                    white = score if board.side == 1 else -score
-                    kept.append(f"{board.fen()};{white};{float(sigmoid(white / SCALE)):.4f};{number}")
-            for line in kept:
-                sink.write(line + "\n")
-            if not kept:
-                sink.write(f";;;{number}\n")
-            written += len(kept)
+        for number, line in enumerate(lines):
             bar.update(1, f"{written:,} positions")
+            fields = line.split(";")
+            if len(fields) != 4 or not fields[0] or int(fields[3]) < first:
+                continue
+            game = int(fields[3])
+            rng = random.Random(seed * 1_000_003 + number)
+            for _ in range(per_position):
+                board = Board(fields[0], variant=variant)
+                for _ in range(rng.randint(1, 4)):
+                    moves = board.legal_moves_codes()
+                    if not moves:
+                        break
+                    board.make(rng.choice(moves))
+                if not board.legal_moves_codes() or board.in_check():
+                    continue
+                searcher.tree.set_position(board)
+                mg, eg, phase = initial_scores(board)
+                score = quiescence.qsearch(-30000, 30000, 0, mg, eg, phase, False)
+                if abs(score) >= 3000:
+                    continue
+                white = score if board.side == 1 else -score
+                sink.write(f"{board.fen()};{white};{float(sigmoid(white / SCALE)):.4f};{game}\n")
+                written += 1
     bar.close()
     return written
