@@ -506,7 +506,7 @@ def evaluate(pos: Position, mg: int, eg: int, phase: int) -> int:
     (:mod:`engine.nnue`) while the position carries an accumulator, else the hand-made one."""
     accumulator = pos.accumulator
     if accumulator is not None:
-        return accumulator.evaluate(pos)  # type: ignore[attr-defined]  # an engine.nnue.Accumulator
+        return accumulator.evaluate(pos)  # type: ignore[attr-defined, no-any-return]  # an engine.nnue.Accumulator
     phase_max = _PHASE_MAX  # C ints in the compiled build (evaluate.pxd): the arithmetic below is C
     tempo = _TEMPO
     p = phase if phase < phase_max else phase_max

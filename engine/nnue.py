@@ -44,7 +44,7 @@ GATE_BASE = 1152
 N_FEATURES = 1168
 MAX_HIDDEN = 256
 QA = 255
-QB = 64
+QB = 1024
 SCALE = 400
 EVAL_LIMIT = 12000  # |eval| in centipawns, well short of the search's mate scores
 STACK_PLIES = 192  # accumulator slots; deeper lines update the last slot in place
@@ -108,7 +108,7 @@ def default_path() -> Path:
     return Path(__file__).resolve().parent / "data" / DEFAULT_NET
 
 
-def parse(data: bytes, name: str = "<bytes>") -> tuple[int, array, array, array, int]:
+def parse(data: bytes, name: str = "<bytes>") -> tuple[int, array[int], array[int], array[int], int]:
     """(hidden, W1, B1, W2, B2) of a net file's bytes; NetError when they are not a net of this engine."""
     if len(data) < _HEADER.size:
         raise NetError(f"{name}: {len(data)} bytes, too short for a net")
@@ -159,7 +159,7 @@ def load(path: Optional[str] = None) -> NetInfo:
     return NetInfo(str(file), hashlib.sha256(data).hexdigest(), hidden)
 
 
-def _install(hidden: int, w1: array, b1: array, w2: array, b2: int) -> None:
+def _install(hidden: int, w1: array[int], b1: array[int], w2: array[int], b2: int) -> None:
     global _HIDDEN, _B2
     _HIDDEN = 0  # no accumulator evaluates a half-written net
     for i in range(N_FEATURES * hidden):

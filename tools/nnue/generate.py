@@ -13,6 +13,7 @@ for the side ahead; one longer than ``MAX_PLIES`` is dropped.
 
 from __future__ import annotations
 
+import math
 import random
 import time
 from pathlib import Path
@@ -61,8 +62,8 @@ def _is_noisy(board: Board, code: int) -> bool:
 
 
 def play_game(searcher: Searcher, opening: str, rng: random.Random, nodes: int,
-              variant: str = "seirawan") -> list[tuple[str, int]] | None:
-    """One self-play game: its kept positions as (fen, white's score) and the result, or None if dropped."""
+              variant: str = "seirawan") -> list[tuple[str, int, float]] | None:
+    """One self-play game: its kept positions as (fen, white's score, result), or None if dropped."""
     board = Board(opening, variant=variant)
     for _ in range(rng.randint(0, RANDOM_PLIES)):
         moves = board.legal_moves_codes()
@@ -92,7 +93,7 @@ def play_game(searcher: Searcher, opening: str, rng: random.Random, nodes: int,
         board.make(found.best)
     if result is None:
         return None
-    return [(fen, score, result) for fen, score in kept]  # type: ignore[misc]
+    return [(fen, score, result) for fen, score in kept]
 
 
 def generate(out: Path, games: int, nodes: int, openings: Path, seed: int, minutes: Optional[float] = None,
@@ -132,7 +133,7 @@ def expand(source: Path, out: Path, per_position: int, seed: int, variant: str =
     game written."""
     from engine.evaluate import initial_scores
 
-    from .train import SCALE, sigmoid
+    from .train import SCALE
 
     lines = source.read_text(encoding="utf-8").splitlines()
     first = games_done(out)
@@ -163,7 +164,7 @@ def expand(source: Path, out: Path, per_position: int, seed: int, variant: str =
                 if abs(score) >= 3000:
                     continue
                 white = score if board.side == 1 else -score
-                sink.write(f"{board.fen()};{white};{float(sigmoid(white / SCALE)):.4f};{game}\n")
+                sink.write(f"{board.fen()};{white};{1.0 / (1.0 + math.exp(-white / SCALE)):.4f};{game}\n")
                 written += 1
     bar.close()
     return written

@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 import time
 from pathlib import Path
-from typing import Optional
+from typing import Any, Optional
 
 import numpy as np
 
@@ -76,10 +76,11 @@ def featurize(path: Path, cache: Optional[Path] = None, variant: str = "seirawan
         game[i] = number
         bar.update()
     bar.close()
-    new = {"us": us, "them": them, "score": score, "result": result, "game": game}
+    new: dict[str, np.ndarray] = {"us": us, "them": them, "score": score, "result": result, "game": game}
     if arrays:
         new = {key: np.concatenate([arrays[key], new[key]]) for key in new}
-    np.savez(cache, **new)
+    saved: dict[str, Any] = dict(new)
+    np.savez(cache, **saved)
     return new
 
 
@@ -91,7 +92,8 @@ def dense(rows: np.ndarray) -> np.ndarray:
 
 
 def sigmoid(x: np.ndarray) -> np.ndarray:
-    return 1.0 / (1.0 + np.exp(-x))
+    out: np.ndarray = 1.0 / (1.0 + np.exp(-x))
+    return out
 
 
 class FloatNet:
@@ -155,12 +157,12 @@ class FloatNet:
         return loss
 
     def save(self, path: Path, epoch: int, history: list[tuple[float, float]]) -> None:
-        arrays = {f"p_{k}": v for k, v in self.params.items()}
+        arrays: dict[str, Any] = {f"p_{k}": v for k, v in self.params.items()}
         arrays.update({f"m_{k}": v for k, v in self.m.items()})
         arrays.update({f"v_{k}": v for k, v in self.v.items()})
+        arrays.update(steps=self.steps, epoch=epoch, history=np.array(history, dtype=np.float64).reshape(-1, 2))
         tmp = path.with_name(path.name + ".tmp.npz")
-        np.savez(tmp, steps=self.steps, epoch=epoch, history=np.array(history, dtype=np.float64).reshape(-1, 2),
-                 **arrays)
+        np.savez(tmp, **arrays)
         tmp.replace(path)
 
     @classmethod
@@ -208,9 +210,9 @@ def train(arrays: dict[str, np.ndarray], checkpoint: Path, hidden: int = 128, ep
     if checkpoint.exists():
         net, done, history = FloatNet.restore(checkpoint)
     elif init is not None:
-        start, _, _ = FloatNet.restore(init)
-        net, done, history = FloatNet(start.hidden, seed), 0, []
-        net.params = start.params
+        initial, _, _ = FloatNet.restore(init)
+        net, done, history = FloatNet(initial.hidden, seed), 0, []
+        net.params = initial.params
     else:
         net, done, history = FloatNet(hidden, seed), 0, []
     target = targets(arrays, lam)
