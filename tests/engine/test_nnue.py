@@ -139,3 +139,10 @@ def test_uci_evalfile_that_cannot_be_read_is_reported_and_replaced(tmp_path: Pat
     errors = [line for line in out if line.startswith("info string error")]
     assert any(str(missing) in line and "cannot be read" in line for line in errors)
     assert any(line.startswith("bestmove") for line in out)
+
+
+def test_the_built_in_net_ships_and_loads() -> None:
+    info = nnue.load()
+    assert info.hidden >= 1 and info.path.endswith(nnue.DEFAULT_NET)
+    readme = (Path(nnue.__file__).resolve().parent / "data" / "README.md").read_text(encoding="utf-8")
+    assert info.sha256 in readme  # the hash the docs give is the file's
