@@ -30,18 +30,21 @@ cdef class Accumulator(MoveObserver):
 
     cpdef pop(self)
 
-    @cython.locals(h=int, values="int *", a=int, b=int, i=int, white=int, black=int, squares="int *", old_board=int,
+    # Indexes as Py_ssize_t: with -fwrapv (Python's own CFLAGS) a C int index blocks gcc's vectorizer.
+    @cython.locals(h="Py_ssize_t", values="int *", a="Py_ssize_t", b="Py_ssize_t", i="Py_ssize_t", white="Py_ssize_t",
+                   black="Py_ssize_t", squares="int *", old_board=int,
                    new_board=int, sq=int, new=int, old=int, hand=list, slot=int, t=int, row_white=int,
                    row_black=int, k=int, gates="unsigned long long", changed="unsigned long long", f=int)
     cdef _advance(self, PositionState pos, int src, int dst)
 
-    @cython.locals(h=int, values="int *", us=int, them=int, total="long long", i=int, v="long long",
+    @cython.locals(h="Py_ssize_t", values="int *", us="Py_ssize_t", them="Py_ssize_t", total="long long",
+                   i="Py_ssize_t", v="long long",
                    score="long long")
     cpdef int evaluate(self, PositionState pos) except? -32767
 
 
-@cython.locals(row=int, i=int)
-cdef void _add_row(int *values, int at, int feature, int h) noexcept
+@cython.locals(row="Py_ssize_t", i="Py_ssize_t")
+cdef void _add_row(int *values, Py_ssize_t at, Py_ssize_t feature, Py_ssize_t h) noexcept
 
-@cython.locals(row=int, i=int)
-cdef void _sub_row(int *values, int at, int feature, int h) noexcept
+@cython.locals(row="Py_ssize_t", i="Py_ssize_t")
+cdef void _sub_row(int *values, Py_ssize_t at, Py_ssize_t feature, Py_ssize_t h) noexcept
