@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from engine import Board, nnue
 from engine.search import Searcher, SearchLimits
 from tools.nnue.__main__ import main
@@ -47,3 +49,18 @@ def test_generate_train_export_and_load_a_tiny_net(tmp_path: Path) -> None:
     searcher.use_net(True)
     result = searcher.search(board, SearchLimits(depth=2))
     assert result.best in board.legal_moves_codes()
+
+
+FAIRY_STOCKFISH = "/usr/games/fairy-stockfish"
+
+
+@pytest.mark.skipif(not Path(FAIRY_STOCKFISH).exists(), reason="Fairy-Stockfish is not installed")
+def test_label_scores_positions_again_with_another_engine(tmp_path: Path) -> None:
+    source = tmp_path / "selfplay.txt"
+    fens = read_openings(OPENINGS)[:3]
+    source.write_text("".join(f"{fen};0;0.5;{game}\n" for game, fen in enumerate(fens)))
+    out = tmp_path / "labelled.txt"
+    assert main(["label", str(source), "--out", str(out), "--engine", FAIRY_STOCKFISH, "--nodes", "500"]) == 0
+    rows = [line.split(";") for line in out.read_text().splitlines()]
+    assert [row[0] for row in rows] == fens and [row[3] for row in rows] == ["0", "1", "2"]
+    assert all(row[2] == "0.5" for row in rows) and any(row[1] != "0" for row in rows)

@@ -23,6 +23,12 @@ def main(argv: Optional[list[str]] = None) -> int:
     p.add_argument("--out", type=Path, required=True)
     p.add_argument("--per-position", type=int, default=4)
     p.add_argument("--seed", type=int, default=1)
+    p = sub.add_parser("label", help="the positions of a data file scored again by another UCI engine (resumable)")
+    p.add_argument("source", type=Path)
+    p.add_argument("--out", type=Path, required=True)
+    p.add_argument("--engine", default="/usr/games/fairy-stockfish")
+    p.add_argument("--nodes", type=int, default=20000, help="nodes a position")
+    p.add_argument("--every", type=int, default=1, help="label every n-th position")
     p = sub.add_parser("train", help="train (resumable), export the quantized net and check it in the engine")
     p.add_argument("data", type=Path, nargs="+", help="files written by generate")
     p.add_argument("--out", type=Path, required=True, help="the net file to write (checkpoint: OUT.ckpt.npz)")
@@ -44,6 +50,11 @@ def main(argv: Optional[list[str]] = None) -> int:
         from .generate import expand
 
         n = expand(args.source, args.out, args.per_position, args.seed)
+        print(f"{n} positions written to {args.out}")
+    elif args.command == "label":
+        from .generate import label
+
+        n = label(args.source, args.out, args.engine, args.nodes, args.every)
         print(f"{n} positions written to {args.out}")
     elif args.command == "train":
         import hashlib

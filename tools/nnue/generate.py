@@ -168,3 +168,40 @@ def expand(source: Path, out: Path, per_position: int, seed: int, variant: str =
                 written += 1
     bar.close()
     return written
+
+
+def label(source: Path, out: Path, engine: str, nodes: int, every: int = 1, variant: str = "seirawan") -> int:
+    """Every ``every``-th position of ``source`` again, its score replaced by another UCI engine's (Fairy-Stockfish
+    by default) at ``nodes`` nodes a position: labels that know more than the engine that played the games. Mates
+    count as +-2000; the result field stays. Resumable: a rerun continues after the last game written (a game
+    cut off in the middle keeps the positions it has)."""
+    from bot.engines import UciEngine
+
+    client = UciEngine([engine], label=Path(engine).name, strict=True)
+    client.set_variant(variant, False)
+    client.new_game()
+    lines = source.read_text(encoding="utf-8").splitlines()
+    first = games_done(out)
+    written = 0
+    bar = Progress("label", len(lines), "positions")
+    try:
+        with out.open("a", encoding="utf-8") as sink:
+            for number, line in enumerate(lines):
+                bar.update(1, f"{written:,} positions")
+                fields = line.split(";")
+                if len(fields) != 4 or not fields[0] or int(fields[3]) < first or number % every:
+                    continue
+                client.ensure_running()
+                reply = client.go(f"position fen {fields[0]}", f"go nodes {nodes}", 600.0, 5.0)
+                score = reply.score
+                if score is None:
+                    continue
+                value = (2000 if score.mate > 0 else -2000) if score.mate is not None else (score.cp or 0)
+                white = value if fields[0].split()[1] == "w" else -value
+                sink.write(f"{fields[0]};{white};{fields[2]};{fields[3]}\n")
+                sink.flush()
+                written += 1
+    finally:
+        client.close()
+    bar.close()
+    return written
