@@ -274,6 +274,7 @@ class Board(Position):
         new = Board.__new__(Board)
         new.__dict__.update(self.__dict__)  # the attributes of Board itself
         self.copy_state_to(new)  # those of Position (slots in the compiled build, not in __dict__)
+        new.accumulator = None  # an accumulator follows one position
         new.move_stack = self.move_stack[:]
         return new
 

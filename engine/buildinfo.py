@@ -13,7 +13,9 @@ from importlib.machinery import EXTENSION_SUFFIXES
 #: The engine's hot path, compiled together (the classes of a Position inherit from each other across them).
 #: Each is compiled from its ``.py`` file, except ``_ordering``: a ``.pyx`` file, the compiled version of
 #: ``engine/ordering.py``, which only compiled builds have.
-COMPILED_MODULES = ("movecodes", "movegen", "fen", "position", "attacks", "evaluate", "tt", "search", "_ordering")
+COMPILED_MODULES = (
+    "movecodes", "movegen", "fen", "nnue", "position", "attacks", "evaluate", "tt", "search", "_ordering",
+)
 COMPILER = "Cython"
 
 

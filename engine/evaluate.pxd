@@ -1,6 +1,7 @@
 # Cython declarations for the compiled build (setup.py, SCHESS_ENGINE_COMPILE=1); the .py file stays plain Python.
 cimport cython
 
+from engine.nnue cimport Accumulator
 from engine.position cimport Position
 
 # Constants the module imports or defines for itself alone, as C values (not importable from the compiled module).
@@ -65,5 +66,5 @@ cpdef int king_safety(Position pos)
                own_files=int, enemy_files=int)
 cpdef (int, int) positional(Position pos)
 
-@cython.locals(dmg=int, deg=int, p=int, score=int, phase_max=int, tempo=int)
+@cython.locals(dmg=int, deg=int, p=int, score=int, phase_max=int, tempo=int, accumulator=Accumulator)
 cpdef int evaluate(Position pos, int mg, int eg, int phase)

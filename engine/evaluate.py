@@ -553,7 +553,11 @@ def activity(pos: Position) -> list[int]:
     return counts
 
 def evaluate(pos: Position, mg: int, eg: int, phase: int) -> int:
-    """The static score in centipawns from the side to move's point of view."""
+    """The static score in centipawns from the side to move's point of view: the learned evaluation's
+    (:mod:`engine.nnue`) while the position carries an accumulator, else the hand-made one."""
+    accumulator = pos.accumulator
+    if accumulator is not None:
+        return accumulator.evaluate(pos)  # type: ignore[attr-defined, no-any-return]  # an engine.nnue.Accumulator
     phase_max = _PHASE_MAX  # C ints in the compiled build (evaluate.pxd): the arithmetic below is C
     tempo = _TEMPO
     p = phase if phase < phase_max else phase_max

@@ -3,6 +3,7 @@ cimport cython
 
 from engine.fen cimport FenCodec
 from engine.movecodes cimport mask_hash
+from engine.movecodes cimport PositionState
 
 # Names the module imports for itself alone (the ones it re-exports stay Python objects).
 cdef int ELEPHANT, HAWK, KING
@@ -15,7 +16,15 @@ cdef long long ZOBRIST_SIDE
 cdef unsigned long long _ONE, _RANK_1, _RANK_8
 
 
+cdef class MoveObserver:
+    cpdef push(self, PositionState pos)
+
+    cpdef pop(self)
+
+
 cdef class Position(FenCodec):
+    cdef public MoveObserver accumulator
+
     @cython.locals(squares="int *", frm=int, to=int, flag=int, side=int, h="long long", ep=int, piece=int,
                    captured=int, target=int, f=int, new_piece=int, victim_sq=int, king_to=int, rook_to=int,
                    rook=int, p=int, z="long long", dropped=int, hand=list, count=int)

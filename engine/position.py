@@ -60,9 +60,21 @@ _RANK_8 = RANK_8_MASK
 # The move-code flags (CASTLE, PROMOTION, ...) are C constants of this module in the compiled build
 # (position.pxd), not importable from it: take them from engine.movecodes.
 __all__ = [
-    "BACK_RANK_MASK", "GATE_TYPES", "Position", "RANK_1_MASK", "RANK_8_MASK", "START_FENS", "VARIANTS", "encode",
-    "fen_error",
+    "BACK_RANK_MASK", "GATE_TYPES", "MoveObserver", "Position", "RANK_1_MASK", "RANK_8_MASK", "START_FENS",
+    "VARIANTS", "encode", "fen_error",
 ]
+
+
+class MoveObserver:
+    """Follows the moves made on a position: ``push(pos)`` after each ``make``, ``pop()`` after each
+    ``unmake`` (null moves are not reported). The learned evaluation's accumulator (:mod:`engine.nnue`) is one;
+    the rules know nothing more of it."""
+
+    def push(self, pos: Position) -> None:
+        pass
+
+    def pop(self) -> None:
+        pass
 
 
 class Position(FenCodec):
@@ -72,14 +84,19 @@ class Position(FenCodec):
     -1 black), ``king_sq`` ([white, black]), ``castling`` (bitmask of rook squares with a castling right),
     ``gates`` (bitmask of squares whose original piece has not moved yet, both colours, only while that
     side has pieces in hand), ``ep`` (en passant target square or -1), ``hand`` (17-slot list indexed by
-    signed piece code), ``halfmove``, ``hash`` (Zobrist key of everything except gates).
+    signed piece code), ``halfmove``, ``hash`` (Zobrist key of everything except gates), ``accumulator`` (a
+    :class:`MoveObserver` told of every make and unmake, the learned evaluation's while a search uses it;
+    else None).
     """
+
+    accumulator: MoveObserver | None
 
     def __init__(self, fen: str | None = None, variant: str = "seirawan", chess960: bool = False) -> None:
         if variant not in VARIANTS:
             raise ValueError(f"unknown variant {variant!r}: expected one of {', '.join(VARIANTS)}")
         self.variant = variant
         self.chess960 = bool(chess960)
+        self.accumulator = None
         self.set_fen(START_FENS[variant] if fen is None else fen)
 
     # ------------------------------------------------------------------ make / unmake
@@ -202,6 +219,8 @@ class Position(FenCodec):
             self._update_back_rank(code, frm, to, flag, side)
         self.side = -side
         self.ply += 1
+        if self.accumulator is not None:  # the learned evaluation's, while a search uses it
+            self.accumulator.push(self)
 
     def _capture_to_hand(self, captured: int, sq: int, side: int) -> int:
         """Put the piece captured on ``sq`` into the hand of ``side`` (the captor), in its colour, a promoted
@@ -333,6 +352,8 @@ class Position(FenCodec):
             squares[frm] = king
             squares[to] = rook
             self.king_sq[0 if side == 1 else 1] = frm
+        if self.accumulator is not None:
+            self.accumulator.pop()
         return code
 
     def make_null(self) -> None:

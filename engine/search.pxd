@@ -4,6 +4,7 @@ cimport cython
 from engine._ordering cimport order_into, order_moves, sort_desc_range
 from engine.attacks cimport captures_into, gives_check_quiet, see
 from engine.evaluate cimport evaluate, move_delta
+from engine.nnue cimport Accumulator
 from engine.position cimport Position
 from engine.tt cimport TranspositionTable, tt_key
 
@@ -106,3 +107,4 @@ cdef class Searcher:
     cdef public int partial_move
     cdef public int partial_score
     cdef public bint partial_exact
+    cdef public Accumulator accumulator

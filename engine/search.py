@@ -25,6 +25,7 @@ from typing import Any, Callable, Dict, Optional, Protocol
 from .attacks import ATTACKER_RANK, CAPTURES_MAX, MVV, SEE_VALUE, captures, captures_into, gives_check_quiet, see
 from .evaluate import evaluate, initial_scores, move_delta
 from .movecodes import CASTLE, CASTLE_ROOK_GATE, DROP, EN_PASSANT, PROMOTION
+from .nnue import Accumulator
 from .ordering import capture_order, order_into, order_moves, sort_desc_range
 from .position import Position
 from .tables import (
@@ -665,8 +666,17 @@ class Searcher:
         self.partial_move = 0
         self.partial_score = 0
         self.partial_exact = False
+        # The learned evaluation's accumulator (engine.nnue), None for the hand-made evaluation.
+        self.accumulator: Optional[Accumulator] = None
 
     # ------------------------------------------------------------------ control
+
+    def use_net(self, on: bool) -> None:
+        """Evaluate with the net :mod:`engine.nnue` has loaded (True) or the hand-made evaluation (False)."""
+        if not on:
+            self.accumulator = None
+        elif self.accumulator is None:
+            self.accumulator = Accumulator()
 
     def new_game(self) -> None:
         self.tt.clear()
@@ -768,6 +778,10 @@ class Searcher:
         moves = pos.generate_legal()
         if not moves:
             return SearchResult(0, 0, -MATE if pos.in_check() else 0, 0, 0, [])
+        accumulator = self.accumulator
+        if accumulator is not None:  # make/unmake keep it up to date until the search lets go of pos
+            pos.accumulator = accumulator
+            accumulator.refresh(pos)
         mg, eg, phase = initial_scores(pos)
         self.tree.evals[0] = -INFINITE if pos.in_check() else evaluate(pos, mg, eg, phase)
         root_moves = self.orderer.order(pos, moves, self.tt.probe(tt_key(pos.hash, pos.gates)) & 0xFFFFF, 0)
@@ -864,6 +878,7 @@ class Searcher:
             best_move = self._weaken(pos, root_moves, best_move, skill, mg, eg, phase)
             pv = [best_move]
         ponder = pv[1] if len(pv) > 1 and pv[0] == best_move else 0
+        pos.accumulator = None
         return SearchResult(best_move, ponder, best_score, completed_depth, control.nodes, pv)
 
     def _weaken(self, pos: Position, root_moves: list[int], best_move: int, skill: int, mg: int, eg: int,

@@ -22,6 +22,8 @@ from multiprocessing.connection import Connection, wait
 from typing import Any, Optional
 
 from .board import Board
+from .nnue import NetError
+from .nnue import load as load_net
 from .search import Searcher, SearchLimits
 from .sharedtable import SharedTable
 
@@ -51,6 +53,7 @@ def _helper_main(table_name: str, megabytes: int, index: int, conn: Connection) 
     searcher.use_shared_table(table)
     searcher.start_depth = helper_depth(index)
     searcher.stop_signal = table
+    loaded_net: Optional[str] = None
     try:
         while True:
             try:
@@ -59,7 +62,15 @@ def _helper_main(table_name: str, megabytes: int, index: int, conn: Connection) 
                 break
             if job is None:
                 break
-            variant, chess960, fen, moves, skill = job
+            variant, chess960, fen, moves, skill, net = job
+            if net != loaded_net:  # the main search's evaluation: a net file, or None for the hand-made one
+                loaded_net = net
+                try:
+                    if net is not None:
+                        load_net(net)
+                except NetError:  # the main process loaded it; should it have gone, the hand-made evaluation
+                    loaded_net = None
+                searcher.use_net(loaded_net is not None)
             board = Board(fen, variant=variant, chess960=chess960)
             for text in moves:
                 board.push_uci(text)
@@ -97,13 +108,15 @@ class HelperPool:
     def threads(self) -> int:
         return len(self.processes) + 1
 
-    def start(self, variant: str, chess960: bool, fen: Optional[str], moves: list[str], skill: int) -> None:
-        """Let every helper search this root (the position as ``position`` set it up)."""
+    def start(self, variant: str, chess960: bool, fen: Optional[str], moves: list[str], skill: int,
+              net: Optional[str] = None) -> None:
+        """Let every helper search this root (the position as ``position`` set it up), evaluating with the
+        net file ``net`` (None: the hand-made evaluation)."""
         self.wait_idle()
         self.table.set_stop(False)
         for conn in self.connections:
             try:
-                conn.send((variant, chess960, fen, list(moves), skill))
+                conn.send((variant, chess960, fen, list(moves), skill, net))
             except (BrokenPipeError, OSError):  # a helper that died: the others and the main search go on
                 pass
         self.busy = True

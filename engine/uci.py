@@ -19,6 +19,8 @@ from . import __version__
 from .board import Board
 from .book import DEFAULT_BOOK, Book, BookError, open_book
 from .buildinfo import build_name
+from .nnue import DEFAULT_NET, NetError, NetInfo
+from .nnue import load as load_net
 from .perft import perft_divide
 from .search import MATE_BOUND, Searcher, SearchLimits
 from .smp import HelperPool
@@ -40,6 +42,8 @@ BENCH_POSITIONS = (
     ("chess", "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1"),
 )
 BENCH_DEPTH = 6
+# ``Use NNUE``'s default: the hand-made evaluation until a net measurably beats it (docs/nnue.md).
+USE_NNUE_DEFAULT = False
 
 Writer = Callable[[str], None]
 MAX_THREADS = 64
@@ -60,6 +64,8 @@ class Options:
         self.ponder = False
         self.own_book = False
         self.book_file = DEFAULT_BOOK
+        self.use_nnue = USE_NNUE_DEFAULT
+        self.eval_file = DEFAULT_NET  # the built-in net (engine/data/), or a path
 
     @staticmethod
     def declarations() -> list[str]:
@@ -76,6 +82,8 @@ class Options:
             "option name Ponder type check default false",
             "option name OwnBook type check default false",
             f"option name BookFile type string default {DEFAULT_BOOK}",
+            f"option name Use NNUE type check default {'true' if USE_NNUE_DEFAULT else 'false'}",
+            f"option name EvalFile type string default {DEFAULT_NET}",
         ]
 
     def effective_skill(self) -> int:
@@ -117,6 +125,7 @@ class SearchThread:
         self._pondering = False
         self._limits: Optional[SearchLimits] = None
         self._go_args: dict[str, int] = {}
+        self.net_path: Optional[str] = None  # the net file the search evaluates with (for the helpers)
 
     def start(self, board: Board, limits: SearchLimits, go_args: dict[str, int], pondering: bool,
               root: tuple[str, bool, Optional[str], list[str]]) -> None:
@@ -131,7 +140,8 @@ class SearchThread:
         pool = self.pool
         if pool is not None and self.searcher.skill_level == 20:  # a weakened search keeps to one thread
             variant, chess960, fen, moves = root
-            pool.start(variant, chess960, fen, moves, 20)
+            net = self.net_path if self.searcher.accumulator is not None else None
+            pool.start(variant, chess960, fen, moves, 20, net)
         wait_for_release = limits.infinite
         self._thread = threading.Thread(target=self._run, args=(board, limits, wait_for_release), daemon=True)
         self._thread.start()
@@ -237,6 +247,9 @@ class UciFrontEnd:
         self._book: Optional[Book] = None
         self._book_failed: Optional[str] = None  # the BookFile that could not be opened (reported once)
         self._book_rng = random.Random()
+        self.net: Optional[NetInfo] = None  # the net loaded for ``Use NNUE``
+        if self.options.use_nnue:
+            self._configure_net()
 
     # ------------------------------------------------------------------ output
 
@@ -344,8 +357,45 @@ class UciFrontEnd:
             path = value.strip()
             opts.book_file = "" if path == "<empty>" else path
             self._close_book()
+        elif key == "use nnue":
+            opts.use_nnue = _parse_bool(value)
+            self._configure_net()
+        elif key == "evalfile":
+            path = value.strip()
+            opts.eval_file = DEFAULT_NET if path in ("", "<empty>") else path
+            self.net = None
+            self._configure_net()
         else:
             raise ValueError(f"unknown option {name!r}")
+
+    def _configure_net(self) -> None:
+        """Evaluate as ``Use NNUE`` and ``EvalFile`` say: load the net when needed; a net that cannot be read
+        is reported (``info string error``) and the built-in net is used instead, or the hand-made evaluation
+        when even that one cannot be read."""
+        opts = self.options
+        if not opts.use_nnue:
+            self.searcher.use_net(False)
+            return
+        if self.net is None:
+            path = None if opts.eval_file == DEFAULT_NET else opts.eval_file
+            try:
+                self.net = load_net(path)
+            except NetError as problem:
+                if path is None:
+                    self.error(f"EvalFile: {problem}; using the hand-made evaluation")
+                    self.searcher.use_net(False)
+                    return
+                self.error(f"EvalFile: {problem}; using the built-in net {DEFAULT_NET}")
+                try:
+                    self.net = load_net(None)
+                except NetError as fallback:
+                    self.error(f"EvalFile: {fallback}; using the hand-made evaluation")
+                    self.searcher.use_net(False)
+                    return
+            self.search_thread.net_path = self.net.path
+            self.send(f"info string NNUE evaluation using {self.net.path} (hidden {self.net.hidden}, "
+                      f"sha256 {self.net.sha256[:16]})")
+        self.searcher.use_net(True)
 
     def cmd_position(self, args: list[str]) -> None:
         self.stop_search()
@@ -488,8 +538,15 @@ class UciFrontEnd:
         perft_report(self.board, depth, self.send)
 
     def cmd_bench(self, args: list[str]) -> None:
+        """``bench [DEPTH] [nnue|classical]``: the evaluation of ``Use NNUE`` unless named."""
         self.stop_search()
-        bench_report(int(args[0]) if args else BENCH_DEPTH, self.send)
+        if len(args) > 1:
+            if args[1] not in ("nnue", "classical"):
+                raise ValueError(f"bench: expected nnue or classical after the depth, got {args[1]!r}")
+            if (args[1] == "nnue") != self.options.use_nnue:
+                self.options.use_nnue = args[1] == "nnue"
+                self._configure_net()
+        bench_report(int(args[0]) if args else BENCH_DEPTH, self.send, self.searcher.accumulator is not None)
 
 
 def perft_report(board: Board, depth: int, send: Writer) -> None:
@@ -507,12 +564,14 @@ def perft_report(board: Board, depth: int, send: Writer) -> None:
     send(f"info string perft {depth} time {int(elapsed * 1000)} ms")
 
 
-def bench_report(depth: int, send: Writer) -> None:
-    """``bench``: the fixed positions searched to ``depth``; the node count is the same on every run."""
+def bench_report(depth: int, send: Writer, use_net: bool = False) -> None:
+    """``bench``: the fixed positions searched to ``depth`` (with the loaded net when ``use_net``); the node
+    count is the same on every run."""
     total_nodes = 0
     start = time.perf_counter()
     cpu_start = time.process_time()
     bench_searcher = Searcher(16)
+    bench_searcher.use_net(use_net)
     for variant, fen in BENCH_POSITIONS:
         board = Board(fen, variant=variant)
         result = bench_searcher.search(board, SearchLimits(depth=depth))
@@ -528,6 +587,7 @@ def bench_report(depth: int, send: Writer) -> None:
     cpu = time.process_time() - cpu_start
     send("")
     send(f"Build: {BUILD}")
+    send(f"Evaluation: {'NNUE' if use_net else 'hand-made'}")
     send(f"Total time (ms) : {int(elapsed * 1000)}")
     # CPU time tells the engine's speed even when other processes share the cores.
     send(f"CPU time (ms)   : {int(cpu * 1000)}")

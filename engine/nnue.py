@@ -1,0 +1,363 @@
+"""The learned evaluation: a small NNUE-style network with an accumulator kept incrementally by make/unmake.
+
+Inputs (per perspective, ``N_FEATURES`` binary features; the board flipped for black, so "own" pieces are
+always the perspective's and its first rank is rank 1):
+
+* ``[0, 1024)``: a piece on a square, ``(colour * 8 + type - 1) * 64 + square`` (colour 0 own, 1 enemy;
+  types pawn .. Elephant as in :mod:`engine.tables`): the 768 planes of chess plus Hawk and Elephant.
+* ``[1024, 1152)``: pieces in hand, ``1024 + (colour * 8 + type - 1) * 8 + k - 1`` set for k = 1 .. count
+  (up to 8): every piece type has room, for drop variants.
+* ``[1152, 1168)``: gate rights, ``1152 + file`` for the own back rank, ``1160 + file`` for the enemy's.
+
+Network: ``N_FEATURES -> hidden`` (int16 weights, int32 accumulator, one per perspective, shared weights),
+the side to move's half first, squared clipped ReLU (``clamp(x, 0, QA) ** 2``) and one int16 output neuron:
+``eval = ((sum(screlu(acc) * w2) // QA + b2) * SCALE) // (QA * QB)`` centipawns from the side to move.
+Every step is integer arithmetic with Python's floor division, so the compiled build (C arrays, ``nnue.pxd``)
+and the pure build compute the same numbers and the search the same nodes.
+
+The accumulator keeps one slot per ply of the line being searched: each slot holds the two perspectives'
+sums and a snapshot of what they describe (board, hands, gates). :meth:`Accumulator.push` (after ``make``)
+fills the next slot from the last one plus the difference between the snapshot and the new position, so any
+move of any variant is handled without the accumulator knowing the rules; :meth:`Accumulator.pop` (after
+``unmake``) goes back one slot. Null moves change no input and touch no slot.
+
+Net files (``EvalFile``): the header ``MAGIC``, then little-endian int32 ``version, features, hidden, QA,
+QB, SCALE``, int16 ``W1[features][hidden]``, int16 ``B1[hidden]``, int16 ``W2[2 * hidden]``, int32 ``B2``.
+The built-in net is ``engine/data/`` :data:`DEFAULT_NET` (its hash and provenance in docs/nnue.md).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import struct
+from array import array
+from pathlib import Path
+from typing import Optional
+
+from .position import MoveObserver, Position
+
+MAGIC = b"SCHESSNN"
+VERSION = 1
+HAND_BASE = 1024
+HAND_STEPS = 8
+GATE_BASE = 1152
+N_FEATURES = 1168
+MAX_HIDDEN = 256
+QA = 255
+QB = 1024
+SCALE = 400
+EVAL_LIMIT = 12000  # |eval| in centipawns, well short of the search's mate scores
+STACK_PLIES = 192  # accumulator slots; deeper lines update the last slot in place
+DEFAULT_NET = "schess-nnue.bin"
+_HEADER = struct.Struct("<8s6i")
+
+
+
+def _zeros(n: int) -> list[int]:
+    """A list of ``n`` zeros (a function: the compiled build fills its C arrays from any Python list, but
+    not from a list multiplied by a name)."""
+    return [0] * n
+
+
+# The net in use (C arrays in the compiled build, nnue.pxd): W1 row by row, ``hidden`` values a feature.
+_W1 = _zeros(N_FEATURES * MAX_HIDDEN)
+_B1 = _zeros(MAX_HIDDEN)
+_W2 = _zeros(2 * MAX_HIDDEN)
+_B2 = 0
+_HIDDEN = 0  # 0: no net loaded
+_QA = QA
+_DIV = QA * QB
+_SCALE = SCALE
+_LIMIT = EVAL_LIMIT
+_SLOT = 2 * MAX_HIDDEN  # accumulator values per slot: white's perspective, then black's
+# Private copies of the constants: C ints in the compiled build (nnue.pxd), where the public ones stay Python.
+_MAXH = MAX_HIDDEN
+_STACK = STACK_PLIES
+_HAND_BASE = HAND_BASE
+_HAND_STEPS = HAND_STEPS
+_GATE_BASE = GATE_BASE
+
+# Feature of a piece (signed code) on a square, for each perspective: (code + 8) * 64 + square.
+_PIECE_WHITE = _zeros(17 * 64)
+_PIECE_BLACK = _zeros(17 * 64)
+for _code in range(-8, 9):
+    for _sq in range(64):
+        if _code:
+            _t = abs(_code) - 1
+            _PIECE_WHITE[(_code + 8) * 64 + _sq] = ((0 if _code > 0 else 1) * 8 + _t) * 64 + _sq
+            _PIECE_BLACK[(_code + 8) * 64 + _sq] = ((0 if _code < 0 else 1) * 8 + _t) * 64 + (_sq ^ 56)
+
+
+class NetError(ValueError):
+    """A net file that cannot be used; the message names the file and what is wrong."""
+
+
+class NetInfo:
+    """What :func:`load` read: the file, its SHA-256 and the hidden width."""
+
+    def __init__(self, path: str, sha256: str, hidden: int) -> None:
+        self.path = path
+        self.sha256 = sha256
+        self.hidden = hidden
+
+    def __repr__(self) -> str:
+        return f"NetInfo({self.path!r}, sha256={self.sha256[:12]}, hidden={self.hidden})"
+
+
+def default_path() -> Path:
+    return Path(__file__).resolve().parent / "data" / DEFAULT_NET
+
+
+def parse(data: bytes, name: str = "<bytes>") -> tuple[int, array[int], array[int], array[int], int]:
+    """(hidden, W1, B1, W2, B2) of a net file's bytes; NetError when they are not a net of this engine."""
+    if len(data) < _HEADER.size:
+        raise NetError(f"{name}: {len(data)} bytes, too short for a net")
+    magic, version, features, hidden, qa, qb, scale = _HEADER.unpack_from(data)
+    if magic != MAGIC:
+        raise NetError(f"{name}: not a schess-bot net (header {magic!r})")
+    if version != VERSION or features != N_FEATURES or (qa, qb, scale) != (QA, QB, SCALE):
+        raise NetError(f"{name}: format {version}, {features} features, QA {qa} QB {qb} scale {scale}; this "
+                       f"engine reads format {VERSION}, {N_FEATURES} features, QA {QA} QB {QB} scale {SCALE}")
+    if not 1 <= hidden <= MAX_HIDDEN:
+        raise NetError(f"{name}: hidden width {hidden}, expected 1..{MAX_HIDDEN}")
+    expected = _HEADER.size + 2 * (features * hidden + hidden + 2 * hidden) + 4
+    if len(data) != expected:
+        raise NetError(f"{name}: {len(data)} bytes, expected {expected} for hidden width {hidden}")
+    offset = _HEADER.size
+    parts = []
+    for count in (features * hidden, hidden, 2 * hidden):
+        part = array("h")
+        part.frombytes(data[offset:offset + 2 * count])
+        parts.append(part)
+        offset += 2 * count
+    if array("h", [1]).tobytes() != b"\x01\x00":  # a big-endian machine
+        for part in parts:
+            part.byteswap()
+    (bias,) = struct.unpack_from("<i", data, offset)
+    return hidden, parts[0], parts[1], parts[2], bias
+
+
+def serialize(hidden: int, w1: list[int], b1: list[int], w2: list[int], b2: int) -> bytes:
+    """A net file's bytes (the trainer's export; ``parse`` reads them back)."""
+    header = _HEADER.pack(MAGIC, VERSION, N_FEATURES, hidden, QA, QB, SCALE)
+    body = array("h", list(w1) + list(b1) + list(w2))
+    if array("h", [1]).tobytes() != b"\x01\x00":
+        body.byteswap()
+    return header + body.tobytes() + struct.pack("<i", b2)
+
+
+def load(path: Optional[str] = None) -> NetInfo:
+    """Read a net file (default: the built-in net) and make it the one every accumulator evaluates with;
+    NetError (the net in use unchanged) when it cannot be read or is not a net of this engine."""
+    file = Path(path) if path else default_path()
+    try:
+        data = file.read_bytes()
+    except OSError as error:
+        raise NetError(f"{file}: cannot be read ({error.strerror or error})") from None
+    hidden, w1, b1, w2, b2 = parse(data, str(file))
+    _install(hidden, w1, b1, w2, b2)
+    return NetInfo(str(file), hashlib.sha256(data).hexdigest(), hidden)
+
+
+def _install(hidden: int, w1: array[int], b1: array[int], w2: array[int], b2: int) -> None:
+    global _HIDDEN, _B2
+    _HIDDEN = 0  # no accumulator evaluates a half-written net
+    for i in range(N_FEATURES * hidden):
+        _W1[i] = w1[i]
+    for i in range(hidden):
+        _B1[i] = b1[i]
+        _W2[i] = w2[i]
+        _W2[hidden + i] = w2[hidden + i]
+    _B2 = b2
+    _HIDDEN = hidden
+
+
+def loaded_hidden() -> int:
+    """The hidden width of the net in use, 0 when none is loaded."""
+    return _HIDDEN
+
+
+def features(squares: list[int], hand: list[int], gates: int, perspective: int) -> list[int]:
+    """The active features of a position from one side's view (1 white, -1 black): the reference the
+    accumulator's incremental sums follow, and the trainer's input."""
+    out = [_PIECE_WHITE[(p + 8) * 64 + sq] if perspective == 1 else _PIECE_BLACK[(p + 8) * 64 + sq]
+           for sq, p in enumerate(squares) if p]
+    for colour in (0, 1):
+        sign = perspective if colour == 0 else -perspective
+        for t in range(1, 9):
+            for k in range(min(hand[t * sign], HAND_STEPS)):
+                out.append(HAND_BASE + (colour * 8 + t - 1) * HAND_STEPS + k)
+    for sq in range(64):
+        if gates >> sq & 1:
+            rel = sq if perspective == 1 else sq ^ 56
+            if rel < 8:
+                out.append(GATE_BASE + rel)
+            elif rel >= 56:
+                out.append(GATE_BASE + 8 + rel - 56)
+    return out
+
+
+class Accumulator(MoveObserver):
+    """The first layer's sums of the position being searched, one slot per ply (see the module's docstring).
+    A position carries one while a search runs (``Position.accumulator``); :meth:`refresh` sets it to a position."""
+
+    def __init__(self) -> None:
+        self.values = _zeros(STACK_PLIES * 2 * MAX_HIDDEN)
+        self.board = _zeros(STACK_PLIES * 64)
+        self.hands = _zeros(STACK_PLIES * 16)  # white's pieces in hand by type - 1, then black's
+        self.gate_masks = _zeros(STACK_PLIES)
+        self.top = 0
+        self.overflow = 0  # pushes past the last slot, updated in place there
+        self.stale = False  # the top slot may not describe the position (popped past it): redo before use
+
+    def refresh(self, pos: Position) -> None:
+        """Describe ``pos`` from scratch in slot 0: the biases plus every feature of the position."""
+        h = _HIDDEN
+        for i in range(h):
+            self.values[i] = _B1[i]
+            self.values[_MAXH + i] = _B1[i]
+        for i in range(64):
+            self.board[i] = 0
+        for i in range(16):
+            self.hands[i] = 0
+        self.gate_masks[0] = 0
+        self.top = 0
+        self.overflow = 0
+        self.stale = False
+        self._advance(pos, 0, 0)
+
+    def push(self, pos: Position) -> None:
+        """After ``pos.make``: the next slot describes ``pos``."""
+        top = self.top
+        if top < _STACK - 1 and not self.overflow:
+            self._advance(pos, top, top + 1)
+            self.top = top + 1
+        else:
+            self._advance(pos, top, top)
+            self.overflow += 1
+
+    def pop(self) -> None:
+        """After ``pos.unmake``: back to the slot of the position before the move."""
+        if self.overflow:
+            self.overflow -= 1
+            self.stale = True
+        elif self.top:
+            self.top -= 1
+        else:
+            self.stale = True
+
+    def _advance(self, pos: Position, src: int, dst: int) -> None:
+        """Slot ``dst`` := slot ``src`` plus the features that differ between its snapshot and ``pos``
+        (``src == dst`` updates a slot in place)."""
+        h = _HIDDEN
+        values = self.values
+        if src != dst:
+            a = src * _SLOT
+            b = dst * _SLOT
+            for i in range(h):
+                values[b + i] = values[a + i]
+                values[b + _MAXH + i] = values[a + _MAXH + i]
+        white = dst * _SLOT
+        black = white + _MAXH
+        squares = pos.squares
+        old_board = src * 64
+        new_board = dst * 64
+        for sq in range(64):
+            new = squares[sq]
+            old = self.board[old_board + sq]
+            if new != old:
+                if old:
+                    _sub_row(values, white, _PIECE_WHITE[(old + 8) * 64 + sq], h)
+                    _sub_row(values, black, _PIECE_BLACK[(old + 8) * 64 + sq], h)
+                if new:
+                    _add_row(values, white, _PIECE_WHITE[(new + 8) * 64 + sq], h)
+                    _add_row(values, black, _PIECE_BLACK[(new + 8) * 64 + sq], h)
+            self.board[new_board + sq] = new
+        hand = pos.hand
+        for slot in range(16):
+            t = (slot & 7) + 1
+            new = hand[t if slot < 8 else -t]
+            old = self.hands[src * 16 + slot]
+            if new != old:
+                self.hands[dst * 16 + slot] = new
+                new = new if new < _HAND_STEPS else _HAND_STEPS
+                old = old if old < _HAND_STEPS else _HAND_STEPS
+                # White's pieces are own (colour 0) for white and enemy (colour 1) for black, and the reverse.
+                row_white = _HAND_BASE + slot * _HAND_STEPS
+                row_black = _HAND_BASE + (slot ^ 8) * _HAND_STEPS
+                for k in range(old, new):
+                    _add_row(values, white, row_white + k, h)
+                    _add_row(values, black, row_black + k, h)
+                for k in range(new, old):
+                    _sub_row(values, white, row_white + k, h)
+                    _sub_row(values, black, row_black + k, h)
+            elif src != dst:
+                self.hands[dst * 16 + slot] = new
+        gates = pos.gates
+        changed = gates ^ self.gate_masks[src]
+        self.gate_masks[dst] = gates
+        if changed:
+            for f in range(8):
+                if changed >> f & 1:  # white's back rank: own for white, the enemy's for black
+                    if gates >> f & 1:
+                        _add_row(values, white, _GATE_BASE + f, h)
+                        _add_row(values, black, _GATE_BASE + 8 + f, h)
+                    else:
+                        _sub_row(values, white, _GATE_BASE + f, h)
+                        _sub_row(values, black, _GATE_BASE + 8 + f, h)
+                if changed >> (56 + f) & 1:
+                    if gates >> (56 + f) & 1:
+                        _add_row(values, white, _GATE_BASE + 8 + f, h)
+                        _add_row(values, black, _GATE_BASE + f, h)
+                    else:
+                        _sub_row(values, white, _GATE_BASE + 8 + f, h)
+                        _sub_row(values, black, _GATE_BASE + f, h)
+
+    def evaluate(self, pos: Position) -> int:
+        """The net's score of ``pos`` (which this accumulator follows) in centipawns, side to move's view."""
+        if self.stale:
+            self._advance(pos, self.top, self.top)
+            self.stale = False
+        h = _HIDDEN
+        values = self.values
+        us = self.top * _SLOT + (0 if pos.side == 1 else _MAXH)
+        them = self.top * _SLOT + (_MAXH if pos.side == 1 else 0)
+        total = 0
+        for i in range(h):
+            v = values[us + i]
+            if v > 0:
+                if v > _QA:
+                    v = _QA
+                total += v * v * _W2[i]
+            v = values[them + i]
+            if v > 0:
+                if v > _QA:
+                    v = _QA
+                total += v * v * _W2[h + i]
+        total = total // _QA + _B2
+        score = total * _SCALE // _DIV
+        if score > _LIMIT:
+            return _LIMIT
+        if score < -_LIMIT:
+            return -_LIMIT
+        return score
+
+
+def _add_row(values: list[int], at: int, feature: int, h: int) -> None:
+    """values[at:at + h] += W1 row ``feature`` (a C loop in the compiled build)."""
+    row = feature * h
+    for i in range(h):
+        values[at + i] += _W1[row + i]
+
+
+def _sub_row(values: list[int], at: int, feature: int, h: int) -> None:
+    row = feature * h
+    for i in range(h):
+        values[at + i] -= _W1[row + i]
+
+
+def evaluate_from_scratch(pos: Position) -> int:
+    """The net's score of ``pos`` without an accumulator kept by the search (tests, tools)."""
+    accumulator = Accumulator()
+    accumulator.refresh(pos)
+    return accumulator.evaluate(pos)

@@ -1,0 +1,148 @@
+"""The learned evaluation (engine.nnue): the accumulator kept by make/unmake equals one built from scratch,
+the features describe pieces, hands and gates, net files are read or refused with a clear message, and the
+UCI options switch the evaluation and fall back when a net cannot be read."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+from engine import Board, nnue
+from engine.movecodes import PROMOTION
+from engine.search import Searcher, SearchLimits
+from tests.engine.test_uci import run_commands
+
+
+def random_net(path: Path, hidden: int = 16, seed: int = 3) -> Path:
+    rng = random.Random(seed)
+    w1 = [rng.randint(-60, 60) for _ in range(nnue.N_FEATURES * hidden)]
+    b1 = [rng.randint(0, 90) for _ in range(hidden)]
+    w2 = [rng.randint(-80, 80) for _ in range(2 * hidden)]
+    path.write_bytes(nnue.serialize(hidden, w1, b1, w2, -700))
+    return path
+
+
+@pytest.fixture()
+def net(tmp_path: Path) -> Path:
+    path = random_net(tmp_path / "random.nnue")
+    nnue.load(str(path))
+    return path
+
+
+def fresh_eval(board: Board) -> int:
+    kept, board.accumulator = board.accumulator, None
+    try:
+        return nnue.evaluate_from_scratch(board)
+    finally:
+        board.accumulator = kept
+
+
+def test_accumulator_follows_make_and_unmake_as_a_fresh_one_would(net: Path) -> None:
+    rng = random.Random(11)
+    accumulator = nnue.Accumulator()
+    for variant in ("seirawan", "seirawan", "chess"):
+        board = Board(variant=variant)
+        board.accumulator = accumulator
+        accumulator.refresh(board)
+        made = 0
+        for _ in range(90):
+            moves = board.legal_moves_codes()
+            if not moves:
+                break
+            gated = [m for m in moves if m >> 12 & 15 and m >> 16 != PROMOTION]  # gating moves, when there are any
+            board.make(rng.choice(gated if gated and rng.random() < 0.5 else moves))
+            made += 1
+            assert accumulator.evaluate(board) == fresh_eval(board), board.fen()
+            if made and rng.random() < 0.3:
+                board.unmake()
+                made -= 1
+                assert accumulator.evaluate(board) == fresh_eval(board), board.fen()
+
+
+def test_accumulator_stays_right_past_its_last_slot_and_below_its_first(net: Path) -> None:
+    board = Board("n3k3/8/8/8/8/8/8/4K2N w - - 0 1")
+    accumulator = nnue.Accumulator()
+    board.accumulator = accumulator
+    accumulator.refresh(board)
+    rng = random.Random(2)
+    made = 0
+    while made < nnue.STACK_PLIES + 20:  # a line longer than the slots, without captures
+        moves = [m for m in board.legal_moves_codes() if not board.squares[m >> 6 & 63]]
+        board.make(rng.choice(moves))
+        made += 1
+    assert accumulator.overflow > 0
+    assert accumulator.evaluate(board) == fresh_eval(board)
+    for _ in range(made):
+        board.unmake()
+        assert accumulator.evaluate(board) == fresh_eval(board)
+    board.accumulator = None
+    board.make(board.legal_moves_codes()[0])
+    board.accumulator = accumulator
+    accumulator.refresh(board)
+    board.unmake()  # a takeback past the position the accumulator started from
+    assert accumulator.evaluate(board) == fresh_eval(board)
+
+
+def test_features_of_the_start_position_count_pieces_hands_and_gates() -> None:
+    board = Board()
+    for perspective in (1, -1):
+        active = nnue.features(list(board.squares), board.hand, board.gates, perspective)
+        assert len(active) == len(set(active))
+        pieces = [f for f in active if f < nnue.HAND_BASE]
+        hands = [f for f in active if nnue.HAND_BASE <= f < nnue.GATE_BASE]
+        gates = [f for f in active if f >= nnue.GATE_BASE]
+        assert len(pieces) == 32 and len(hands) == 4 and len(gates) == 16
+    # The two perspectives mirror each other: white's view of a position is black's of its colour flip.
+    white = Board("4k3/8/8/8/8/8/4P3/4K3[H] w - - 0 1")
+    black = Board("4k3/4p3/8/8/8/8/8/4K3[h] b - - 0 1")
+    assert sorted(nnue.features(list(white.squares), white.hand, white.gates, 1)) == sorted(
+        nnue.features(list(black.squares), black.hand, black.gates, -1))
+
+
+def test_a_net_file_reads_back_and_bad_files_are_named(tmp_path: Path) -> None:
+    path = random_net(tmp_path / "a.nnue", hidden=8)
+    info = nnue.load(str(path))
+    assert info.hidden == 8 and len(info.sha256) == 64
+    assert nnue.loaded_hidden() == 8
+    bad = tmp_path / "bad.nnue"
+    bad.write_bytes(b"hello")
+    with pytest.raises(nnue.NetError, match="too short"):
+        nnue.load(str(bad))
+    bad.write_bytes(path.read_bytes()[:-6])
+    with pytest.raises(nnue.NetError, match="bytes, expected"):
+        nnue.load(str(bad))
+    with pytest.raises(nnue.NetError, match="cannot be read"):
+        nnue.load(str(tmp_path / "missing.nnue"))
+    assert nnue.loaded_hidden() == 8  # a refused file leaves the net in use
+
+
+def test_search_with_the_net_plays_a_legal_move_and_leaves_the_board_alone(net: Path) -> None:
+    board = Board("r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R[EHeh] w KQBCDkqbcdf - 4 4")
+    fen = board.fen()
+    searcher = Searcher(1)
+    searcher.use_net(True)
+    result = searcher.search(board, SearchLimits(depth=3))
+    assert result.best in board.legal_moves_codes()
+    assert board.fen() == fen and board.accumulator is None
+
+
+def test_uci_evalfile_that_cannot_be_read_is_reported_and_replaced(tmp_path: Path, net: Path) -> None:
+    out = run_commands(f"setoption name EvalFile value {net}", "setoption name Use NNUE value true",
+                       "position startpos", "go depth 2")
+    assert any(line.startswith("info string NNUE evaluation using") for line in out)
+    assert any(line.startswith("bestmove") for line in out)
+    missing = tmp_path / "missing.nnue"
+    out = run_commands("setoption name Use NNUE value true", f"setoption name EvalFile value {missing}",
+                       "position startpos", "go depth 2")
+    errors = [line for line in out if line.startswith("info string error")]
+    assert any(str(missing) in line and "cannot be read" in line for line in errors)
+    assert any(line.startswith("bestmove") for line in out)
+
+
+def test_the_built_in_net_ships_and_loads() -> None:
+    info = nnue.load()
+    assert info.hidden >= 1 and info.path.endswith(nnue.DEFAULT_NET)
+    readme = (Path(nnue.__file__).resolve().parent / "data" / "README.md").read_text(encoding="utf-8")
+    assert info.sha256 in readme  # the hash the docs give is the file's

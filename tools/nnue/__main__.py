@@ -1,0 +1,87 @@
+"""Command line: ``python -m tools.nnue generate|train|export|check ...`` (docs/nnue.md)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Optional
+
+
+def main(argv: Optional[list[str]] = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m tools.nnue", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+    p = sub.add_parser("generate", help="positions from the engine's self-play at fixed nodes (resumable)")
+    p.add_argument("--out", type=Path, required=True)
+    p.add_argument("--games", type=int, default=1000, help="play up to game number GAMES")
+    p.add_argument("--nodes", type=int, default=5000, help="nodes per move")
+    p.add_argument("--openings", type=Path, default=Path("engine/data/seirawan.epd"))
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--minutes", type=float, help="start no new game after this many minutes")
+    p = sub.add_parser("expand", help="random walks from the positions of a data file, labelled by quiescence")
+    p.add_argument("source", type=Path)
+    p.add_argument("--out", type=Path, required=True)
+    p.add_argument("--per-position", type=int, default=4)
+    p.add_argument("--seed", type=int, default=1)
+    p = sub.add_parser("label", help="the positions of a data file scored again by another UCI engine (resumable)")
+    p.add_argument("source", type=Path)
+    p.add_argument("--out", type=Path, required=True)
+    p.add_argument("--engine", default="/usr/games/fairy-stockfish")
+    p.add_argument("--nodes", type=int, default=20000, help="nodes a position")
+    p.add_argument("--every", type=int, default=1, help="label every n-th position")
+    p = sub.add_parser("train", help="train (resumable), export the quantized net and check it in the engine")
+    p.add_argument("data", type=Path, nargs="+", help="files written by generate")
+    p.add_argument("--out", type=Path, required=True, help="the net file to write (checkpoint: OUT.ckpt.npz)")
+    p.add_argument("--hidden", type=int, default=128)
+    p.add_argument("--epochs", type=int, default=20)
+    p.add_argument("--batch", type=int, default=1024)
+    p.add_argument("--lr", type=float, default=1e-3)
+    p.add_argument("--lam", type=float, default=0.75, help="weight of the search score against the result")
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--minutes", type=float, help="start no new epoch after this many minutes")
+    p.add_argument("--init", type=Path, help="start from the weights of this checkpoint (OUT.ckpt.npz of a run)")
+    args = parser.parse_args(argv)
+    if args.command == "generate":
+        from .generate import generate
+
+        n = generate(args.out, args.games, args.nodes, args.openings, args.seed, args.minutes)
+        print(f"{n} positions written to {args.out}")
+    elif args.command == "expand":
+        from .generate import expand
+
+        n = expand(args.source, args.out, args.per_position, args.seed)
+        print(f"{n} positions written to {args.out}")
+    elif args.command == "label":
+        from .generate import label
+
+        n = label(args.source, args.out, args.engine, args.nodes, args.every)
+        print(f"{n} positions written to {args.out}")
+    elif args.command == "train":
+        import hashlib
+
+        import numpy as np
+
+        from .train import check, featurize, hand_made_loss, quantize, train
+
+        # The validation split goes by game number in every file alike: a game held out in a generate file is
+        # held out with its expand walks (same numbers); games of other runs that share a number are held out
+        # together, which costs nothing.
+        parts = [featurize(path) for path in args.data]
+        arrays = {key: np.concatenate([part[key] for part in parts]) for key in parts[0]}
+        print(f"{len(arrays['score']):,} positions from {len(args.data)} file(s)", flush=True)
+        checkpoint = args.out.with_name(args.out.name + ".ckpt.npz")
+        net, history = train(arrays, checkpoint, args.hidden, args.epochs, args.batch, args.lr, args.lam,
+                             args.seed, args.minutes, args.init)
+        data = quantize(net)
+        args.out.write_bytes(data)
+        mean, worst = check(net, args.out, args.data[0])
+        if len(args.data) == 1:
+            print(f"validation loss: net {history[-1][1]:.5f}, hand-made evaluation "
+                  f"{hand_made_loss(args.data[0], arrays, args.lam):.5f}")
+        print(f"wrote {args.out} ({len(data):,} bytes, sha256 {hashlib.sha256(data).hexdigest()}); "
+              f"engine vs float net: mean {mean:.2f} cp, max {worst:.1f} cp")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,207 @@
+"""Training positions from the engine's own self-play at a fixed node count per move.
+
+Game ``g`` of a run with seed ``s`` starts from a random line of the opening file (``random.Random(s * 1_000_003
++ g)``) followed by 0-5 random legal plies, so a run is repeatable and game-by-game resumable: the output's last
+field is the game's number, and a rerun with the same file continues after the last whole game in it.
+
+Output lines, one per kept position: ``fen;score;result;game`` with the search score (centipawns, white's view)
+and the game's result (1, 0.5, 0 from white's view). Kept: positions from the 8th ply on, not in check, whose
+best move is neither a capture nor a promotion, with a score short of a mate (a quiet filter: the net is called
+at quiet leaves). A game whose score stays beyond ``ADJUDICATE_CP`` for ``ADJUDICATE_PLIES`` plies is scored
+for the side ahead; one longer than ``MAX_PLIES`` is dropped.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from pathlib import Path
+from typing import Optional
+
+from engine import Board
+from engine.movecodes import EN_PASSANT, PROMOTION
+from engine.search import MATE_BOUND, Searcher, SearchLimits
+
+from .progress import Progress
+
+ADJUDICATE_CP = 1500
+ADJUDICATE_PLIES = 6
+MAX_PLIES = 360
+SKIP_PLIES = 8
+RANDOM_PLIES = 5
+
+
+def read_openings(path: Path) -> list[str]:
+    """The 4-field FENs of an EPD file, as 6-field FENs."""
+    out = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        fields = line.split()
+        if len(fields) >= 4:
+            out.append(" ".join(fields[:4]) + " 0 1")
+    return out
+
+
+def games_done(out: Path) -> int:
+    """The number after the last whole game in ``out`` (0 for a new file); a torn last line is cut off."""
+    if not out.exists():
+        return 0
+    data = out.read_bytes()
+    if data and not data.endswith(b"\n"):  # killed mid-write: drop the partial line
+        data = data[: data.rfind(b"\n") + 1]
+        out.write_bytes(data)
+    last = data.rstrip(b"\n").rsplit(b"\n", 1)[-1]
+    if not last:
+        return 0
+    return int(last.split(b";")[3]) + 1
+
+
+def _is_noisy(board: Board, code: int) -> bool:
+    flag = code >> 16
+    return flag == PROMOTION or flag == EN_PASSANT or board.squares[code >> 6 & 63] * board.side < 0
+
+
+def play_game(searcher: Searcher, opening: str, rng: random.Random, nodes: int,
+              variant: str = "seirawan") -> list[tuple[str, int, float]] | None:
+    """One self-play game: its kept positions as (fen, white's score, result), or None if dropped."""
+    board = Board(opening, variant=variant)
+    for _ in range(rng.randint(0, RANDOM_PLIES)):
+        moves = board.legal_moves_codes()
+        if not moves:
+            return None
+        board.make(rng.choice(moves))
+    searcher.new_game()
+    kept: list[tuple[str, int]] = []
+    lopsided = 0
+    result: Optional[float] = None
+    for ply in range(MAX_PLIES):
+        outcome = board.outcome(claim_draw=True)
+        if outcome is not None:
+            result = 0.5 if outcome.winner is None else (1.0 if outcome.winner else 0.0)
+            break
+        found = searcher.search(board, SearchLimits(nodes=nodes))
+        if not found.best:
+            return None
+        white = found.score if board.side == 1 else -found.score
+        if (ply >= SKIP_PLIES and abs(found.score) < MATE_BOUND and not board.in_check()
+                and not _is_noisy(board, found.best)):
+            kept.append((board.fen(), white))
+        lopsided = lopsided + 1 if abs(white) >= ADJUDICATE_CP else 0
+        if lopsided >= ADJUDICATE_PLIES:
+            result = 1.0 if white > 0 else 0.0
+            break
+        board.make(found.best)
+    if result is None:
+        return None
+    return [(fen, score, result) for fen, score in kept]
+
+
+def generate(out: Path, games: int, nodes: int, openings: Path, seed: int, minutes: Optional[float] = None,
+             hash_mb: int = 16) -> int:
+    """Play games ``games_done(out)`` .. ``games - 1`` and append their positions to ``out``; the number of
+    positions written. With ``minutes``, no game starts after that time."""
+    lines = read_openings(openings)
+    first = games_done(out)
+    searcher = Searcher(hash_mb)
+    deadline = time.time() + minutes * 60 if minutes is not None else float("inf")
+    written = 0
+    bar = Progress("games", games, "games", done=first)
+    with out.open("a", encoding="utf-8") as sink:
+        for game in range(first, games):
+            if time.time() >= deadline:
+                break
+            rng = random.Random(seed * 1_000_003 + game)
+            positions = play_game(searcher, rng.choice(lines), rng, nodes)
+            # A dropped game still takes its number (a marker line keeps the resume point).
+            for fen, score, result in positions or []:
+                sink.write(f"{fen};{score};{result};{game}\n")
+            if not positions:
+                sink.write(f";;;{game}\n")
+            sink.flush()
+            written += len(positions or [])
+            bar.update(1, f"{written:,} positions")
+    bar.close()
+    return written
+
+
+def expand(source: Path, out: Path, per_position: int, seed: int, variant: str = "seirawan") -> int:
+    """Cheap extra positions for a first net: from every position of ``source``, ``per_position`` short random
+    walks (1-4 legal plies, none into check), each labelled with the hand-made evaluation's quiescence score
+    (a few dozen nodes instead of thousands: the classical bootstrap of a first net). Their result field is
+    ``sigmoid(score / 400)``, so they teach the score alone whatever the blend; their game field is the source
+    position's, so a held-out game holds out its walks too. Resumable by game: a rerun continues after the last
+    game written."""
+    from engine.evaluate import initial_scores
+
+    from .train import SCALE
+
+    lines = source.read_text(encoding="utf-8").splitlines()
+    first = games_done(out)
+    searcher = Searcher(1)
+    quiescence = searcher.tree.quiescence
+    written = 0
+    bar = Progress("expand", len(lines), "positions")
+    with out.open("a", encoding="utf-8") as sink:
+        for number, line in enumerate(lines):
+            bar.update(1, f"{written:,} positions")
+            fields = line.split(";")
+            if len(fields) != 4 or not fields[0] or int(fields[3]) < first:
+                continue
+            game = int(fields[3])
+            rng = random.Random(seed * 1_000_003 + number)
+            for _ in range(per_position):
+                board = Board(fields[0], variant=variant)
+                for _ in range(rng.randint(1, 4)):
+                    moves = board.legal_moves_codes()
+                    if not moves:
+                        break
+                    board.make(rng.choice(moves))
+                if not board.legal_moves_codes() or board.in_check():
+                    continue
+                searcher.tree.set_position(board)
+                mg, eg, phase = initial_scores(board)
+                score = quiescence.qsearch(-30000, 30000, 0, mg, eg, phase, False)
+                if abs(score) >= 3000:
+                    continue
+                white = score if board.side == 1 else -score
+                sink.write(f"{board.fen()};{white};{1.0 / (1.0 + math.exp(-white / SCALE)):.4f};{game}\n")
+                written += 1
+    bar.close()
+    return written
+
+
+def label(source: Path, out: Path, engine: str, nodes: int, every: int = 1, variant: str = "seirawan") -> int:
+    """Every ``every``-th position of ``source`` again, its score replaced by another UCI engine's (Fairy-Stockfish
+    by default) at ``nodes`` nodes a position: labels that know more than the engine that played the games. Mates
+    count as +-2000; the result field stays. Resumable: a rerun continues after the last game written (a game
+    cut off in the middle keeps the positions it has)."""
+    from bot.engines import UciEngine
+
+    client = UciEngine([engine], label=Path(engine).name, strict=True)
+    client.set_variant(variant, False)
+    client.new_game()
+    lines = source.read_text(encoding="utf-8").splitlines()
+    first = games_done(out)
+    written = 0
+    bar = Progress("label", len(lines), "positions")
+    try:
+        with out.open("a", encoding="utf-8") as sink:
+            for number, line in enumerate(lines):
+                bar.update(1, f"{written:,} positions")
+                fields = line.split(";")
+                if len(fields) != 4 or not fields[0] or int(fields[3]) < first or number % every:
+                    continue
+                client.ensure_running()
+                reply = client.go(f"position fen {fields[0]}", f"go nodes {nodes}", 600.0, 5.0)
+                score = reply.score
+                if score is None:
+                    continue
+                value = (2000 if score.mate > 0 else -2000) if score.mate is not None else (score.cp or 0)
+                white = value if fields[0].split()[1] == "w" else -value
+                sink.write(f"{fields[0]};{white};{fields[2]};{fields[3]}\n")
+                sink.flush()
+                written += 1
+    finally:
+        client.close()
+    bar.close()
+    return written
