@@ -243,7 +243,8 @@ class GameWorker:
         elif isinstance(item, OpponentGone):
             self.watch.opponent_gone(item.gone, item.claim_win_in_s)
         elif isinstance(item, StreamLost):
-            log.info("%s: game stream lost (%s); resuming", self.label, item.reason)
+            # the stream's reader logs the outage once, as it happens, and again when the stream is back
+            log.debug("%s: game stream lost (%s)", self.label, item.reason)
             self.watch.stream_lost(item.reason)
         elif isinstance(item, StreamFailed):
             log.warning("%s: game stream unavailable (%s); leaving the game", self.label, item.reason)
@@ -268,7 +269,8 @@ class GameWorker:
         if not self.game.over:
             self.watch.claim_if_due(now)
         if not self.game.over and self.remembered is None and self.mover.retry_due(now):
-            log.info("%s: retrying our move", self.label)
+            log.info("%s: our move could not be sent (%d time%s); choosing and sending it again", self.label,
+                     self.mover.failed_sends, "" if self.mover.failed_sends == 1 else "s")
             self._play()
 
     # ---- game setup and states ----

@@ -252,7 +252,7 @@ class Lobby:
             log.warning("the server announced a shutdown; will reconnect")
             self.restart_notice.terminated()
         elif isinstance(item, StreamLost):
-            log.info("event stream lost (%s); reconnecting", item.reason)
+            log.debug("event stream lost (%s)", item.reason)  # the stream's reader logs the outage
             self._connection(False, item.reason)
             self.restart_notice.lost()
         elif isinstance(item, StreamConnected):
