@@ -31,7 +31,7 @@ from bot.config import Settings
 from bot.game.context import GameContext, Phase
 from bot.game.ending import Ending
 from bot.game.inbox import Deadlines, Inbox, ServerFinished, StopRequested, Waiter
-from bot.game.leaving import Leaving
+from bot.game.leaving import Leaving, stop_plan
 from bot.game.moves import MoveMaker
 from bot.game.ponder import Ponderer
 from bot.game.position import GameBoard, ServerMoveError
@@ -141,6 +141,13 @@ class GameWorker:
             return
         self._stop_posted = mode
         self.inbox.post(StopRequested(mode))
+
+    def stop_plan(self, mode: str) -> str:
+        """What a stop in ``mode`` will do to this game, for the lobby's shutdown line (read from the lobby's
+        thread: the ply may still change before the worker acts, and the worker logs what it does)."""
+        game = self.game
+        return stop_plan(mode, ply=game.position.ply if game.position is not None else 0,
+                         correspondence=game.correspondence, over_for_us=self.remembered is not None)
 
     def server_finished(self) -> None:
         """The lobby's thread: the event stream said gameFinish; end soon even if the game stream stays silent."""

@@ -77,7 +77,7 @@ class Lobby:
         self._done: queue.Queue[GameRecord] = queue.Queue()
         self._stop_mode: str | None = None
         self._stop_requests = 0
-        self._stopping = False
+        self._stopping: str | None = None  # the stop mode the shutdown line was written for
         self._lock = threading.Lock()
         self.heartbeat_file = HeartbeatFile(Path(settings.heartbeat_file)) if settings.heartbeat_file else None
         #: the event stream, for the status page: connected or not, since when (wall clock), the last line
@@ -225,13 +225,21 @@ class Lobby:
         mode = self._stop_mode
         if mode is None:
             return False
-        if not self._stopping:
-            self._stopping = True
-            log.info("stopping: no new challenges; %s %d running game%s", "finishing" if mode == "finish"
-                     else "aborting", len(self.workers), "" if len(self.workers) == 1 else "s")
+        if self._stopping != mode:  # the first request, and a second one that turns finish into abort
+            self._stopping = mode
+            log.info("stopping: no new challenges; %s", self._stop_plans(mode))
         for worker in self.workers.values():
             worker.request_stop(mode)
         return not self.workers
+
+    def _stop_plans(self, mode: str) -> str:
+        """The shutdown line's account of each running game: played to its end, aborted, or resigned because
+        it is too late to abort."""
+        workers = list(self.workers.items())
+        if not workers:
+            return "no running game"
+        plans = ", ".join(f"game {game_id} {worker.stop_plan(mode)}" for game_id, worker in workers)
+        return f"{len(workers)} running game{'' if len(workers) == 1 else 's'}: {plans}"
 
     def _handle(self, item: object) -> None:
         if isinstance(item, ChallengeEvent):
