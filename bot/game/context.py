@@ -52,7 +52,8 @@ class GameContext:
     then); ``position_changed_at``: when the moves last changed (the worker sets it at its start; an opponent
     who never starts the game is timed from it); ``end``: the server's end event; ``outcome``: how the game
     ended, once known for sure; ``move_notes``: how each of our moves was chosen, by its index in the move
-    list; ``clocks``: the mover's clock (ms) after each ply, by its index, as the states reported it."""
+    list; ``clocks``: the mover's clock (ms) after each ply, by its index, as the states reported it;
+    ``ended_again``: a game over for us since an earlier run, ended now by our resignation (abort) sent again."""
 
     game_id: str
     server: GameServer
@@ -74,6 +75,7 @@ class GameContext:
     last_result: EngineReply | None = None
     move_notes: dict[int, MoveNote] = field(default_factory=dict)
     clocks: dict[int, int] = field(default_factory=dict)
+    ended_again: bool = False
 
     @property
     def dialect(self) -> Dialect:

@@ -166,6 +166,7 @@ class Leaving:
             return
         self._resend_from = None
         game.we_resigned = not abort
+        game.ended_again = True
         log.info("%s: our record says we %s this game; %s again and played nothing", self.label, note.action,
                  "aborted it" if abort else "resigned")
         if self.watch.settle_from_server() is None:

@@ -24,7 +24,9 @@ log = logging.getLogger("bot.game")
 class GameRecord:
     """What the lobby learns when a game worker is done. ``parked``: a correspondence game left for now;
     ``gave_up``: the worker stopped waiting for a game the server no longer told it about; ``remembered``: a
-    game that was already over for us (see :class:`GameNote`), not one played now."""
+    game that was already over for us (see :class:`GameNote`), not one played now; ``ended_again``: such a
+    game the server had live again, which our resignation (abort) sent again ended now: it counts as a game
+    finished in this run."""
 
     game_id: str
     result: str
@@ -35,6 +37,7 @@ class GameRecord:
     termination: str = ""
     gave_up: bool = False
     remembered: bool = False
+    ended_again: bool = False
 
 
 #: what a :class:`GameNote` says the bot did: resigned, aborted, or saw the game end (with the result it wrote)

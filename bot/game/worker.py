@@ -304,8 +304,8 @@ class GameWorker:
                 log.error("%s: cannot set up the position (%s); aborting", self.label, error)
                 self._act(self.leaving.abort_or_resign(f"cannot set up the position: {error}"))
                 return
-            if first:
-                announce_start(game, full, counted=not self.revisit and self.remembered is None)
+            if first and self.remembered is None:  # a game over for us is not played: no "playing" line
+                announce_start(game, full, counted=not self.revisit)
             game.phase = Phase.PLAYING
         if not game.correspondence and self.remembered is None:  # correspondence: only when it must move
             self.mover.prepare_engine()

@@ -75,6 +75,8 @@ class Lobby:
         self.matchmaker = Matchmaker(server, settings, account, monotonic=monotonic)
         self.finished: list[GameRecord] = []
         self._done: queue.Queue[GameRecord] = queue.Queue()
+        #: games the reconciler's resignation (abort) sent again ended, without a worker: finished in this run
+        self._ended_again: queue.Queue[GameNote] = queue.Queue()
         self._stop_mode: str | None = None
         self._stop_requests = 0
         self._stopping: str | None = None  # the stop mode the shutdown line was written for
@@ -101,7 +103,7 @@ class Lobby:
         #: the games we ended lately, looked up on the server at start-up and after its restarts (issue 26)
         self.reconciler = Reconciler(server, settings, notes=self._game_notes,
                                      busy=lambda game_id: game_id in self.workers, remember=self.remember_game,
-                                     monotonic=monotonic)
+                                     monotonic=monotonic, ended_again=self._ended_again.put)
         self.restart_notice = RestartNotice()
 
     # ---- control ----
@@ -338,6 +340,13 @@ class Lobby:
     def _reap(self) -> None:
         while True:
             try:
+                note = self._ended_again.get_nowait()
+            except queue.Empty:
+                break
+            self._count_ended_again(GameRecord(note.game_id, note.result, f"{note.action} again",
+                                               termination=note.termination, remembered=True, ended_again=True))
+        while True:
+            try:
                 record = self._done.get_nowait()
             except queue.Empty:
                 return
@@ -355,7 +364,10 @@ class Lobby:
                 games.chess960_games.discard(record.game_id)
                 games.forget(record.game_id)
                 if record.remembered:
-                    continue  # a game over before (resigned again, looked up): not one this run played
+                    # a game over before, only looked up, is not one this run played; one our resignation
+                    # (abort) sent again ended now finished in this run (once, however often it came back)
+                    self._count_ended_again(record)
+                    continue
                 self.finished.append(record)
                 unconfirmed = unconfirmed_note(record, self.game_notes.get(record.game_id), self.monotonic())
                 if unconfirmed is not None:  # our PGN says "*": the server's record is read when it has one
@@ -363,3 +375,9 @@ class Lobby:
                     self.reconciler.watch(record.game_id, reconcile.LIVE_RECHECK_S)
                 if record.gave_up or record.result != "*" or record.termination not in ("", "Unknown"):
                     self.ended.add(record.game_id)
+
+    def _count_ended_again(self, record: GameRecord) -> None:
+        """A game over for us since an earlier run that our resignation (abort) sent again ended now: finished
+        in this run (once, however often the server brought it back)."""
+        if record.ended_again and all(done.game_id != record.game_id for done in self.finished):
+            self.finished.append(record)
