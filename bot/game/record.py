@@ -140,7 +140,7 @@ def write_game_pgn(game: GameContext, outcome: GameOutcome) -> Path | None:
 
 def player_headers(full: GameFull) -> dict[str, str]:
     """``WhiteElo``/``BlackElo`` and ``WhiteTitle``/``BlackTitle`` when the server gave them (Lichess's
-    ``gameFull``; pychess's has names only)."""
+    ``gameFull``; pychess's has names only: the opponent's come from the challenge)."""
     headers: dict[str, str] = {}
     for side, player in (("White", full.white), ("Black", full.black)):
         if player.rating is not None:

@@ -49,6 +49,7 @@ from bot.wire.events import (
     GameFull,
     GameState,
     OpponentGone,
+    Player,
     UnknownEvent,
     Variant,
 )
@@ -89,7 +90,8 @@ class GameWorker:
                  challenges_waiting: Callable[[], int] = lambda: 0, revisit: bool = False,
                  chess960: bool = False, remembered: GameNote | None = None,
                  on_note: Callable[[GameNote], None] | None = None,
-                 on_engine_lost: Callable[[str], None] = lambda reason: None, wait: Waiter | None = None) -> None:
+                 on_engine_lost: Callable[[str], None] = lambda reason: None, wait: Waiter | None = None,
+                 opponent: Player | None = None) -> None:
         self.game = GameContext(game_id, server, settings, account, monotonic)
         self.game_id = game_id
         self.label = self.game.label
@@ -115,6 +117,7 @@ class GameWorker:
         self.park_at: float | None = None
         self.park_soon = False  # the bot is stopping: no waiting for a quick reply
         self.chess960_hint = chess960  # from gameStart: pychess's gameFull has no chess960 flag
+        self.opponent_hint = opponent  # from the challenge: pychess's gameFull has names only
         # a game an earlier run (or this one) resigned, aborted or saw end: play nothing, resign (abort) again
         self.remembered = remembered
         self.ending = Ending(self.game, engine, self.mover, self.talk, self.watch, revisit=revisit,
@@ -287,8 +290,10 @@ class GameWorker:
         if self.chess960_hint and full.variant.supported and not full.variant.chess960:
             full = replace(full, variant=Variant(full.variant.name, True))
         first = game.full is None
-        game.full = full
         game.we_are_white = our_side(full, game.account)
+        if game.we_are_white is not None:
+            full = with_opponent_known(full, game.we_are_white, self.opponent_hint)
+        game.full = full
         if game.we_are_white is None:
             log.error("%s: we (%s) are neither white (%s) nor black (%s); leaving the game", self.label,
                       game.account.username, full.white.name, full.black.name)
@@ -388,6 +393,19 @@ class GameWorker:
         self.ponderer.stop()
         game.end_game("parked", Phase.PARKED)
 
+
+
+def with_opponent_known(full: GameFull, we_are_white: bool, known: Player | None) -> GameFull:
+    """The ``gameFull`` with the opponent's rating and title filled in from ``known`` (the challenge) where the
+    server left them out (pychess names the players only), for the status page and the PGN."""
+    opponent = full.black if we_are_white else full.white
+    if known is None or known.name.lower() != opponent.name.lower():
+        return full
+    filled = replace(opponent, rating=opponent.rating if opponent.rating is not None else known.rating,
+                     title=opponent.title or known.title)
+    if filled == opponent:
+        return full
+    return replace(full, black=filled) if we_are_white else replace(full, white=filled)
 
 
 def our_side(full: GameFull, account: Account) -> bool | None:

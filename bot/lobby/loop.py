@@ -318,6 +318,7 @@ class Lobby:
                             on_done=self._done.put, monotonic=self.monotonic,
                             challenges_waiting=self.challenges_waiting, revisit=revisit,
                             chess960=game_id in self.games.chess960_games, remembered=remembered,
+                            opponent=known.player if (known := self.games.opponents.get(game_id)) else None,
                             on_note=self.remember_game,
                             on_engine_lost=lambda reason: self.engine_health.lost(game_id, reason))
         self.workers[game_id] = worker
