@@ -128,8 +128,10 @@ def write_game_pgn(game: GameContext, outcome: GameOutcome) -> Path | None:
         headers["Termination"] = outcome.termination
         start = position.start
         sans = position.san_moves()
-        text = game_pgn(headers, sans, outcome.result,
-                        start_fen=position.start_fen if full.initial_fen is not None else None,
+        # the FEN tag is the server's initial FEN as the server wrote it (pychess's S-chess960 castling
+        # letters, Lichess's X-FEN), so the record pastes back into the server's analysis board; a later
+        # gameFull (pychess after a restart: "None") does not change where the game started
+        text = game_pgn(headers, sans, outcome.result, start_fen=position.initial_fen,
                         white_to_move_first=bool(start.turn), first_move_number=start.fullmove_number,
                         comments=move_comments(game, len(sans), bool(start.turn)))
         return write_pgn(directory, game.game_id, text)
