@@ -106,7 +106,7 @@ class MoveMaker:
         board = game.position.board
         game.scores.append(result.centipawns() if result is not None else None)
         if should_resign(game.scores, game.settings.resign):
-            log.info("%s: resigning (eval %s for %d moves)", game.label,
+            log.info("%s: resigning (eval %s for us, at or below the threshold for %d moves)", game.label,
                      result.describe_score() if result else "?", game.settings.resign.moves)
             return Resign()
         offer = game.dialect.draw_offers and should_offer_draw(

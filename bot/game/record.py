@@ -207,7 +207,7 @@ def describe_search(result: EngineReply | None) -> str:
     if result.book:
         return "book move"
     depth = f"depth {result.depth}" if result.depth is not None else "depth ?"
-    text = f"eval {result.describe_score()}, {depth}, {result.elapsed_s:.1f} s"
+    text = f"eval {result.describe_score()} for us, {depth}, {result.elapsed_s:.1f} s"
     if result.pondered_s is not None:
         text += f", ponderhit: {result.pondered_s:.1f} s gained"
     return text
