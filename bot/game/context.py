@@ -16,7 +16,7 @@ from bot.game.protocols import GameServer
 from bot.game.timecontrol import search_limits
 from bot.records.results import GameOutcome
 from bot.wire.dialect import Dialect
-from bot.wire.events import Account, GameEnd, GameFull, GameState
+from bot.wire.events import Account, GameEnd, GameFull, GameState, Player
 
 
 class Phase(enum.Enum):
@@ -53,7 +53,8 @@ class GameContext:
     who never starts the game is timed from it); ``end``: the server's end event; ``outcome``: how the game
     ended, once known for sure; ``move_notes``: how each of our moves was chosen, by its index in the move
     list; ``clocks``: the mover's clock (ms) after each ply, by its index, as the states reported it;
-    ``ended_again``: a game over for us since an earlier run, ended now by our resignation (abort) sent again."""
+    ``ended_again``: a game over for us since an earlier run, ended now by our resignation (abort) sent again;
+    ``opponent_hint``: the opponent as the challenge described them (pychess's ``gameFull`` has names only)."""
 
     game_id: str
     server: GameServer
@@ -76,6 +77,7 @@ class GameContext:
     move_notes: dict[int, MoveNote] = field(default_factory=dict)
     clocks: dict[int, int] = field(default_factory=dict)
     ended_again: bool = False
+    opponent_hint: Player | None = None
 
     @property
     def dialect(self) -> Dialect:

@@ -31,7 +31,7 @@ from bot.config import Settings
 from bot.game.context import GameContext, Phase
 from bot.game.ending import Ending
 from bot.game.inbox import Deadlines, Inbox, ServerFinished, StopRequested, Waiter
-from bot.game.leaving import Leaving, stop_plan
+from bot.game.leaving import Leaving
 from bot.game.moves import MoveMaker
 from bot.game.ponder import Ponderer
 from bot.game.position import GameBoard, ServerMoveError
@@ -92,7 +92,7 @@ class GameWorker:
                  on_note: Callable[[GameNote], None] | None = None,
                  on_engine_lost: Callable[[str], None] = lambda reason: None, wait: Waiter | None = None,
                  opponent: Player | None = None) -> None:
-        self.game = GameContext(game_id, server, settings, account, monotonic)
+        self.game = GameContext(game_id, server, settings, account, monotonic, opponent_hint=opponent)
         self.game_id = game_id
         self.label = self.game.label
         self.engine = engine
@@ -117,7 +117,6 @@ class GameWorker:
         self.park_at: float | None = None
         self.park_soon = False  # the bot is stopping: no waiting for a quick reply
         self.chess960_hint = chess960  # from gameStart: pychess's gameFull has no chess960 flag
-        self.opponent_hint = opponent  # from the challenge: pychess's gameFull has names only
         # a game an earlier run (or this one) resigned, aborted or saw end: play nothing, resign (abort) again
         self.remembered = remembered
         self.ending = Ending(self.game, engine, self.mover, self.talk, self.watch, revisit=revisit,
@@ -144,13 +143,6 @@ class GameWorker:
             return
         self._stop_posted = mode
         self.inbox.post(StopRequested(mode))
-
-    def stop_plan(self, mode: str) -> str:
-        """What a stop in ``mode`` will do to this game, for the lobby's shutdown line (read from the lobby's
-        thread: the ply may still change before the worker acts, and the worker logs what it does)."""
-        game = self.game
-        return stop_plan(mode, ply=game.position.ply if game.position is not None else 0,
-                         correspondence=game.correspondence, over_for_us=self.remembered is not None)
 
     def server_finished(self) -> None:
         """The lobby's thread: the event stream said gameFinish; end soon even if the game stream stays silent."""
@@ -279,8 +271,7 @@ class GameWorker:
         if not self.game.over:
             self.watch.claim_if_due(now)
         if not self.game.over and self.remembered is None and self.mover.retry_due(now):
-            log.info("%s: our move could not be sent (%d time%s); choosing and sending it again", self.label,
-                     self.mover.failed_sends, "" if self.mover.failed_sends == 1 else "s")
+            log.info("%s: our move could not be sent (%d tries); sending it again", self.label, self.mover.failed_sends)
             self._play()
 
     # ---- game setup and states ----
@@ -291,9 +282,7 @@ class GameWorker:
             full = replace(full, variant=Variant(full.variant.name, True))
         first = game.full is None
         game.we_are_white = our_side(full, game.account)
-        if game.we_are_white is not None:
-            full = with_opponent_known(full, game.we_are_white, self.opponent_hint)
-        game.full = full
+        game.full = full = with_opponent_known(full, game.we_are_white, game.opponent_hint)
         if game.we_are_white is None:
             log.error("%s: we (%s) are neither white (%s) nor black (%s); leaving the game", self.label,
                       game.account.username, full.white.name, full.black.name)
@@ -395,11 +384,13 @@ class GameWorker:
 
 
 
-def with_opponent_known(full: GameFull, we_are_white: bool, known: Player | None) -> GameFull:
+def with_opponent_known(full: GameFull, we_are_white: bool | None, known: Player | None) -> GameFull:
     """The ``gameFull`` with the opponent's rating and title filled in from ``known`` (the challenge) where the
     server left them out (pychess names the players only), for the status page and the PGN."""
+    if we_are_white is None or known is None:
+        return full
     opponent = full.black if we_are_white else full.white
-    if known is None or known.name.lower() != opponent.name.lower():
+    if known.name.lower() != opponent.name.lower():
         return full
     filled = replace(opponent, rating=opponent.rating if opponent.rating is not None else known.rating,
                      title=opponent.title or known.title)

@@ -8,10 +8,12 @@ import queue
 import threading
 import time
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 from bot.config import Settings
 from bot.game import Engine, GameNote, GameRecord, GameWorker
+from bot.game.leaving import stop_plan
 from bot.lobby import reconcile
 from bot.lobby.answering import ChallengeAnswerer
 from bot.lobby.challenges import (
@@ -75,8 +77,6 @@ class Lobby:
         self.matchmaker = Matchmaker(server, settings, account, monotonic=monotonic)
         self.finished: list[GameRecord] = []
         self._done: queue.Queue[GameRecord] = queue.Queue()
-        #: games the reconciler's resignation (abort) sent again ended, without a worker: finished in this run
-        self._ended_again: queue.Queue[GameNote] = queue.Queue()
         self._stop_mode: str | None = None
         self._stop_requests = 0
         self._stopping: str | None = None  # the stop mode the shutdown line was written for
@@ -103,7 +103,7 @@ class Lobby:
         #: the games we ended lately, looked up on the server at start-up and after its restarts (issue 26)
         self.reconciler = Reconciler(server, settings, notes=self._game_notes,
                                      busy=lambda game_id: game_id in self.workers, remember=self.remember_game,
-                                     monotonic=monotonic, ended_again=self._ended_again.put)
+                                     monotonic=monotonic, ended_again=partial(count_resent, self.finished))
         self.restart_notice = RestartNotice()
 
     # ---- control ----
@@ -229,19 +229,10 @@ class Lobby:
             return False
         if self._stopping != mode:  # the first request, and a second one that turns finish into abort
             self._stopping = mode
-            log.info("stopping: no new challenges; %s", self._stop_plans(mode))
+            log.info("stopping: no new challenges; %s", stop_plans(mode, list(self.workers.items())))
         for worker in self.workers.values():
             worker.request_stop(mode)
         return not self.workers
-
-    def _stop_plans(self, mode: str) -> str:
-        """The shutdown line's account of each running game: played to its end, aborted, or resigned because
-        it is too late to abort."""
-        workers = list(self.workers.items())
-        if not workers:
-            return "no running game"
-        plans = ", ".join(f"game {game_id} {worker.stop_plan(mode)}" for game_id, worker in workers)
-        return f"{len(workers)} running game{'' if len(workers) == 1 else 's'}: {plans}"
 
     def _handle(self, item: object) -> None:
         if isinstance(item, ChallengeEvent):
@@ -341,13 +332,6 @@ class Lobby:
     def _reap(self) -> None:
         while True:
             try:
-                note = self._ended_again.get_nowait()
-            except queue.Empty:
-                break
-            self._count_ended_again(GameRecord(note.game_id, note.result, f"{note.action} again",
-                                               termination=note.termination, remembered=True, ended_again=True))
-        while True:
-            try:
                 record = self._done.get_nowait()
             except queue.Empty:
                 return
@@ -364,10 +348,8 @@ class Lobby:
                 games.correspondence_ids.discard(record.game_id)
                 games.chess960_games.discard(record.game_id)
                 games.forget(record.game_id)
-                if record.remembered:
-                    # a game over before, only looked up, is not one this run played; one our resignation
-                    # (abort) sent again ended now finished in this run (once, however often it came back)
-                    self._count_ended_again(record)
+                if record.remembered:  # over before: counted only if our resignation (abort) sent again ended it
+                    count_ended_again(self.finished, record)
                     continue
                 self.finished.append(record)
                 unconfirmed = unconfirmed_note(record, self.game_notes.get(record.game_id), self.monotonic())
@@ -377,8 +359,32 @@ class Lobby:
                 if record.gave_up or record.result != "*" or record.termination not in ("", "Unknown"):
                     self.ended.add(record.game_id)
 
-    def _count_ended_again(self, record: GameRecord) -> None:
-        """A game over for us since an earlier run that our resignation (abort) sent again ended now: finished
-        in this run (once, however often the server brought it back)."""
-        if record.ended_again and all(done.game_id != record.game_id for done in self.finished):
-            self.finished.append(record)
+
+def stop_plans(mode: str, workers: list[tuple[str, GameWorker]]) -> str:
+    """The shutdown line's account of each running game: finished, aborted, or resigned because it is too late
+    to abort (read from the lobby's thread: a ply may still come before a worker acts, and it logs what it
+    does)."""
+    if not workers:
+        return "no running game"
+    plans = []
+    for game_id, worker in workers:
+        game = worker.game
+        plans.append(f"game {game_id} " + stop_plan(mode, ply=game.position.ply if game.position is not None else 0,
+                                                    correspondence=game.correspondence,
+                                                    over_for_us=worker.remembered is not None))
+    return f"{len(workers)} running game{'' if len(workers) == 1 else 's'}: {', '.join(plans)}"
+
+
+def count_resent(finished: list[GameRecord], note: GameNote) -> None:
+    """The reconciler's resignation (abort) sent again, without a worker, ended the game of ``note``."""
+    count_ended_again(finished, GameRecord(note.game_id, note.result, f"{note.action} again",
+                                           termination=note.termination, remembered=True, ended_again=True))
+
+
+def count_ended_again(finished: list[GameRecord], record: GameRecord) -> None:
+    """A game over for us since an earlier run that our resignation (abort) sent again ended now is a game
+    finished in this run: counted once, however often the server brought it back. Called from the lobby's
+    thread and the reconciler's (which never resigns a game a worker has), so one game never comes twice at
+    once; ``list.append`` is atomic."""
+    if record.ended_again and all(done.game_id != record.game_id for done in finished):
+        finished.append(record)
