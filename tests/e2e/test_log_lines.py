@@ -13,7 +13,6 @@ import json
 import logging
 import re
 import signal
-import socket
 import time
 import urllib.request
 from collections.abc import Iterator
@@ -33,6 +32,8 @@ from tests.e2e.conftest import (
     pgn_of,
     refereed_server,
 )
+from tests.e2e.test_reconcile import wait_for_text
+from tests.e2e.test_status_page import free_port, wait_until
 from tests.match.pyffish_board import PyffishBoard
 from tests.reliability.conftest import ResignAfter
 
@@ -47,24 +48,8 @@ def pychess() -> Iterator[LoopbackServer]:
         yield srv
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
 def lines_with(messages: list[str], *parts: str) -> list[str]:
     return [message for message in messages if all(part in message for part in parts)]
-
-
-def wait_for_text(read: Any, text: str, timeout: float = WAIT_S) -> str:
-    deadline = time.monotonic() + timeout
-    while True:
-        found = str(read())
-        if text in found:
-            return found
-        assert time.monotonic() < deadline, f"never logged {text!r}:\n{found[-3000:]}"
-        time.sleep(0.2)
 
 
 def play_to_ply_four(server: LoopbackServer, game_id: str) -> None:
@@ -128,8 +113,12 @@ def test_a_server_restart_with_two_games_logs_one_lost_and_one_back_line_each_an
                               opponent=Scripted(["e2e4"], then="wait"))
     server.wait_for_plies(second, 2, WAIT_S)
 
-    status = json.loads(urllib.request.urlopen(f"http://127.0.0.1:{port}/api/status", timeout=10).read())
-    games = {game["id"]: game for game in status["games"]}
+    def running_games() -> dict[str, Any] | None:
+        status = json.loads(urllib.request.urlopen(f"http://127.0.0.1:{port}/api/status", timeout=10).read())
+        games = {game["id"]: game for game in status["games"] if "opponent_rating" in game}  # set up
+        return games if {first, second} <= set(games) else None
+
+    games = wait_until(running_games, WAIT_S, "both games on the status page")
     assert (games[first]["opponent_rating"], games[first]["opponent_title"]) == (1612, None), games[first]
     assert (games[second]["opponent_rating"], games[second]["opponent_title"]) == (1733, "BOT"), games[second]
 
@@ -149,9 +138,9 @@ def test_a_server_restart_with_two_games_logs_one_lost_and_one_back_line_each_an
     assert went_down, "the server went down as our move arrived"
     up_at = went_down["at"] + DOWN_S
 
-    for game_id in (first, second):  # both games go on once the server is back
-        server.wait_for(lambda game_id=game_id: lines_with(messages(caplog), f"game {game_id}: game stream back")
-                        or None, WAIT_S, f"the back line of {game_id}")
+    for stream in (f"game {first}: game stream", f"game {second}: game stream", "event stream"):
+        server.wait_for(lambda stream=stream: lines_with(messages(caplog), f"{stream} back after ") or None,
+                        WAIT_S, f"the back line of the {stream}")
     records = [r for r in caplog.records if r.name.startswith("bot")]
     for game_id in (first, second):
         lost = [r for r in records if r.getMessage().startswith(f"game {game_id}: game stream lost (")]
