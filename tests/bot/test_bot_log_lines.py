@@ -61,3 +61,21 @@ def test_the_loopback_writes_s_chess960_starts_as_pychess_does() -> None:
         back = fen.split("/")[7].split("[")[0]
         assert fen == f"{back.lower()}/pppppppp/8/8/8/8/PPPPPPPP/{back}[HEhe] w {s_chess960_castling(back)} - 0 1"
         assert sf.validate_fen(fen, "seirawan", True) == sf.FEN_OK
+
+
+def test_the_log_file_names_a_thread_once_when_the_line_starts_with_it() -> None:
+    import logging
+
+    from bot.app.logsetup import FileFormatter
+
+    def line(thread: str, message: str) -> str:
+        record = logging.LogRecord("bot.wire.streams", logging.WARNING, __file__, 1, message, None, None)
+        record.threadName = thread
+        return FileFormatter().format(record).split("bot.wire.streams ", 1)[1]
+
+    assert line("game K4cFT3gD: game stream", "game K4cFT3gD: game stream back after 31.0 s down (5 failed "
+                "attempts)") == "game K4cFT3gD: game stream back after 31.0 s down (5 failed attempts)"
+    assert line("event stream", "event stream lost (connection lost); reconnecting") == \
+        "event stream lost (connection lost); reconnecting"
+    assert line("game K4cFT3gD", "game K4cFT3gD: played Nf3") == "game K4cFT3gD: played Nf3"
+    assert line("MainThread", "stopped after 1 finished game") == "MainThread: stopped after 1 finished game"
