@@ -26,14 +26,17 @@ ENGINE_IO_LOGGER = "bot.engine.io"
 
 class FileFormatter(logging.Formatter):
     """The log file's format: the thread's name before each message, except where the message already starts
-    with it (a game worker's thread is called ``game abc123``, and its lines say ``game abc123: ...``)."""
+    with it (a game worker's thread is called ``game abc123``, and its lines say ``game abc123: ...``; a game
+    stream's reader is ``game abc123: game stream``, and its lines say ``game abc123: game stream lost ...``)."""
 
     def __init__(self) -> None:
         super().__init__(FILE_FORMAT)
 
     def format(self, record: logging.LogRecord) -> str:
         thread = record.threadName or ""
-        record.thread_label = "" if not thread or record.getMessage().startswith(thread + ":") else thread + ": "
+        message = record.getMessage()
+        named = message.startswith(thread + ":") or message.startswith(thread + " ")
+        record.thread_label = "" if not thread or named else thread + ": "
         return super().format(record)
 
 

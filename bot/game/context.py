@@ -16,7 +16,7 @@ from bot.game.protocols import GameServer
 from bot.game.timecontrol import search_limits
 from bot.records.results import GameOutcome
 from bot.wire.dialect import Dialect
-from bot.wire.events import Account, GameEnd, GameFull, GameState
+from bot.wire.events import Account, GameEnd, GameFull, GameState, Player
 
 
 class Phase(enum.Enum):
@@ -52,7 +52,9 @@ class GameContext:
     then); ``position_changed_at``: when the moves last changed (the worker sets it at its start; an opponent
     who never starts the game is timed from it); ``end``: the server's end event; ``outcome``: how the game
     ended, once known for sure; ``move_notes``: how each of our moves was chosen, by its index in the move
-    list; ``clocks``: the mover's clock (ms) after each ply, by its index, as the states reported it."""
+    list; ``clocks``: the mover's clock (ms) after each ply, by its index, as the states reported it;
+    ``ended_again``: a game over for us since an earlier run, ended now by our resignation (abort) sent again;
+    ``opponent_hint``: the opponent as the challenge described them (pychess's ``gameFull`` has names only)."""
 
     game_id: str
     server: GameServer
@@ -74,6 +76,8 @@ class GameContext:
     last_result: EngineReply | None = None
     move_notes: dict[int, MoveNote] = field(default_factory=dict)
     clocks: dict[int, int] = field(default_factory=dict)
+    ended_again: bool = False
+    opponent_hint: Player | None = None
 
     @property
     def dialect(self) -> Dialect:

@@ -140,11 +140,19 @@ class Ending:
             outcome = server if server.result != "*" or note.result == "*" else outcome
             pgn_path = write_game_pgn(game, outcome)
             self.note(note.action, outcome)
+        elif game.ended_again:
+            log.info("%s: finished %s again (we %s it again; over for us since an earlier run) vs %s; the PGN "
+                     "stays", self.label, note.result, note.action, game.opponent_name)
         else:
             log.info("%s: over for us since an earlier run (we %s, %s); the PGN stays", self.label, note.action,
                      note.result)
+        if game.ended_again and game.full is not None:  # a game that finished in this run, as any other
+            metrics.GAMES_FINISHED.inc(variant=game.full.variant.config_name,
+                                       result=metrics.our_result(outcome.result, game.we_are_white,
+                                                                 outcome.termination))
         self._report(GameRecord(game.game_id, outcome.result, game.end_reason or outcome.reason, game.opponent_name,
-                                pgn_path, termination=outcome.termination, remembered=True))
+                                pgn_path, termination=outcome.termination, remembered=True,
+                                ended_again=game.ended_again))
 
     def _report(self, record: GameRecord) -> None:
         self.record = record

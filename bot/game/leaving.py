@@ -22,6 +22,20 @@ log = logging.getLogger("bot.game")
 RESEND_RETRY_S = 5.0
 
 
+def stop_plan(mode: str, *, ply: int, correspondence: bool, over_for_us: bool) -> str:
+    """What stopping the bot in ``mode`` (``finish`` or ``abort``) will do to a game at ``ply``, in the words
+    of the shutdown line: the same rules as :meth:`Leaving.abort_or_resign` and the worker's stop."""
+    if over_for_us:
+        return "is over for us (resigned again if the server has it live; no move)"
+    if correspondence:
+        return "will be left parked (correspondence)"
+    if mode != "abort":
+        return "will be finished"
+    if ply >= 2:
+        return f"will be resigned (too late to abort: {ply} plies on the board)"
+    return "will be aborted"
+
+
 class Leaving:
     """Aborts or resigns one game, and sends again the resignation (abort) of a game that is already over
     for us (``remembered``). What the state file should be told comes back as a :class:`Remember` verdict,
@@ -155,6 +169,7 @@ class Leaving:
             return
         self._resend_from = None
         game.we_resigned = not abort
+        game.ended_again = True
         log.info("%s: our record says we %s this game; %s again and played nothing", self.label, note.action,
                  "aborted it" if abort else "resigned")
         if self.watch.settle_from_server() is None:

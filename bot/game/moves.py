@@ -44,7 +44,8 @@ class Choice:
 
 class MoveMaker:
     """Plays our side of one game. ``answered``: the move list our last move answered; ``sent``: (the moves
-    before it, our move) of the last move sent; ``moved_this_visit``: a correspondence visit made a move.
+    before it, our move) of the last move sent; ``moved_this_visit``: a correspondence visit made a move;
+    ``retry_at``: when a move that could not be sent (``failed_sends`` times) is tried again.
 
     The failure policy: when the engine gives no usable move (it failed twice, restart included), a legal
     stand-in move saves the clock, once; if it fails again on the next move, or on a move at which the game can
@@ -62,6 +63,7 @@ class MoveMaker:
         self.answered: tuple[str, ...] | None = None
         self.sent: tuple[tuple[str, ...], str] | None = None
         self.retry_at: float | None = None
+        self.failed_sends = 0  # our move in this position could not be sent this many times (each of several tries)
         self.moved_this_visit = False
 
     def prepare_engine(self) -> None:
@@ -104,20 +106,22 @@ class MoveMaker:
         board = game.position.board
         game.scores.append(result.centipawns() if result is not None else None)
         if should_resign(game.scores, game.settings.resign):
-            log.info("%s: resigning (eval %s for %d moves)", game.label,
+            log.info("%s: resigning (eval %s for us, at or below the threshold for %d moves)", game.label,
                      result.describe_score() if result else "?", game.settings.resign.moves)
             return Resign()
         offer = game.dialect.draw_offers and should_offer_draw(
             game.scores, board.fullmove_number, game.settings.draw)
         san = board.san(move)
         try:
-            game.server.make_move(game.game_id, move.uci(), offer_draw=offer)
+            game.server.make_move(game.game_id, move.uci(), offer_draw=offer, san=san)
         except ServerError as error:
+            self.failed_sends += 1
             log.error("%s: could not send %s (%s)", game.label, san, error)
             if error.status is None or error.status >= 429:  # worth another try; a 4xx waits for news
                 self.retry_at = game.monotonic() + 1.0
             return False
         self.retry_at = None
+        self.failed_sends = 0
         self.answered = state.moves
         self.sent = (state.moves, move.uci())
         # our clock as the move leaves it, for the PGN: the echo's state replaces it with the server's

@@ -24,7 +24,9 @@ log = logging.getLogger("bot.game")
 class GameRecord:
     """What the lobby learns when a game worker is done. ``parked``: a correspondence game left for now;
     ``gave_up``: the worker stopped waiting for a game the server no longer told it about; ``remembered``: a
-    game that was already over for us (see :class:`GameNote`), not one played now."""
+    game that was already over for us (see :class:`GameNote`), not one played now; ``ended_again``: such a
+    game the server had live again, which our resignation (abort) sent again ended now: it counts as a game
+    finished in this run."""
 
     game_id: str
     result: str
@@ -35,6 +37,7 @@ class GameRecord:
     termination: str = ""
     gave_up: bool = False
     remembered: bool = False
+    ended_again: bool = False
 
 
 #: what a :class:`GameNote` says the bot did: resigned, aborted, or saw the game end (with the result it wrote)
@@ -128,8 +131,10 @@ def write_game_pgn(game: GameContext, outcome: GameOutcome) -> Path | None:
         headers["Termination"] = outcome.termination
         start = position.start
         sans = position.san_moves()
-        text = game_pgn(headers, sans, outcome.result,
-                        start_fen=position.start_fen if full.initial_fen is not None else None,
+        # the FEN tag is the server's initial FEN as the server wrote it (pychess's S-chess960 castling
+        # letters, Lichess's X-FEN), so the record pastes back into the server's analysis board; a later
+        # gameFull (pychess after a restart: "None") does not change where the game started
+        text = game_pgn(headers, sans, outcome.result, start_fen=position.initial_fen,
                         white_to_move_first=bool(start.turn), first_move_number=start.fullmove_number,
                         comments=move_comments(game, len(sans), bool(start.turn)))
         return write_pgn(directory, game.game_id, text)
@@ -140,7 +145,7 @@ def write_game_pgn(game: GameContext, outcome: GameOutcome) -> Path | None:
 
 def player_headers(full: GameFull) -> dict[str, str]:
     """``WhiteElo``/``BlackElo`` and ``WhiteTitle``/``BlackTitle`` when the server gave them (Lichess's
-    ``gameFull``; pychess's has names only)."""
+    ``gameFull``; pychess's has names only: the opponent's come from the challenge)."""
     headers: dict[str, str] = {}
     for side, player in (("White", full.white), ("Black", full.black)):
         if player.rating is not None:
@@ -205,7 +210,7 @@ def describe_search(result: EngineReply | None) -> str:
     if result.book:
         return "book move"
     depth = f"depth {result.depth}" if result.depth is not None else "depth ?"
-    text = f"eval {result.describe_score()}, {depth}, {result.elapsed_s:.1f} s"
+    text = f"eval {result.describe_score()} for us, {depth}, {result.elapsed_s:.1f} s"
     if result.pondered_s is not None:
         text += f", ponderhit: {result.pondered_s:.1f} s gained"
     return text

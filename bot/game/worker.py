@@ -49,6 +49,7 @@ from bot.wire.events import (
     GameFull,
     GameState,
     OpponentGone,
+    Player,
     UnknownEvent,
     Variant,
 )
@@ -89,8 +90,9 @@ class GameWorker:
                  challenges_waiting: Callable[[], int] = lambda: 0, revisit: bool = False,
                  chess960: bool = False, remembered: GameNote | None = None,
                  on_note: Callable[[GameNote], None] | None = None,
-                 on_engine_lost: Callable[[str], None] = lambda reason: None, wait: Waiter | None = None) -> None:
-        self.game = GameContext(game_id, server, settings, account, monotonic)
+                 on_engine_lost: Callable[[str], None] = lambda reason: None, wait: Waiter | None = None,
+                 opponent: Player | None = None) -> None:
+        self.game = GameContext(game_id, server, settings, account, monotonic, opponent_hint=opponent)
         self.game_id = game_id
         self.label = self.game.label
         self.engine = engine
@@ -266,7 +268,8 @@ class GameWorker:
         elif isinstance(item, OpponentGone):
             self.watch.opponent_gone(item.gone, item.claim_win_in_s)
         elif isinstance(item, StreamLost):
-            log.info("%s: game stream lost (%s); resuming", self.label, item.reason)
+            # the stream's reader logs the outage once, as it happens, and again when the stream is back
+            log.debug("%s: game stream lost (%s)", self.label, item.reason)
             self.watch.stream_lost(item.reason)
         elif isinstance(item, StreamFailed):
             log.warning("%s: game stream unavailable (%s); leaving the game", self.label, item.reason)
@@ -300,7 +303,7 @@ class GameWorker:
         if not self.game.over:
             self.watch.claim_if_due(now)
         if not self.game.over and self.remembered is None and self.mover.retry_due(now):
-            log.info("%s: retrying our move", self.label)
+            log.info("%s: our move could not be sent (%d tries); sending it again", self.label, self.mover.failed_sends)
             self._play()
 
     # ---- game setup and states ----
@@ -310,8 +313,8 @@ class GameWorker:
         if self.chess960_hint and full.variant.supported and not full.variant.chess960:
             full = replace(full, variant=Variant(full.variant.name, True))
         first = game.full is None
-        game.full = full
         game.we_are_white = our_side(full, game.account)
+        game.full = full = with_opponent_known(full, game.we_are_white, game.opponent_hint)
         if game.we_are_white is None:
             log.error("%s: we (%s) are neither white (%s) nor black (%s); leaving the game", self.label,
                       game.account.username, full.white.name, full.black.name)
@@ -327,8 +330,8 @@ class GameWorker:
                 log.error("%s: cannot set up the position (%s); aborting", self.label, error)
                 self._act(self.leaving.abort_or_resign(f"cannot set up the position: {error}"))
                 return
-            if first:
-                announce_start(game, full, counted=not self.revisit and self.remembered is None)
+            if first and self.remembered is None:  # a game over for us is not played: no "playing" line
+                announce_start(game, full, counted=not self.revisit)
             game.phase = Phase.PLAYING
         if not game.correspondence and self.remembered is None:  # correspondence: only when it must move
             self.mover.prepare_engine()
@@ -412,6 +415,21 @@ class GameWorker:
         self.ponderer.stop()
         game.end_game("parked", Phase.PARKED)
 
+
+
+def with_opponent_known(full: GameFull, we_are_white: bool | None, known: Player | None) -> GameFull:
+    """The ``gameFull`` with the opponent's rating and title filled in from ``known`` (the challenge) where the
+    server left them out (pychess names the players only), for the status page and the PGN."""
+    if we_are_white is None or known is None:
+        return full
+    opponent = full.black if we_are_white else full.white
+    if known.name.lower() != opponent.name.lower():
+        return full
+    filled = replace(opponent, rating=opponent.rating if opponent.rating is not None else known.rating,
+                     title=opponent.title or known.title)
+    if filled == opponent:
+        return full
+    return replace(full, black=filled) if we_are_white else replace(full, white=filled)
 
 
 def our_side(full: GameFull, account: Account) -> bool | None:

@@ -89,7 +89,7 @@ class ChallengeAnswerer:
                 if challenge.time_control.kind != "clock":
                     self.games.correspondence_ids.add(challenge.id)
                 self.games.opponents[challenge.id] = KnownOpponent(challenge.challenger.name.lower(),
-                                                                   challenge.challenger.is_bot)
+                                                                   challenge.challenger.is_bot, challenge.challenger)
                 self.server.accept_challenge(challenge.id)
                 self.games.accepted_at[challenge.id] = self.games.accepted[challenge.id]
                 if challenge.challenger.is_bot:

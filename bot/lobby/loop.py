@@ -10,10 +10,12 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
 
 from bot.config import Settings
 from bot.game import Engine, GameNote, GameRecord, GameWorker
+from bot.game.leaving import stop_plan
 from bot.lobby import reconcile
 from bot.lobby.answering import ChallengeAnswerer
 from bot.lobby.challenges import (
@@ -84,7 +86,7 @@ class Lobby:
         self._done: queue.Queue[GameRecord] = queue.Queue()
         self._stop_mode: str | None = None
         self._stop_requests = 0
-        self._stopping = False
+        self._stopping: str | None = None  # the stop mode the shutdown line was written for
         self._lock = threading.Lock()
         self.heartbeat_file = HeartbeatFile(Path(settings.heartbeat_file)) if settings.heartbeat_file else None
         #: the event stream, for the status page: connected or not, since when (wall clock), the last line
@@ -110,7 +112,8 @@ class Lobby:
         # at the gameStart): the reconciler must not resign that new game for the old one
         self.reconciler = Reconciler(server, settings, notes=self._game_notes,
                                      busy=lambda game_id: game_id in self.workers or game_id in self.games.accepted,
-                                     remember=self.remember_game, monotonic=monotonic)
+                                     remember=self.remember_game, monotonic=monotonic,
+                                     ended_again=partial(count_resent, self.finished))
         self.restart_notice = RestartNotice()
 
     # ---- control ----
@@ -258,10 +261,9 @@ class Lobby:
         mode = self._stop_mode
         if mode is None:
             return False
-        if not self._stopping:
-            self._stopping = True
-            log.info("stopping: no new challenges; %s %d running game%s", "finishing" if mode == "finish"
-                     else "aborting", len(self.workers), "" if len(self.workers) == 1 else "s")
+        if self._stopping != mode:  # the first request, and a second one that turns finish into abort
+            self._stopping = mode
+            log.info("stopping: no new challenges; %s", stop_plans(mode, list(self.workers.items())))
         for worker in self.workers.values():
             worker.request_stop(mode)
         return not self.workers
@@ -285,7 +287,7 @@ class Lobby:
             log.warning("the server announced a shutdown; will reconnect")
             self.restart_notice.terminated()
         elif isinstance(item, StreamLost):
-            log.info("event stream lost (%s); reconnecting", item.reason)
+            log.debug("event stream lost (%s)", item.reason)  # the stream's reader logs the outage
             self._connection(False, item.reason)
             self.restart_notice.lost()
         elif isinstance(item, StreamConnected):
@@ -348,6 +350,7 @@ class Lobby:
                             on_done=self._done.put, monotonic=self.monotonic,
                             challenges_waiting=self.challenges_waiting, revisit=revisit,
                             chess960=game_id in self.games.chess960_games, remembered=remembered,
+                            opponent=known.player if (known := self.games.opponents.get(game_id)) else None,
                             on_note=self.remember_game,
                             on_engine_lost=lambda reason: self.engine_health.lost(game_id, reason))
         self.workers[game_id] = worker
@@ -386,8 +389,9 @@ class Lobby:
                 games.correspondence_ids.discard(record.game_id)
                 games.chess960_games.discard(record.game_id)
                 games.forget(record.game_id)
-                if record.remembered:
-                    continue  # a game over before (resigned again, looked up): not one this run played
+                if record.remembered:  # over before: counted only if our resignation (abort) sent again ended it
+                    count_ended_again(self.finished, record)
+                    continue
                 self.finished.append(record)
                 unconfirmed = unconfirmed_note(record, self.game_notes.get(record.game_id), self.monotonic())
                 if unconfirmed is not None:  # our PGN says "*": the server's record is read when it has one
@@ -398,3 +402,33 @@ class Lobby:
                 # its notes are written (they name this run); a later gameStart is one of this game again
                 games.accepted_at.pop(record.game_id, None)
                 self.played_here.discard(record.game_id)
+
+
+def stop_plans(mode: str, workers: list[tuple[str, GameWorker]]) -> str:
+    """The shutdown line's account of each running game: finished, aborted, or resigned because it is too late
+    to abort (read from the lobby's thread: a ply may still come before a worker acts, and it logs what it
+    does)."""
+    if not workers:
+        return "no running game"
+    plans = []
+    for game_id, worker in workers:
+        game = worker.game
+        plans.append(f"game {game_id} " + stop_plan(mode, ply=game.position.ply if game.position is not None else 0,
+                                                    correspondence=game.correspondence,
+                                                    over_for_us=worker.remembered is not None))
+    return f"{len(workers)} running game{'' if len(workers) == 1 else 's'}: {', '.join(plans)}"
+
+
+def count_resent(finished: list[GameRecord], note: GameNote) -> None:
+    """The reconciler's resignation (abort) sent again, without a worker, ended the game of ``note``."""
+    count_ended_again(finished, GameRecord(note.game_id, note.result, f"{note.action} again",
+                                           termination=note.termination, remembered=True, ended_again=True))
+
+
+def count_ended_again(finished: list[GameRecord], record: GameRecord) -> None:
+    """A game over for us since an earlier run that our resignation (abort) sent again ended now is a game
+    finished in this run: counted once, however often the server brought it back. Called from the lobby's
+    thread and the reconciler's (which never resigns a game a worker has), so one game never comes twice at
+    once; ``list.append`` is atomic."""
+    if record.ended_again and all(done.game_id != record.game_id for done in finished):
+        finished.append(record)

@@ -191,16 +191,18 @@ class Reconciler:
     """Looks up the games the state file says we ended lately, in a thread of its own: one read of the server
     every :data:`CHECK_SPACING_S` at most. ``notes()``: the current game notes (lobby clock); ``busy(id)``:
     a game worker has the game (it does its own reconciling); ``remember(note)``: the state file learns the
-    result the PGN now says."""
+    result the PGN now says; ``ended_again(note)``: our resignation (abort) sent again ended the game now."""
 
     def __init__(self, server: Server, settings: Settings, *, notes: Callable[[], list[GameNote]],
                  busy: Callable[[str], bool], remember: Callable[[GameNote], None],
-                 monotonic: Callable[[], float]) -> None:
+                 monotonic: Callable[[], float],
+                 ended_again: Callable[[GameNote], None] = lambda note: None) -> None:
         self.server = server
         self.settings = settings
         self.notes = notes
         self.busy = busy
         self.remember = remember
+        self.ended_again = ended_again
         self.monotonic = monotonic
         self.due: dict[str, float] = {}  # game id -> when to read its record next
         self.missing: dict[str, int] = {}  # game id -> HTTP 404s in a row for its record
@@ -315,6 +317,7 @@ class Reconciler:
         log.info("%s: our record says we %s it, but the server has it live again (%d plies); %s without a "
                  "gameStart", label, note.action, record.plies, "aborted it again" if step is Step.ABORT
                  else "resigned again")
+        self.ended_again(note)
         return RESENT_RECHECK_S
 
     def missing_record(self, note: GameNote, error: ServerError) -> float | None:

@@ -10,6 +10,7 @@ from bot.config import Settings
 from bot.game import GameWorker
 from bot.lobby.challenges import DAY_S, AcceptedBotChallenge, LobbyState
 from bot.lobby.matchmaking import Matchmaker
+from bot.wire.events import Player
 
 #: An accepted challenge holds a concurrency slot until its gameStart arrives, or this many seconds.
 ACCEPTED_SLOT_S = 30.0
@@ -17,10 +18,12 @@ ACCEPTED_SLOT_S = 30.0
 
 @dataclass(frozen=True)
 class KnownOpponent:
-    """Who a game is against: name in lower case; ``is_bot`` None until the server has told us."""
+    """Who a game is against: name in lower case; ``is_bot`` None until the server has told us; ``player``:
+    the challenger as the challenge described them (rating, title), which pychess's ``gameFull`` leaves out."""
 
     name: str
     is_bot: bool | None = None
+    player: Player | None = None
 
 
 class Roster:
@@ -69,7 +72,7 @@ class Roster:
             player = full.black if worker.game.we_are_white else full.white
             # pychess's gameFull has names only: no title does not prove a human
             is_bot = True if player.is_bot else (None if pychess else False)
-            known = KnownOpponent(player.name.lower(), is_bot)
+            known = KnownOpponent(player.name.lower(), is_bot, known.player if known is not None else None)
             self.opponents[game_id] = known
         return known
 

@@ -6,7 +6,9 @@ import json
 import logging
 import re
 import socket
+import threading
 import time
+from collections.abc import Collection
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Optional
 from urllib.parse import parse_qs, unquote
@@ -59,14 +61,38 @@ def classify(method: str, path: str) -> tuple[str, dict[str, str]]:
 
 
 class LoopbackHTTPServer(ThreadingHTTPServer):
-    """``ThreadingHTTPServer`` that knows its ``Referee``."""
+    """``ThreadingHTTPServer`` that knows its ``Referee``, and the connections it holds open (keep-alive ones
+    included), so that a server going down can take them with it (:meth:`cut_connections`)."""
 
     daemon_threads = True
     allow_reuse_address = True
 
     def __init__(self, address: tuple[str, int], loopback: Referee) -> None:
         self.loopback = loopback
+        self._open: set[socket.socket] = set()
+        self._open_lock = threading.Lock()
         super().__init__(address, LoopbackHandler)
+
+    def process_request_thread(self, request: Any, client_address: Any) -> None:
+        with self._open_lock:
+            self._open.add(request)
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            with self._open_lock:
+                self._open.discard(request)
+
+    def cut_connections(self, keep: Collection[Any] = ()) -> None:
+        """Cut every connection still open but those in ``keep`` (streams, which the faults cut their own
+        way), as a process that exits does: a client's idle keep-alive connection must not reach a server
+        that is down."""
+        with self._open_lock:
+            connections = [connection for connection in self._open if connection not in keep]
+        for connection in connections:
+            try:
+                connection.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
 
 
 class LoopbackHandler(BaseHTTPRequestHandler):

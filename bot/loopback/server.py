@@ -138,12 +138,15 @@ class LoopbackServer(Referee, Observers):
             self._serve_thread.start()
 
     def close_listener(self) -> None:
-        """Stop accepting connections (new ones are refused); open streams are not touched."""
+        """Stop accepting connections (new ones are refused); open streams are not touched, the other open
+        connections (a client's idle keep-alive ones) are cut."""
         with self._listener_lock:
             httpd, self._httpd = self._httpd, None
         if httpd is not None:
             httpd.shutdown()
             httpd.server_close()
+            streams = {stream.connection for stream in self.open_streams("any")}
+            httpd.cut_connections(keep=streams)
 
     def _clock_loop(self) -> None:
         while not self.stopping.wait(0.02):

@@ -66,11 +66,15 @@ class EndpointLimits:
             until = self.monotonic() + seconds
             self._blocked_until[endpoint] = max(until, self._blocked_until.get(endpoint, 0.0))
 
-    def rate_limited(self, endpoint: str, response: requests.Response | None) -> float:
-        """An HTTP 429 arrived for ``endpoint``: log it, pause the endpoint, return the pause in seconds."""
+    def rate_limited(self, endpoint: str, response: requests.Response | None, what: str = "") -> float:
+        """An HTTP 429 arrived for ``endpoint`` (on the call the log names ``what``, e.g. a game's move): log
+        it, pause the endpoint, return the pause in seconds."""
         pause = retry_after_s(response)
         metrics.HTTP_429.labels(endpoint=endpoint).inc()
-        log.warning("%s: HTTP 429, pausing this endpoint for %.0f s", endpoint, pause)
+        if what and what != endpoint:
+            log.warning("%s: HTTP 429, pausing the %s endpoint for %.0f s", what, endpoint, pause)
+        else:
+            log.warning("%s: HTTP 429, pausing this endpoint for %.0f s", endpoint, pause)
         self.block(endpoint, pause)
         return pause
 
@@ -82,15 +86,20 @@ class EndpointLimits:
         with self._guard:
             return self._locks.setdefault(endpoint, threading.Lock())
 
-    def call(self, endpoint: str, function: Callable[[], T], wait: Callable[[float], bool] | None = None) -> T:
+    def call(self, endpoint: str, function: Callable[[], T], wait: Callable[[float], bool] | None = None,
+             what: str = "") -> T:
         """Run ``function``; while the endpoint is paused, wait (``wait``, else the one given at creation;
-        True from it stops the wait: :class:`ServerStopped`), and let only one caller through at a time."""
+        True from it stops the wait: :class:`ServerStopped`), and let only one caller through at a time.
+        ``what``: the call as the log names it (a game's move), the endpoint by default."""
         if self.remaining_s(endpoint) <= 0:
             return function()
         wait = wait or self.wait
         with self.lock(endpoint):
             while (remaining := self.remaining_s(endpoint)) > 0:
-                log.info("%s is rate limited; waiting %.0f s", endpoint, remaining)
+                if what and what != endpoint:
+                    log.info("%s: the %s endpoint is rate limited; waiting %.0f s", what, endpoint, remaining)
+                else:
+                    log.info("%s is rate limited; waiting %.0f s", endpoint, remaining)
                 if wait(remaining):
                     raise ServerStopped(f"{endpoint}: stopped while rate limited")
             return function()

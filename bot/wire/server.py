@@ -207,11 +207,13 @@ class Transport:
         return response
 
     def _call(self, endpoint: str, function: Callable[[], T], *, attempts: int = 4,
-              retry_base_s: float | None = None, wait_when_limited: bool = True) -> T:
+              retry_base_s: float | None = None, wait_when_limited: bool = True, what: str = "") -> T:
         """Call with the endpoint's 429 pause, retrying connection errors and 5xx with back-off.
 
         ``wait_when_limited=False``: raise :class:`RateLimited` instead of waiting out a 429 pause (for
-        calls that can simply be skipped: chat replies, matchmaking)."""
+        calls that can simply be skipped: chat replies, matchmaking). ``what``: the call as the log names it
+        (``game abc123: move Nf3 (g1f3)``), the endpoint by default."""
+        what = what or endpoint
         failures = 0
         rate_limited = 0
         detail = ""
@@ -222,7 +224,7 @@ class Transport:
                 raise RateLimited(f"{endpoint}: rate limited for another {paused:.0f} s", paused)
             response: requests.Response | None = None
             try:
-                return self.limits.call(endpoint, function, lambda seconds: self.wait_for(endpoint, seconds))
+                return self.limits.call(endpoint, function, lambda seconds: self.wait_for(endpoint, seconds), what)
             except berserk.exceptions.ResponseError as error:
                 status, response = error.status_code, error.response
             except berserk.exceptions.ApiError as error:
@@ -232,7 +234,7 @@ class Transport:
                 metrics.HTTP_ERRORS.labels(endpoint=endpoint).inc()
             if status == 429:
                 rate_limited += 1
-                pause = self.limits.rate_limited(endpoint, response)
+                pause = self.limits.rate_limited(endpoint, response, what)
                 if not wait_when_limited:
                     raise RateLimited(f"{endpoint}: HTTP 429, paused for {pause:.0f} s", pause)
                 if rate_limited > 3:
@@ -250,7 +252,8 @@ class Transport:
             if failures >= attempts:
                 raise ServerError(f"{endpoint}: {reason}, gave up after {failures} attempts", status or None)
             delay = backoff_s(failures - 1, RETRY_BASE_S if retry_base_s is None else retry_base_s)
-            log.warning("%s: %s; retrying in %.1f s", endpoint, reason, delay)
+            log.warning("%s: %s; retrying in %.1f s (attempt %d of %d)", what, reason, delay, failures + 1,
+                        attempts)
             if self.wait_for(endpoint, delay):
                 raise ServerStopped(f"{endpoint}: the bot is stopping")
 
@@ -387,27 +390,30 @@ class Server(Transport):
 
     # ---- games ----
 
-    def make_move(self, game_id: str, uci: str, *, offer_draw: bool = False) -> None:
+    def make_move(self, game_id: str, uci: str, *, offer_draw: bool = False, san: str = "") -> None:
         """Send a move. Connection errors and 5xx are retried quickly (the clock is running); sending the
-        same move twice is harmless on both servers. Draw offers go only to a server that has them."""
+        same move twice is harmless on both servers. Draw offers go only to a server that has them. ``san``:
+        the move as the log names it besides its UCI (each retry's line names game, move and attempt)."""
+        what = f"game {game_id}: move {san} ({uci})" if san else f"game {game_id}: move {uci}"
         if offer_draw and self.dialect is not None and self.dialect.draw_offers:
             self._call("move", lambda: self._request("move", params={"offeringDraw": "true"}, game_id=game_id,
                                                      move=uci),
-                       attempts=5, retry_base_s=RETRY_BASE_S / 4)
+                       attempts=5, retry_base_s=RETRY_BASE_S / 4, what=what)
             return
         self._call("move", lambda: self.client.bots.make_move(game_id, uci), attempts=5,
-                   retry_base_s=RETRY_BASE_S / 4)
+                   retry_base_s=RETRY_BASE_S / 4, what=what)
 
     def chat(self, game_id: str, text: str, room: str = "player", *, wait: bool = True) -> None:
         """Write in the game chat. ``wait=False``: raise :class:`RateLimited` rather than wait out a 429."""
         self._call("chat", lambda: self._request("chat", data={"room": room, "text": text}, game_id=game_id),
-                   attempts=2, wait_when_limited=wait)
+                   attempts=2, wait_when_limited=wait, what=f"game {game_id}: chat")
 
     def abort_game(self, game_id: str) -> None:
-        self._call("abort", lambda: self.client.bots.abort_game(game_id), attempts=3)
+        self._call("abort", lambda: self.client.bots.abort_game(game_id), attempts=3, what=f"game {game_id}: abort")
 
     def resign_game(self, game_id: str) -> None:
-        self._call("resign", lambda: self.client.bots.resign_game(game_id), attempts=3)
+        self._call("resign", lambda: self.client.bots.resign_game(game_id), attempts=3,
+                   what=f"game {game_id}: resign")
 
     def fetch_game_page(self, game_id: str) -> GamePage:
         """pychess: the game's public page ``GET /{gameId}`` (result, status, every ply). Two attempts with
@@ -419,7 +425,7 @@ class Server(Transport):
             except GamePageError as error:
                 raise ServerError(f"game page {game_id}: {error}") from None
 
-        return self._call("game page", get, attempts=2, wait_when_limited=False)
+        return self._call("game page", get, attempts=2, wait_when_limited=False, what=f"game {game_id}: game page")
 
     def fetch_game_export(self, game_id: str) -> GameExport:
         """Lichess: the game's export ``GET /game/export/{gameId}`` as JSON (status, winner, every move in SAN).
@@ -437,7 +443,8 @@ class Server(Transport):
             except GameExportError as error:
                 raise ServerError(f"game export {game_id}: {error}") from None
 
-        return self._call("game export", get, attempts=2, wait_when_limited=False)
+        return self._call("game export", get, attempts=2, wait_when_limited=False,
+                          what=f"game {game_id}: game export")
 
     def answer_draw(self, game_id: str, accept: bool) -> bool:
         """Accept/decline a draw offer where the server has them (Lichess); else returns False, sends nothing."""
@@ -458,10 +465,12 @@ class Server(Transport):
                                            "takeback": dialect.takebacks}[endpoint]
         if not offered:
             return False
+        what = f"game {game_id}: {endpoint}"
         if answer is None:
-            self._call(endpoint, lambda: self._request(endpoint, game_id=game_id), attempts=2)
+            self._call(endpoint, lambda: self._request(endpoint, game_id=game_id), attempts=2, what=what)
         else:
-            self._call(endpoint, lambda: self._request(endpoint, game_id=game_id, answer=answer), attempts=2)
+            self._call(endpoint, lambda: self._request(endpoint, game_id=game_id, answer=answer), attempts=2,
+                       what=what)
         return True
 
     # ---- streams ----
@@ -488,7 +497,7 @@ class Server(Transport):
         there."""
         dialect = self._require_dialect()
         stream: ServerStream[GameEvent] = ServerStream(
-            self, "stream game", endpoint_path("stream game", game_id=game_id), f"game {game_id} stream",
+            self, "stream game", endpoint_path("stream game", game_id=game_id), f"game {game_id}: game stream",
             lambda line: normalise_game_line(line, dialect), final=lambda event: isinstance(event, GameEnd),
             sink=sink,
         )

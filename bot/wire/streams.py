@@ -2,8 +2,9 @@
 
 Every line becomes events through a normaliser of :mod:`bot.wire.normalise`; a lost connection is reopened with
 back-off; a watchdog closes a stream after ``stream_timeout_s`` without a line (a stream can stall without
-closing). HTTP 429 pauses the stream's endpoint through the same :class:`bot.wire.ratelimit.EndpointLimits` as
-every request.
+closing). The log has one line when a stream is lost and one when it delivers again (with how long it was
+down), written by the reader thread as it happens: the attempts in between are DEBUG lines. HTTP 429 pauses
+the stream's endpoint through the same :class:`bot.wire.ratelimit.EndpointLimits` as every request.
 """
 
 from __future__ import annotations
@@ -106,6 +107,11 @@ class ServerStream(Generic[T]):
         self._closed = threading.Event()
         self._response: requests.Response | None = None
         self._last_line = server.monotonic()
+        #: when the stream was lost (monotonic; None while it delivers), whether it ever delivered, and the
+        #: connection attempts since it was lost
+        self._down_since: float | None = None
+        self._ever_delivered = False
+        self._attempts_down = 0
         self._lock = threading.Lock()
         self._thread = threading.Thread(target=self._run, name=label, daemon=True)
 
@@ -171,11 +177,33 @@ class ServerStream(Generic[T]):
             attempt = 0 if delivered else attempt + 1
             metrics.STREAM_RECONNECTS.labels(stream=self.endpoint.removeprefix("stream ")).inc()
             delay = backoff_s(attempt, RECONNECT_BASE_S)
-            log.warning("%s: %s; reconnecting in %.0f s", self.label, failure.reason if failure else "closed",
-                        delay)
-            self._put(failure or StreamLost("closed by the server"))
+            lost = failure or StreamLost("closed by the server")
+            self._log_down(lost.reason, delay)
+            self._put(lost)
             if self._wait(delay):
                 return
+
+    def _log_down(self, reason: str, delay: float) -> None:
+        """The first failure of an outage is a WARNING (the stream is lost, or cannot be had yet); the
+        attempts after it, until it delivers again, are DEBUG lines."""
+        self._attempts_down += 1
+        if self._down_since is not None:
+            log.debug("%s still down (%s); attempt %d failed, next in %.0f s", self.label, reason,
+                      self._attempts_down, delay)
+            return
+        self._down_since = self.server.monotonic()
+        log.warning("%s %s (%s); reconnecting", self.label, "lost" if self._ever_delivered else "unavailable",
+                    reason)
+
+    def _log_delivering(self) -> None:
+        """The first line after an outage: one line with how long the stream was down."""
+        self._ever_delivered = True
+        if self._down_since is None:
+            return
+        down_s = self.server.monotonic() - self._down_since
+        log.warning("%s back after %.1f s down (%d failed attempt%s)", self.label, down_s, self._attempts_down,
+                    "" if self._attempts_down == 1 else "s")
+        self._down_since, self._attempts_down = None, 0
 
     def _connect_and_read(self) -> tuple[bool, StreamLost | StreamFailed | None]:
         """One connection. Returns (whether any line arrived, why it ended)."""
@@ -219,6 +247,8 @@ class ServerStream(Generic[T]):
         try:
             for line in _iter_lines(response):
                 self._last_line = server.monotonic()
+                if not delivered:
+                    self._log_delivering()
                 delivered = True
                 if self.on_line is not None:
                     self.on_line()
@@ -255,7 +285,7 @@ class ServerStream(Generic[T]):
                     return
             silent = self.server.monotonic() - self._last_line
             if silent >= limit:
-                log.warning("%s: no line for %.0f s; dropping the connection", self.label, silent)
+                log.debug("%s: no line for %.0f s; dropping the connection", self.label, silent)
                 self._drop_response()
                 return
             time.sleep(min(1.0, max(0.05, limit - silent)))

@@ -85,7 +85,7 @@ class FakeServer:
             for event in normalise_game_line(line, self.dialect):  # type: ignore[arg-type]
                 self.stream.items.put(event)
 
-    def make_move(self, game_id: str, uci: str, *, offer_draw: bool = False) -> None:
+    def make_move(self, game_id: str, uci: str, *, offer_draw: bool = False, san: str = "") -> None:
         if self.fail_moves:
             self.fail_moves -= 1
             raise ServerError("move: HTTP 503, gave up", 503)

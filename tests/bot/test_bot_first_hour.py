@@ -450,7 +450,7 @@ def test_the_retry_log_line_names_the_cause_once(tmp_path, monkeypatch, caplog):
     server.close()
     retry = [record.getMessage() for record in caplog.records if "retrying" in record.getMessage()]
     assert retry == ["account: connection error (connection refused by 127.0.0.1 (nothing listens on that port)); "
-                     "retrying in 1.0 s"]
+                     "retrying in 1.0 s (attempt 2 of 2)"]
     assert str(error.value).count("connection refused") == 1
 
 

@@ -56,7 +56,7 @@ def test_plays_the_engine_move_logs_it_and_writes_the_pgn_on_game_end(tmp_path, 
     with caplog.at_level(logging.INFO):
         record = run_worker(server, engine, tmp_path)
     assert server.moves() == ["g1h3e", "b1a3h"]
-    assert "game RpxjQkJ5: played Nh3/E (eval +0.42, depth 7, 1.2 s)" in caplog.text
+    assert "game RpxjQkJ5: played Nh3/E (eval +0.42 for us, depth 7, 1.2 s)" in caplog.text
     assert server.calls[1] == ("chat", "Hi, I'm SeirawanBot. Good luck!")  # after the first move
     assert ("chat", "Good game!") in server.calls
     assert engine.variant == ("seirawan", False) and engine.closed

@@ -133,13 +133,13 @@ def pauses(monkeypatch: pytest.MonkeyPatch) -> PauseLog:
             log.pauses.append((endpoint, self.monotonic(), seconds))
         block(self, endpoint, seconds)
 
-    def logged_call(self: EndpointLimits, endpoint: str, function: Any, wait: Any = None) -> Any:
+    def logged_call(self: EndpointLimits, endpoint: str, function: Any, wait: Any = None, what: str = "") -> Any:
         def admitted() -> Any:
             with log.lock:
                 log.admitted.append((endpoint, self.monotonic()))
             return function()
 
-        return call(self, endpoint, admitted, wait)
+        return call(self, endpoint, admitted, wait, what)
 
     monkeypatch.setattr(EndpointLimits, "block", logged_block)
     monkeypatch.setattr(EndpointLimits, "call", logged_call)

@@ -91,7 +91,8 @@ class FinishedGame:
 
 def eval_graph(evals: tuple[tuple[int, float], ...] | list[tuple[int, float]], plies: int, *,
                width: int = 320, height: int = 96) -> str:
-    """Our evaluation over the game as a self-contained SVG (no ids): above the middle line we stood better.
+    """Our evaluation over the game as a self-contained SVG (no ids): above the middle line we stood better,
+    and the axis says so (the PGN's ``%eval`` is from White's side, this graph from ours).
     ``evals``: (ply, pawns from our side)."""
     pad = 4
     span = max(plies, 2)
@@ -105,7 +106,8 @@ def eval_graph(evals: tuple[tuple[int, float], ...] | list[tuple[int, float]], p
         return middle - (middle - pad) * value / GRAPH_PAWNS
 
     parts = [f'<svg xmlns="http://www.w3.org/2000/svg" class="evalgraph" viewBox="0 0 {width} {height}" '
-             f'preserveAspectRatio="none" role="img" aria-label="evaluation graph">',
+             f'preserveAspectRatio="none" role="img" aria-label="evaluation graph, from our side: above the line we '
+             f'stand better">',
              f'<rect x="0" y="0" width="{width}" height="{height}" rx="4" fill="#f7f3ea"/>',
              f'<rect x="0" y="{middle:.1f}" width="{width}" height="{middle:.1f}" fill="#ece4d4"/>']
     for pawns in (-3, 3):
@@ -113,6 +115,9 @@ def eval_graph(evals: tuple[tuple[int, float], ...] | list[tuple[int, float]], p
                      f'stroke="#d8ccb6" stroke-width="0.6" stroke-dasharray="3 3"/>')
     parts.append(f'<line class="zero" x1="{pad}" x2="{width - pad}" y1="{middle:.1f}" y2="{middle:.1f}" '
                  f'stroke="#a9835f" stroke-width="1"/>')
+    for label, baseline in (("+ we stand better", pad + 9), ("\u2212 they do", height - pad - 2)):
+        parts.append(f'<text class="axis" x="{pad + 2}" y="{baseline}" font-family="sans-serif" font-size="9" '
+                     f'fill="#8a7a66">{label}</text>')
     if evals:
         points = " ".join(f"{x(ply):.1f},{y(value):.1f}" for ply, value in evals)
         first, last = x(evals[0][0]), x(evals[-1][0])
