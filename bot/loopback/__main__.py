@@ -48,8 +48,8 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def parse_clock(text: str) -> tuple[int, int]:
-    """``"3+2"`` -> ``(180, 2)``; ValueError otherwise."""
+def parse_minutes_clock(text: str) -> tuple[int, int]:
+    """A Lichess clock in minutes+seconds, ``"3+2"`` -> ``(180, 2)`` in seconds; ValueError otherwise."""
     minutes, _, increment = text.partition("+")
     return int(float(minutes) * 60), int(increment or 0)
 
@@ -64,7 +64,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     """Run the server until Ctrl-C or until all offered games have ended."""
     args = build_parser().parse_args(argv)
     try:
-        clock = parse_clock(args.clock)
+        clock = parse_minutes_clock(args.clock)
     except ValueError:
         print(f"error: --clock {args.clock!r} is not minutes+seconds", file=sys.stderr)
         return 2

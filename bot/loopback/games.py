@@ -19,7 +19,6 @@ _TERMINATION_STATUS = {
     "CHECKMATE": "mate",
     "STALEMATE": "stalemate",
 }
-_CASTLING_ALIASES = {"e1h1": "e1g1", "e1a1": "e1c1", "e8h8": "e8g8", "e8a8": "e8c8"}
 
 
 def default_board_factory() -> BoardFactory:
@@ -157,9 +156,12 @@ class Game:
         if uci in legal:
             return uci
         if lichess and not self.chess960:
-            alias = _CASTLING_ALIASES.get(uci[:4])
-            if alias is not None and alias + uci[4:] in legal:
-                return alias + uci[4:]
+            # The other castling spelling, which engine.Board also reads.
+            try:
+                move = str(self.board.parse_uci(uci))
+            except ValueError:
+                return None
+            return move if move[:4] != uci[:4] and move[4:] == uci[4:] else None
         return None
 
     def push(self, uci: str, by: str, now: float, king_takes_rook: bool = False) -> None:
