@@ -16,11 +16,19 @@ checks, and finds no import cycle):
 ``engines``, ``records`` and ``config`` import nothing else from ``bot`` (but ``metrics``). ``loopback`` is a
 BOT API server in both dialects for the tests and the sandbox (it uses ``engines`` and ``records``); ``health``
 is the ``python -m bot.health`` entry point of the Docker health check. docs/architecture.md draws the data flow.
+The root package itself holds what every layer may read: the version, the token's variable, the server kinds.
 """
+
+from typing import Literal, get_args
 
 from engine import __version__  # one version for the whole project
 
 #: the environment variable holding the API token: config reads it, engine processes never see it
 TOKEN_ENV = "SCHESS_BOT_TOKEN"
 
-__all__ = ["TOKEN_ENV", "__version__"]
+#: the kinds of server the bot speaks to: the wire's ``Dialect`` of each, the configuration's
+#: ``server.dialect``, the loopback server's two dialects
+ServerKind = Literal["lichess", "pychess"]
+SERVER_KINDS: tuple[ServerKind, ...] = get_args(ServerKind)
+
+__all__ = ["SERVER_KINDS", "TOKEN_ENV", "ServerKind", "__version__"]

@@ -285,6 +285,7 @@ def test_only_the_wire_and_the_config_name_a_server_kind() -> None:
     """Issue 29: the rest of the bot reads a capability of ``server.dialect``, never compares names."""
     found = dialect_names(ROOT)
     assert "bot.wire.dialect" in found, "the scan sees the names where they belong"
-    outside = {module: lines for module, lines in found.items()
-               if not any(module == allowed or module.startswith(allowed + ".") for allowed in DIALECT_NAMERS)}
+    # The root package defines the names once (bot.ServerKind, bot.SERVER_KINDS) for every layer to read.
+    outside = {module: lines for module, lines in found.items() if module != "bot"
+               and not any(module == allowed or module.startswith(allowed + ".") for allowed in DIALECT_NAMERS)}
     assert not outside, f"server kinds compared by name outside bot/wire: {outside}"

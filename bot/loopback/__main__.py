@@ -15,6 +15,7 @@ import time
 from collections.abc import Sequence
 from typing import Optional
 
+from bot import SERVER_KINDS
 from bot.loopback import Game, LoopbackServer, RandomMoves
 
 
@@ -27,7 +28,7 @@ def build_parser() -> argparse.ArgumentParser:
                     "(--challenges games in all; a challenge declined with 'later' is offered again), prints "
                     "each game's PGN, and serves until Ctrl-C.",
         epilog="example: python -m bot.loopback --dialect pychess --port 8765 --token secret --challenges 3")
-    parser.add_argument("--dialect", choices=["pychess", "lichess"], default="pychess",
+    parser.add_argument("--dialect", choices=SERVER_KINDS, default="pychess",
                         help="which server to imitate (default: %(default)s)")
     parser.add_argument("--host", default="127.0.0.1",
                         help="the IPv4 address to listen on, e.g. 0.0.0.0 or a Docker bridge's gateway for "

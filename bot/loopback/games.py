@@ -9,7 +9,7 @@ from bot.loopback.model import ChatRecord, Clock, LoopbackChallenge, MoveRecord,
 from bot.loopback.opponents import Opponent, OpponentView
 from bot.loopback.positions import CHESS_START_FEN, S_CHESS_START_FEN
 from bot.loopback.streams import Stream
-from bot.records.pgn import game_pgn
+from bot.records.pgn import game_pgn, pgn_time_control
 from bot.records.results import lichess_outcome
 from engine.variants import pgn_variant_tag
 
@@ -136,18 +136,12 @@ class Game:
         tag = pgn_variant_tag(self.variant, self.chess960)
         if tag is not None:
             headers["Variant"] = tag
-        headers["TimeControl"] = self._pgn_time_control()
+        headers["TimeControl"] = pgn_time_control(self.challenge.time_control)
         headers["Termination"] = lichess_outcome(self.status, color_name(self.winner) if self.winner is not None
                                                  else None).termination
         set_up = not self.initial_fen_is_standard or self.chess960
         return game_pgn(headers, self.sans, self.result(), start_fen=self.initial_fen if set_up else None,
                         white_to_move_first=self.first_to_move, final_comment=self.termination or None)
-
-    def _pgn_time_control(self) -> str:
-        tc = self.challenge.time_control
-        if tc.kind == "clock":
-            return f"{tc.limit_s}+{tc.increment_s or 0}"
-        return f"1/{(tc.days or 1) * 86400}" if tc.kind == "correspondence" else "-"
 
     # --- rules ---
     def canonical_move(self, uci: str, lichess: bool) -> Optional[str]:
