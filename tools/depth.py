@@ -164,7 +164,7 @@ def format_reports(name: str, reports: Sequence[SearchReport], depths: Sequence[
 def depth_gap(base: Sequence[SearchReport], other: Sequence[SearchReport], attribute: str) -> str:
     """How much shallower (or deeper) ``base`` is than ``other`` on average, by a depth ``attribute`` of the
     reports ("depth" or "reported_depth")."""
-    gap = sum(getattr(r, attribute) - getattr(b, attribute) for b, r in zip(base, other)) / len(base)
+    gap = sum(getattr(r, attribute) - getattr(b, attribute) for b, r in zip(base, other, strict=True)) / len(base)
     return f"{abs(gap):.2f} plies {'shallower' if gap > 0 else 'deeper'}"
 
 

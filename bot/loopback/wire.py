@@ -394,7 +394,7 @@ def game_page_html(game: Game, board_factory: Any) -> str:
     seconds), HTML-escaped as the real server writes them."""
     board = board_factory(game.initial_fen, variant=game.variant, chess960=game.chess960)
     steps: list[dict[str, Any]] = [{"fen": board.fen(), "san": None, "turnColor": color_name(board.turn)}]
-    for uci, wire_uci, san in zip(game.moves, game.wire_moves, game.sans):
+    for uci, wire_uci, san in zip(game.moves, game.wire_moves, game.sans, strict=True):
         board.push_uci(uci)
         steps.append({"fen": board.fen(), "move": wire_uci, "san": san, "turnColor": color_name(board.turn),
                       "check": board.is_check()})

@@ -35,7 +35,7 @@ def _escape_label(value: str) -> str:
 
 
 def _labels(names: tuple[str, ...], values: LabelValues, extra: str = "") -> str:
-    parts = [f'{name}="{_escape_label(value)}"' for name, value in zip(names, values)]
+    parts = [f'{name}="{_escape_label(value)}"' for name, value in zip(names, values, strict=False)]
     if extra:
         parts.append(extra)
     return "{" + ",".join(parts) + "}" if parts else ""
@@ -161,7 +161,7 @@ class Histogram(_Series):
         with self._lock:
             counts, total = list(self._counts), self._sum
         out, running = [], 0
-        for bound, count in zip(self.buckets, counts):
+        for bound, count in zip(self.buckets, counts, strict=False):
             running += count
             bound_text = "+Inf" if math.isinf(bound) else repr(float(bound))
             out.append(f'{self.name}_bucket{{le="{bound_text}"}} {running}')

@@ -127,7 +127,7 @@ def test_a_flood_of_200_challenges_is_decided_in_order_within_the_concurrency(
     server.faults.fail("decline", 429, times=1, retry_after_s=1)  # a rate limit in the middle of it
     ids = server.flood_challenges(200, clock=(60, 1), opponent=ResignAfter(3, seed=8))
     answers = [server.wait_for_answer(challenge_id, 60) for challenge_id in ids]
-    accepted = [challenge_id for challenge_id, answer in zip(ids, answers) if answer.accepted]
+    accepted = [challenge_id for challenge_id, answer in zip(ids, answers, strict=True) if answer.accepted]
     assert accepted == ids[:2], "the first two are accepted, the rest find no room"
     assert all(answer.reason == "later" for answer in answers[2:]), "every declined one got its answer"
     times = [answer.at for answer in answers]

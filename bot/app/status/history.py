@@ -147,7 +147,7 @@ def finished_game(text: str, account: str, game_id: str) -> FinishedGame:
         board = None
     white_first = board.turn if board is not None else True
     evals: list[tuple[int, float]] = []
-    for ply, (san, comment) in enumerate(zip(saved.sans, saved.comments), start=1):
+    for ply, (san, comment) in enumerate(zip(saved.sans, saved.comments, strict=True), start=1):
         value = parse_eval(comment) if comment else None
         mover_is_white = ((ply - 1) % 2 == 0) == white_first
         if value is not None and we_are_white is not None and mover_is_white == we_are_white:

@@ -125,7 +125,7 @@ class BoundedHTTPServer:
         while not self._closed.is_set():
             try:
                 connection, _peer = self.socket.accept()
-            except (TimeoutError, socket.timeout):
+            except TimeoutError:
                 continue
             except OSError:
                 if self._closed.is_set():
