@@ -77,3 +77,18 @@ def test_no_verdict_of_a_game_part_is_dropped() -> None:
     returning, dropped = _verdict_calls()
     assert {"abort_or_resign", "resign", "engine_lost", "maybe_abort_unstarted", "check"} <= set(returning)
     assert not dropped, "verdicts thrown away (pass them to GameWorker._act):\n" + "\n".join(dropped)
+
+
+def test_only_a_builds_skip_passes_fail_on_skip() -> None:
+    """tests/conftest.py: under --fail-on-skip (CI) a skip fails the run unless the engine build explains it."""
+    from types import SimpleNamespace
+
+    from tests.conftest import unexpected_skips
+
+    def skipped(reason: str) -> SimpleNamespace:
+        return SimpleNamespace(nodeid="tests/x.py::test_x", longrepr=("tests/x.py", 3, f"Skipped: {reason}"))
+
+    assert unexpected_skips([skipped("pure-Python build: no compiled move ordering"),
+                             skipped("compiled build: the fields are C functions")]) == []
+    assert unexpected_skips([skipped("Fairy-Stockfish is not installed")]) == [
+        "tests/x.py::test_x: Skipped: Fairy-Stockfish is not installed"]
