@@ -1,42 +1,53 @@
 """The variants, in one place: the rules' names, start positions, and what the servers and PGN call them.
 
-The rules know two variants, ``seirawan`` (S-chess) and ``chess``, each with or without the Chess960 flag. The
-four combinations have one name each, used in the bot's ``challenge.variants``, in pychess's capability header
-(which checks ``variant + "960"``) and on the command lines of the tools: ``seirawan``, ``seirawan960``,
-``chess``, ``chess960``. Lichess calls standard chess ``standard``; PGN ``[Variant]`` tags follow pychess's
-exports (``Seirawan``, ``Seirawan960``, ``Chess960``, none for standard chess).
+The rules know three variants: ``seirawan`` (S-chess) and ``chess``, each with or without the Chess960 flag,
+and ``shouse`` (S-House: S-chess with crazyhouse drops, no 960 form). The five combinations have one name each,
+used in the bot's ``challenge.variants``, in pychess's capability header (which checks ``variant + "960"``)
+and on the command lines of the tools: ``seirawan``, ``seirawan960``, ``shouse``, ``chess``, ``chess960``.
+Lichess calls standard chess ``standard`` and has no S-House; PGN ``[Variant]`` tags follow pychess's exports
+(``Seirawan``, ``Seirawan960``, ``Shouse``, ``Chess960``, none for standard chess).
 """
 
 from __future__ import annotations
 
-VARIANTS = ("seirawan", "chess")
+VARIANTS = ("seirawan", "chess", "shouse")
+
+#: The variants whose captured pieces go to the captor's hand and whose pieces in hand may be dropped.
+DROP_VARIANTS = frozenset({"shouse"})
+#: The variants with pieces in hand that are gated onto vacated back-rank squares.
+GATING_VARIANTS = frozenset({"seirawan", "shouse"})
 
 #: Start positions in Fairy-Stockfish's notation (pieces in hand as ``[EHeh]``, its FEN order).
 START_FENS = {
     "seirawan": "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR[EHeh] w KQBCDFGkqbcdfg - 0 1",
     "chess": "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+    "shouse": "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR[EHeh] w KQBCDFGkqbcdfg - 0 1",
 }
 
 #: (variant, chess960) -> the one name of that combination.
 NAMES = {
     ("seirawan", False): "seirawan",
     ("seirawan", True): "seirawan960",
+    ("shouse", False): "shouse",
     ("chess", False): "chess",
     ("chess", True): "chess960",
 }
 VARIANT_NAMES = tuple(NAMES.values())
 
-#: Lichess ``variant.key`` of each combination, and the other keys servers use for them.
+#: Lichess-shaped ``variant.key`` of each combination (Lichess itself has no S-chess and no S-House), and the
+#: other keys servers use for them.
 LICHESS_KEYS = {
     ("seirawan", False): "seirawan",
     ("seirawan", True): "seirawan960",
     ("chess", False): "standard",
     ("chess", True): "chess960",
+    ("shouse", False): "shouse",
 }
 _SERVER_KEYS = {
     "seirawan": ("seirawan", False), "seirawan960": ("seirawan", True), "schess": ("seirawan", False),
     "s-chess": ("seirawan", False), "standard": ("chess", False), "chess": ("chess", False),
-    "fromposition": ("chess", False), "chess960": ("chess", True),
+    "fromposition": ("chess", False), "chess960": ("chess", True), "shouse": ("shouse", False),
+    "s-house": ("shouse", False),
 }
 
 #: PGN ``[Variant]`` tag values, as pychess.org writes them (None: standard chess has no tag).
@@ -45,6 +56,7 @@ PGN_NAMES = {
     ("seirawan", True): "Seirawan960",
     ("chess", False): None,
     ("chess", True): "Chess960",
+    ("shouse", False): "Shouse",
 }
 
 
@@ -67,6 +79,8 @@ def from_server_key(key: str, chess960: bool = False) -> tuple[str, bool] | None
     found = _SERVER_KEYS.get(key.lower())
     if found is None:
         return None
+    if chess960 and (found[0], True) not in NAMES:
+        return None  # no S-House960
     return found[0], found[1] or chess960
 
 

@@ -48,7 +48,7 @@ _RULES = {
     "tables": set(), "variants": set(), "buildinfo": set(), "polyglot_random": set(),
     "movecodes": {"tables", "variants"},
     "movegen": {"movecodes", "tables"},
-    "fen": {"movecodes", "movegen", "tables"},
+    "fen": {"movecodes", "movegen", "tables", "variants"},
     "position": {"fen", "movecodes", "tables"},
     "attacks": {"movecodes", "position", "tables"},
     "san": {"movecodes", "position", "tables"},
@@ -71,7 +71,7 @@ _FRONT_ENDS = {
     "engine": {"board", "perft", "tables"},  # the package's own names
     "__main__": {"perftcli", "svg", "uci"},
     "uci": {"engine", "board", "book", "buildinfo", "perft", "search", "smp", "timeman", "variants"},
-    "perftcli": {"board", "perft"},
+    "perftcli": {"board", "perft", "variants"},
     "svg": {"board", "svg_pieces", "tables"},
     "svg_pieces": set(),
 }
