@@ -15,7 +15,8 @@ cdef int INFINITE, MATE, _MATE_BOUND, NO_SCORE, MAX_PLY, MOVES_MAX, HISTORY_MAX,
 cdef int REVERSE_FUTILITY_DEPTH, FUTILITY_BASE, FUTILITY_MARGIN, FUTILITY_DEPTH, LATE_MOVE_DEPTH
 cdef int SEE_QUIET_MARGIN, SEE_QUIET_DEPTH
 cdef list LATE_MOVE_COUNT, LATE_MOVE_COUNT_IMPROVING
-cdef list _LMR, _CAPTURE_ORDER
+cdef list _CAPTURE_ORDER
+cdef int[::1] _LMR
 
 
 # The fields of a move and of a table entry: static C functions, which the C compiler inlines (the same code
@@ -37,6 +38,8 @@ cdef bint bound_cuts(int bound, int score, int alpha, int beta) noexcept
 
 @cython.locals(prev=int, prev_to=int)
 cdef int _counter_slot(Position pos) except? -2
+
+cdef int _lmr(int depth, int searched) noexcept
 
 cdef int _late_move_limit(int depth, bint improving) noexcept
 

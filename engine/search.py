@@ -64,11 +64,12 @@ HISTORY_MAX = 1 << 20
 # The ordering key of a capture by signed victim and attacker codes (engine.ordering).
 _CAPTURE_ORDER = capture_order(MVV, ATTACKER_RANK)
 
-# Late-move reduction by depth and move number.
-_LMR = [[0] * 64 for _ in range(64)]
+# Late-move reduction by depth and move number, at depth * 64 + number (:func:`_lmr`): an array, which the compiled
+# build reads as a C array.
+_LMR = array("i", bytes(4 * 64 * 64))
 for _d in range(1, 64):
     for _m in range(1, 64):
-        _LMR[_d][_m] = int(0.5 + math.log(_d) * math.log(_m) / 1.8)
+        _LMR[_d * 64 + _m] = int(0.5 + math.log(_d) * math.log(_m) / 1.8)
 
 REVERSE_FUTILITY_MARGIN = 110  # cp a ply (one ply less when the static evaluation is improving)
 REVERSE_FUTILITY_DEPTH = 6
@@ -193,6 +194,11 @@ def _counter_slot(pos: Position) -> int:
     return (pos.squares[prev_to] + 8) * 64 + prev_to
 
 
+def _lmr(depth: int, searched: int) -> int:
+    """The late-move reduction's table entry at ``depth`` for a move with ``searched`` moves before it."""
+    return _LMR[(depth if depth < 64 else 63) * 64 + (searched if searched < 64 else 63)]
+
+
 def _late_move_limit(depth: int, improving: bool) -> int:
     """How many quiet moves a prunable node searches before the rest are pruned (late-move pruning)."""
     if depth > LATE_MOVE_DEPTH:
@@ -212,7 +218,7 @@ def _late_move_reduction(depth: int, searched: int, new_depth: int, pv_node: boo
     """The plies a late quiet move is searched shallower (``searched`` moves before it): by the table, one
     less at a PV node or for a killer, one more at a non-PV node that is not improving; at most
     ``new_depth - 1``."""
-    reduction = _LMR[depth if depth < 64 else 63][searched if searched < 64 else 63]
+    reduction = _lmr(depth, searched)
     if pv_node and reduction:
         reduction -= 1
     elif not pv_node and not improving:
@@ -698,7 +704,7 @@ class AlphaBetaSearch:
         leaves."""
         if tried >= late_limit:
             return True
-        lmr_depth = depth - 1 - _LMR[depth if depth < 64 else 63][searched if searched < 64 else 63]
+        lmr_depth = depth - 1 - _lmr(depth, searched)
         if lmr_depth < FUTILITY_DEPTH and static_eval + FUTILITY_BASE + FUTILITY_MARGIN * (
                 lmr_depth if lmr_depth > 0 else 0) <= alpha:
             return True
