@@ -17,7 +17,7 @@ from collections.abc import Sequence
 
 from bot.app.logsetup import LogFileError, apply_logging, configure_logging, remove_handlers, version_text
 from bot.app.preflight import load_run_settings, run_checks
-from bot.app.run import ShutdownSignals, StopDuringStartup, run_bot
+from bot.app.run import ShutdownSignals, StopDuringStartup, interrupted_exit_code, run_bot, signal_name
 from bot.config import ConfigError, TokenError, resolve_token
 
 log = logging.getLogger("bot")
@@ -117,9 +117,12 @@ def _main(argv: list[str], stop: ShutdownSignals) -> int:
             print(f"error: {', '.join(used)} cannot be used with --sandbox (it checks the config itself, "
                   "then plays one game)", file=sys.stderr)
             return 2
-        from bot.app.sandbox import run_sandbox  # imported only when asked for: it brings the loopback server
-
-        return int(run_sandbox(args))
+        try:
+            from bot.app.sandbox import run_sandbox  # imported only when asked for: it brings the loopback server
+        except StopDuringStartup:
+            print(f"sandbox: interrupted ({signal_name(stop)})", file=sys.stderr)
+            return interrupted_exit_code(stop)
+        return int(run_sandbox(args, stop=stop))
     config_path = args.config or DEFAULT_CONFIG
     if args.check:
         return print_checks(config_path, args)

@@ -80,6 +80,10 @@ class Dialect:
     def token_help(self, url: str) -> str:
         return self.token_hint.format(url=url.rstrip("/"))
 
+    def refuses_token(self, status: int | None) -> bool:
+        """An answer with ``status`` to a request that needs the token says the token is refused."""
+        return status == 401 or (status == 403 and self.rejects_token_with_403)
+
 
 LICHESS = Dialect(
     name="lichess", result_source="game export", final_state_ends_game=True, replays_on_reconnect=False,
