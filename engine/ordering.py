@@ -14,7 +14,7 @@ from __future__ import annotations
 from array import array
 from typing import TYPE_CHECKING, Any
 
-from .movecodes import EN_PASSANT, PROMOTION
+from .movecodes import DROP, EN_PASSANT, PROMOTION
 from .tables import QUEEN
 
 if TYPE_CHECKING:
@@ -32,6 +32,11 @@ FIRST_KILLER_KEY = KILLER_KEY + 1
 SECOND_KILLER_KEY = KILLER_KEY
 COUNTERMOVE_KEY = KILLER_KEY - 1
 # Below them the quiet moves by history, plus the piece they gate.
+# S-House: a drop within two squares of the enemy king (where attacks on it start) ranks this much above
+# the history of other quiet moves; DROP_NEAR[king * 64 + sq] is 1 for those squares.
+DROP_NEAR_KEY = 1 << 18
+DROP_NEAR = [1 if max(abs((king & 7) - (sq & 7)), abs((king >> 3) - (sq >> 3))) <= 2 else 0
+             for king in range(64) for sq in range(64)]
 
 
 def capture_order(mvv: list[int], attacker_rank: list[int]) -> list[list[int]]:
@@ -45,9 +50,11 @@ def keyed_moves(moves: list[int], pos: Position, capture_keys: list[list[int]], 
                 killer1: int, killer2: int, counter: int, hash_move: int) -> list[int]:
     """``moves`` (legal in ``pos``) as ``key << 20 | move`` ints, in the order given: the hash move highest,
     then captures (``capture_keys``) and promotions, en passant, the two killers, the countermove, then the
-    quiet moves by ``history``; a gated twin a little above its plain move."""
+    quiet moves by ``history``; a gated twin a little above its plain move, a drop by the piece it drops and
+    well above the rest when it lands near the enemy king."""
     squares = pos.squares
     side = pos.side
+    near = pos.king_sq[1 if side == 1 else 0] * 64  # the enemy king's row of DROP_NEAR
     keyed: list[int] = []
     append = keyed.append
     for m in moves:
@@ -69,6 +76,8 @@ def keyed_moves(moves: list[int], pos: Position, capture_keys: list[list[int]], 
             key = SECOND_KILLER_KEY
         elif m == counter:
             key = COUNTERMOVE_KEY
+        elif kind == DROP:
+            key = history[m & 4095] + piece + DROP_NEAR[near + (m & 63)] * DROP_NEAR_KEY
         else:
             key = history[m & 4095] + piece
         append(key << 20 | m)

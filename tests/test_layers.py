@@ -72,7 +72,7 @@ _FRONT_ENDS = {
     "__main__": {"perftcli", "svg", "uci"},
     "uci": {"engine", "board", "book", "buildinfo", "perft", "search", "smp", "timeman", "variants"},
     "perftcli": {"board", "perft", "variants"},
-    "svg": {"board", "svg_pieces", "tables"},
+    "svg": {"board", "svg_pieces", "tables", "variants"},
     "svg_pieces": set(),
 }
 ENGINE_IMPORTS: Mapping[str, frozenset[str]] = {

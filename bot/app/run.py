@@ -199,6 +199,14 @@ def run_bot(settings: Settings, token: str, *, max_games: int | None = None, upg
         action = "upgrade the account" if server.account is not None else f"reach {settings.server.url}"
         print(f"error: could not {action}: {error}", file=sys.stderr)
         return 1
+    missing = (server.dialect.variants_missing(settings.challenge.variants + settings.matchmaking.variants)
+               if server.dialect is not None else [])
+    if missing:
+        print(f"error: challenge.variants or matchmaking.variants lists {', '.join(dict.fromkeys(missing))}, which "
+              f"{settings.server.url} ({server.dialect} dialect) has no games in; remove it from the config",
+              file=sys.stderr)
+        server.close()
+        return 2
     log.info("logged in to %s as %s (%s dialect)", settings.server.url, account.username, server.dialect)
     engine_text = (f"{engine_check.id_name} ({settings.engine.command}, {settings.engine.protocol}; plays "
                    f"{', '.join(engine_check.playable)})" if engine_check is not None else "supplied by the caller")

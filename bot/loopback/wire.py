@@ -28,6 +28,7 @@ _LICHESS_DISPLAY = {
     ("chess", True): ("Chess960", "960"),
     ("seirawan", False): ("S-chess", "S"),
     ("seirawan", True): ("S-chess960", "S960"),
+    ("shouse", False): ("S-House", "SH"),
 }
 _LICHESS_VARIANTS = {
     combination: {"key": LICHESS_KEYS[combination], "name": name, "short": short}
