@@ -10,27 +10,26 @@ from libc.stdlib cimport free, malloc
 
 from engine.position cimport Position
 
-from engine.ordering import CAPTURE_KEY as _CAPTURE_KEY_PY
-from engine.ordering import HASH_MOVE_KEY as _HASH_MOVE_KEY_PY
-from engine.ordering import KILLER_KEY as _KILLER_KEY_PY
-from engine.ordering import DROP_NEAR as _DROP_NEAR_PY
-from engine.ordering import DROP_NEAR_KEY as _DROP_NEAR_KEY_PY
+from engine import ordering as _keys  # the keys of the rules: one table, engine/ordering.py
 from engine.movecodes import DROP as _DROP_PY
 from engine.movecodes import EN_PASSANT as _EN_PASSANT_PY
 from engine.movecodes import PROMOTION as _PROMOTION_PY
-from engine.tables import QUEEN as _QUEEN_PY
 
-cdef long long HASH_MOVE_KEY = _HASH_MOVE_KEY_PY
-cdef long long CAPTURE_KEY = _CAPTURE_KEY_PY
-cdef long long KILLER_KEY = _KILLER_KEY_PY
+cdef long long HASH_MOVE_KEY = _keys.HASH_MOVE_KEY
+cdef long long EN_PASSANT_KEY = _keys.EN_PASSANT_KEY
+cdef long long FIRST_KILLER_KEY = _keys.FIRST_KILLER_KEY
+cdef long long SECOND_KILLER_KEY = _keys.SECOND_KILLER_KEY
+cdef long long COUNTERMOVE_KEY = _keys.COUNTERMOVE_KEY
+cdef long long PROMOTION_KEYS[16]
+for _piece in range(16):
+    PROMOTION_KEYS[_piece] = _keys.PROMOTION_KEYS[_piece]
 cdef int EN_PASSANT = _EN_PASSANT_PY
 cdef int DROP = _DROP_PY
-cdef long long DROP_NEAR_KEY = _DROP_NEAR_KEY_PY
+cdef long long DROP_NEAR_KEY = _keys.DROP_NEAR_KEY
 cdef char DROP_NEAR[4096]
 for _i in range(4096):
-    DROP_NEAR[_i] = _DROP_NEAR_PY[_i]
+    DROP_NEAR[_i] = _keys.DROP_NEAR[_i]
 cdef int PROMOTION = _PROMOTION_PY
-cdef int QUEEN = _QUEEN_PY
 
 cdef enum:
     STACK_KEYS = 256  # keys sorted on the C stack; longer lists get malloc'ed arrays
@@ -98,15 +97,15 @@ cdef inline long long _key(int m, int *squares, int side, list capture_keys, lis
     if victim * side < 0:
         return <long long> (<list> capture_keys[_signed(victim)])[_signed(squares[m & 63])] + piece
     if flag == PROMOTION:
-        return CAPTURE_KEY + piece * 20 if piece != QUEEN else CAPTURE_KEY + 850
+        return PROMOTION_KEYS[piece]
     if flag == EN_PASSANT:
-        return CAPTURE_KEY + 1600
+        return EN_PASSANT_KEY
     if m == killer1:
-        return KILLER_KEY + 1
+        return FIRST_KILLER_KEY
     if m == killer2:
-        return KILLER_KEY
+        return SECOND_KILLER_KEY
     if m == counter:
-        return KILLER_KEY - 1
+        return COUNTERMOVE_KEY
     if flag == DROP:
         return <long long> history[m & 4095] + piece + DROP_NEAR[near + (m & 63)] * DROP_NEAR_KEY
     return <long long> history[m & 4095] + piece

@@ -336,7 +336,7 @@ class Board(Position):
             if move.uci() == text:
                 return move
         # Castling in the other notation, only where no ordinary move has that text.
-        for code, move in zip(codes, moves):
+        for code, move in zip(codes, moves, strict=True):
             if code >> 16 == CASTLE:
                 frm, rook = code & 63, code >> 6 & 63
                 if self.chess960:

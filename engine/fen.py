@@ -116,7 +116,7 @@ class FenCodec(MoveGenerator):
         side = 1 if turn_text == "w" else -1
 
         kings = [sq for sq in range(64) if squares[sq] == KING], [sq for sq in range(64) if squares[sq] == -KING]
-        for color_name, found in zip(("white", "black"), kings):
+        for color_name, found in zip(("white", "black"), kings, strict=True):
             if len(found) != 1:
                 raise fen_error(fen, f"{len(found)} {color_name} kings, expected 1")
         for sq in list(range(8)) + list(range(56, 64)):

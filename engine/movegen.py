@@ -294,13 +294,19 @@ class MoveGenerator(PositionState):
             if self.drops:
                 self._drop_moves(side, check_mask, moves)
 
-        # King moves: the destination must not be attacked once the king has left its square.
+        self._king_moves(side, ksq, checkers, gates, gate_types, moves)
+        return moves
+
+    def _king_moves(self, side: int, ksq: int, checkers: int, gates: int, gate_types: int, moves: list[int]) -> None:
+        """The king's moves, appended to ``moves``: steps to squares not attacked once the king has left its
+        own, castling when not in check, and the gated twins of the steps from a gate square."""
+        squares = self.squares
         king = squares[ksq]
         squares[ksq] = 0
         start = len(moves)
         row = PLAIN_MOVES[ksq]
         for t in _LEAP_SQUARES[ksq * 32 + 8:ksq * 32 + 8 + _LEAP_COUNT[ksq * 4 + 1]]:  # king steps
-            if (q := squares[t]) * side <= 0 and not self.is_attacked(t, -side):
+            if squares[t] * side <= 0 and not self.is_attacked(t, -side):
                 moves.append(row[t])
         squares[ksq] = king
         if self.castling and not checkers:
@@ -310,10 +316,9 @@ class MoveGenerator(PositionState):
             for i in range(start, end):
                 m = moves[i]
                 if m >> 16 == NORMAL:
-                    for g in range(first_gate, ELEPHANT + 1):
+                    for g in range(self.first_gate, ELEPHANT + 1):
                         if gate_types >> g & 1:
                             moves.append(GATED_MOVES[g][m])
-        return moves
 
     def _drop_moves(self, side: int, target: int, moves: list[int]) -> None:
         """The drops of the side to move onto the empty squares of ``target`` (every square when not in

@@ -41,7 +41,10 @@ def run_sandbox(workdir: Path, *args: str) -> subprocess.CompletedProcess[str]:
                           capture_output=True, text=True, timeout=200)
 
 
+@pytest.mark.wall_clock
 def test_sandbox_plays_one_game_and_prints_moves_and_pgn(tmp_path: Path) -> None:
+    """The README's first command, timed: a 1+1 game with the start-up checks must end within 60 s, the quick
+    first run the README promises (the game's own clocks allow about 2 minutes, so this is a real bound)."""
     env = sandbox_environment()
     started = time.monotonic()
     result = subprocess.run(
