@@ -57,20 +57,22 @@ _RULES = {
 }
 _SEARCH = {
     "eval_weights": set(),
-    "evaluate": {"eval_weights", "movecodes", "position", "tables"},
+    "nnue": {"movecodes", "position"},  # the learned evaluation: its accumulator follows make/unmake
+    "evaluate": {"eval_weights", "movecodes", "nnue", "position", "tables"},
     "ordering": {"movecodes", "position", "tables"},
     "_ordering": {"ordering", "movecodes", "position"},  # the compiled twin of ordering (a .pyx)
     "tt": set(),
     "timeman": set(),
-    "search": {"_ordering", "attacks", "evaluate", "movecodes", "ordering", "position", "tables", "timeman", "tt"},
+    "search": {"_ordering", "attacks", "evaluate", "movecodes", "nnue", "ordering", "position", "tables", "timeman",
+               "tt"},
     "sharedtable": {"tt"},
-    "smp": {"board", "search", "sharedtable"},
+    "smp": {"board", "nnue", "search", "sharedtable"},
     "book": {"board", "polyglot_random", "position", "tables"},
 }
 _FRONT_ENDS = {
     "engine": {"board", "perft", "tables"},  # the package's own names
     "__main__": {"perftcli", "svg", "uci"},
-    "uci": {"engine", "board", "book", "buildinfo", "perft", "search", "smp", "timeman", "variants"},
+    "uci": {"engine", "board", "book", "buildinfo", "nnue", "perft", "search", "smp", "timeman", "variants"},
     "perftcli": {"board", "perft", "variants"},
     "svg": {"board", "svg_pieces", "tables", "variants"},
     "svg_pieces": set(),
