@@ -15,10 +15,11 @@ import enum
 import re
 from typing import Iterator
 
-from .movecodes import CASTLE, CASTLE_ROOK_GATE, PROMOTION
+from .movecodes import CASTLE, CASTLE_ROOK_GATE, PLACE, PROMOTION
 from .position import Position
 from .san import IllegalMoveError as IllegalMoveError  # re-exported: it was always engine.board.IllegalMoveError
 from .san import parse_san_code, san_of_code
+from .variants import PLACEMENT
 from .tables import (
     PIECE_SYMBOLS,
     SQUARE_NAMES,
@@ -37,21 +38,28 @@ class Move:
     square as ``e1g1h``, a gate on the rook's square as rook square to king square, ``h1e1h``.
     Moves compare equal when their UCI strings are equal. Moves produced by a :class:`Board` also carry the
     internal code that :meth:`Board.push` plays without searching the legal moves.
+
+    A placement (placement S-chess) has ``drop`` set to the piece type placed and both squares on the square
+    of the piece it goes behind, as python-chess writes drops: ``H@b1`` (upper case for either side).
     """
 
-    __slots__ = ("from_square", "to_square", "promotion", "gate", "_code")
+    __slots__ = ("from_square", "to_square", "promotion", "gate", "drop", "_code")
 
     def __init__(
-        self, from_square: int, to_square: int, promotion: int | None = None, gate: int | None = None
+        self, from_square: int, to_square: int, promotion: int | None = None, gate: int | None = None,
+        drop: int | None = None,
     ) -> None:
         self.from_square = from_square
         self.to_square = to_square
         self.promotion = promotion
         self.gate = gate
+        self.drop = drop
         self._code: int | None = None
 
     def uci(self) -> str:
-        """The UCI string, e.g. ``g1f3h``."""
+        """The UCI string, e.g. ``g1f3h`` (``H@b1`` for a placement)."""
+        if self.drop:
+            return PIECE_SYMBOLS[self.drop].upper() + "@" + SQUARE_NAMES[self.to_square]
         suffix = ""
         if self.promotion:
             suffix = PIECE_SYMBOLS[self.promotion]
@@ -63,6 +71,9 @@ class Move:
     def from_uci(cls, text: str) -> Move:
         """A Move from its UCI text without a position (a trailing letter on a move to the last rank is a
         promotion, otherwise a gate). Prefer :meth:`Board.parse_uci`, which also checks legality."""
+        if isinstance(text, str) and re.fullmatch(r"[PNBRQKHE]@[a-h][1-8]", text[:1].upper() + text[1:]):
+            sq = parse_square(text[2:])
+            return cls(sq, sq, drop=SYMBOL_TO_TYPE[text[0].lower()])
         if not isinstance(text, str) or not re.fullmatch(r"[a-h][1-8][a-h][1-8][pnbrqkhe]?", text.lower()):
             raise IllegalMoveError(f"invalid uci: {text!r}")
         text = text.lower()
@@ -86,10 +97,11 @@ class Move:
             and self.to_square == other.to_square
             and self.promotion == other.promotion
             and self.gate == other.gate
+            and self.drop == other.drop
         )
 
     def __hash__(self) -> int:
-        return hash((self.from_square, self.to_square, self.promotion, self.gate))
+        return hash((self.from_square, self.to_square, self.promotion, self.gate, self.drop))
 
 
 def _move_from_code(code: int, chess960: bool) -> Move:
@@ -104,6 +116,8 @@ def _move_from_code(code: int, chess960: bool) -> Move:
         move = Move(frm, king_to, gate=piece or None)
     elif flag == PROMOTION:
         move = Move(frm, to, promotion=piece)
+    elif flag == PLACE:
+        move = Move(frm, to, drop=piece)
     else:
         move = Move(frm, to, gate=piece or None)
     move._code = code
@@ -179,7 +193,8 @@ class Board(Position):
     """An S-chess (or standard chess) position with its move history.
 
     ``Board(fen=None, *, variant="seirawan", chess960=False)``: ``fen=None`` is the variant's start position;
-    ``variant`` is ``"seirawan"`` or ``"chess"``; ``chess960`` switches to Chess960 castling and
+    ``variant`` is one of ``engine.variants.VARIANTS`` (``"seirawan"``, ``"chess"``, ``"seirawan-placement"``,
+    ``"seirawan-forced-entry"``); ``chess960`` switches to Chess960 castling and
     Shredder-style castling fields. An invalid FEN raises ValueError naming the problem.
     """
 
@@ -289,11 +304,16 @@ class Board(Position):
         return self.move_stack[-1]
 
     def parse_uci(self, uci: str) -> Move:
-        """The legal move written in UCI. Also accepted: uppercase gate letters, and castling written the
-        other way (king takes rook ``e1h1`` in standard chess, king to target ``e1g1`` in Chess960)."""
-        if not isinstance(uci, str) or not re.fullmatch(r"[a-h][1-8][a-h][1-8][pnbrqkhePNBRQKHE]?", uci):
+        """The legal move written in UCI. Also accepted: uppercase gate letters, castling written the other way
+        (king takes rook ``e1h1`` in standard chess, king to target ``e1g1`` in Chess960), and in placement
+        S-chess a move that brings its placed piece in written without the letter (``g1f3`` for ``g1f3h``,
+        ``e1g1`` for ``h1e1h``)."""
+        if isinstance(uci, str) and re.fullmatch(r"[hHeE]@[a-h][1-8]", uci):
+            text = uci[0].upper() + uci[1:]  # a placement
+        elif not isinstance(uci, str) or not re.fullmatch(r"[a-h][1-8][a-h][1-8][pnbrqkhePNBRQKHE]?", uci):
             raise IllegalMoveError(f"invalid uci: {uci!r} in {self.fen()}")
-        text = uci[:4] + uci[4:].lower()
+        else:
+            text = uci[:4] + uci[4:].lower()
         codes = self.legal_moves_codes()
         moves = self._moves_of(codes)
         for move in moves:
@@ -311,6 +331,18 @@ class Board(Position):
                 if move.gate:
                     alias += PIECE_SYMBOLS[move.gate]
                 if alias == text:
+                    return move
+        # A move that brings its piece in by itself (placement S-chess) may be written without the letter, and
+        # castling that brings it in on the rook's square as the king's move (e1g1 for h1e1h).
+        if len(text) == 4 and self.entry_rule == PLACEMENT:
+            for code, move in zip(codes, moves):
+                frm = code & 63
+                if code >> 16 == CASTLE_ROOK_GATE:
+                    king_to = (frm & 56) + (6 if (code >> 6 & 63) > frm else 2)
+                    written = SQUARE_NAMES[frm] + SQUARE_NAMES[king_to]
+                else:
+                    written = move.uci()[:4] if move.gate else ""
+                if written == text:
                     return move
         raise IllegalMoveError(f"illegal uci: {uci!r} in {self.fen()}")
 

@@ -3,11 +3,13 @@
 Input: the hand in brackets after the board in any order (or as a ninth rank, or absent = empty), castling
 as ``KQkq``, Shredder or X-FEN files, and gate file letters mixed in (``KQBCDFGkqbcdfg``); a letter naming an
 empty square is dropped. Output: exactly Fairy-Stockfish's text (hand ``[EHeh]`` order, castling rights then
-gate letters, gate letters only while that side has something in hand).
+gate letters, gate letters only while that side has something in hand). Placement S-chess writes its placed pieces in
+the castling field instead of gate letters (:func:`engine.entry.placement_field`).
 """
 
 from __future__ import annotations
 
+from .entry import check_placed, parse_placement_field, placement_field, placement_hash
 from .movecodes import BACK_RANK_MASK, GATE_TYPES, mask_hash, undo_buffers
 from .movegen import MoveGenerator
 from .tables import (
@@ -32,6 +34,7 @@ from .tables import (
     square,
     squares_of,
 )
+from .variants import NO_HAND, PLACEMENT
 
 
 def fen_error(fen: str, reason: str) -> ValueError:
@@ -73,7 +76,7 @@ class FenCodec(MoveGenerator):
                     continue
                 else:
                     piece_type = SYMBOL_TO_TYPE.get(ch.lower())
-                    if piece_type is None or (self.variant == "chess" and piece_type > KING):
+                    if piece_type is None or (self.entry_rule == NO_HAND and piece_type > KING):
                         raise fen_error(fen, f"invalid piece {ch!r} on rank {rank + 1}")
                     if file > 7:
                         raise fen_error(fen, f"rank {rank + 1} has more than 8 squares")
@@ -86,7 +89,7 @@ class FenCodec(MoveGenerator):
             if ch == "-":
                 continue
             piece_type = SYMBOL_TO_TYPE.get(ch.lower())
-            if piece_type not in GATE_TYPES or self.variant != "seirawan":
+            if piece_type not in GATE_TYPES or self.entry_rule == NO_HAND:
                 raise fen_error(fen, f"invalid piece {ch!r} in hand")
             hand[piece_type if ch.isupper() else -piece_type] += 1
         if any(count > 15 for count in hand):
@@ -109,7 +112,13 @@ class FenCodec(MoveGenerator):
         self.side = side
         self.king_sq = [kings[0][0], kings[1][0]]
         self.hand = hand
-        self._parse_castling(fen, parts[2] if len(parts) > 2 else "-")
+        castling_text = parts[2] if len(parts) > 2 else "-"
+        placed: list[tuple[int, int]] = []
+        if self.entry_rule == PLACEMENT:
+            castling_text, placed = parse_placement_field(fen_error, fen, castling_text)
+        self._parse_castling(fen, castling_text)
+        if self.entry_rule == PLACEMENT:
+            check_placed(self, fen_error, fen, placed)
 
         self.ep = -1
         ep_text = parts[3] if len(parts) > 3 else "-"
@@ -155,7 +164,7 @@ class FenCodec(MoveGenerator):
     def _parse_castling(self, fen: str, text: str) -> None:
         """Castling rights and gates, as Fairy-Stockfish reads them (KQkq, Shredder/X-FEN files, gate files)."""
         squares = self.squares
-        gating = self.variant == "seirawan"
+        gating = self.entry_rule != NO_HAND and self.entry_rule != PLACEMENT  # placement: no gate letters
         castle_king = [-1, -1]  # the king square castling starts from, per colour
         rights = 0
         order: list[int] = []  # rook squares in the order their rights were given (the last one per wing wins)
@@ -258,6 +267,8 @@ class FenCodec(MoveGenerator):
             h ^= ZOBRIST_EP[self.ep]
         for code in (HAWK, ELEPHANT, -HAWK, -ELEPHANT):
             h ^= ZOBRIST_HAND[code][self.hand[code]]
+        if self.entry_rule == PLACEMENT:
+            h ^= placement_hash(self.gates, self.placed)
         return h
 
     def fen(self) -> str:
@@ -281,7 +292,7 @@ class FenCodec(MoveGenerator):
                 row += str(empty)
             rows.append(row)
         board = "/".join(rows)
-        if self.variant == "seirawan":
+        if self.entry_rule != NO_HAND:
             hand = self.hand
             board += (
                 "["
@@ -291,7 +302,7 @@ class FenCodec(MoveGenerator):
                 + "h" * hand[-HAWK]
                 + "]"
             )
-        castling = self._castling_fen()
+        castling = placement_field(self) if self.entry_rule == PLACEMENT else self._castling_fen()
         ep = SQUARE_NAMES[self.ep] if self.ep >= 0 else "-"
         fullmove = (self.start_ply + self.ply) // 2 + 1
         return f"{board} {'w' if self.side == 1 else 'b'} {castling} {ep} {self.halfmove} {fullmove}"

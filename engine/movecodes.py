@@ -4,9 +4,11 @@ A move is an int (cheap to create, compare and store in tables):
 
 * bits 0-5: from square; for castling, the king's square
 * bits 6-11: to square; for castling, the castling rook's square ("king takes rook", as in Chess960)
-* bits 12-15: piece type of a promotion (flag PROMOTION) or of the piece gated in (any other flag); 0 = none
+* bits 12-15: piece type of a promotion (flag PROMOTION), of the piece gated in (flags NORMAL, CASTLE,
+  CASTLE_ROOK_GATE) or of the piece placed (flag PLACE); 0 = none
 * bits 16-18: flag: NORMAL, DOUBLE_PUSH, EN_PASSANT, CASTLE (gate, if any, on the king's square),
-  CASTLE_ROOK_GATE (gate on the rook's square), PROMOTION
+  CASTLE_ROOK_GATE (gate on the rook's square), PROMOTION, PLACE (placement S-chess: a piece from hand put
+  behind the back-rank piece on the from square, which is also the to square; see engine/entry.py)
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from .tables import ELEPHANT, HAWK
 from .variants import START_FENS, VARIANTS
 
 NORMAL, DOUBLE_PUSH, EN_PASSANT, CASTLE, CASTLE_ROOK_GATE, PROMOTION = 0, 1, 2, 3, 4, 5
+PLACE = 7  # flags below PROMOTION are the ones a gated piece can come with
 
 __all__ = ["START_FENS", "VARIANTS"]  # re-exported for the rules modules
 
@@ -72,6 +75,8 @@ class PositionState:
 
     variant: str
     chess960: bool
+    entry_rule: int  # engine.variants.ENTRY_RULES of the variant
+    placed: list[int]  # placement S-chess: the piece type placed behind each square (read only where gates has it)
     squares: list[int]
     side: int
     king_sq: list[int]

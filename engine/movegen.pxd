@@ -5,7 +5,7 @@ from engine.movecodes cimport PositionState
 
 # Constants the module imports or defines for itself alone, as C values (not importable from the compiled module).
 cdef int CASTLE, CASTLE_ROOK_GATE, DOUBLE_PUSH, EN_PASSANT, NORMAL, PROMOTION
-cdef int BISHOP, ELEPHANT, HAWK, KING, KNIGHT, PAWN, QUEEN, ROOK
+cdef int BISHOP, ELEPHANT, HAWK, KING, KNIGHT, PAWN, QUEEN, ROOK, PLACEMENT
 cdef tuple BETWEEN, PAWN_ATTACKERS_BLACK, PAWN_ATTACKERS_WHITE
 cdef tuple SQUARE_BITS, GATE_TYPES
 cdef tuple _RANK_BITS, _RANK_BITS_8, PLAIN_MOVES, GATED_MOVES
@@ -45,6 +45,9 @@ cdef class MoveGenerator(PositionState):
                    pinned="unsigned long long", line="unsigned long long", to=int,
                    pin_line="unsigned long long *")
     cpdef list generate_legal(self)
+
+    @cython.locals(rule=int)
+    cpdef list _entry_legal(self)
 
     @cython.locals(ep=int, squares="int *", victim=int, frm=int, legal=bint)
     cpdef _en_passant_moves(self, int side, int ksq, list moves)

@@ -5,11 +5,13 @@ node from rays out of the king's square; in check only evasions survive (capture
 pinned pieces keep to their pin line, the king only steps to squares not attacked once it has left its own
 square, en passant is tested by playing it on the board. Gating twins (the same move plus a piece from the
 hand on the vacated square) are appended for moves from gate squares: the rules judge a gating move exactly
-like the move without the gated piece, so the twins share the plain move's legality.
+like the move without the gated piece, so the twins share the plain move's legality. The alternative entry
+rules (placement, forced entry: ``entry_rule``) keep some of S-chess's moves, in :mod:`engine.entry`.
 """
 
 from __future__ import annotations
 
+from .entry import PLACEMENT, entry_moves, placements, placing_now
 from .movecodes import (
     CASTLE,
     CASTLE_ROOK_GATE,
@@ -75,6 +77,8 @@ _ALL_SQUARES = (1 << 64) - 1
 _PROMOTIONS = {
     "seirawan": (QUEEN, ROOK, BISHOP, KNIGHT, HAWK, ELEPHANT),
     "chess": (QUEEN, ROOK, BISHOP, KNIGHT),
+    "seirawan-placement": (QUEEN, ROOK, BISHOP, KNIGHT, HAWK, ELEPHANT),
+    "seirawan-forced-entry": (QUEEN, ROOK, BISHOP, KNIGHT, HAWK, ELEPHANT),
 }
 # The promotion pieces in generation order: a variant promotes to the first len(_PROMOTIONS[variant]) of them
 # (a C array in the compiled build).
@@ -147,6 +151,8 @@ class MoveGenerator(PositionState):
 
     def generate_legal(self) -> list[int]:
         """All legal move codes of the side to move."""
+        if self.entry_rule > 0:  # placement or forced entry: S-chess's moves, some of them (engine.entry)
+            return self._entry_legal()
         squares = self.squares
         side = self.side
         us = 0 if side == 1 else 1
@@ -302,6 +308,18 @@ class MoveGenerator(PositionState):
                         if gate_types >> g & 1:
                             moves.append(GATED_MOVES[g][m])
         return moves
+
+    def _entry_legal(self) -> list[int]:
+        """The legal moves under the variant's entry rule (placements first, while there are any to make)."""
+        rule = self.entry_rule
+        if rule == PLACEMENT and placing_now(self):
+            return placements(self)
+        self.entry_rule = 0  # S-chess's moves, then the filter
+        try:
+            moves = self.generate_legal()
+        finally:
+            self.entry_rule = rule
+        return entry_moves(self, moves)
 
     def _en_passant_moves(self, side: int, ksq: int, moves: list[int]) -> None:
         ep = self.ep

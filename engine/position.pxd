@@ -6,11 +6,12 @@ from engine.movecodes cimport mask_hash
 
 # Names the module imports for itself alone (the ones it re-exports stay Python objects).
 cdef int BISHOP, ELEPHANT, HAWK, KING, PAWN, QUEEN, ROOK
-cdef int CASTLE_ROOK_GATE, DOUBLE_PUSH, EN_PASSANT, PROMOTION, UNDO_WORDS
+cdef int CASTLE_ROOK_GATE, DOUBLE_PUSH, EN_PASSANT, PLACE, PROMOTION, UNDO_WORDS, _PLACEMENT
 cdef list ZOBRIST_CASTLING, ZOBRIST_EP, ZOBRIST_HAND, ZOBRIST_PIECE
 cdef long long _ZOBRIST_AT[1088]
 cdef long long _ZOBRIST_HAND_AT[272]
 cdef long long _ZOBRIST_EP[64]
+cdef long long _ZOBRIST_PLACED_AT[1088]
 cdef long long ZOBRIST_SIDE
 cdef unsigned long long _ONE, _RANK_1, _RANK_8
 

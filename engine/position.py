@@ -24,6 +24,7 @@ from .movecodes import (
     DOUBLE_PUSH,
     EN_PASSANT,
     GATE_TYPES,
+    PLACE,
     PROMOTION,
     RANK_1_MASK,
     RANK_8_MASK,
@@ -47,6 +48,8 @@ from .tables import (
     ZOBRIST_PIECE,
     ZOBRIST_SIDE,
 )
+from .entry import PLACED_KEYS
+from .variants import ENTRY_RULES, PLACEMENT, has_chess960_form
 
 # The Zobrist keys of pieces and pieces in hand as flat lists: (piece code + 8) * 64 + square and
 # (piece code + 8) * 16 + count (C arrays in the compiled build, position.pxd, which a negative index would
@@ -54,6 +57,8 @@ from .tables import (
 _ZOBRIST_AT = [ZOBRIST_PIECE[_q][_sq] for _q in range(-8, 9) for _sq in range(64)]
 _ZOBRIST_HAND_AT = [ZOBRIST_HAND[_q][_n] for _q in range(-8, 9) for _n in range(16)]
 _ZOBRIST_EP = ZOBRIST_EP
+_ZOBRIST_PLACED_AT = PLACED_KEYS  # placement S-chess: the keys of placed pieces, laid out as _ZOBRIST_AT
+_PLACEMENT = PLACEMENT
 # Square masks as C unsigned ints in the compiled build (position.pxd): 1 << sq of a C int would overflow.
 _ONE = 1
 _RANK_1 = RANK_1_MASK
@@ -80,14 +85,20 @@ class Position(FenCodec):
     def __init__(self, fen: str | None = None, variant: str = "seirawan", chess960: bool = False) -> None:
         if variant not in VARIANTS:
             raise ValueError(f"unknown variant {variant!r}: expected one of {', '.join(VARIANTS)}")
+        if chess960 and not has_chess960_form(variant):
+            raise ValueError(f"variant {variant!r} has no Chess960 form")
         self.variant = variant
         self.chess960 = bool(chess960)
+        self.entry_rule = ENTRY_RULES[variant]
+        self.placed = [0] * 64
         self.set_fen(START_FENS[variant] if fen is None else fen)
 
     def copy_state_to(self, other: Position) -> None:
         """Give ``other`` an independent copy of this position's state, undo stack included."""
         other.variant = self.variant
         other.chess960 = self.chess960
+        other.entry_rule = self.entry_rule
+        other.placed = self.placed[:]
         other.squares = list(self.squares)  # list(): a C array in the compiled build, copied either way
         other.side = self.side
         other.king_sq = list(self.king_sq)
@@ -166,6 +177,9 @@ class Position(FenCodec):
                 z = _ZOBRIST_AT[(captured + 8) * 64 + to]
                 h ^= z
             self.halfmove = 0
+        elif flag == PLACE:
+            self._make_placement(code, h)
+            return
         elif flag == EN_PASSANT:
             victim_sq = to - 8 * side
             squares[frm] = 0
@@ -203,6 +217,20 @@ class Position(FenCodec):
         self.side = -side
         self.ply += 1
 
+    def _make_placement(self, code: int, h: int) -> None:
+        """The rest of ``make`` for a placement (``h``: the hash so far): the piece goes behind the piece on
+        the move's square, a gate of the placed piece's type (engine.entry)."""
+        sq = code & 63
+        piece_type = code >> 12 & 15
+        self.gates |= _ONE << sq
+        self.placed[sq] = piece_type
+        z = _ZOBRIST_PLACED_AT[(piece_type * self.side + 8) * 64 + sq]
+        h ^= z
+        self.hash = h ^ ZOBRIST_SIDE
+        self.halfmove += 1
+        self.side = -self.side
+        self.ply += 1
+
     def _push_undo(self, code: int, captured: int) -> None:
         """Record what ``unmake`` needs to take back ``code`` (-1: a null move) before ``make`` changes it."""
         n = self.undo_len
@@ -238,9 +266,11 @@ class Position(FenCodec):
                 self.castling = new_castling
         gates = self.gates
         if gates:
+            if self.entry_rule == _PLACEMENT and gates >> to & 1 and (to > 55 if side == 1 else to < 8):
+                h = self._forfeit_placed(to, -side, h)
             gates &= ~(_ONE << frm | _ONE << to)
             gate_type = code >> 12 & 15
-            if gate_type and flag != PROMOTION:
+            if gate_type and flag < PROMOTION:
                 gated = gate_type * side
                 gate_sq = to if flag == CASTLE_ROOK_GATE else frm
                 squares[gate_sq] = gated
@@ -253,10 +283,28 @@ class Position(FenCodec):
                 h ^= z
                 z = _ZOBRIST_HAND_AT[(gated + 8) * 16 + count - 1]
                 h ^= z
+                if self.entry_rule == _PLACEMENT:
+                    z = _ZOBRIST_PLACED_AT[(gated + 8) * 64 + gate_sq]
+                    h ^= z
                 if hand[HAWK * side] + hand[ELEPHANT * side] == 0:
                     gates &= ~(_RANK_1 if side == 1 else _RANK_8)
             self.gates = gates
         self.hash = h
+
+    def _forfeit_placed(self, sq: int, owner: int, h: int) -> int:
+        """Placement S-chess: the piece placed behind ``sq`` (of side ``owner``), whose piece was just
+        captured there, leaves the game; returns the hash ``h`` updated."""
+        placed = self.placed[sq] * owner
+        hand = self.hand
+        count = hand[placed]
+        hand[placed] = count - 1
+        z = _ZOBRIST_PLACED_AT[(placed + 8) * 64 + sq]
+        h ^= z
+        z = _ZOBRIST_HAND_AT[(placed + 8) * 16 + count]
+        h ^= z
+        z = _ZOBRIST_HAND_AT[(placed + 8) * 16 + count - 1]
+        h ^= z
+        return h
 
     def unmake(self) -> int:
         """Take back the last move; returns its code."""
@@ -284,8 +332,10 @@ class Position(FenCodec):
         self.hash = h
         self.ply -= 1
         gate_type = code >> 12 & 15
-        if gate_type and flag != PROMOTION:
+        if gate_type and flag < PROMOTION:
             self.hand[gate_type * side] += 1
+        if self.entry_rule == _PLACEMENT and gates >> to & 1 and captured * side < 0:
+            self.hand[-self.placed[to] * side] += 1  # the piece forfeited by the capture comes back
         self.gates = gates
         if flag <= DOUBLE_PUSH:
             piece = squares[to]
@@ -300,6 +350,8 @@ class Position(FenCodec):
             squares[frm] = side
             squares[to] = 0
             squares[to - 8 * side] = -side
+        elif flag == PLACE:
+            pass  # the board did not change
         else:
             king_to, rook_to = self._castle_info[to][:2]
             king = squares[king_to]

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import re
 
-from .movecodes import CASTLE, CASTLE_ROOK_GATE, EN_PASSANT, PROMOTION
+from .movecodes import CASTLE, CASTLE_ROOK_GATE, EN_PASSANT, PLACE, PROMOTION
 from .position import Position
 from .tables import KING, PAWN, PIECE_SYMBOLS, SQUARE_NAMES, SYMBOL_TO_TYPE, parse_square
 
 _SAN_CASTLE = re.compile(r"^(O-O-O|O-O|0-0-0|0-0)(?:/([HEhe])([a-h][18])?)?$")
+_SAN_PLACE = re.compile(r"^([HE])@([a-h][18])$")
 _SAN_MOVE = re.compile(r"^([NBRQKHE])?([a-h])?([1-8])?(x|-)?([a-h][1-8])(?:=?([QRBNHEqrbnhe]))?(?:/([HEhe]))?$")
 
 
@@ -24,6 +25,8 @@ def san_of_code(board: Position, code: int) -> str:
     to = code >> 6 & 63
     piece = code >> 12 & 15
     flag = code >> 16
+    if flag == PLACE:  # placement S-chess: H@b1, the piece placed behind b1 (never a check)
+        return PIECE_SYMBOLS[piece].upper() + "@" + SQUARE_NAMES[to]
     if flag == CASTLE or flag == CASTLE_ROOK_GATE:
         san = "O-O" if to > frm else "O-O-O"
         if piece:
@@ -83,7 +86,13 @@ def parse_san_code(board: Position, san: str) -> int:
     codes = board.generate_legal()
     matches: list[int] = []
     castle = _SAN_CASTLE.match(text)
-    if castle:
+    placement = _SAN_PLACE.match(text)
+    if placement:
+        piece_type = SYMBOL_TO_TYPE[placement.group(1).lower()]
+        sq = parse_square(placement.group(2))
+        matches = [code for code in codes if code >> 16 == PLACE and code >> 12 & 15 == piece_type
+                   and code & 63 == sq]
+    elif castle:
         long = castle.group(1).count("-") == 2
         gate = SYMBOL_TO_TYPE[castle.group(2).lower()] if castle.group(2) else 0
         gate_sq = parse_square(castle.group(3)) if castle.group(3) else -1

@@ -23,7 +23,7 @@ from .perft import perft_divide
 from .search import MATE_BOUND, Searcher, SearchLimits
 from .smp import HelperPool
 from .timeman import plan_time
-from .variants import START_FENS
+from .variants import START_FENS, VARIANTS, has_chess960_form
 
 BUILD = build_name()  # "compiled (Cython)" or "pure Python"
 ENGINE_NAME = f"S-chess Python engine {__version__}, {BUILD}"
@@ -64,7 +64,7 @@ class Options:
     @staticmethod
     def declarations() -> list[str]:
         return [
-            "option name UCI_Variant type combo default seirawan var seirawan var chess",
+            "option name UCI_Variant type combo default seirawan " + " ".join(f"var {name}" for name in VARIANTS),
             "option name UCI_Chess960 type check default false",
             "option name Hash type spin default 16 min 1 max 1024",
             f"option name Threads type spin default 1 min 1 max {MAX_THREADS}",
@@ -311,8 +311,8 @@ class UciFrontEnd:
         self.stop_search()
         if key == "uci_variant":
             variant = value.strip().lower()
-            if variant not in ("seirawan", "chess"):
-                raise ValueError(f"option UCI_Variant: unsupported variant {value!r} (seirawan, chess)")
+            if variant not in VARIANTS:
+                raise ValueError(f"option UCI_Variant: unsupported variant {value!r} ({', '.join(VARIANTS)})")
             opts.variant = variant
             self._set_position(None, [])
         elif key == "uci_chess960":
@@ -371,18 +371,20 @@ class UciFrontEnd:
     def _set_position(self, fen: Optional[str], moves: list[str]) -> None:
         """Set up the position; when only moves were appended to the previous one, play just those."""
         opts = self.options
-        key = (opts.variant, fen or "", opts.chess960, None)
+        # UCI_Chess960 leaves the variants without a Chess960 form (the alternative S-chess rules) as they are.
+        chess960 = opts.chess960 and has_chess960_form(opts.variant)
+        key = (opts.variant, fen or "", chess960, None)
         board = self.board
         if key == self._position_key and moves[: len(self._moves)] == self._moves and \
                 len(board.move_stack) == len(self._moves):
             new_moves = moves[len(self._moves):]
         else:
             try:
-                board = Board(fen, variant=opts.variant, chess960=opts.chess960)
+                board = Board(fen, variant=opts.variant, chess960=chess960)
             except ValueError:
                 # keep a usable position: the variant's start
-                self.board = Board(variant=opts.variant, chess960=opts.chess960)
-                self._position_key = (opts.variant, "", opts.chess960, None)
+                self.board = Board(variant=opts.variant, chess960=chess960)
+                self._position_key = (opts.variant, "", chess960, None)
                 self._moves = []
                 raise
             self.board = board

@@ -5,16 +5,33 @@ four combinations have one name each, used in the bot's ``challenge.variants``, 
 (which checks ``variant + "960"``) and on the command lines of the tools: ``seirawan``, ``seirawan960``,
 ``chess``, ``chess960``. Lichess calls standard chess ``standard``; PGN ``[Variant]`` tags follow pychess's
 exports (``Seirawan``, ``Seirawan960``, ``Chess960``, none for standard chess).
+
+Two more variants are S-chess with another rule for how the Hawk and the Elephant enter (M. Winther's
+alternative rules, ``docs/variants.md``): ``seirawan-placement`` and ``seirawan-forced-entry``, without a
+Chess960 form. No server hosts them: their PGN tags are this project's own.
 """
 
 from __future__ import annotations
 
-VARIANTS = ("seirawan", "chess")
+VARIANTS = ("seirawan", "chess", "seirawan-placement", "seirawan-forced-entry")
+
+#: How the reserve pieces (Hawk, Elephant) enter the board, by variant: the capability the rules read
+#: (``Position.entry_rule``) instead of the variant's name. FREE_GATING: S-chess, any first move of a back-rank
+#: piece may bring one in; PLACEMENT: each is first placed behind a back-rank piece and comes in when that piece
+#: leaves; FORCED_ENTRY: the first piece moves must bring them in, Hawk first, by a bishop, knight or queen.
+NO_HAND, FREE_GATING, PLACEMENT, FORCED_ENTRY = -1, 0, 1, 2
+ENTRY_RULES = {"seirawan": FREE_GATING, "chess": NO_HAND, "seirawan-placement": PLACEMENT,
+               "seirawan-forced-entry": FORCED_ENTRY}
+#: The variants with pieces in hand (S-chess's hand ``[EHeh]`` in the FEN, promotion to Hawk and Elephant).
+HAND_VARIANTS = tuple(name for name, rule in ENTRY_RULES.items() if rule != NO_HAND)
 
 #: Start positions in Fairy-Stockfish's notation (pieces in hand as ``[EHeh]``, its FEN order).
 START_FENS = {
     "seirawan": "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR[EHeh] w KQBCDFGkqbcdfg - 0 1",
     "chess": "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+    # Nothing placed yet: the placement phase (docs/variants.md, "FEN").
+    "seirawan-placement": "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR[EHeh] w KQkq - 0 1",
+    "seirawan-forced-entry": "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR[EHeh] w KQBCDFGkqbcdfg - 0 1",
 }
 
 #: (variant, chess960) -> the one name of that combination.
@@ -23,6 +40,8 @@ NAMES = {
     ("seirawan", True): "seirawan960",
     ("chess", False): "chess",
     ("chess", True): "chess960",
+    ("seirawan-placement", False): "seirawan-placement",
+    ("seirawan-forced-entry", False): "seirawan-forced-entry",
 }
 VARIANT_NAMES = tuple(NAMES.values())
 
@@ -32,11 +51,14 @@ LICHESS_KEYS = {
     ("seirawan", True): "seirawan960",
     ("chess", False): "standard",
     ("chess", True): "chess960",
+    ("seirawan-placement", False): "seirawan-placement",
+    ("seirawan-forced-entry", False): "seirawan-forced-entry",
 }
 _SERVER_KEYS = {
     "seirawan": ("seirawan", False), "seirawan960": ("seirawan", True), "schess": ("seirawan", False),
     "s-chess": ("seirawan", False), "standard": ("chess", False), "chess": ("chess", False),
     "fromposition": ("chess", False), "chess960": ("chess", True),
+    "seirawan-placement": ("seirawan-placement", False), "seirawan-forced-entry": ("seirawan-forced-entry", False),
 }
 
 #: PGN ``[Variant]`` tag values, as pychess.org writes them (None: standard chess has no tag).
@@ -45,6 +67,8 @@ PGN_NAMES = {
     ("seirawan", True): "Seirawan960",
     ("chess", False): None,
     ("chess", True): "Chess960",
+    ("seirawan-placement", False): "Seirawan-Placement",
+    ("seirawan-forced-entry", False): "Seirawan-Forced-Entry",
 }
 
 
@@ -67,7 +91,14 @@ def from_server_key(key: str, chess960: bool = False) -> tuple[str, bool] | None
     found = _SERVER_KEYS.get(key.lower())
     if found is None:
         return None
+    if chess960 and not has_chess960_form(found[0]):
+        return None
     return found[0], found[1] or chess960
+
+
+def has_chess960_form(variant: str) -> bool:
+    """Whether the rules ``variant`` has a Chess960 form (the alternative S-chess rules have none)."""
+    return (variant, True) in NAMES
 
 
 def pgn_variant_tag(variant: str, chess960: bool) -> str | None:
