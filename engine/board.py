@@ -19,13 +19,13 @@ from .movecodes import CASTLE, CASTLE_ROOK_GATE, PLACE, PROMOTION
 from .position import Position
 from .san import IllegalMoveError as IllegalMoveError  # re-exported: it was always engine.board.IllegalMoveError
 from .san import parse_san_code, san_of_code
-from .variants import PLACEMENT
 from .tables import (
     PIECE_SYMBOLS,
     SQUARE_NAMES,
     SYMBOL_TO_TYPE,
     parse_square,
 )
+from .variants import PLACEMENT
 
 WHITE = True
 BLACK = False

@@ -21,12 +21,15 @@ to :func:`entry_moves`, which keeps the ones the variant allows:
 from __future__ import annotations
 
 import random
+from typing import Any, Callable
 
-from .movecodes import BACK_RANK_MASK, CASTLE, CASTLE_ROOK_GATE, PLACE, PROMOTION
+from .movecodes import BACK_RANK_MASK, CASTLE, CASTLE_ROOK_GATE, PLACE, PROMOTION, PositionState
 from .tables import BISHOP, ELEPHANT, FILE_NAMES, HAWK, KNIGHT, PAWN, PIECE_SYMBOLS, QUEEN, SQUARE_NAMES, squares_of
 from .variants import FORCED_ENTRY, PLACEMENT
 
 __all__ = ["FORCED_ENTRY", "PLACEMENT", "entry_moves", "placement_hash", "placement_field", "parse_placement_field"]
+
+FenError = Callable[[str, str], ValueError]  # engine.fen.fen_error: (fen, reason) -> the error to raise
 
 # The pieces that may bring a piece in under forced entry, as piece types.
 _ENTERING_PIECES = (KNIGHT, BISHOP, QUEEN)
@@ -42,11 +45,11 @@ def placement_code(square: int, piece_type: int) -> int:
     return square | square << 6 | piece_type << 12 | PLACE << 16
 
 
-def _own_gates(pos, side: int) -> int:  # type: ignore[no-untyped-def]
+def _own_gates(pos: PositionState, side: int) -> int:
     return pos.gates & BACK_RANK_MASK[0 if side == 1 else 1]
 
 
-def unplaced(pos, side: int) -> list[int]:  # type: ignore[no-untyped-def]
+def unplaced(pos: PositionState, side: int) -> list[int]:
     """The piece types ``side`` still has to place (placement S-chess), Hawk first; empty once it is done."""
     hand = pos.hand
     placed = pos.placed
@@ -56,7 +59,7 @@ def unplaced(pos, side: int) -> list[int]:  # type: ignore[no-untyped-def]
     return [piece_type for piece_type in (HAWK, ELEPHANT) if left[piece_type] > 0]
 
 
-def placement_targets(pos, side: int) -> list[int]:  # type: ignore[no-untyped-def]
+def placement_targets(pos: PositionState, side: int) -> list[int]:
     """The squares ``side`` may place a piece behind: its pieces (not pawns) on its back rank, one placed piece
     per file, and never one behind the king and another behind a rook it may castle with (the author's rule:
     castling brings in at most one piece)."""
@@ -79,7 +82,7 @@ def placement_targets(pos, side: int) -> list[int]:  # type: ignore[no-untyped-d
     return out
 
 
-def entry_moves(pos, moves: list[int]) -> list[int]:  # type: ignore[no-untyped-def]
+def entry_moves(pos: PositionState, moves: list[int]) -> list[int]:
     """The moves of ``moves`` (S-chess's legal moves in ``pos``) that the variant's entry rule allows, in
     their order; for the placement phase, the placements instead."""
     if pos.entry_rule == PLACEMENT:
@@ -89,20 +92,20 @@ def entry_moves(pos, moves: list[int]) -> list[int]:  # type: ignore[no-untyped-
     return moves
 
 
-def placing_now(pos) -> bool:  # type: ignore[no-untyped-def]
+def placing_now(pos: PositionState) -> bool:
     """Placement S-chess: whether the side to move still has a piece to place (its moves are placements)."""
     side = pos.side
     return pos.hand[HAWK * side] + pos.hand[ELEPHANT * side] > len(squares_of(_own_gates(pos, side)))
 
 
-def placements(pos) -> list[int]:  # type: ignore[no-untyped-def]
+def placements(pos: PositionState) -> list[int]:
     """The placement moves of the side to move: each piece type it has left to place behind each target."""
     side = pos.side
     targets = placement_targets(pos, side)
     return [placement_code(sq, piece_type) for piece_type in unplaced(pos, side) for sq in targets]
 
 
-def _placement_moves(pos, moves: list[int]) -> list[int]:  # type: ignore[no-untyped-def]
+def _placement_moves(pos: PositionState, moves: list[int]) -> list[int]:
     """Automatic entry: from a square with a placed piece behind it only the move that brings that piece in
     (castling: in from the king's square, else the rook's, if either has one), elsewhere only plain moves (the
     move generator makes gated twins on gate squares only, and the gates are the placed pieces' squares)."""
@@ -132,7 +135,7 @@ def _placement_moves(pos, moves: list[int]) -> list[int]:  # type: ignore[no-unt
     return out
 
 
-def _forced_entry_moves(pos, moves: list[int], fallback: bool) -> list[int]:  # type: ignore[no-untyped-def]
+def _forced_entry_moves(pos: PositionState, moves: list[int], fallback: bool) -> list[int]:
     """Forced entry's filter (see the module's docstring); ``fallback``: when nothing is allowed, every move
     without entry (False for a list of captures alone, which cannot tell)."""
     side = pos.side
@@ -156,7 +159,7 @@ def _brings_in(m: int) -> int:
     return m >> 12 & 15 if m >> 16 < PROMOTION else 0
 
 
-def entry_captures(pos, out, start: int, count: int) -> int:  # type: ignore[no-untyped-def]
+def entry_captures(pos: PositionState, out: Any, start: int, count: int) -> int:
     """The keyed captures ``out[start:start + count]`` (``key << 20 | move``, engine.attacks.captures_into)
     reduced in place to those the entry rule allows; returns how many are left. Under forced entry a
     position where only the fallback allows moves (no allowed move at all) keeps none: the quiescence search
@@ -183,7 +186,7 @@ def placement_hash(gates: int, placed: list[int]) -> int:
     return h
 
 
-def placement_field(pos) -> str:  # type: ignore[no-untyped-def]
+def placement_field(pos: PositionState) -> str:
     """The FEN castling field of placement S-chess: each side's castling rights (``K``, ``Q``), then each
     placed piece as its file letter and its piece letter (``BH``: a Hawk behind b1), white in upper case
     first (``KQBHGEkqbhge``), ``-`` for none."""
@@ -203,7 +206,7 @@ def placement_field(pos) -> str:  # type: ignore[no-untyped-def]
     return out or "-"
 
 
-def parse_placement_field(fen_error, fen: str, text: str) -> tuple[str, list[tuple[int, int]]]:  # type: ignore[no-untyped-def]
+def parse_placement_field(fen_error: FenError, fen: str, text: str) -> tuple[str, list[tuple[int, int]]]:
     """Split a placement castling field into the castling rights (``KQkq`` letters) and the placed pieces as
     (square, signed piece code); ``fen_error(fen, reason)`` makes the error for a malformed field."""
     rights = ""
@@ -228,7 +231,7 @@ def parse_placement_field(fen_error, fen: str, text: str) -> tuple[str, list[tup
     return rights or "-", placed
 
 
-def check_placed(pos, fen_error, fen: str, placed: list[tuple[int, int]]) -> None:  # type: ignore[no-untyped-def]
+def check_placed(pos: PositionState, fen_error: FenError, fen: str, placed: list[tuple[int, int]]) -> None:
     """Put the placed pieces of a FEN on ``pos`` (gates and ``placed``), or raise naming what is wrong."""
     squares = list(pos.squares)
     count = [0] * 17

@@ -14,7 +14,6 @@ from __future__ import annotations
 from . import eval_weights as W
 from .movecodes import CASTLE, CASTLE_ROOK_GATE, EN_PASSANT, PLACE, PROMOTION
 from .position import Position
-from .variants import PLACEMENT
 from .tables import (
     BISHOP,
     BISHOP_RAYS,
@@ -39,6 +38,7 @@ from .tables import (
     ROOK,
     ROOK_RAYS,
 )
+from .variants import PLACEMENT
 
 # Game phase: 24 (or more, clamped) = opening, 0 = bare kings and pawns. Pieces in hand count.
 PHASE_WEIGHT = (0, 0, 1, 1, 2, 4, 0, 3, 3)

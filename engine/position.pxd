@@ -46,3 +46,10 @@ cdef class Position(FenCodec):
     cpdef unmake_null(self)
 
     cpdef int hand_count(self, int side)
+
+
+@cython.locals(sq=int, piece_type=int, z="long long")
+cpdef _make_placement(Position pos, int code, long long h)
+
+@cython.locals(placed=int, hand=list, count=int, z="long long")
+cpdef long long _forfeit_placed(Position pos, int sq, int owner, long long h)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from array import array
 
+from .entry import PLACED_KEYS
 from .fen import FenCodec, fen_error
 from .movecodes import (
     BACK_RANK_MASK,
@@ -48,8 +49,7 @@ from .tables import (
     ZOBRIST_PIECE,
     ZOBRIST_SIDE,
 )
-from .entry import PLACED_KEYS
-from .variants import ENTRY_RULES, PLACEMENT, has_chess960_form
+from .variants import PLACEMENT, entry_rule
 
 # The Zobrist keys of pieces and pieces in hand as flat lists: (piece code + 8) * 64 + square and
 # (piece code + 8) * 16 + count (C arrays in the compiled build, position.pxd, which a negative index would
@@ -83,13 +83,9 @@ class Position(FenCodec):
     """
 
     def __init__(self, fen: str | None = None, variant: str = "seirawan", chess960: bool = False) -> None:
-        if variant not in VARIANTS:
-            raise ValueError(f"unknown variant {variant!r}: expected one of {', '.join(VARIANTS)}")
-        if chess960 and not has_chess960_form(variant):
-            raise ValueError(f"variant {variant!r} has no Chess960 form")
+        self.entry_rule = entry_rule(variant, chess960)  # ValueError for an unknown variant
         self.variant = variant
         self.chess960 = bool(chess960)
-        self.entry_rule = ENTRY_RULES[variant]
         self.placed = [0] * 64
         self.set_fen(START_FENS[variant] if fen is None else fen)
 
@@ -178,8 +174,7 @@ class Position(FenCodec):
                 h ^= z
             self.halfmove = 0
         elif flag == PLACE:
-            self._make_placement(code, h)
-            return
+            return _make_placement(self, code, h)
         elif flag == EN_PASSANT:
             victim_sq = to - 8 * side
             squares[frm] = 0
@@ -215,20 +210,6 @@ class Position(FenCodec):
         if frm < 8 or frm > 55 or to < 8 or to > 55:
             self._update_back_rank(code, frm, to, flag, side)
         self.side = -side
-        self.ply += 1
-
-    def _make_placement(self, code: int, h: int) -> None:
-        """The rest of ``make`` for a placement (``h``: the hash so far): the piece goes behind the piece on
-        the move's square, a gate of the placed piece's type (engine.entry)."""
-        sq = code & 63
-        piece_type = code >> 12 & 15
-        self.gates |= _ONE << sq
-        self.placed[sq] = piece_type
-        z = _ZOBRIST_PLACED_AT[(piece_type * self.side + 8) * 64 + sq]
-        h ^= z
-        self.hash = h ^ ZOBRIST_SIDE
-        self.halfmove += 1
-        self.side = -self.side
         self.ply += 1
 
     def _push_undo(self, code: int, captured: int) -> None:
@@ -267,7 +248,7 @@ class Position(FenCodec):
         gates = self.gates
         if gates:
             if self.entry_rule == _PLACEMENT and gates >> to & 1 and (to > 55 if side == 1 else to < 8):
-                h = self._forfeit_placed(to, -side, h)
+                h = _forfeit_placed(self, to, -side, h)
             gates &= ~(_ONE << frm | _ONE << to)
             gate_type = code >> 12 & 15
             if gate_type and flag < PROMOTION:
@@ -290,21 +271,6 @@ class Position(FenCodec):
                     gates &= ~(_RANK_1 if side == 1 else _RANK_8)
             self.gates = gates
         self.hash = h
-
-    def _forfeit_placed(self, sq: int, owner: int, h: int) -> int:
-        """Placement S-chess: the piece placed behind ``sq`` (of side ``owner``), whose piece was just
-        captured there, leaves the game; returns the hash ``h`` updated."""
-        placed = self.placed[sq] * owner
-        hand = self.hand
-        count = hand[placed]
-        hand[placed] = count - 1
-        z = _ZOBRIST_PLACED_AT[(placed + 8) * 64 + sq]
-        h ^= z
-        z = _ZOBRIST_HAND_AT[(placed + 8) * 16 + count]
-        h ^= z
-        z = _ZOBRIST_HAND_AT[(placed + 8) * 16 + count - 1]
-        h ^= z
-        return h
 
     def unmake(self) -> int:
         """Take back the last move; returns its code."""
@@ -350,9 +316,7 @@ class Position(FenCodec):
             squares[frm] = side
             squares[to] = 0
             squares[to - 8 * side] = -side
-        elif flag == PLACE:
-            pass  # the board did not change
-        else:
+        elif flag != PLACE:  # castling (a placement left the board as it was)
             king_to, rook_to = self._castle_info[to][:2]
             king = squares[king_to]
             rook = squares[rook_to]
@@ -408,3 +372,34 @@ class Position(FenCodec):
         if own:  # knights
             return len(others) < 2
         return True
+
+
+def _make_placement(pos: Position, code: int, h: int) -> None:
+    """The rest of :meth:`Position.make` for a placement (``h``: the hash so far): the piece goes behind the
+    piece on the move's square, a gate of the placed piece's type (engine.entry)."""
+    sq = code & 63
+    piece_type = code >> 12 & 15
+    pos.gates |= _ONE << sq
+    pos.placed[sq] = piece_type
+    z = _ZOBRIST_PLACED_AT[(piece_type * pos.side + 8) * 64 + sq]
+    h ^= z
+    pos.hash = h ^ ZOBRIST_SIDE
+    pos.halfmove += 1
+    pos.side = -pos.side
+    pos.ply += 1
+
+
+def _forfeit_placed(pos: Position, sq: int, owner: int, h: int) -> int:
+    """Placement S-chess: the piece placed behind ``sq`` (of side ``owner``), whose piece was just
+    captured there, leaves the game; returns the hash ``h`` updated."""
+    placed = pos.placed[sq] * owner
+    hand = pos.hand
+    count = hand[placed]
+    hand[placed] = count - 1
+    z = _ZOBRIST_PLACED_AT[(placed + 8) * 64 + sq]
+    h ^= z
+    z = _ZOBRIST_HAND_AT[(placed + 8) * 16 + count]
+    h ^= z
+    z = _ZOBRIST_HAND_AT[(placed + 8) * 16 + count - 1]
+    h ^= z
+    return h

@@ -96,9 +96,29 @@ def from_server_key(key: str, chess960: bool = False) -> tuple[str, bool] | None
     return found[0], found[1] or chess960
 
 
+def entry_rule(variant: str, chess960: bool = False) -> int:
+    """The entry rule (:data:`ENTRY_RULES`) of a variant; ValueError for an unknown variant or a Chess960 form
+    it does not have."""
+    if variant not in ENTRY_RULES:
+        raise ValueError(f"unknown variant {variant!r}: expected one of {', '.join(VARIANTS)}")
+    if chess960 and not has_chess960_form(variant):
+        raise ValueError(f"variant {variant!r} has no Chess960 form")
+    return ENTRY_RULES[variant]
+
+
 def has_chess960_form(variant: str) -> bool:
     """Whether the rules ``variant`` has a Chess960 form (the alternative S-chess rules have none)."""
     return (variant, True) in NAMES
+
+
+#: The variants some public server hosts (pychess.org, Lichess); the others are this project's own, so its PGNs
+#: always carry their start FEN (no other tool knows their start position).
+HOSTED_VARIANTS = ("seirawan", "chess")
+
+
+def pgn_needs_start_fen(variant: str) -> bool:
+    """Whether a PGN of ``variant`` carries its start FEN even from the variant's standard start."""
+    return variant not in HOSTED_VARIANTS
 
 
 def pgn_variant_tag(variant: str, chess960: bool) -> str | None:

@@ -39,7 +39,7 @@ BOT_LAYERS: Mapping[str, frozenset[str]] = {
 }
 #: the engine's rules: they know the board and the moves, never the evaluation or the search
 ENGINE_RULES = frozenset({"movecodes", "tables", "attacks", "movegen", "position", "board", "fen", "san",
-                          "variants", "perft", "polyglot_random", "buildinfo"})
+                          "variants", "entry", "perft", "polyglot_random", "buildinfo"})
 #: the search in a straight line, tt <- search <- smp <- uci: what each of these may not import
 ENGINE_LINE: Mapping[str, frozenset[str]] = {
     "tt": frozenset({"search", "smp", "sharedtable", "uci"}),

@@ -19,6 +19,7 @@ from bot.app.logsetup import LogFileError, apply_logging, configure_logging, rem
 from bot.app.preflight import load_run_settings, run_checks
 from bot.app.run import ShutdownSignals, StopDuringStartup, run_bot
 from bot.config import ConfigError, TokenError, resolve_token
+from engine.variants import VARIANT_NAMES
 
 log = logging.getLogger("bot")
 
@@ -83,6 +84,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--sandbox", action="store_true",
                         help="check the config, then play one game against the engine on a local loopback "
                              "server (no account needed)")
+    parser.add_argument("--variant", default=None, choices=VARIANT_NAMES,
+                        help="with --sandbox: the variant of the game (default: seirawan)")
     return parser
 
 
@@ -109,6 +112,10 @@ def _main(argv: list[str], stop: ShutdownSignals) -> int:
     configure_logging(args.log_level or "INFO")
     if args.games is not None and args.games < 1:
         print("error: --games must be a positive number", file=sys.stderr)
+        return 2
+    if args.variant is not None and not args.sandbox:
+        print("error: --variant is for --sandbox (a bot on a server plays the variants of challenge.variants)",
+              file=sys.stderr)
         return 2
     if args.sandbox:
         if args.games is not None or args.check or args.upgrade:

@@ -25,10 +25,12 @@ from bot.app.preflight import Preflight, run_checks
 from bot.app.run import StopDuringStartup, check_configured_engine, run_bot
 from bot.config import ChallengeSettings, DrawSettings, MatchmakingSettings, ServerSettings, Settings
 from bot.engines.check import EngineCheckFailed
+from bot.lobby.challenges import VARIANT_TEXTS
 from bot.lobby.loop import Lobby
 from bot.loopback import EngineOpponent, Game, LoopbackServer, MoveRecord, Opponent, RandomMoves
 from bot.wire.dialect import PYCHESS
 from engine.buildinfo import build_name
+from engine.variants import split_variant_name
 
 FAIRY_STOCKFISH_PATHS = ("fairy-stockfish", "/usr/games/fairy-stockfish")
 SANDBOX_CLOCK = (60, 1)
@@ -57,12 +59,14 @@ def find_fairy_stockfish() -> Optional[str]:
     return None
 
 
-def sandbox_settings(settings: Settings, url: str, pgn_directory: str) -> tuple[Settings, str]:
+def sandbox_settings(settings: Settings, url: str, pgn_directory: str,
+                     variant: str = "seirawan") -> tuple[Settings, str]:
     """The checked real settings made fit for the sandbox, and a description of its engine.
 
     The engine section, the time and greeting settings are the operator's own; everything that would stop
     the game or touch the outside (server, challenge filters, draw offers, token file, heartbeat) is
-    replaced, PGNs go to ``pgn_directory``. Without engine limits the bot gets a short move time so the game
+    replaced, PGNs go to ``pgn_directory``, the bot accepts ``variant`` (one of ``VARIANT_NAMES``) alone. Without
+    engine limits the bot gets a short move time so the game
     ends within seconds.
     """
     engine = settings.engine
@@ -80,7 +84,7 @@ def sandbox_settings(settings: Settings, url: str, pgn_directory: str) -> tuple[
         settings,
         server=ServerSettings(url=url, dialect=PYCHESS.name),
         engine=engine,
-        challenge=ChallengeSettings(concurrency=1, variants=("seirawan",)),
+        challenge=ChallengeSettings(concurrency=1, variants=(variant,)),
         draw=DrawSettings(enabled=False),
         matchmaking=MatchmakingSettings(enabled=False),
         pgn_directory=pgn_directory,
@@ -155,6 +159,8 @@ def _run_sandbox(args: argparse.Namespace, out: TextIO) -> int:
         return 2
     assert report.settings is not None
     token = secrets.token_urlsafe(24)
+    variant_name = getattr(args, "variant", None) or "seirawan"  # --variant
+    variant, chess960 = split_variant_name(variant_name)
     opponent, opponent_text = sandbox_opponent()
     kept_directory = getattr(args, "pgn_directory", None)  # --pgn-directory: keep the bot's PGN there
     # a fresh seed each run: the game id differs, so a kept PGN folder's state file never says it is over
@@ -165,13 +171,13 @@ def _run_sandbox(args: argparse.Namespace, out: TextIO) -> int:
     ):
         pgn_directory = kept_directory or temporary_directory
         try:
-            settings, engine_text = sandbox_settings(report.settings, server.url, pgn_directory)
+            settings, engine_text = sandbox_settings(report.settings, server.url, pgn_directory, variant_name)
         except RuntimeError as error:
             print(f"sandbox: cannot start the bot: {error}", file=sys.stderr)
             opponent.close()
             return 2
         engine_check = report.engine_check
-        if (engine_check is None or "seirawan" not in engine_check.playable
+        if (engine_check is None or variant_name not in engine_check.playable
                 or settings.engine.command != report.settings.engine.command):
             try:  # before the challenge: a bot whose engine cannot play must not accept the game
                 settings, engine_check = check_configured_engine(settings)
@@ -180,12 +186,12 @@ def _run_sandbox(args: argparse.Namespace, out: TextIO) -> int:
                 opponent.close()
                 return 2
         game_id = server.challenge(
-            challenger="Sandbox", variant="seirawan", clock=SANDBOX_CLOCK, opponent=opponent
+            challenger="Sandbox", variant=variant, chess960=chess960, clock=SANDBOX_CLOCK, opponent=opponent
         )
         print(f"sandbox: pychess-style server on {server.url} (127.0.0.1 only, throwaway token)", file=out)
         print(
             f"sandbox: {server.bot.name} (engine: {engine_text}) vs Sandbox ({opponent_text}), "
-            f"S-chess {SANDBOX_CLOCK[0] // 60}+{SANDBOX_CLOCK[1]}",
+            f"{VARIANT_TEXTS[variant_name]} {SANDBOX_CLOCK[0] // 60}+{SANDBOX_CLOCK[1]}",
             file=out,
             flush=True,
         )

@@ -16,6 +16,7 @@ from bot.records.pgn import clock_command, eval_command, game_pgn, standard_head
 from bot.records.results import UNKNOWN, GameOutcome, board_outcome, lichess_outcome, resignation, unknown
 from bot.wire.events import GameEnd, GameFull, GameState
 from engine import Board
+from engine.variants import pgn_needs_start_fen
 
 log = logging.getLogger("bot.game")
 
@@ -126,7 +127,8 @@ def write_game_pgn(game: GameContext, outcome: GameOutcome) -> Path | None:
         start = position.start
         sans = position.san_moves()
         text = game_pgn(headers, sans, outcome.result,
-                        start_fen=position.start_fen if full.initial_fen is not None else None,
+                        start_fen=position.start_fen if full.initial_fen is not None
+                        or pgn_needs_start_fen(full.variant.name) else None,
                         white_to_move_first=bool(start.turn), first_move_number=start.fullmove_number,
                         comments=move_comments(game, len(sans), bool(start.turn)))
         return write_pgn(directory, game.game_id, text)

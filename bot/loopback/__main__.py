@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from typing import Optional
 
 from bot.loopback import Game, LoopbackServer, RandomMoves
+from engine.variants import VARIANTS
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -40,7 +41,7 @@ def build_parser() -> argparse.ArgumentParser:
                              "on lichess)")
     parser.add_argument("--challenges", type=int, default=1,
                         help="games to offer one after the other, 0: none (default: %(default)s)")
-    parser.add_argument("--variant", choices=["seirawan", "chess"], default="seirawan",
+    parser.add_argument("--variant", choices=VARIANTS, default="seirawan",
                         help="the variant of the games offered (default: %(default)s)")
     parser.add_argument("--chess960", action="store_true", help="offer the 960 version of the variant")
     parser.add_argument("--clock", default="3+2", help="minutes+seconds, e.g. 3+2 (default: %(default)s)")

@@ -7,11 +7,11 @@ from typing import Any, Callable, Optional
 
 from bot.loopback.model import ChatRecord, Clock, LoopbackChallenge, MoveRecord, User, color_name
 from bot.loopback.opponents import Opponent, OpponentView
-from bot.loopback.positions import CHESS_START_FEN, S_CHESS_START_FEN
+from bot.loopback.positions import start_fen
 from bot.loopback.streams import Stream
 from bot.records.pgn import game_pgn
 from bot.records.results import lichess_outcome
-from engine.variants import pgn_variant_tag
+from engine.variants import pgn_needs_start_fen, pgn_variant_tag
 
 BoardFactory = Callable[..., Any]
 
@@ -53,7 +53,7 @@ class Game:
         self.bot_player = bot
         self.opponent_player = opponent_player
         self.white, self.black = (bot, opponent_player) if self.bot_color else (opponent_player, bot)
-        standard = S_CHESS_START_FEN if self.variant == "seirawan" else CHESS_START_FEN
+        standard = start_fen(self.variant, False)
         self.initial_fen = challenge.initial_fen or standard
         self.initial_fen_is_standard = challenge.initial_fen is None
         self.board = board_factory(self.initial_fen, variant=self.variant, chess960=self.chess960)
@@ -140,7 +140,7 @@ class Game:
         headers["TimeControl"] = self._pgn_time_control()
         headers["Termination"] = lichess_outcome(self.status, color_name(self.winner) if self.winner is not None
                                                  else None).termination
-        set_up = not self.initial_fen_is_standard or self.chess960
+        set_up = not self.initial_fen_is_standard or self.chess960 or pgn_needs_start_fen(self.variant)
         return game_pgn(headers, self.sans, self.result(), start_fen=self.initial_fen if set_up else None,
                         white_to_move_first=self.first_to_move, final_comment=self.termination or None)
 

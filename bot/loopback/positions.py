@@ -32,7 +32,7 @@ def start_fen(variant: str, chess960: bool, rng: random.Random | None = None) ->
     other file whose piece may still gate, the way Fairy-Stockfish prints it (``FDABCEGHfdabcegh``).
     """
     if not chess960:
-        return S_CHESS_START_FEN if variant == "seirawan" else CHESS_START_FEN
+        return START_FENS[variant]
     back = chess960_back_rank(rng or random.Random())
     rook_files = [FILES[i] for i, p in enumerate(back) if p == "R"]
     castling = "".join(reversed(rook_files)).upper()

@@ -27,6 +27,8 @@ _LICHESS_DISPLAY = {
     ("chess", True): ("Chess960", "960"),
     ("seirawan", False): ("S-chess", "S"),
     ("seirawan", True): ("S-chess960", "S960"),
+    ("seirawan-placement", False): ("S-chess placement", "SP"),
+    ("seirawan-forced-entry", False): ("S-chess forced entry", "SF"),
 }
 _LICHESS_VARIANTS = {
     combination: {"key": LICHESS_KEYS[combination], "name": name, "short": short}

@@ -151,7 +151,7 @@ class Referee:
 
     def _placement_allows(self, move: str, fen: str) -> bool:
         board = board_of(fen)
-        frm, to = move[:2], move[2:4]
+        frm = move[:2]
         gate = _gates(move, board)
         castle = _castling(move, board)
         if castle:
