@@ -16,11 +16,23 @@ checks, and finds no import cycle):
 ``engines``, ``records`` and ``config`` import nothing else from ``bot`` (but ``metrics``). ``loopback`` is a
 BOT API server in both dialects for the tests and the sandbox (it uses ``engines`` and ``records``); ``health``
 is the ``python -m bot.health`` entry point of the Docker health check. docs/architecture.md draws the data flow.
+The root package itself holds the version, the token's variable name and :func:`closest_name`.
 """
+
+import difflib
+from collections.abc import Iterable
 
 from engine import __version__  # one version for the whole project
 
 #: the environment variable holding the API token: config reads it, engine processes never see it
 TOKEN_ENV = "SCHESS_BOT_TOKEN"
 
-__all__ = ["TOKEN_ENV", "__version__"]
+
+def closest_name(name: str, names: Iterable[str]) -> str | None:
+    """The one of ``names`` that ``name`` is most likely a typo of, None when none is close: the "did you
+    mean" of every message about an unknown name (a config key, an engine option)."""
+    found = difflib.get_close_matches(name, list(names), n=1)
+    return found[0] if found else None
+
+
+__all__ = ["TOKEN_ENV", "__version__", "closest_name"]

@@ -1,4 +1,5 @@
 """The public S-chess board: python-chess style names over the int-coded core in :mod:`engine.position`.
+The same class plays S-House (``variant="shouse"``: drops written ``P@e4``) and standard chess.
 
 >>> board = Board()
 >>> board.push_uci("g1f3h")
@@ -15,12 +16,19 @@ import enum
 import re
 from typing import Iterator
 
-from .movecodes import CASTLE, CASTLE_ROOK_GATE, PLACE, PROMOTION
+from .movecodes import CASTLE, CASTLE_ROOK_GATE, DROP, PLACE, PROMOTION
 from .position import Position
 from .san import IllegalMoveError as IllegalMoveError  # re-exported: it was always engine.board.IllegalMoveError
 from .san import parse_san_code, san_of_code
 from .tables import (
+    BISHOP,
+    ELEPHANT,
+    HAWK,
+    KING,
+    PAWN,
     PIECE_SYMBOLS,
+    QUEEN,
+    ROOK,
     SQUARE_NAMES,
     SYMBOL_TO_TYPE,
     parse_square,
@@ -30,12 +38,18 @@ from .variants import PLACEMENT
 WHITE = True
 BLACK = False
 
+# The letters and piece types of Board.pockets: S-chess, then drop variants.
+_POCKET_LETTERS = ((("H", 7), ("E", 8)),
+                   tuple((letter, SYMBOL_TO_TYPE[letter.lower()]) for letter in "PNBRQHE"))
+
 
 class Move:
     """A move as Fairy-Stockfish writes it in UCI: squares 0..63 (a1 = 0), promotion and gate piece types.
 
     Castling is written like the server writes it: ``e1g1`` (or ``e1h1`` in Chess960), a gate on the king's
-    square as ``e1g1h``, a gate on the rook's square as rook square to king square, ``h1e1h``.
+    square as ``e1g1h``, a gate on the rook's square as rook square to king square, ``h1e1h``. A drop
+    (S-House) has ``drop`` set to the piece type and ``from_square == to_square``, as in python-chess, and is
+    written with the uppercase letter for both colours: ``P@e4``.
     Moves compare equal when their UCI strings are equal. Moves produced by a :class:`Board` also carry the
     internal code that :meth:`Board.push` plays without searching the legal moves.
 
@@ -57,7 +71,7 @@ class Move:
         self._code: int | None = None
 
     def uci(self) -> str:
-        """The UCI string, e.g. ``g1f3h`` (``H@b1`` for a placement)."""
+        """The UCI string, e.g. ``g1f3h``, ``N@e5`` or ``H@b1`` (a placement)."""
         if self.drop:
             return PIECE_SYMBOLS[self.drop].upper() + "@" + SQUARE_NAMES[self.to_square]
         suffix = ""
@@ -71,9 +85,9 @@ class Move:
     def from_uci(cls, text: str) -> Move:
         """A Move from its UCI text without a position (a trailing letter on a move to the last rank is a
         promotion, otherwise a gate). Prefer :meth:`Board.parse_uci`, which also checks legality."""
-        if isinstance(text, str) and re.fullmatch(r"[PNBRQKHE]@[a-h][1-8]", text[:1].upper() + text[1:]):
-            sq = parse_square(text[2:])
-            return cls(sq, sq, drop=SYMBOL_TO_TYPE[text[0].lower()])
+        if isinstance(text, str) and _DROP_UCI.fullmatch(text):
+            square_index = parse_square(text[2:])
+            return cls(square_index, square_index, drop=SYMBOL_TO_TYPE[text[0].lower()])
         if not isinstance(text, str) or not re.fullmatch(r"[a-h][1-8][a-h][1-8][pnbrqkhe]?", text.lower()):
             raise IllegalMoveError(f"invalid uci: {text!r}")
         text = text.lower()
@@ -104,6 +118,9 @@ class Move:
         return hash((self.from_square, self.to_square, self.promotion, self.gate, self.drop))
 
 
+_DROP_UCI = re.compile(r"[PNBRQHEpnbrqhe]@[a-h][1-8]")
+
+
 def _move_from_code(code: int, chess960: bool) -> Move:
     frm = code & 63
     to = code >> 6 & 63
@@ -116,8 +133,8 @@ def _move_from_code(code: int, chess960: bool) -> Move:
         move = Move(frm, king_to, gate=piece or None)
     elif flag == PROMOTION:
         move = Move(frm, to, promotion=piece)
-    elif flag == PLACE:
-        move = Move(frm, to, drop=piece)
+    elif flag == DROP or flag == PLACE:
+        move = Move(to, to, drop=piece)
     else:
         move = Move(frm, to, gate=piece or None)
     move._code = code
@@ -190,11 +207,11 @@ class LegalMoveGenerator:
 
 
 class Board(Position):
-    """An S-chess (or standard chess) position with its move history.
+    """An S-chess (S-House, standard chess) position with its move history.
 
     ``Board(fen=None, *, variant="seirawan", chess960=False)``: ``fen=None`` is the variant's start position;
-    ``variant`` is one of ``engine.variants.VARIANTS`` (``"seirawan"``, ``"chess"``, ``"seirawan-placement"``,
-    ``"seirawan-forced-entry"``); ``chess960`` switches to Chess960 castling and
+    ``variant`` is one of ``engine.variants.VARIANTS`` (``"seirawan"``, ``"shouse"``, ``"chess"``,
+    ``"seirawan-placement"``, ``"seirawan-forced-entry"``); ``chess960`` switches to Chess960 castling and
     Shredder-style castling fields. An invalid FEN raises ValueError naming the problem.
     """
 
@@ -249,10 +266,12 @@ class Board(Position):
         return symbol.upper() if p > 0 else symbol
 
     def pockets(self) -> dict[bool, dict[str, int]]:
-        """Pieces in hand: ``{WHITE: {"H": 1, "E": 1}, BLACK: {...}}``."""
+        """Pieces in hand by uppercase letter: ``{WHITE: {"H": 1, "E": 1}, BLACK: {...}}`` in S-chess; in
+        S-House every piece type that can be in hand (``P N B R Q H E``), counts 0 included."""
+        letters = _POCKET_LETTERS[1 if self.drops else 0]
         return {
-            WHITE: {"H": self.hand[7], "E": self.hand[8]},
-            BLACK: {"H": self.hand[-7], "E": self.hand[-8]},
+            WHITE: {letter: self.hand[piece] for letter, piece in letters},
+            BLACK: {letter: self.hand[-piece] for letter, piece in letters},
         }
 
     def copy(self) -> Board:
@@ -308,9 +327,13 @@ class Board(Position):
         (king takes rook ``e1h1`` in standard chess, king to target ``e1g1`` in Chess960), and in placement
         S-chess a move that brings its placed piece in written without the letter (``g1f3`` for ``g1f3h``,
         ``e1g1`` for ``h1e1h``)."""
-        if isinstance(uci, str) and re.fullmatch(r"[hHeE]@[a-h][1-8]", uci):
-            text = uci[0].upper() + uci[1:]  # a placement
-        elif not isinstance(uci, str) or not re.fullmatch(r"[a-h][1-8][a-h][1-8][pnbrqkhePNBRQKHE]?", uci):
+        if isinstance(uci, str) and _DROP_UCI.fullmatch(uci):
+            text = uci[0].upper() + uci[1:]
+            for move in self._moves_of(self.legal_moves_codes()):
+                if move.drop and move.uci() == text:
+                    return move
+            raise IllegalMoveError(f"illegal uci: {uci!r} in {self.fen()}")
+        if not isinstance(uci, str) or not re.fullmatch(r"[a-h][1-8][a-h][1-8][pnbrqkhePNBRQKHE]?", uci):
             raise IllegalMoveError(f"invalid uci: {uci!r} in {self.fen()}")
         else:
             text = uci[:4] + uci[4:].lower()
@@ -388,6 +411,30 @@ class Board(Position):
     def is_stalemate(self) -> bool:
         return not self.in_check() and not self.legal_moves_codes()
 
+    def hand_count(self, side: int) -> int:
+        """How many pieces ``side`` (1 white, -1 black) holds in hand."""
+        return sum(self.hand[piece * side] for piece in range(PAWN, ELEPHANT + 1))
+
+    def has_insufficient_material(self, side: int) -> bool:
+        """Fairy-Stockfish's rule for one side: no pieces in hand and at most a lone minor piece that cannot
+        mate (a knight with no helper, or bishops on one colour only). Never in a drop variant, where every
+        capture fills a hand."""
+        if self.drops or self.hand_count(side):
+            return False
+        squares = list(self.squares)  # a list in both builds (the compiled build's board is a C array)
+        own = [abs(p) for p in squares if p * side > 0 and p != KING * side]
+        if any(p in (PAWN, ROOK, QUEEN, HAWK, ELEPHANT) for p in own):
+            return False
+        others = [(sq, abs(p)) for sq, p in enumerate(squares) if p and abs(p) != KING]
+        bishops = [sq for sq, p in others if p == BISHOP]
+        colours = {((sq & 7) + (sq >> 3)) & 1 for sq in bishops}
+        if any(p == BISHOP for p in own):
+            unbound = [sq for sq, p in others if p != BISHOP]
+            return len(colours) == 1 and not unbound
+        if own:  # knights
+            return len(others) < 2
+        return True
+
     def is_insufficient_material(self) -> bool:
         """Neither side can mate (Fairy-Stockfish's rule; any piece in hand is enough to mate)."""
         return self.has_insufficient_material(1) and self.has_insufficient_material(-1)
@@ -397,11 +444,12 @@ class Board(Position):
         return self.halfmove >= 100
 
     def is_repetition(self, count: int = 3) -> bool:
-        """The current position has occurred ``count`` times (gate rights are ignored, as on the server)."""
+        """The current position has occurred ``count`` times (gate rights are ignored, as on the server; in a
+        drop variant captures and drops do not end the window, as in Fairy-Stockfish)."""
         key = self.hash
         seen = 1
         n = self.undo_len
-        window = min(self.halfmove, n)
+        window = n if self.drops else min(self.halfmove, n)
         for i in range(n - 1, n - 1 - window, -1):
             if self.undo_hash(i) == key:
                 seen += 1

@@ -92,6 +92,20 @@ def entry_moves(pos: PositionState, moves: list[int]) -> list[int]:
     return moves
 
 
+def entry_legal(pos: PositionState) -> list[int]:
+    """The legal moves of ``pos`` (placement or forced entry): the placements while the side to move has any to
+    make, else S-chess's legal moves that the entry rule allows."""
+    rule = pos.entry_rule
+    if rule == PLACEMENT and placing_now(pos):
+        return placements(pos)
+    pos.entry_rule = 0  # S-chess's moves (engine.movegen), then the filter
+    try:
+        moves: list[int] = pos.generate_legal()  # type: ignore[attr-defined]
+    finally:
+        pos.entry_rule = rule
+    return entry_moves(pos, moves)
+
+
 def placing_now(pos: PositionState) -> bool:
     """Placement S-chess: whether the side to move still has a piece to place (its moves are placements)."""
     side = pos.side
@@ -177,11 +191,13 @@ def entry_captures(pos: PositionState, out: Any, start: int, count: int) -> int:
     return n - start
 
 
-def placement_hash(gates: int, placed: list[int]) -> int:
-    """The Zobrist keys of the placed pieces (``gates``: their squares; white's on rank 1, black's on 8)."""
+def placement_hash(pos: PositionState) -> int:
+    """The Zobrist keys of the placed pieces of ``pos`` (0 outside placement S-chess)."""
     h = 0
-    for sq in squares_of(gates):
-        code = placed[sq] if sq < 8 else -placed[sq]
+    if pos.entry_rule != PLACEMENT:
+        return h
+    for sq in squares_of(pos.gates):
+        code = pos.placed[sq] if sq < 8 else -pos.placed[sq]
         h ^= PLACED_KEYS[(code + 8) * 64 + sq]
     return h
 
@@ -206,14 +222,16 @@ def placement_field(pos: PositionState) -> str:
     return out or "-"
 
 
-def parse_placement_field(fen_error: FenError, fen: str, text: str) -> tuple[str, list[tuple[int, int]]]:
+def parse_placement_field(pos: PositionState, fen_error: FenError, fen: str,
+                          text: str) -> tuple[str, list[tuple[int, int]]]:
     """Split a placement castling field into the castling rights (``KQkq`` letters) and the placed pieces as
-    (square, signed piece code); ``fen_error(fen, reason)`` makes the error for a malformed field."""
+    (square, signed piece code); ``fen_error(fen, reason)`` makes the error for a malformed field. Any other
+    variant's field is all castling rights and gates."""
     rights = ""
     placed: list[tuple[int, int]] = []
     i = 0
-    if text == "-":
-        return "-", placed
+    if text == "-" or pos.entry_rule != PLACEMENT:
+        return text, placed
     while i < len(text):
         ch = text[i]
         if ch in "KQkq":
@@ -231,8 +249,19 @@ def parse_placement_field(fen_error: FenError, fen: str, text: str) -> tuple[str
     return rights or "-", placed
 
 
+def load_castling_field(pos: PositionState, fen_error: FenError, fen: str, text: str) -> None:
+    """The castling field of a FEN on ``pos`` (engine.fen's ``_parse_castling``), and in placement S-chess the
+    placed pieces written in it."""
+    rights, placed = parse_placement_field(pos, fen_error, fen, text)
+    pos._parse_castling(fen, rights)  # type: ignore[attr-defined]
+    check_placed(pos, fen_error, fen, placed)
+
+
 def check_placed(pos: PositionState, fen_error: FenError, fen: str, placed: list[tuple[int, int]]) -> None:
-    """Put the placed pieces of a FEN on ``pos`` (gates and ``placed``), or raise naming what is wrong."""
+    """Put the placed pieces of a FEN on ``pos`` (gates and ``placed``), or raise naming what is wrong (nothing
+    to do outside placement S-chess)."""
+    if pos.entry_rule != PLACEMENT:
+        return
     squares = list(pos.squares)
     count = [0] * 17
     gates = 0

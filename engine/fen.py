@@ -2,39 +2,48 @@
 
 Input: the hand in brackets after the board in any order (or as a ninth rank, or absent = empty), castling
 as ``KQkq``, Shredder or X-FEN files, and gate file letters mixed in (``KQBCDFGkqbcdfg``); a letter naming an
-empty square is dropped. Output: exactly Fairy-Stockfish's text (hand ``[EHeh]`` order, castling rights then
-gate letters, gate letters only while that side has something in hand). Placement S-chess writes its placed pieces in
-the castling field instead of gate letters (:func:`engine.entry.placement_field`).
+empty square is dropped; in S-House a ``~`` after a piece marks it promoted. Output: exactly Fairy-Stockfish's
+text (hand in the order ``E H Q R B N P``, white first, as ``[EHeh]``; castling rights then gate letters, in
+S-chess gate letters only while that side has something in hand, in S-House always).
+Placement S-chess writes its placed pieces in the castling field instead of gate letters
+(:func:`engine.entry.placement_field`).
 """
 
 from __future__ import annotations
 
-from .entry import check_placed, parse_placement_field, placement_field, placement_hash
+from .entry import load_castling_field, placement_field, placement_hash
 from .movecodes import BACK_RANK_MASK, GATE_TYPES, mask_hash, undo_buffers
 from .movegen import MoveGenerator
 from .tables import (
     BETWEEN,
+    BISHOP,
     ELEPHANT,
     FILE_NAMES,
     HAWK,
     KING,
+    KNIGHT,
     PAWN,
     PAWN_ATTACKERS_BLACK,
     PAWN_ATTACKERS_WHITE,
     PIECE_SYMBOLS,
+    QUEEN,
     ROOK,
     SQUARE_NAMES,
     SYMBOL_TO_TYPE,
     ZOBRIST_CASTLING,
     ZOBRIST_EP,
-    ZOBRIST_HAND,
     ZOBRIST_PIECE,
+    ZOBRIST_POCKET,
     ZOBRIST_SIDE,
     parse_square,
     square,
     squares_of,
 )
-from .variants import NO_HAND, PLACEMENT
+from .variants import DROP_VARIANTS, GATING_VARIANTS, PLACEMENT
+
+# The order Fairy-Stockfish writes pieces in hand (its piece types from the highest down).
+_HAND_ORDER = (ELEPHANT, HAWK, QUEEN, ROOK, BISHOP, KNIGHT, PAWN)
+_MAX_PIECES = 62  # pieces on the board (kings aside) and in hand: a hand count stays below HAND_SLOTS
 
 
 def fen_error(fen: str, reason: str) -> ValueError:
@@ -65,18 +74,22 @@ class FenCodec(MoveGenerator):
         rows = placement.split("/")
         if len(rows) != 8:
             raise fen_error(fen, f"{len(rows)} ranks, expected 8")
+        drops = self.variant in DROP_VARIANTS
         squares = [0] * 64
+        promoted = 0
         for row_index, row in enumerate(rows):
             rank = 7 - row_index
             file = 0
             for ch in row:
                 if ch.isdigit():
                     file += int(ch)
-                elif ch == "~":  # promoted-piece marker some tools write; no meaning here
+                elif ch == "~":  # the piece before was promoted (meaningful in drop variants only)
+                    if drops and file > 0 and abs(squares[square(file - 1, rank)]) not in (0, PAWN, KING):
+                        promoted |= 1 << square(file - 1, rank)
                     continue
                 else:
                     piece_type = SYMBOL_TO_TYPE.get(ch.lower())
-                    if piece_type is None or (self.entry_rule == NO_HAND and piece_type > KING):
+                    if piece_type is None or (self.variant not in GATING_VARIANTS and piece_type > KING):
                         raise fen_error(fen, f"invalid piece {ch!r} on rank {rank + 1}")
                     if file > 7:
                         raise fen_error(fen, f"rank {rank + 1} has more than 8 squares")
@@ -89,11 +102,16 @@ class FenCodec(MoveGenerator):
             if ch == "-":
                 continue
             piece_type = SYMBOL_TO_TYPE.get(ch.lower())
-            if piece_type not in GATE_TYPES or self.entry_rule == NO_HAND:
+            if drops:
+                if piece_type is None or piece_type == KING:
+                    raise fen_error(fen, f"invalid piece {ch!r} in hand")
+            elif piece_type not in GATE_TYPES or self.variant not in GATING_VARIANTS:
                 raise fen_error(fen, f"invalid piece {ch!r} in hand")
             hand[piece_type if ch.isupper() else -piece_type] += 1
-        if any(count > 15 for count in hand):
+        if any(count > (32 if drops else 15) for count in hand):
             raise fen_error(fen, "too many pieces in hand")
+        if drops and sum(hand) + sum(1 for p in squares if p) - 2 > _MAX_PIECES:
+            raise fen_error(fen, "too many pieces")
 
         turn_text = parts[1] if len(parts) > 1 else "w"
         if turn_text not in ("w", "b"):
@@ -112,13 +130,10 @@ class FenCodec(MoveGenerator):
         self.side = side
         self.king_sq = [kings[0][0], kings[1][0]]
         self.hand = hand
-        castling_text = parts[2] if len(parts) > 2 else "-"
-        placed: list[tuple[int, int]] = []
-        if self.entry_rule == PLACEMENT:
-            castling_text, placed = parse_placement_field(fen_error, fen, castling_text)
-        self._parse_castling(fen, castling_text)
-        if self.entry_rule == PLACEMENT:
-            check_placed(self, fen_error, fen, placed)
+        self.drops = drops
+        self.first_gate = KNIGHT if drops else HAWK
+        self.promoted = promoted
+        load_castling_field(self, fen_error, fen, parts[2] if len(parts) > 2 else "-")  # with placed pieces
 
         self.ep = -1
         ep_text = parts[3] if len(parts) > 3 else "-"
@@ -164,7 +179,7 @@ class FenCodec(MoveGenerator):
     def _parse_castling(self, fen: str, text: str) -> None:
         """Castling rights and gates, as Fairy-Stockfish reads them (KQkq, Shredder/X-FEN files, gate files)."""
         squares = self.squares
-        gating = self.entry_rule != NO_HAND and self.entry_rule != PLACEMENT  # placement: no gate letters
+        gating = self.variant in GATING_VARIANTS and self.entry_rule != PLACEMENT  # placement: no gate letters
         castle_king = [-1, -1]  # the king square castling starts from, per colour
         rights = 0
         order: list[int] = []  # rook squares in the order their rights were given (the last one per wing wins)
@@ -197,7 +212,7 @@ class FenCodec(MoveGenerator):
                     gates |= 1 << rook_sq
                     if up in "KQ":
                         gates |= 1 << castle_king[color]
-                    elif self.hand[GATE_TYPES[0] * sign] + self.hand[GATE_TYPES[1] * sign]:
+                    elif self._keeps_gates(sign):
                         continue  # a file letter names a gate, not a castling right, while the hand is not empty
                 if squares[rook_sq] == ROOK * sign and castle_king[color] == self.king_sq[color]:
                     rights |= 1 << rook_sq
@@ -205,7 +220,7 @@ class FenCodec(MoveGenerator):
             if gating:
                 # Chess960 gating FENs give castling rights through gate letters on the king and its rooks.
                 for color, sign in ((0, 1), (1, -1)):
-                    if self.hand[HAWK * sign] + self.hand[ELEPHANT * sign] == 0:
+                    if not self._keeps_gates(sign):
                         continue
                     king_sq = self.king_sq[color]
                     own_rights = rights & BACK_RANK_MASK[color]
@@ -216,7 +231,7 @@ class FenCodec(MoveGenerator):
                                 order.append(sq)
         # Gates exist only on own back-rank pieces, and only while that side has something in hand.
         for color, sign in ((0, 1), (1, -1)):
-            if self.hand[HAWK * sign] + self.hand[ELEPHANT * sign] == 0:
+            if not self._keeps_gates(sign):
                 gates &= ~BACK_RANK_MASK[color]
             else:
                 for sq in squares_of(gates & BACK_RANK_MASK[color]):
@@ -265,11 +280,10 @@ class FenCodec(MoveGenerator):
         h ^= mask_hash(self.castling, ZOBRIST_CASTLING)
         if self.ep >= 0:
             h ^= ZOBRIST_EP[self.ep]
-        for code in (HAWK, ELEPHANT, -HAWK, -ELEPHANT):
-            h ^= ZOBRIST_HAND[code][self.hand[code]]
-        if self.entry_rule == PLACEMENT:
-            h ^= placement_hash(self.gates, self.placed)
-        return h
+        for piece in _HAND_ORDER:
+            for code in (piece, -piece):
+                h ^= ZOBRIST_POCKET[code][self.hand[code]]
+        return h ^ placement_hash(self)
 
     def fen(self) -> str:
         """The FEN exactly as Fairy-Stockfish writes it for this variant."""
@@ -288,18 +302,18 @@ class FenCodec(MoveGenerator):
                     empty = 0
                 symbol = PIECE_SYMBOLS[abs(p)]
                 row += symbol.upper() if p > 0 else symbol
+                if self.promoted >> (rank * 8 + file) & 1:
+                    row += "~"
             if empty:
                 row += str(empty)
             rows.append(row)
         board = "/".join(rows)
-        if self.entry_rule != NO_HAND:
+        if self.variant in GATING_VARIANTS:
             hand = self.hand
             board += (
                 "["
-                + "E" * hand[ELEPHANT]
-                + "H" * hand[HAWK]
-                + "e" * hand[-ELEPHANT]
-                + "h" * hand[-HAWK]
+                + "".join(PIECE_SYMBOLS[p].upper() * hand[p] for p in _HAND_ORDER)
+                + "".join(PIECE_SYMBOLS[p] * hand[-p] for p in _HAND_ORDER)
                 + "]"
             )
         castling = placement_field(self) if self.entry_rule == PLACEMENT else self._castling_fen()
@@ -326,7 +340,7 @@ class FenCodec(MoveGenerator):
                     else:
                         out += letter if color == 0 else letter.lower()
             gates = self.gates & mask
-            if gates and self.hand[HAWK * sign] + self.hand[ELEPHANT * sign]:
+            if gates and self._keeps_gates(sign):
                 for sq in squares_of(gates):
                     file = sq - base
                     if file in rook_files:

@@ -23,6 +23,9 @@ cdef class PositionState:
     cdef public unsigned long long gates
     cdef public unsigned long long castling
     cdef public int ep
+    cdef public bint drops
+    cdef public unsigned long long promoted
+    cdef public int first_gate
     cdef public int halfmove
     cdef public object start_ply
     cdef public int ply
@@ -35,6 +38,14 @@ cdef class PositionState:
     cdef unsigned long long pin_line[64]
     cdef public dict _castle_info
     cdef public list _castle_clear
+
+    @cython.locals(n=int)
+    cpdef copy_state_to(self, PositionState other)
+
+    @cython.locals(n=int, promoted="unsigned long long", hand=list)
+    cdef _undo_drop_game(self, int code, int to, int flag, int side, int captured)
+
+    cpdef bint _keeps_gates(self, int sign)
 
     cpdef _grow_undo(self)
 

@@ -2,13 +2,14 @@
 
 A move is an int (cheap to create, compare and store in tables):
 
-* bits 0-5: from square; for castling, the king's square
+* bits 0-5: from square; for castling, the king's square; for a drop, the square dropped on
 * bits 6-11: to square; for castling, the castling rook's square ("king takes rook", as in Chess960)
-* bits 12-15: piece type of a promotion (flag PROMOTION), of the piece gated in (flags NORMAL, CASTLE,
-  CASTLE_ROOK_GATE) or of the piece placed (flag PLACE); 0 = none
+* bits 12-15: piece type of a promotion (flag PROMOTION), of the piece dropped (flag DROP), of the piece placed
+  (flag PLACE) or of the piece gated in (any other flag); 0 = none
 * bits 16-18: flag: NORMAL, DOUBLE_PUSH, EN_PASSANT, CASTLE (gate, if any, on the king's square),
-  CASTLE_ROOK_GATE (gate on the rook's square), PROMOTION, PLACE (placement S-chess: a piece from hand put
-  behind the back-rank piece on the from square, which is also the to square; see engine/entry.py)
+  CASTLE_ROOK_GATE (gate on the rook's square), PROMOTION, DROP (S-House: a piece from the hand put on an
+  empty square), PLACE (placement S-chess: a piece from hand put behind the back-rank piece on the from square,
+  which is also the to square; see engine/entry.py); a flag below PROMOTION is a move that may gate
 """
 
 from __future__ import annotations
@@ -18,8 +19,8 @@ from array import array
 from .tables import ELEPHANT, HAWK
 from .variants import START_FENS, VARIANTS
 
-NORMAL, DOUBLE_PUSH, EN_PASSANT, CASTLE, CASTLE_ROOK_GATE, PROMOTION = 0, 1, 2, 3, 4, 5
-PLACE = 7  # flags below PROMOTION are the ones a gated piece can come with
+NORMAL, DOUBLE_PUSH, EN_PASSANT, CASTLE, CASTLE_ROOK_GATE, PROMOTION, DROP = 0, 1, 2, 3, 4, 5, 6
+PLACE = 7
 
 __all__ = ["START_FENS", "VARIANTS"]  # re-exported for the rules modules
 
@@ -54,23 +55,27 @@ def encode(frm: int, to: int, piece: int = 0, flag: int = NORMAL) -> int:
 
 
 UNDO_WORDS = 5  # signed words of one undo record (see PositionState)
+UNDO_MASKS = 3  # unsigned words of one undo record: castling rights, gates, promoted pieces
 UNDO_ENTRIES = 256  # undo records a new position has room for; the buffers double when a game needs more
 _UNDO_WORDS = UNDO_WORDS  # a C int in the compiled build (movecodes.pxd), where UNDO_WORDS stays importable
 
 
 def undo_buffers(entries: int = UNDO_ENTRIES) -> tuple[array[int], array[int]]:
     """Zeroed undo buffers for ``entries`` records: the signed words and the two masks of each."""
-    return array("q", bytes(8 * UNDO_WORDS * entries)), array("Q", bytes(16 * entries))
+    return array("q", bytes(8 * UNDO_WORDS * entries)), array("Q", bytes(8 * UNDO_MASKS * entries))
 
 
 class PositionState:
     """The fields of a position, declared once for the base classes of :class:`engine.position.Position`
     (FEN codec, move generator): ``squares`` 64 signed piece codes, ``side`` 1 white / -1 black, ``king_sq``
     [white, black], ``hand`` 17 slots indexed by signed piece code, ``gates`` and ``castling`` square
-    bitmasks, ``ep`` en passant square or -1, and the undo records of the ``undo_len`` moves made since the
-    FEN: :data:`UNDO_WORDS` signed words each in ``undo`` (move code or -1 for a null move, captured piece,
-    en passant square, halfmove clock, hash before the move) and two unsigned ones in ``undo_masks`` (castling
-    rights, gates). ``undo`` and ``undo_masks`` are ``array`` buffers (``undo_buffer``,
+    bitmasks, ``ep`` en passant square or -1, ``drops`` (captures go to hand and pieces in hand may be
+    dropped: S-House), ``promoted`` (square bitmask of promoted pieces, which go back to hand as pawns; drop
+    variants only), ``first_gate`` (the lowest piece type that may be gated: the Hawk in S-chess, the knight in
+    S-House), and the undo records of the ``undo_len`` moves made since the FEN: :data:`UNDO_WORDS` signed
+    words each in ``undo`` (move code or -1 for a null move, captured piece, en passant square, halfmove
+    clock, hash before the move) and :data:`UNDO_MASKS` unsigned ones in ``undo_masks`` (castling rights,
+    gates, promoted pieces). ``undo`` and ``undo_masks`` are ``array`` buffers (``undo_buffer``,
     ``undo_mask_buffer``), typed memoryviews of them in the compiled build: no object per move."""
 
     variant: str
@@ -84,6 +89,9 @@ class PositionState:
     gates: int
     castling: int
     ep: int
+    drops: bool
+    promoted: int
+    first_gate: int
     halfmove: int
     start_ply: int
     ply: int
@@ -96,6 +104,53 @@ class PositionState:
     pin_line: list[int]  # generate_legal's scratch: the line a piece pinned on each square keeps to
     _castle_info: dict[int, tuple[int, int, tuple[int, ...], tuple[int, ...]]]
     _castle_clear: list[int]
+
+    def copy_state_to(self, other: PositionState) -> None:
+        """Give ``other`` an independent copy of this position's state, undo stack included."""
+        other.variant = self.variant
+        other.chess960 = self.chess960
+        other.entry_rule = self.entry_rule
+        other.placed = self.placed[:]
+        other.squares = list(self.squares)  # list(): a C array in the compiled build, copied either way
+        other.side = self.side
+        other.king_sq = list(self.king_sq)
+        other.hand = self.hand[:]
+        other.gates = self.gates
+        other.castling = self.castling
+        other.ep = self.ep
+        other.drops = self.drops
+        other.promoted = self.promoted
+        other.first_gate = self.first_gate
+        other.halfmove = self.halfmove
+        other.start_ply = self.start_ply
+        other.ply = self.ply
+        other.hash = self.hash
+        n = self.undo_len
+        other.undo_buffer = array("q", self.undo_buffer)
+        other.undo = other.undo_buffer
+        other.undo_mask_buffer = array("Q", self.undo_mask_buffer)
+        other.undo_masks = other.undo_mask_buffer
+        other.undo_len = n
+        other._castle_info = self._castle_info
+        other._castle_clear = self._castle_clear
+
+    def _undo_drop_game(self, code: int, to: int, flag: int, side: int, captured: int) -> None:
+        """The hand and the promoted marks before ``code`` (part of ``unmake`` in drop variants)."""
+        n = self.undo_len  # the record of code (unmake has taken it off the stack already)
+        promoted = self.undo_masks[UNDO_MASKS * n + 2]
+        self.promoted = promoted
+        hand = self.hand
+        if flag == DROP:
+            hand[(code >> 12 & 15) * side] += 1
+        elif flag == EN_PASSANT:
+            hand[side] -= 1
+        elif captured and flag != CASTLE and flag != CASTLE_ROOK_GATE:  # castling records its own rook
+            hand[side if promoted >> to & 1 else -captured] -= 1
+
+    def _keeps_gates(self, sign: int) -> bool:
+        """Whether the gates of the side ``sign`` are live: in S-chess while it holds a piece in hand, in
+        S-House always (captures can refill an empty hand)."""
+        return self.drops or self.hand[HAWK * sign] + self.hand[ELEPHANT * sign] > 0
 
     def _grow_undo(self) -> None:
         """Twice the room for undo records (a game or a search longer than any before on this position)."""

@@ -4,11 +4,11 @@ cimport cython
 from engine.movecodes cimport PositionState
 
 # Constants the module imports or defines for itself alone, as C values (not importable from the compiled module).
-cdef int CASTLE, CASTLE_ROOK_GATE, DOUBLE_PUSH, EN_PASSANT, NORMAL, PROMOTION
-cdef int BISHOP, ELEPHANT, HAWK, KING, KNIGHT, PAWN, QUEEN, ROOK, PLACEMENT
+cdef int CASTLE, CASTLE_ROOK_GATE, DOUBLE_PUSH, DROP, EN_PASSANT, NORMAL, PROMOTION
+cdef int BISHOP, ELEPHANT, HAWK, KING, KNIGHT, PAWN, QUEEN, ROOK
 cdef tuple BETWEEN, PAWN_ATTACKERS_BLACK, PAWN_ATTACKERS_WHITE
 cdef tuple SQUARE_BITS, GATE_TYPES
-cdef tuple _RANK_BITS, _RANK_BITS_8, PLAIN_MOVES, GATED_MOVES
+cdef tuple _RANK_BITS, _RANK_BITS_8, PLAIN_MOVES, GATED_MOVES, DROP_MOVES
 cdef list DOUBLE_PUSHES
 cdef dict _PROMOTIONS
 
@@ -43,11 +43,11 @@ cdef class MoveGenerator(PositionState):
                    ortho_enemy=list, diag_enemy=list, leap_enemy=list, row=list,
                    gates="unsigned long long", gate_here=bint, check_mask="unsigned long long",
                    pinned="unsigned long long", line="unsigned long long", to=int,
-                   pin_line="unsigned long long *")
+                   pin_line="unsigned long long *", first_gate=int)
     cpdef list generate_legal(self)
 
-    @cython.locals(rule=int)
-    cpdef list _entry_legal(self)
+    @cython.locals(hand=list, kinds=int, p=int, squares="int *", row=list, first=int, last=int, sq=int)
+    cpdef _drop_moves(self, int side, unsigned long long target, list moves)
 
     @cython.locals(ep=int, squares="int *", victim=int, frm=int, legal=bint)
     cpdef _en_passant_moves(self, int side, int ksq, list moves)

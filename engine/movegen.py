@@ -5,17 +5,21 @@ node from rays out of the king's square; in check only evasions survive (capture
 pinned pieces keep to their pin line, the king only steps to squares not attacked once it has left its own
 square, en passant is tested by playing it on the board. Gating twins (the same move plus a piece from the
 hand on the vacated square) are appended for moves from gate squares: the rules judge a gating move exactly
-like the move without the gated piece, so the twins share the plain move's legality. The alternative entry
+like the move without the gated piece, so the twins share the plain move's legality. In S-House any piece in
+hand but a pawn may be gated, and drops (a piece from the hand on an empty square, pawns not on the first or
+last rank) are legal unless they leave the king in check: in check only drops between the king and a sliding
+checker, in double check none. The alternative entry
 rules (placement, forced entry: ``entry_rule``) keep some of S-chess's moves, in :mod:`engine.entry`.
 """
 
 from __future__ import annotations
 
-from .entry import PLACEMENT, entry_moves, placements, placing_now
+from .entry import entry_legal
 from .movecodes import (
     CASTLE,
     CASTLE_ROOK_GATE,
     DOUBLE_PUSH,
+    DROP,
     EN_PASSANT,
     GATE_TYPES,
     NORMAL,
@@ -77,13 +81,14 @@ _ALL_SQUARES = (1 << 64) - 1
 _PROMOTIONS = {
     "seirawan": (QUEEN, ROOK, BISHOP, KNIGHT, HAWK, ELEPHANT),
     "chess": (QUEEN, ROOK, BISHOP, KNIGHT),
+    "shouse": (QUEEN, ROOK, BISHOP, KNIGHT, HAWK, ELEPHANT),
     "seirawan-placement": (QUEEN, ROOK, BISHOP, KNIGHT, HAWK, ELEPHANT),
     "seirawan-forced-entry": (QUEEN, ROOK, BISHOP, KNIGHT, HAWK, ELEPHANT),
 }
 # The promotion pieces in generation order: a variant promotes to the first len(_PROMOTIONS[variant]) of them
 # (a C array in the compiled build).
 _PROMOTION_ORDER = list(_PROMOTIONS["seirawan"])
-assert GATE_TYPES == (HAWK, ELEPHANT)  # generate_legal walks range(HAWK, ELEPHANT + 1) for the gated twins
+assert GATE_TYPES == (HAWK, ELEPHANT)  # S-chess gates from first_gate = HAWK to ELEPHANT, S-House from KNIGHT
 assert all(_PROMOTIONS["seirawan"][:len(pieces)] == pieces for pieces in _PROMOTIONS.values())
 
 
@@ -95,7 +100,10 @@ PLAIN_MOVES = tuple([frm | to << 6 for to in range(64)] for frm in range(64))
 DOUBLE_PUSHES = [frm | (frm + 16) << 6 | DOUBLE_PUSH << 16 if 8 <= frm < 16  # white, from rank 2
                  else frm | (frm - 16) << 6 | DOUBLE_PUSH << 16 if 48 <= frm < 56  # black, from rank 7
                  else 0 for frm in range(64)]
-GATED_MOVES = tuple([m | g << 12 for m in range(4096)] if g in GATE_TYPES else [] for g in range(ELEPHANT + 1))
+GATED_MOVES = tuple([m | g << 12 for m in range(4096)] if g not in (0, PAWN, KING) else []
+                    for g in range(ELEPHANT + 1))
+# DROP_MOVES[p][sq]: the code of dropping a piece of type p on sq.
+DROP_MOVES = tuple([sq | sq << 6 | p << 12 | DROP << 16 for sq in range(64)] for p in range(ELEPHANT + 1))
 
 # The set bits of each 8-bit pattern (one back rank of a square mask).
 _RANK_BITS = tuple(tuple(sq for sq in range(8) if bits >> sq & 1) for bits in range(256))
@@ -152,7 +160,7 @@ class MoveGenerator(PositionState):
     def generate_legal(self) -> list[int]:
         """All legal move codes of the side to move."""
         if self.entry_rule > 0:  # placement or forced entry: S-chess's moves, some of them (engine.entry)
-            return self._entry_legal()
+            return entry_legal(self)
         squares = self.squares
         side = self.side
         us = 0 if side == 1 else 1
@@ -199,12 +207,14 @@ class MoveGenerator(PositionState):
                 checkers += 1
                 check_mask = _ONE << t
 
-        # The piece types we can gate in, as bit g for type g (GATE_TYPES: HAWK, then ELEPHANT, the order the
-        # gated twins of a move come in): a C int in the compiled build, where a list would be an object.
+        # The piece types we can gate in, as bit g for type g (from first_gate up to ELEPHANT, the order the
+        # gated twins of a move come in; never a king or a pawn): a C int in the compiled build, where a list
+        # would be an object.
         hand = self.hand
         gate_types = 0
+        first_gate = self.first_gate
         if self.gates:
-            for g in range(HAWK, ELEPHANT + 1):
+            for g in range(first_gate, ELEPHANT + 1):
                 if hand[g * side]:
                     gate_types |= 1 << g
         gates = self.gates if gate_types else 0
@@ -266,7 +276,7 @@ class MoveGenerator(PositionState):
                     end = len(moves)
                     for i in range(start, end):
                         m = moves[i]
-                        for g in range(HAWK, ELEPHANT + 1):
+                        for g in range(first_gate, ELEPHANT + 1):
                             if gate_types >> g & 1:
                                 moves.append(GATED_MOVES[g][m])
             if self.ep >= 0:
@@ -287,6 +297,8 @@ class MoveGenerator(PositionState):
                     moves[end] = moves[i]  # the item itself: a C int m would be made into a new object
                     end += 1
                 del moves[end:]
+            if self.drops:
+                self._drop_moves(side, check_mask, moves)
 
         # King moves: the destination must not be attacked once the king has left its square.
         king = squares[ksq]
@@ -304,22 +316,30 @@ class MoveGenerator(PositionState):
             for i in range(start, end):
                 m = moves[i]
                 if m >> 16 == NORMAL:
-                    for g in range(HAWK, ELEPHANT + 1):
+                    for g in range(first_gate, ELEPHANT + 1):
                         if gate_types >> g & 1:
                             moves.append(GATED_MOVES[g][m])
         return moves
 
-    def _entry_legal(self) -> list[int]:
-        """The legal moves under the variant's entry rule (placements first, while there are any to make)."""
-        rule = self.entry_rule
-        if rule == PLACEMENT and placing_now(self):
-            return placements(self)
-        self.entry_rule = 0  # S-chess's moves, then the filter
-        try:
-            moves = self.generate_legal()
-        finally:
-            self.entry_rule = rule
-        return entry_moves(self, moves)
+    def _drop_moves(self, side: int, target: int, moves: list[int]) -> None:
+        """The drops of the side to move onto the empty squares of ``target`` (every square when not in
+        check; the squares between the king and a sliding checker in check)."""
+        hand = self.hand
+        kinds = 0  # bit p for each piece type p in hand
+        for p in range(PAWN, ELEPHANT + 1):
+            if hand[p * side]:
+                kinds |= 1 << p
+        if not kinds:
+            return
+        squares = self.squares
+        for p in range(PAWN, ELEPHANT + 1):
+            if kinds >> p & 1:
+                row = DROP_MOVES[p]
+                first = 8 if p == PAWN else 0  # pawns: not on the first or last rank
+                last = 56 if p == PAWN else 64
+                for sq in range(first, last):
+                    if squares[sq] == 0 and target >> sq & 1:
+                        moves.append(row[sq])
 
     def _en_passant_moves(self, side: int, ksq: int, moves: list[int]) -> None:
         ep = self.ep
@@ -378,11 +398,11 @@ class MoveGenerator(PositionState):
             moves.append(base)
             if gate_types:
                 if gates >> ksq & 1 and ksq != king_to and ksq != rook_to:
-                    for g in range(HAWK, ELEPHANT + 1):
+                    for g in range(self.first_gate, ELEPHANT + 1):
                         if gate_types >> g & 1:
                             moves.append(base | g << 12)
                 if gates >> rook_sq & 1 and rook_sq != king_to and rook_sq != rook_to:
-                    for g in range(HAWK, ELEPHANT + 1):
+                    for g in range(self.first_gate, ELEPHANT + 1):
                         if gate_types >> g & 1:
                             moves.append(ksq | rook_sq << 6 | g << 12 | CASTLE_ROOK_GATE << 16)
 

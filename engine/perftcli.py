@@ -1,6 +1,6 @@
 """Command-line perft and the move-generation speed benchmark.
 
-``python -m engine perft DEPTH [--fen FEN] [--variant seirawan|chess] [--chess960] [--divide]`` prints
+``python -m engine perft DEPTH [--fen FEN] [--variant seirawan|shouse|chess] [--chess960] [--divide]`` prints
 Stockfish-style ``move: count`` lines (with ``--divide``) and the total.
 
 ``python -m engine bench-perft`` measures, in one run on this machine: S-chess start perft(4) and standard
@@ -16,6 +16,7 @@ from typing import Any, Callable
 
 from .board import Board
 from .perft import perft, perft_divide
+from .variants import VARIANTS
 
 
 def _api_perft(board, depth: int) -> int:  # type: ignore[no-untyped-def]
@@ -73,7 +74,7 @@ def main(argv: list[str]) -> int:
     p = sub.add_parser("perft", help="count leaf nodes to a depth")
     p.add_argument("depth", type=int)
     p.add_argument("--fen", default=None, help="start FEN (default: the variant's start position)")
-    p.add_argument("--variant", default="seirawan", choices=("seirawan", "chess"))
+    p.add_argument("--variant", default="seirawan", choices=VARIANTS)
     p.add_argument("--chess960", action="store_true")
     p.add_argument("--divide", action="store_true", help="print the count below each root move")
     b = sub.add_parser("bench-perft", help="move generation + make/unmake speed, python-chess as reference")

@@ -5,11 +5,12 @@ from engine.fen cimport FenCodec
 from engine.movecodes cimport mask_hash
 
 # Names the module imports for itself alone (the ones it re-exports stay Python objects).
-cdef int BISHOP, ELEPHANT, HAWK, KING, PAWN, QUEEN, ROOK
-cdef int CASTLE_ROOK_GATE, DOUBLE_PUSH, EN_PASSANT, PLACE, PROMOTION, UNDO_WORDS, _PLACEMENT
-cdef list ZOBRIST_CASTLING, ZOBRIST_EP, ZOBRIST_HAND, ZOBRIST_PIECE
+cdef int ELEPHANT, HAWK, KING
+cdef int CASTLE_ROOK_GATE, DOUBLE_PUSH, DROP, EN_PASSANT, PROMOTION, UNDO_WORDS, UNDO_MASKS, HAND_SLOTS
+cdef int PLACE, _PLACEMENT
+cdef list ZOBRIST_CASTLING, ZOBRIST_EP, ZOBRIST_POCKET, ZOBRIST_PIECE
 cdef long long _ZOBRIST_AT[1088]
-cdef long long _ZOBRIST_HAND_AT[272]
+cdef long long _ZOBRIST_HAND_AT[1088]
 cdef long long _ZOBRIST_EP[64]
 cdef long long _ZOBRIST_PLACED_AT[1088]
 cdef long long ZOBRIST_SIDE
@@ -17,13 +18,13 @@ cdef unsigned long long _ONE, _RANK_1, _RANK_8
 
 
 cdef class Position(FenCodec):
-    @cython.locals(n=int)
-    cpdef copy_state_to(self, Position other)
-
     @cython.locals(squares="int *", frm=int, to=int, flag=int, side=int, h="long long", ep=int, piece=int,
                    captured=int, target=int, f=int, new_piece=int, victim_sq=int, king_to=int, rook_to=int,
-                   rook=int, p=int, z="long long")
+                   rook=int, p=int, z="long long", dropped=int, hand=list, count=int)
     cpdef make(self, int code)
+
+    @cython.locals(bit="unsigned long long", gained=int, hand=list, count=int, h="long long", z="long long")
+    cdef long long _capture_to_hand(self, int captured, int sq, int side)
 
     @cython.locals(squares="int *", h="long long", gate_type=int, gated=int, gate_sq=int, hand=list, count=int,
                    z="long long", castling="unsigned long long", keep="unsigned long long",
@@ -44,8 +45,6 @@ cdef class Position(FenCodec):
 
     @cython.locals(n=int)
     cpdef unmake_null(self)
-
-    cpdef int hand_count(self, int side)
 
 
 @cython.locals(sq=int, piece_type=int, z="long long")

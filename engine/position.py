@@ -15,14 +15,13 @@ legal (the gated piece can neither block a check nor shield the king).
 
 from __future__ import annotations
 
-from array import array
-
 from .entry import PLACED_KEYS
 from .fen import FenCodec, fen_error
 from .movecodes import (
     BACK_RANK_MASK,
     CASTLE_ROOK_GATE,
     DOUBLE_PUSH,
+    DROP,
     EN_PASSANT,
     GATE_TYPES,
     PLACE,
@@ -30,32 +29,31 @@ from .movecodes import (
     RANK_1_MASK,
     RANK_8_MASK,
     START_FENS,
+    UNDO_MASKS,
     UNDO_WORDS,
     VARIANTS,
     encode,
     mask_hash,
 )
 from .tables import (
-    BISHOP,
     ELEPHANT,
+    HAND_SLOTS,
     HAWK,
     KING,
-    PAWN,
-    QUEEN,
-    ROOK,
     ZOBRIST_CASTLING,
     ZOBRIST_EP,
-    ZOBRIST_HAND,
     ZOBRIST_PIECE,
+    ZOBRIST_POCKET,
     ZOBRIST_SIDE,
 )
 from .variants import PLACEMENT, entry_rule
 
 # The Zobrist keys of pieces and pieces in hand as flat lists: (piece code + 8) * 64 + square and
-# (piece code + 8) * 16 + count (C arrays in the compiled build, position.pxd, which a negative index would
-# leave).
+# (piece code + 8) * HAND_SLOTS + count (C arrays in the compiled build, position.pxd, which a negative index
+# would leave).
 _ZOBRIST_AT = [ZOBRIST_PIECE[_q][_sq] for _q in range(-8, 9) for _sq in range(64)]
-_ZOBRIST_HAND_AT = [ZOBRIST_HAND[_q][_n] for _q in range(-8, 9) for _n in range(16)]
+_ZOBRIST_HAND_AT = [ZOBRIST_POCKET[_q][_n] for _q in range(-8, 9) for _n in range(HAND_SLOTS)]
+assert HAND_SLOTS == 64  # position.pxd sizes _ZOBRIST_HAND_AT for it
 _ZOBRIST_EP = ZOBRIST_EP
 _ZOBRIST_PLACED_AT = PLACED_KEYS  # placement S-chess: the keys of placed pieces, laid out as _ZOBRIST_AT
 _PLACEMENT = PLACEMENT
@@ -89,32 +87,6 @@ class Position(FenCodec):
         self.placed = [0] * 64
         self.set_fen(START_FENS[variant] if fen is None else fen)
 
-    def copy_state_to(self, other: Position) -> None:
-        """Give ``other`` an independent copy of this position's state, undo stack included."""
-        other.variant = self.variant
-        other.chess960 = self.chess960
-        other.entry_rule = self.entry_rule
-        other.placed = self.placed[:]
-        other.squares = list(self.squares)  # list(): a C array in the compiled build, copied either way
-        other.side = self.side
-        other.king_sq = list(self.king_sq)
-        other.hand = self.hand[:]
-        other.gates = self.gates
-        other.castling = self.castling
-        other.ep = self.ep
-        other.halfmove = self.halfmove
-        other.start_ply = self.start_ply
-        other.ply = self.ply
-        other.hash = self.hash
-        n = self.undo_len
-        other.undo_buffer = array("q", self.undo_buffer)
-        other.undo = other.undo_buffer
-        other.undo_mask_buffer = array("Q", self.undo_mask_buffer)
-        other.undo_masks = other.undo_mask_buffer
-        other.undo_len = n
-        other._castle_info = self._castle_info
-        other._castle_clear = self._castle_clear
-
     # ------------------------------------------------------------------ make / unmake
 
     def make(self, code: int) -> None:
@@ -147,6 +119,9 @@ class Position(FenCodec):
                 z = _ZOBRIST_AT[(captured + 8) * 64 + to]
                 h ^= z
                 self.halfmove = 0
+                if self.drops:  # S-House: the captured piece goes to our hand
+                    z = self._capture_to_hand(captured, to, side)
+                    h ^= z
             elif piece == side:
                 self.halfmove = 0
                 if flag:  # double push: an en passant square only if an enemy pawn next to it could take
@@ -160,6 +135,8 @@ class Position(FenCodec):
                 self.halfmove += 1
             if piece == KING or piece == -KING:
                 self.king_sq[0 if side == 1 else 1] = to
+            elif self.promoted >> frm & 1:  # a promoted piece keeps its mark (drop variants)
+                self.promoted ^= _ONE << frm | _ONE << to
         elif flag == PROMOTION:
             captured = squares[to]
             new_piece = (code >> 12 & 15) * side
@@ -172,9 +149,12 @@ class Position(FenCodec):
             if captured:
                 z = _ZOBRIST_AT[(captured + 8) * 64 + to]
                 h ^= z
+                if self.drops:
+                    z = self._capture_to_hand(captured, to, side)
+                    h ^= z
+            if self.drops:
+                self.promoted |= _ONE << to
             self.halfmove = 0
-        elif flag == PLACE:
-            return _make_placement(self, code, h)
         elif flag == EN_PASSANT:
             victim_sq = to - 8 * side
             squares[frm] = 0
@@ -186,7 +166,25 @@ class Position(FenCodec):
             h ^= z
             z = _ZOBRIST_AT[(8 - piece) * 64 + victim_sq]
             h ^= z
+            if self.drops:
+                z = self._capture_to_hand(-piece, victim_sq, side)
+                h ^= z
             self.halfmove = 0
+        elif flag == DROP:  # S-House: a piece from our hand on the empty square to (= frm)
+            dropped = (code >> 12 & 15) * side
+            squares[to] = dropped
+            hand = self.hand
+            count = hand[dropped]
+            hand[dropped] = count - 1
+            z = _ZOBRIST_AT[(dropped + 8) * 64 + to]
+            h ^= z
+            z = _ZOBRIST_HAND_AT[(dropped + 8) * HAND_SLOTS + count]
+            h ^= z
+            z = _ZOBRIST_HAND_AT[(dropped + 8) * HAND_SLOTS + count - 1]
+            h ^= z
+            self.halfmove = 0
+        elif flag == PLACE:
+            return _make_placement(self, code, h)
         else:  # castling: from = king, to = rook
             king_to, rook_to = self._castle_info[to][:2]
             rook = squares[to]
@@ -212,6 +210,24 @@ class Position(FenCodec):
         self.side = -side
         self.ply += 1
 
+    def _capture_to_hand(self, captured: int, sq: int, side: int) -> int:
+        """Put the piece captured on ``sq`` into the hand of ``side`` (the captor), in its colour, a promoted
+        piece as a pawn; returns the change of the hash (part of ``make`` in drop variants)."""
+        bit = _ONE << sq
+        if self.promoted & bit:
+            self.promoted ^= bit
+            gained = side
+        else:
+            gained = -captured
+        hand = self.hand
+        count = hand[gained]
+        hand[gained] = count + 1
+        z = _ZOBRIST_HAND_AT[(gained + 8) * HAND_SLOTS + count]
+        h = z
+        z = _ZOBRIST_HAND_AT[(gained + 8) * HAND_SLOTS + count + 1]
+        h ^= z
+        return h
+
     def _push_undo(self, code: int, captured: int) -> None:
         """Record what ``unmake`` needs to take back ``code`` (-1: a null move) before ``make`` changes it."""
         n = self.undo_len
@@ -225,8 +241,9 @@ class Position(FenCodec):
         self.undo[i + 2] = self.ep
         self.undo[i + 3] = self.halfmove
         self.undo[i + 4] = self.hash
-        self.undo_masks[2 * n] = self.castling
-        self.undo_masks[2 * n + 1] = self.gates
+        self.undo_masks[UNDO_MASKS * n] = self.castling
+        self.undo_masks[UNDO_MASKS * n + 1] = self.gates
+        self.undo_masks[UNDO_MASKS * n + 2] = self.promoted
         self.undo_len = n + 1
 
     def _update_back_rank(self, code: int, frm: int, to: int, flag: int, side: int) -> None:
@@ -260,14 +277,15 @@ class Position(FenCodec):
                 hand[gated] = count - 1
                 z = _ZOBRIST_AT[(gated + 8) * 64 + gate_sq]  # through z: see make
                 h ^= z
-                z = _ZOBRIST_HAND_AT[(gated + 8) * 16 + count]
+                z = _ZOBRIST_HAND_AT[(gated + 8) * HAND_SLOTS + count]
                 h ^= z
-                z = _ZOBRIST_HAND_AT[(gated + 8) * 16 + count - 1]
+                z = _ZOBRIST_HAND_AT[(gated + 8) * HAND_SLOTS + count - 1]
                 h ^= z
                 if self.entry_rule == _PLACEMENT:
                     z = _ZOBRIST_PLACED_AT[(gated + 8) * 64 + gate_sq]
                     h ^= z
-                if hand[HAWK * side] + hand[ELEPHANT * side] == 0:
+                # S-chess: an empty hand ends the gates for good; in S-House captures refill it
+                if not self.drops and hand[HAWK * side] + hand[ELEPHANT * side] == 0:
                     gates &= ~(_RANK_1 if side == 1 else _RANK_8)
             self.gates = gates
         self.hash = h
@@ -284,8 +302,8 @@ class Position(FenCodec):
         ep = self.undo[i + 2]
         halfmove = self.undo[i + 3]
         h = self.undo[i + 4]
-        castling = self.undo_masks[2 * n]
-        gates = self.undo_masks[2 * n + 1]
+        castling = self.undo_masks[UNDO_MASKS * n]
+        gates = self.undo_masks[UNDO_MASKS * n + 1]
         squares = self.squares
         frm = code & 63
         to = code >> 6 & 63
@@ -303,6 +321,8 @@ class Position(FenCodec):
         if self.entry_rule == _PLACEMENT and gates >> to & 1 and captured * side < 0:
             self.hand[-self.placed[to] * side] += 1  # the piece forfeited by the capture comes back
         self.gates = gates
+        if self.drops:
+            self._undo_drop_game(code, to, flag, side, captured)
         if flag <= DOUBLE_PUSH:
             piece = squares[to]
             squares[frm] = piece
@@ -316,6 +336,8 @@ class Position(FenCodec):
             squares[frm] = side
             squares[to] = 0
             squares[to - 8 * side] = -side
+        elif flag == DROP:
+            squares[to] = 0
         elif flag != PLACE:  # castling (a placement left the board as it was)
             king_to, rook_to = self._castle_info[to][:2]
             king = squares[king_to]
@@ -349,30 +371,6 @@ class Position(FenCodec):
         self.side = -self.side
         self.ply -= 1
 
-    # ------------------------------------------------------------------ helpers for game end and notation
-
-    def hand_count(self, side: int) -> int:
-        return self.hand[HAWK * side] + self.hand[ELEPHANT * side]
-
-    def has_insufficient_material(self, side: int) -> bool:
-        """Fairy-Stockfish's rule for one side: no pieces in hand and at most a lone minor piece that cannot
-        mate (a knight with no helper, or bishops on one colour only)."""
-        if self.hand_count(side):
-            return False
-        squares = list(self.squares)  # a list in both builds (the compiled build's board is a C array)
-        own = [abs(p) for p in squares if p * side > 0 and p != KING * side]
-        if any(p in (PAWN, ROOK, QUEEN, HAWK, ELEPHANT) for p in own):
-            return False
-        others = [(sq, abs(p)) for sq, p in enumerate(squares) if p and abs(p) != KING]
-        bishops = [sq for sq, p in others if p == BISHOP]
-        colours = {((sq & 7) + (sq >> 3)) & 1 for sq in bishops}
-        if any(p == BISHOP for p in own):
-            unbound = [sq for sq, p in others if p != BISHOP]
-            return len(colours) == 1 and not unbound
-        if own:  # knights
-            return len(others) < 2
-        return True
-
 
 def _make_placement(pos: Position, code: int, h: int) -> None:
     """The rest of :meth:`Position.make` for a placement (``h``: the hash so far): the piece goes behind the
@@ -398,8 +396,8 @@ def _forfeit_placed(pos: Position, sq: int, owner: int, h: int) -> int:
     hand[placed] = count - 1
     z = _ZOBRIST_PLACED_AT[(placed + 8) * 64 + sq]
     h ^= z
-    z = _ZOBRIST_HAND_AT[(placed + 8) * 16 + count]
+    z = _ZOBRIST_HAND_AT[(placed + 8) * HAND_SLOTS + count]
     h ^= z
-    z = _ZOBRIST_HAND_AT[(placed + 8) * 16 + count - 1]
+    z = _ZOBRIST_HAND_AT[(placed + 8) * HAND_SLOTS + count - 1]
     h ^= z
     return h

@@ -1,16 +1,16 @@
-"""Standard algebraic notation for S-chess, exactly as Fairy-Stockfish writes it (``Nf3/H``, ``O-O/Eh1``,
-``b8=H``), and its parser: the SAN half of :class:`engine.board.Board`."""
+"""Standard algebraic notation for S-chess and S-House, exactly as Fairy-Stockfish writes it (``Nf3/H``,
+``O-O/Eh1``, ``b8=H``, drops ``N@e5``), and its parser: the SAN half of :class:`engine.board.Board`."""
 
 from __future__ import annotations
 
 import re
 
-from .movecodes import CASTLE, CASTLE_ROOK_GATE, EN_PASSANT, PLACE, PROMOTION
+from .movecodes import CASTLE, CASTLE_ROOK_GATE, DROP, EN_PASSANT, PLACE, PROMOTION
 from .position import Position
 from .tables import KING, PAWN, PIECE_SYMBOLS, SQUARE_NAMES, SYMBOL_TO_TYPE, parse_square
 
 _SAN_CASTLE = re.compile(r"^(O-O-O|O-O|0-0-0|0-0)(?:/([HEhe])([a-h][18])?)?$")
-_SAN_PLACE = re.compile(r"^([HE])@([a-h][18])$")
+_SAN_DROP = re.compile(r"^([PNBRQHEpnbrqhe])?@([a-h][1-8])$")
 _SAN_MOVE = re.compile(r"^([NBRQKHE])?([a-h])?([1-8])?(x|-)?([a-h][1-8])(?:=?([QRBNHEqrbnhe]))?(?:/([HEhe]))?$")
 
 
@@ -32,6 +32,8 @@ def san_of_code(board: Position, code: int) -> str:
         if piece:
             gate_sq = frm if flag == CASTLE else to
             san += "/" + PIECE_SYMBOLS[piece].upper() + SQUARE_NAMES[gate_sq]
+    elif flag == DROP:  # drops never need disambiguation
+        san = PIECE_SYMBOLS[piece].upper() + "@" + SQUARE_NAMES[to]
     else:
         moved = abs(squares[frm])
         capture = squares[to] != 0 or flag == EN_PASSANT
@@ -86,12 +88,12 @@ def parse_san_code(board: Position, san: str) -> int:
     codes = board.generate_legal()
     matches: list[int] = []
     castle = _SAN_CASTLE.match(text)
-    placement = _SAN_PLACE.match(text)
-    if placement:
-        piece_type = SYMBOL_TO_TYPE[placement.group(1).lower()]
-        sq = parse_square(placement.group(2))
-        matches = [code for code in codes if code >> 16 == PLACE and code >> 12 & 15 == piece_type
-                   and code & 63 == sq]
+    drop = _SAN_DROP.match(text)
+    if drop:
+        dropped = SYMBOL_TO_TYPE[drop.group(1).lower()] if drop.group(1) else PAWN
+        to = parse_square(drop.group(2))
+        matches = [code for code in codes if code >> 16 in (DROP, PLACE) and code >> 6 & 63 == to
+                   and code >> 12 & 15 == dropped]
     elif castle:
         long = castle.group(1).count("-") == 2
         gate = SYMBOL_TO_TYPE[castle.group(2).lower()] if castle.group(2) else 0

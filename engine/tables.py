@@ -155,6 +155,15 @@ ZOBRIST_EP = [_key() for _ in range(64)]
 ZOBRIST_HAND = [[0] * 16 for _ in range(17)]
 for _code in (HAWK, ELEPHANT, -HAWK, -ELEPHANT):
     ZOBRIST_HAND[_code] = [0] + [_key() for _ in range(15)]
+# Keys for every piece type in hand (drop variants), HAND_SLOTS counts each: the Hawk's and the Elephant's
+# first 16 are ZOBRIST_HAND's (so S-chess keys, and the books that store them, stay as they were), the rest
+# are drawn after every other key.
+HAND_SLOTS = 64
+ZOBRIST_POCKET = [[0] * HAND_SLOTS for _ in range(17)]
+for _code in (PAWN, KNIGHT, BISHOP, ROOK, QUEEN, HAWK, ELEPHANT):
+    for _signed in (_code, -_code):
+        _known = ZOBRIST_HAND[_signed] if _code in (HAWK, ELEPHANT) else [0]
+        ZOBRIST_POCKET[_signed] = _known + [_key() for _ in range(HAND_SLOTS - len(_known))]
 
 
 

@@ -1,10 +1,11 @@
 """The variants, in one place: the rules' names, start positions, and what the servers and PGN call them.
 
-The rules know two variants, ``seirawan`` (S-chess) and ``chess``, each with or without the Chess960 flag. The
-four combinations have one name each, used in the bot's ``challenge.variants``, in pychess's capability header
-(which checks ``variant + "960"``) and on the command lines of the tools: ``seirawan``, ``seirawan960``,
-``chess``, ``chess960``. Lichess calls standard chess ``standard``; PGN ``[Variant]`` tags follow pychess's
-exports (``Seirawan``, ``Seirawan960``, ``Chess960``, none for standard chess).
+The rules know three variants: ``seirawan`` (S-chess) and ``chess``, each with or without the Chess960 flag,
+and ``shouse`` (S-House: S-chess with crazyhouse drops, no 960 form). The five combinations have one name each,
+used in the bot's ``challenge.variants``, in pychess's capability header (which checks ``variant + "960"``)
+and on the command lines of the tools: ``seirawan``, ``seirawan960``, ``shouse``, ``chess``, ``chess960``.
+Lichess calls standard chess ``standard`` and has no S-House; PGN ``[Variant]`` tags follow pychess's exports
+(``Seirawan``, ``Seirawan960``, ``Shouse``, ``Chess960``, none for standard chess).
 
 Two more variants are S-chess with another rule for how the Hawk and the Elephant enter (M. Winther's
 alternative rules, ``docs/variants.md``): ``seirawan-placement`` and ``seirawan-forced-entry``, without a
@@ -13,14 +14,19 @@ Chess960 form. No server hosts them: their PGN tags are this project's own.
 
 from __future__ import annotations
 
-VARIANTS = ("seirawan", "chess", "seirawan-placement", "seirawan-forced-entry")
+VARIANTS = ("seirawan", "chess", "shouse", "seirawan-placement", "seirawan-forced-entry")
+
+#: The variants whose captured pieces go to the captor's hand and whose pieces in hand may be dropped.
+DROP_VARIANTS = frozenset({"shouse"})
+#: The variants with pieces in hand that are gated onto vacated back-rank squares.
+GATING_VARIANTS = frozenset({"seirawan", "shouse", "seirawan-placement", "seirawan-forced-entry"})
 
 #: How the reserve pieces (Hawk, Elephant) enter the board, by variant: the capability the rules read
 #: (``Position.entry_rule``) instead of the variant's name. FREE_GATING: S-chess, any first move of a back-rank
 #: piece may bring one in; PLACEMENT: each is first placed behind a back-rank piece and comes in when that piece
 #: leaves; FORCED_ENTRY: the first piece moves must bring them in, Hawk first, by a bishop, knight or queen.
 NO_HAND, FREE_GATING, PLACEMENT, FORCED_ENTRY = -1, 0, 1, 2
-ENTRY_RULES = {"seirawan": FREE_GATING, "chess": NO_HAND, "seirawan-placement": PLACEMENT,
+ENTRY_RULES = {"seirawan": FREE_GATING, "chess": NO_HAND, "shouse": FREE_GATING, "seirawan-placement": PLACEMENT,
                "seirawan-forced-entry": FORCED_ENTRY}
 #: The variants with pieces in hand (S-chess's hand ``[EHeh]`` in the FEN, promotion to Hawk and Elephant).
 HAND_VARIANTS = tuple(name for name, rule in ENTRY_RULES.items() if rule != NO_HAND)
@@ -29,6 +35,7 @@ HAND_VARIANTS = tuple(name for name, rule in ENTRY_RULES.items() if rule != NO_H
 START_FENS = {
     "seirawan": "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR[EHeh] w KQBCDFGkqbcdfg - 0 1",
     "chess": "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+    "shouse": "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR[EHeh] w KQBCDFGkqbcdfg - 0 1",
     # Nothing placed yet: the placement phase (docs/variants.md, "FEN").
     "seirawan-placement": "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR[EHeh] w KQkq - 0 1",
     "seirawan-forced-entry": "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR[EHeh] w KQBCDFGkqbcdfg - 0 1",
@@ -38,6 +45,7 @@ START_FENS = {
 NAMES = {
     ("seirawan", False): "seirawan",
     ("seirawan", True): "seirawan960",
+    ("shouse", False): "shouse",
     ("chess", False): "chess",
     ("chess", True): "chess960",
     ("seirawan-placement", False): "seirawan-placement",
@@ -45,19 +53,22 @@ NAMES = {
 }
 VARIANT_NAMES = tuple(NAMES.values())
 
-#: Lichess ``variant.key`` of each combination, and the other keys servers use for them.
+#: Lichess-shaped ``variant.key`` of each combination (Lichess itself has no S-chess and no S-House), and the
+#: other keys servers use for them.
 LICHESS_KEYS = {
     ("seirawan", False): "seirawan",
     ("seirawan", True): "seirawan960",
     ("chess", False): "standard",
     ("chess", True): "chess960",
+    ("shouse", False): "shouse",
     ("seirawan-placement", False): "seirawan-placement",
     ("seirawan-forced-entry", False): "seirawan-forced-entry",
 }
 _SERVER_KEYS = {
     "seirawan": ("seirawan", False), "seirawan960": ("seirawan", True), "schess": ("seirawan", False),
     "s-chess": ("seirawan", False), "standard": ("chess", False), "chess": ("chess", False),
-    "fromposition": ("chess", False), "chess960": ("chess", True),
+    "fromposition": ("chess", False), "chess960": ("chess", True), "shouse": ("shouse", False),
+    "s-house": ("shouse", False),
     "seirawan-placement": ("seirawan-placement", False), "seirawan-forced-entry": ("seirawan-forced-entry", False),
 }
 
@@ -67,6 +78,7 @@ PGN_NAMES = {
     ("seirawan", True): "Seirawan960",
     ("chess", False): None,
     ("chess", True): "Chess960",
+    ("shouse", False): "Shouse",
     ("seirawan-placement", False): "Seirawan-Placement",
     ("seirawan-forced-entry", False): "Seirawan-Forced-Entry",
 }
@@ -113,7 +125,7 @@ def has_chess960_form(variant: str) -> bool:
 
 #: The variants some public server hosts (pychess.org, Lichess); the others are this project's own, so its PGNs
 #: always carry their start FEN (no other tool knows their start position).
-HOSTED_VARIANTS = ("seirawan", "chess")
+HOSTED_VARIANTS = ("seirawan", "chess", "shouse")
 
 
 def pgn_needs_start_fen(variant: str) -> bool:

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import argparse
 import re
+import subprocess
+from collections.abc import Iterable
 from pathlib import Path
 
 import pytest
@@ -36,17 +38,59 @@ def test_every_command_line_flag_is_documented(parser: argparse.ArgumentParser, 
     assert not missing, f"{parser.prog}: flags missing from {name}: {missing}"
 
 
+def config_sections(doc: str) -> dict[str, set[str]]:
+    """The names quoted in each ``### `section` `` of the configuration reference (in its table or its prose),
+    by section path (``engine.polyglot``; ``""`` for *Top-level keys*)."""
+    reference = doc.split("## Configuration reference", 1)[1].split("\n## ", 1)[0]
+    sections: dict[str, set[str]] = {}
+    for part in reference.split("\n### ")[1:]:
+        heading, _, body = part.partition("\n")
+        quoted = re.search(r"`([^`]+)`", heading)
+        if quoted:
+            path = quoted.group(1).split(":")[0].strip()
+        elif heading.strip() == "Top-level keys":
+            path = ""
+        else:
+            continue
+        sections.setdefault(path, set()).update(re.findall(r"`([\w.]+)`", body))
+    return sections
+
+
+def undocumented_keys(doc: str, keys: Iterable[str]) -> list[str]:
+    """The keys ``doc`` does not document: a key with a section counts when its full path is quoted anywhere
+    (`` `engine.options` ``), and any key when the rest of its path is quoted in the section its path starts
+    with (``limits.depth`` under ``### `engine` ``, ``book`` under ``### `engine.polyglot` ``, ``pgn_directory``
+    under *Top-level keys*). The same name quoted in another section, or outside the reference, does not
+    count."""
+    quoted = {text.split(":")[0].split(" ")[0] for text in re.findall(r"`([^`\n]+)`", doc)}
+    sections = config_sections(doc)
+
+    def documented(key: str) -> bool:
+        if "." in key and key in quoted:
+            return True
+        for path, names in sections.items():
+            prefix = f"{path}." if path else ""
+            if key.startswith(prefix) and key[len(prefix):] in names:
+                return True
+        return False
+
+    return sorted(key for key in keys if not documented(key))
+
+
 def test_every_config_key_is_documented() -> None:
-    """Each key as its full path (`engine.options`) or, inside its section's table, as its own name."""
-    quoted = set(re.findall(r"`([^`\n]+)`", BOT_DOC))
-    names = {text.split(":")[0].split(" ")[0] for text in quoted}
-
-    def documented(path: str) -> bool:
-        leaf = path.rsplit(".", 1)[-1]
-        return path in names or leaf in names or any(name.endswith("." + leaf) for name in names)
-
-    missing = sorted(key for key in setting_keys() if not documented(key))
+    """Each key as its full path (`engine.options`) or, inside its own section, as its own name."""
+    missing = undocumented_keys(BOT_DOC, setting_keys())
     assert not missing, f"config keys missing from docs/bot.md: {missing}"
+
+
+def test_a_key_named_only_in_another_sections_table_is_not_documented() -> None:
+    doc = ("## Configuration reference\n### `server`\n| key | default |\n|---|---|\n| `url` | x |\n"
+           "### `engine.polyglot`\n| key | default |\n|---|---|\n| `enabled` | x |\n"
+           "### Top-level keys\n| key | default |\n|---|---|\n| `token_file` | x |\n## Next\n"
+           "Prose that quotes `enabled`, `draw.moves` and `moves`.\n")
+    keys = ["server.url", "engine.polyglot.enabled", "token_file", "draw.enabled", "draw.moves",
+            "resign.moves", "server.token_file", "url"]
+    assert undocumented_keys(doc, keys) == ["draw.enabled", "resign.moves", "server.token_file", "url"]
 
 
 def test_the_docs_give_the_token_pages_the_bot_names() -> None:
@@ -95,3 +139,194 @@ def test_the_architecture_names_files_that_exist_and_every_package_in_its_tree()
     tools = {f"tools.{path.stem if path.suffix else path.name}" for path in (ROOT / "tools").iterdir()
              if (path.suffix == ".py" and path.stem != "__init__") or (path / "__init__.py").is_file()}
     assert sorted(tools - words) == [], "tools missing from the tree"
+
+
+# --- The docs as a reference (issue 47): cited paths exist, figures name their build, no work log. ---
+
+DOCS = {"README.md": README} | {f"docs/{path.name}": path.read_text() for path in sorted((ROOT / "docs").glob("*.md"))}
+RESULTS = (ROOT / "docs" / "results.md").read_text()
+#: a path into the repository: a top-level folder, then at least one more part, ending in a word character
+CITED_PATH = re.compile(r"(?<![\w./<$-])((?:bot|engine|tools|tests|docs|build_backend)/[\w./-]*\w)")
+HASH = re.compile(r"\b[0-9a-f]{7,40}\b")
+DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}\b")
+
+
+def cited_paths(text: str) -> set[str]:
+    """Repository paths a document names (``tests/engine/test_oracle.py``, ``engine/data/seirawan.epd``,
+    ``bot/wire/``), with a line reference (``:51``) left off."""
+    return set(CITED_PATH.findall(text))
+
+
+def test_cited_paths_finds_files_folders_and_skips_urls() -> None:
+    text = ("see `tests/engine/test_oracle.py`, bot/loopback/__main__.py:51, (docs/engine.md#how-to-measure), "
+            "https://lichess.org/api/bot/game and /tmp/engine/x, `engine/*.pxd`, $VENV/bin/schess-engine")
+    assert cited_paths(text) == {"tests/engine/test_oracle.py", "bot/loopback/__main__.py", "docs/engine.md"}
+
+
+@pytest.mark.parametrize("name", sorted(DOCS))
+def test_every_path_a_doc_cites_exists(name: str) -> None:
+    missing = sorted(path for path in cited_paths(DOCS[name]) if not (ROOT / path).exists())
+    assert not missing, f"{name} cites paths that do not exist: {missing}"
+
+
+def prose(text: str) -> str:
+    """``text`` without fenced code blocks and code spans: what a reader reads as words."""
+    return re.sub(r"`[^`\n]*`", "", re.sub(r"```.*?```", "", text, flags=re.DOTALL))
+
+
+@pytest.mark.parametrize("name", sorted(DOCS))
+def test_no_doc_speaks_of_sessions(name: str) -> None:
+    """A reference says what is, with the build (commit, date) that showed it; "the tenth session" tells a
+    reader nothing. (An HTTP session in code, `requests.Session`, is code and not prose.)"""
+    lines = [line for line in prose(DOCS[name]).splitlines() if re.search(r"\bsessions?\b", line, re.I)]
+    assert not lines, f"{name} speaks of sessions: {lines[:3]}"
+
+
+def test_prose_leaves_out_code() -> None:
+    assert prose("a `requests.Session` b\n```sh\nsession\n```\nc") == "a  b\n\nc"
+
+
+def table_rows(text: str, heading: str) -> list[list[str]]:
+    """The cells of the body rows of the first table under ``heading``."""
+    section = text.split(heading, 1)[1].split("\n## ", 1)[0]
+    rows = [line for line in section.splitlines() if line.startswith("|")]
+    return [[cell.strip() for cell in row.strip("|").split("|")] for row in rows[2:]]
+
+
+README_FIGURES = table_rows(README, "## Performance and strength")
+RESULT_ROWS = table_rows(RESULTS, "How to read a row:")
+
+
+def test_each_figure_of_the_readme_names_its_build_newest_first() -> None:
+    """Every row of the README's table names a commit and the date it was measured, newest first."""
+    dates = []
+    for row in README_FIGURES:
+        build = row[1]
+        assert HASH.search(build) and DATE.search(build), f"row without a commit and a date: {row}"
+        dates.append(DATE.findall(build)[0])
+    assert README_FIGURES and dates == sorted(dates, reverse=True)
+
+
+def test_each_result_names_a_commit_or_says_why_not_oldest_first() -> None:
+    dates = []
+    for row in RESULT_ROWS:
+        change, commit, date = row[:3]
+        assert HASH.search(commit) or commit in ("not committed", "not recorded", "not in the repository"), row
+        assert DATE.match(date), row
+        dates.append(date[:10])
+    assert RESULT_ROWS and dates == sorted(dates)
+
+
+def test_each_match_of_the_readme_is_recorded_in_the_results() -> None:
+    """The README's table is the newest part of the record: its W/D/L figures are in docs/results.md on a row
+    of the same commit."""
+    for row in README_FIGURES:
+        commit = HASH.findall(row[1])[0]
+        recorded = " ".join(" ".join(result) for result in RESULT_ROWS if commit in result[1])
+        for score in re.findall(r"\+\d+ =\d+ -\d+", row[3]):
+            assert score in recorded, f"README row {row[0]!r} ({commit}): {score} is not in docs/results.md"
+
+
+SCORES = (
+    re.compile(r"(?P<pct>\d+\.\d)%\*{0,2} \(\+(?P<w>\d+) =(?P<d>\d+) -(?P<l>\d+)(?:, (?P<n>\d+) games)?"),
+    re.compile(r"\+(?P<w>\d+) =(?P<d>\d+) -(?P<l>\d+), \*{0,2}(?P<pct>\d+\.\d)%"),
+)
+
+
+def scores(text: str) -> list[tuple[str, float, int, int, int, int | None]]:
+    found = []
+    for pattern in SCORES:
+        for match in pattern.finditer(text):
+            games = match.group("n") if "n" in pattern.groupindex else None
+            found.append((match.group(0), float(match.group("pct")), int(match.group("w")), int(match.group("d")),
+                          int(match.group("l")), int(games) if games else None))
+    return found
+
+
+def test_scores_finds_both_ways_of_writing_a_result() -> None:
+    assert [found[1:] for found in scores("**70.0%** (+14 =0 -6, 20 games); +20 =4 -16, 55.0% (+35)")] == [
+        (70.0, 14, 0, 6, 20), (55.0, 20, 4, 16, None)]
+
+
+@pytest.mark.parametrize("name", ["README.md", "docs/results.md"])
+def test_each_score_is_what_its_wins_draws_and_losses_give(name: str) -> None:
+    """A percentage written beside its +W =D -L is (W + D/2) / games, within the match runner's rounding, and
+    a game count beside them is their sum."""
+    wrong = []
+    for text, percent, wins, draws, losses, games in scores(DOCS[name]):
+        total = wins + draws + losses
+        if abs(100 * (wins + draws / 2) / total - percent) > 0.05 + 1e-9 or games not in (None, total):
+            wrong.append(text)
+    assert not wrong, f"{name}: scores that do not add up: {wrong}"
+
+
+def git(*args: str) -> str | None:
+    """``git`` in the repository, or None when this is not a full git checkout (an sdist, a shallow clone)."""
+    try:
+        shallow, top = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--is-shallow-repository",
+                                       "--show-toplevel"], capture_output=True, text=True, check=True).stdout.split()
+        if shallow != "false" or Path(top).resolve() != ROOT:  # a shallow clone, or a tree inside another repo
+            return None
+        return subprocess.run(["git", "-C", str(ROOT), *args], capture_output=True, text=True,
+                              check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return None
+
+
+def commit_date(commit: str) -> str | None:
+    return git("show", "-s", "--format=%cs", f"{commit}^{{commit}}")
+
+
+def test_each_commit_the_figures_name_exists_and_came_before_its_figure() -> None:
+    if git("rev-parse", "HEAD") is None:
+        pytest.skip("not a full git checkout: the commits cannot be looked up")
+    rows = [(row[1], DATE.findall(row[1])[0]) for row in README_FIGURES]
+    rows += [(row[1], row[2][:10]) for row in RESULT_ROWS]
+    wrong = []
+    for cell, measured in rows:
+        for commit in HASH.findall(cell):
+            made = commit_date(commit)
+            if made is None or made > measured:
+                wrong.append(f"{commit} ({made or 'not in git log'}) measured {measured}")
+    assert not wrong, "figures naming a commit that does not exist or is newer than the figure: " + ", ".join(wrong)
+
+
+def figures_outside_tables(text: str) -> list[str]:
+    """Percentages and ratios (``67.5%``, ``25.4x``) in a document's prose, outside its tables and code."""
+    lines = [line for line in prose(text).splitlines() if not line.startswith("|")]
+    return re.findall(r"\b\d+(?:\.\d+)?(?:%|x\b)", "\n".join(lines))
+
+
+def test_figures_outside_tables_finds_prose_figures_only() -> None:
+    text = "It is 25.4x as fast, 67.5% in all.\n| a | 12.4x | 70.0% |\n`[%eval 0.42]` and ```\n99% 3x\n```"
+    assert figures_outside_tables(text) == ["25.4x", "67.5%"]
+
+
+def test_the_readme_states_each_figure_once_in_its_table() -> None:
+    """One table for figures: a ratio or a score restated in prose drifts from the table (the compiled build was
+    "about 12x" in one place and "31x" in another)."""
+    assert figures_outside_tables(README) == []
+
+
+def anchors(markdown: str) -> set[str]:
+    """The anchors GitHub makes of a document's headings: lower case, punctuation dropped, spaces as hyphens."""
+    headings = re.findall(r"^#+ (.+)$", re.sub(r"```.*?```", "", markdown, flags=re.DOTALL), re.MULTILINE)
+    return {re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-") for heading in headings}
+
+
+def test_anchors_are_githubs() -> None:
+    page = "# A\n## Builds: pure Python and compiled\n```\n# not a heading\n```\n### `engine.polyglot`: books"
+    assert anchors(page) == {"a", "builds-pure-python-and-compiled", "enginepolyglot-books"}
+
+
+@pytest.mark.parametrize("name", sorted(DOCS))
+def test_every_link_to_a_section_finds_its_heading(name: str) -> None:
+    """A link such as ``docs/engine.md#how-to-measure`` (or ``#tokens`` within the page) names a heading the
+    target page has."""
+    here = (ROOT / name).parent
+    broken = []
+    for target, anchor in re.findall(r"\]\(([\w./-]*\.md)?#([\w-]+)\)", DOCS[name]):
+        path = (here / target) if target else ROOT / name
+        if not path.is_file() or anchor not in anchors(path.read_text()):
+            broken.append(f"{target}#{anchor}")
+    assert not broken, f"{name} links to sections that do not exist: {broken}"

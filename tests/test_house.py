@@ -1,4 +1,4 @@
-"""House rules of the source tree (docs/style.md, issues 19 and 29): no class over 300 lines, no two classes with
+"""House rules of the source tree (issues 19 and 29): no class over 300 lines, no two classes with
 one name, no verdict of a game part thrown away.
 
 A class past ~300 lines usually holds two jobs, and two classes with one name make every reader ask which one

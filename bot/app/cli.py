@@ -166,9 +166,8 @@ def print_checks(config_path: str, args: argparse.Namespace) -> int:
         root.setLevel(level)
     for finding in report.findings:
         print(finding.line(), flush=True)
-    failed = sum(not finding.ok for finding in report.findings)
-    print(f"check: {'all passed' if not failed else f'{failed} failed'} (exit {0 if not failed else 2})")
-    return 0 if not failed else 2
+    print(report.summary())
+    return 0 if report.ok else 2
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -7,8 +7,9 @@ and asked what it plays and which options it has: ``challenge.variants`` and ``e
 against that), the status page's address (``status.listen``, when set: can it be bound now), the token (present
 in ``SCHESS_BOT_TOKEN`` or ``token_file``) and the account
 (``GET /api/account`` once: is the token accepted, is the server reachable and if not why). Each prints as
-``OK   subject: what was found`` or ``FAIL subject: what is wrong; fix: ...``; the exit code is 0 when every
-check passed and 2 otherwise. The sandbox (:mod:`bot.app.sandbox`) runs the same checks but the last three
+``OK   subject: what was found``, ``WARN subject: what was found, but what the run warns about; fix ...``,
+``FAIL subject: what is wrong; fix: ...`` or ``SKIP subject: not checked: why``; the exit code is 0 when no
+check failed and 2 otherwise. The sandbox (:mod:`bot.app.sandbox`) runs the same checks but the last three
 (it serves no page).
 Nothing is created or changed: a folder that does not exist yet is reported as "will be created".
 """
@@ -24,7 +25,15 @@ from pathlib import Path
 
 from bot import TOKEN_ENV
 from bot.app.run import check_configured_engine
-from bot.config import ConfigError, Settings, TokenError, load_settings, resolve_token, settings_from_dict
+from bot.config import (
+    ConfigError,
+    Settings,
+    TokenError,
+    load_settings,
+    resolve_token,
+    settings_from_dict,
+    token_file_warning,
+)
 from bot.engines.check import EngineCheck, EngineCheckFailed
 from bot.game.books import check_books
 from bot.wire.advice import connection_cause, dialect_for_url, rejected_token_advice
@@ -35,16 +44,27 @@ from engine.book import BookError
 ACCOUNT_TIMEOUT_S = 10.0
 
 
+#: how a check came out, as its line starts: passed, passed with something to fix (the run warns too),
+#: failed (exit 2), or not made (the line says why)
+OK, WARN, FAIL, SKIP = "OK", "WARN", "FAIL", "SKIP"
+
+
 @dataclass(frozen=True)
 class Finding:
-    """One check's outcome; :meth:`line` is what is printed."""
+    """One check's outcome (``kind``: :data:`OK`, :data:`WARN`, :data:`FAIL` or :data:`SKIP`); :meth:`line`
+    is what is printed."""
 
     ok: bool
     subject: str
     text: str
+    kind: str = ""
+
+    @property
+    def outcome(self) -> str:
+        return self.kind or (OK if self.ok else FAIL)
 
     def line(self) -> str:
-        return f"{'OK  ' if self.ok else 'FAIL'} {self.subject}: {self.text}"
+        return f"{self.outcome:<4} {self.subject}: {self.text}"
 
 
 @dataclass
@@ -62,6 +82,23 @@ class Preflight:
 
     def add(self, ok: bool, subject: str, text: str) -> None:
         self.findings.append(Finding(ok, subject, text))
+
+    def warn(self, subject: str, text: str) -> None:
+        """A check that passed with something the run warns about too (exit 0)."""
+        self.findings.append(Finding(True, subject, text, WARN))
+
+    def skip(self, subject: str, why: str) -> None:
+        """A check not made, and why (it does not count as failed: the failure that stopped it does)."""
+        self.findings.append(Finding(True, subject, f"not checked: {why}", SKIP))
+
+    def summary(self) -> str:
+        """The last line: ``check: all passed (exit 0)``, ``check: 1 failed, 1 skipped (exit 2)``."""
+        counts = {kind: sum(finding.outcome == kind for finding in self.findings) for kind in (FAIL, WARN, SKIP)}
+        words = [f"{counts[kind]} {word}" for kind, word in ((FAIL, "failed"), (WARN, "with a warning"),
+                                                             (SKIP, "skipped")) if counts[kind]]
+        if not counts[FAIL]:
+            words.insert(0, "all passed")
+        return f"check: {', '.join(words)} (exit {0 if self.ok else 2})"
 
 
 def load_run_settings(config_path: str | None, *, pgn_directory: str | None = None,
@@ -170,10 +207,15 @@ def check_token_and_account(settings: Settings, report: Preflight, environ: Mapp
         token = resolve_token(settings, environ)
     except TokenError as error:
         report.add(False, "token", f"{error}; fix: {dialect_for_url(url).token_help(url)}")
+        report.skip("account", "it needs a token (see the token line)")
         return
-    source = TOKEN_ENV if (environ if environ is not None else os.environ).get(TOKEN_ENV, "").strip() \
-        else f"token_file {settings.token_file}"
-    report.add(True, "token", f"present ({source}; not shown)")
+    from_environment = bool((environ if environ is not None else os.environ).get(TOKEN_ENV, "").strip())
+    source = TOKEN_ENV if from_environment else f"token_file {settings.token_file}"
+    unsafe = None if from_environment or not settings.token_file else token_file_warning(settings.token_file)
+    if unsafe is None:
+        report.add(True, "token", f"present ({source}; not shown)")
+    else:
+        report.warn("token", f"present ({source}; not shown), but {unsafe}")
     server_settings = dataclasses.replace(settings.server, request_timeout_s=min(
         settings.server.request_timeout_s, ACCOUNT_TIMEOUT_S))
     server = Server(server_settings, token, variants=settings.challenge.variants)
@@ -206,13 +248,16 @@ def reason_of(error: ServerError) -> str:
 def run_checks(config_path: str | None, *, pgn_directory: str | None = None, heartbeat_file: str | None = None,
                account: bool = True, environ: Mapping[str, str] | None = None) -> Preflight:
     """Every check, in order; ``account=False`` leaves out the status page's address, the token and the
-    account (the sandbox needs none of them). A config that cannot be read is the only finding (nothing else
-    can be checked without it)."""
+    account (the sandbox needs none of them). A config that cannot be read gives the only findings, one per
+    problem in it (nothing else can be checked without it)."""
     report = Preflight()
     try:
         settings = load_run_settings(config_path, pgn_directory=pgn_directory, heartbeat_file=heartbeat_file)
     except ConfigError as error:
-        report.add(False, "config", str(error).removeprefix("config error: "))
+        for problem in error.problems:
+            report.add(False, "config", problem.removeprefix("config error: "))
+        report.skip("folders, books, engine" + (", status page, token, account" if account else ""),
+                    "the config must be read first")
         return report
     report.add(True, "config", f"{config_path} read, every key valid" if config_path is not None
                else "no config file: every key at its default")

@@ -40,6 +40,7 @@ from bot.config.settings import (
     resolve_token,
     setting,
     settings_from_dict,
+    token_file_warning,
 )
 
 __all__ = ["BUILTIN_BOOK", "BookSelection", "BookSettings", "ChallengeSettings", "ChatRoom", "ChatSettings",
@@ -49,4 +50,4 @@ __all__ = ["BUILTIN_BOOK", "BookSelection", "BookSettings", "ChallengeSettings",
            "MatchmakingSettings", "MatchmakingTimeControl", "Mode", "ResignSettings", "SPEED_NAMES",
            "ServerSettings", "Settings", "ShutdownMode", "ShutdownSettings", "Speed", "StatusSettings",
            "TakebackSettings", "TimeSettings", "TokenError", "config_key",
-           "load_settings", "resolve_token", "setting", "settings_from_dict"]
+           "load_settings", "resolve_token", "setting", "settings_from_dict", "token_file_warning"]

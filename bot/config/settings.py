@@ -1,7 +1,9 @@
 """YAML configuration -> typed, validated :class:`Settings`; the token from the environment or a file.
 
 Every error names the key: ``config error: challenge.concurrency must be a positive integer, got 'x'``.
-Unknown keys are errors too (a typo must not silently fall back to a default).
+Unknown keys are errors too (a typo must not silently fall back to a default), with the key most like it
+(``did you mean challenge.concurrency?``); a ``token`` key says where the token goes instead. The whole file is
+read in one pass: :class:`ConfigError` holds every problem, one line each.
 
 The dataclasses below are the one table of settings: a field's type, its default and its metadata (bound,
 "null means", a per-field parser) are written once, and :func:`settings_from_dict` walks them generically.
@@ -34,7 +36,7 @@ from typing import Any, Literal, TypeVar, Union, get_args, get_origin
 
 import yaml
 
-from bot import TOKEN_ENV
+from bot import TOKEN_ENV, closest_name
 from engine.variants import VARIANT_NAMES
 
 log = logging.getLogger(__name__)
@@ -58,7 +60,15 @@ _T = TypeVar("_T")
 
 
 class ConfigError(ValueError):
-    """A configuration problem; ``str()`` is the one-line message shown to the operator."""
+    """Configuration problems, one line each (``problems``); ``str()`` is what the operator is shown: every
+    problem the file has, one per line, found in one pass."""
+
+    def __init__(self, *problems: str) -> None:
+        super().__init__(*problems)
+        self.problems: tuple[str, ...] = problems
+
+    def __str__(self) -> str:
+        return "\n".join(self.problems)
 
 
 class TokenError(RuntimeError):
@@ -311,6 +321,9 @@ class GreetingSettings:
 @dataclass(frozen=True)
 class ShutdownSettings:
     on_signal: ShutdownMode = "finish"
+    #: with finish: a game without news from the server (no move, no state) for this long, counted from the
+    #: signal at the earliest, is left as abort leaves it: the stop never waits on a stuck game for ever
+    finish_idle_s: float = setting(60.0, minimum=1.0)
 
 
 @dataclass(frozen=True)
@@ -384,7 +397,8 @@ def _overrides(value: Any, section: _Section, name: str) -> dict[str, Matchmakin
     overrides: dict[str, MatchmakingOverride] = {}
     for variant_key, entry in value.items():
         variant = _variant(section, name, variant_key)
-        overrides[variant] = _read_section(MatchmakingOverride, entry, f"{section.key(name)}.{variant_key}")
+        overrides[variant] = _read_section(MatchmakingOverride, entry, f"{section.key(name)}.{variant_key}",
+                                           section.problems)
     return overrides
 
 
@@ -491,15 +505,18 @@ class Settings:
 
 
 class _Section:
-    """One mapping of the YAML file and its key path, for messages."""
+    """One mapping of the YAML file and its key path, for messages; ``problems``: where the whole file's
+    problems are collected (one list for the file, shared by its sections)."""
 
-    def __init__(self, data: Any, path: str) -> None:
+    def __init__(self, data: Any, path: str, problems: list[str] | None = None) -> None:
         if data is None:
             data = {}
         if not isinstance(data, Mapping):
             raise ConfigError(f"config error: {path or 'the file'} must be a mapping, got {data!r}")
         self.data: Mapping[str, Any] = data
         self.path = path
+        self.problems: list[str] = [] if problems is None else problems
+        self.known: list[str] = []  # the section's keys (for "did you mean")
 
     def key(self, name: str) -> str:
         """The full key path of ``name`` in this section (``""`` = the section itself)."""
@@ -526,12 +543,38 @@ def _integer_words(minimum: float | None) -> str:
     return {0: "a non-negative integer", 1: "a positive integer"}.get(int(minimum), f"an integer >= {minimum:g}")
 
 
+#: the unit a key's name ends in, said in its messages
+UNITS = {"_ms": "milliseconds", "_s": "seconds"}
+#: where a token pasted into the config goes instead (the value is never repeated)
+TOKEN_KEY_MESSAGE = (f"does not belong in the config file (anyone who reads the file has it); remove it and set "
+                     f"{TOKEN_ENV}, or put the token alone in a file named by token_file (chmod 600 it)")
+
+
+def _unit(name: str) -> str:
+    """`` (seconds)`` for a key ending in ``_s``, `` (milliseconds)`` for ``_ms``, else nothing."""
+    return next((f" ({unit})" for suffix, unit in UNITS.items() if name.endswith(suffix)), "")
+
+
+def _clock_hint(section: _Section, name: str, value: Any) -> str:
+    """A clock written as ``3+2`` in a key for the base time: say that the increment is its own key, and the two
+    values (``; the increment is its own key: min_base_s: 180 and min_increment_s: 2``)."""
+    increment_key = name.replace("base", "increment")
+    if "base" not in name or increment_key not in section.known or not isinstance(value, str) or "+" not in value:
+        return ""
+    minutes, _, seconds = value.partition("+")
+    try:
+        base_s, increment_s = round(float(minutes) * 60), int(seconds)
+    except ValueError:
+        return f"; the increment is its own key: {increment_key}"
+    return f"; the increment is its own key: {name}: {base_s} and {increment_key}: {increment_s}"
+
+
 def _read_value(section: _Section, name: str, hint: Any, meta: Mapping[str, Any], value: Any) -> Any:
     parse = meta.get("parse")
     if parse is not None:
         return parse(value, section, name)
     if isinstance(hint, type) and dataclasses.is_dataclass(hint):
-        return _read_section(hint, value, section.key(name))
+        return _read_section(hint, value, section.key(name), section.problems)
     hint, nullable = _optional(hint)
     if value is None:
         if nullable:
@@ -549,12 +592,14 @@ def _read_value(section: _Section, name: str, hint: Any, meta: Mapping[str, Any]
         return value
     if hint is int:
         if isinstance(value, bool) or not isinstance(value, int) or (minimum is not None and value < minimum):
-            raise section.fail(name, what or _integer_words(minimum) + or_null, value)
+            error = section.fail(name, what or _integer_words(minimum) + _unit(name) + or_null, value)
+            raise ConfigError(str(error) + _clock_hint(section, name, value))
         return value
     if hint is float:
         least = 0.0 if minimum is None else minimum
         if isinstance(value, bool) or not isinstance(value, (int, float)) or value < least:
-            raise section.fail(name, what or f"a number >= {least:g}" + or_null, value)
+            error = section.fail(name, what or f"a number >= {least:g}" + _unit(name) + or_null, value)
+            raise ConfigError(str(error) + _clock_hint(section, name, value))
         return float(value)
     if hint is str:
         if not isinstance(value, str):
@@ -574,7 +619,8 @@ def _read_list(section: _Section, name: str, item: Any, meta: Mapping[str, Any],
     if isinstance(item, type) and dataclasses.is_dataclass(item):
         if not isinstance(value, list) or (meta.get("non_empty") and not value):
             raise section.fail(name, meta.get("what", "a list of mappings"), value)
-        return tuple(_read_section(item, entry, f"{section.key(name)}[{index}]") for index, entry in enumerate(value))
+        return tuple(_read_section(item, entry, f"{section.key(name)}[{index}]", section.problems)
+                     for index, entry in enumerate(value))
     if not isinstance(value, list) or not all(isinstance(entry, str) for entry in value):
         raise section.fail(name, "a list of strings", value)
     if get_origin(item) is Literal:
@@ -594,37 +640,64 @@ def config_key(item: dataclasses.Field[Any]) -> str:
     return str(item.metadata.get("key", item.name))
 
 
-def _read_section(cls: type[_T], data: Any, path: str) -> _T:
+def _default(item: dataclasses.Field[Any]) -> Any:
+    return item.default_factory() if item.default_factory is not dataclasses.MISSING else item.default
+
+
+def _unknown_key(section: _Section, name: str) -> str:
+    """The message for a key the section does not have: where a token goes, or the key most like it."""
+    if name.lower() == "token":
+        return f"config error: {section.key(name)} {TOKEN_KEY_MESSAGE}"
+    close = closest_name(name, section.known)
+    return f"config error: unknown key {section.key(name)}" + (f"; did you mean {section.key(close)}?" if close
+                                                              else "")
+
+
+def _read_section(cls: type[_T], data: Any, path: str, problems: list[str] | None = None) -> _T:
     """Read one section into the dataclass ``cls``: every field by its type and metadata, then the rules
-    between fields (``at_most``, the class's ``check``); unknown keys are errors."""
-    section = _Section(data, path)
+    between fields (``at_most``, the class's ``check``); unknown keys are errors. A field that cannot be read
+    adds its problem to ``problems`` and takes its default, so that one pass finds every problem (the caller
+    raises them all; without ``problems`` they are raised here)."""
+    own = problems is None
+    section = _Section(data, path, problems)
     hints = typing.get_type_hints(cls)
     fields = dataclasses.fields(cls)  # type: ignore[arg-type]
+    section.known = [config_key(item) for item in fields]
+    before = len(section.problems)
     values: dict[str, Any] = {}
+    failed: set[str] = set()
     for item in fields:
         name = config_key(item)
+        values[item.name] = _default(item)
         if name in section.data:
-            values[item.name] = _read_value(section, name, hints[item.name], item.metadata, section.data[name])
-        elif item.default_factory is not dataclasses.MISSING:
-            values[item.name] = item.default_factory()
-        else:
-            values[item.name] = item.default
+            try:
+                values[item.name] = _read_value(section, name, hints[item.name], item.metadata, section.data[name])
+            except ConfigError as error:
+                section.problems.extend(error.problems)
+                failed.add(item.name)
     by_name = {item.name: item for item in fields}
     for item in fields:
         high = item.metadata.get("at_most")
-        if high is not None and values[item.name] > values[high]:
-            raise section.fail(config_key(item), f"at most {section.key(config_key(by_name[high]))} "
-                               f"({values[high]})", values[item.name])
-    unknown = sorted(set(map(str, section.data)) - {config_key(item) for item in fields})
-    if unknown:
-        raise ConfigError(f"config error: unknown key {section.key(unknown[0])}")
+        if high is not None and not {item.name, high} & failed and values[item.name] > values[high]:
+            limit = f"at most {section.key(config_key(by_name[high]))} ({values[high]})"
+            section.problems.append(str(section.fail(config_key(item), limit, values[item.name])))
+    section.problems.extend(_unknown_key(section, name) for name in map(str, section.data)
+                            if name not in section.known)
     settings = cls(**values)
     check = getattr(settings, "check", None)
-    return check(section) if check is not None else settings
+    if check is not None and len(section.problems) == before:
+        try:
+            settings = check(section)
+        except ConfigError as error:
+            section.problems.extend(error.problems)
+    if own and section.problems:
+        raise ConfigError(*section.problems)
+    return settings
 
 
 def settings_from_dict(data: Any) -> Settings:
-    """Validate a parsed YAML document (or a dict built by tests) into :class:`Settings`."""
+    """Validate a parsed YAML document (or a dict built by tests) into :class:`Settings`. Raises
+    :class:`ConfigError` with every problem found."""
     return _read_section(Settings, data, "")
 
 
@@ -661,6 +734,19 @@ def yaml_problem(error: yaml.YAMLError) -> str:
     return text
 
 
+def token_file_warning(token_file: str) -> str | None:
+    """What the run warns about a token file others may read or write (``token_file tok.txt is readable by
+    others (mode 644); chmod 600 it``); None when only its owner may, or it cannot be looked at."""
+    path = Path(token_file).expanduser()
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        return None
+    if mode & (stat.S_IRWXG | stat.S_IRWXO):
+        return f"token_file {path} is readable by others (mode {mode & 0o777:o}); chmod 600 it"
+    return None
+
+
 def resolve_token(settings: Settings, environ: Mapping[str, str] | None = None) -> str:
     """The API token: ``SCHESS_BOT_TOKEN`` first, then ``token_file``. Raises :class:`TokenError`."""
     environ = os.environ if environ is None else environ
@@ -670,12 +756,12 @@ def resolve_token(settings: Settings, environ: Mapping[str, str] | None = None) 
     if settings.token_file:
         path = Path(settings.token_file).expanduser()
         try:
-            mode = path.stat().st_mode
             token = path.read_text(encoding="utf-8").strip()
         except OSError as error:
             raise TokenError(f"cannot read token_file {path}: {error.strerror}") from None
-        if mode & (stat.S_IRWXG | stat.S_IRWXO):
-            log.warning("token_file %s is readable by others (mode %o); chmod 600 it", path, mode & 0o777)
+        unsafe = token_file_warning(settings.token_file)
+        if unsafe is not None:
+            log.warning("%s", unsafe)
         if token:
             return token
         raise TokenError(f"token_file {path} is empty")

@@ -18,12 +18,12 @@ one of its values) or out of its range fails the check, each problem naming ``en
 
 from __future__ import annotations
 
-import difflib
 import logging
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
+from bot import closest_name
 from bot.engines.process import EngineError, EngineStartError
 from bot.engines.uci import UciEngine, UciOption
 from bot.engines.xboard import XBoardEngine, xboard_variant
@@ -104,8 +104,8 @@ def option_problems(options: Mapping[str, object], advertised: Mapping[str, Adve
         if option is None:
             if name.lower() in known:
                 continue
-            close = difflib.get_close_matches(name, names, n=1)
-            hint = f"did you mean {close[0]}? " if close else ""
+            close = closest_name(name, names)
+            hint = f"did you mean {close}? " if close else ""
             problems.append((key, f"the engine has no option {name!r}; {hint}its options: "
                                   f"{', '.join(names) or 'none'}"))
             continue

@@ -119,18 +119,21 @@ class Leaving:
             return None
         return Remember("resigned", resignation(game.we_are_white))
 
-    def resend_if_due(self, now: float) -> None:
+    def resend_if_due(self, now: float, *, stopping: bool = False) -> None:
         """Resign (or abort) again a game we resigned (aborted) before, once its ``gameFull`` is here (to have
         the moves for the PGN) or the stream has not brought it for ``stream_timeout_s``. Nothing is sent when
         the server already has the game over (game page or export). A game that simply ended is only looked
         up (every ``QUIET_PAGE_CHECK_S``): over on the server too, the worker is done; until then it watches,
-        playing nothing."""
+        playing nothing. ``stopping``: the bot is stopping: send now what is still to send, without waiting for
+        the ``gameFull`` or a retry (the caller then leaves the game either way)."""
         game, note = self.game, self.remembered
-        if note is None or self._resend_from is None or now < self._resend_from:
+        if note is None or self._resend_from is None or (now < self._resend_from and not stopping):
             return
         waited = now - self._resend_from
-        if game.full is None and waited < game.settings.server.stream_timeout_s:
+        if game.full is None and waited < game.settings.server.stream_timeout_s and not stopping:
             return
+        if note.action == "ended" and stopping:
+            return  # nothing to send; the next run looks the game up
         if note.action == "ended":  # nothing to send: is the game over on the server too? (ask every minute:
             # a BOT's resignation never reaches us, and we do not move)
             self._resend_from = now + watch.QUIET_PAGE_CHECK_S  # read at call time: the tests shorten it

@@ -45,16 +45,19 @@ GAME_ACTIONS = ("resigned", "aborted", "ended")
 @dataclass(frozen=True)
 class GameNote:
     """What the bot did to one game, kept in the state file across restarts: ``action`` (one of
-    :data:`GAME_ACTIONS`), the PGN ``result`` and ``termination`` it wrote (``*`` before the PGN), ``at`` (the
-    lobby's clock in memory, wall-clock seconds in the file). A game with a note is over for the bot: when the
-    server offers it again (pychess restores a game whose BOT resignation it did not store), the bot resigns or
-    aborts again and plays nothing."""
+    :data:`GAME_ACTIONS`), the PGN ``result`` and ``termination`` it wrote (``*`` before the PGN), ``at``: when
+    the note was written (the lobby's clock in memory, wall-clock seconds in the file), ``run``: the run of the
+    bot that accepted and played the game (``""`` in files from before runs were named). A game with a note is
+    over for the bot: when the server offers it again (pychess restores a game whose BOT resignation it did not
+    store), the bot resigns or aborts again and plays nothing; but a game the bot accepts after the note was
+    written is a new game that reuses the id (a server restarted with the same ids), and the note is dropped."""
 
     game_id: str
     action: str
     result: str
     termination: str
     at: float
+    run: str = ""
 
     def shifted(self, offset: float) -> GameNote:
         """The same note with ``at`` moved to another clock (monotonic <-> wall clock)."""
@@ -85,7 +88,7 @@ class GameNote:
 
 #: the state file's key of each :class:`GameNote` field named differently, and the fields older files lack
 _NOTE_KEYS = {"game_id": "id"}
-_NOTE_DEFAULTS = {"termination": ""}
+_NOTE_DEFAULTS = {"termination": "", "run": ""}
 
 
 def final_outcome(known: GameOutcome | None, end: GameEnd | None, board: Board | None, we_are_white: bool | None,

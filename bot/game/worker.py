@@ -107,6 +107,8 @@ class GameWorker:
         self._stream: GameStream | None = None
         self._stop_posted: str | None = None  # the lobby's thread: the stop mode already posted
         self._stop_at: float | None = None  # when the stop request reached the worker
+        self._finishing = False  # the bot stops with on_signal: finish: a game without news is not waited for
+        self._moved_at = monotonic()  # our last move sent (or tried): progress of ours, as news is the server's
         self._finished_by_server_at: float | None = None
         self._replaying = False  # pychess: the stream reconnected and may replay the game from long ago
         self.deadlines = Deadlines()  # when the timed checks are due
@@ -178,7 +180,20 @@ class GameWorker:
             times.append(min(self.park_at, self._stop_at) if self._stop_at is not None else self.park_at)
         if self.mover.retry_at is not None:
             times.append(self.mover.retry_at)
+        idle_at = self._finish_idle_at()
+        if idle_at is not None:
+            times.append(idle_at)
         return self.deadlines.next_at(times)
+
+    def _finish_idle_at(self) -> float | None:
+        """While the bot stops with ``finish``: when the game will have gone ``shutdown.finish_idle_s`` without
+        news from the server (no move, no state), counted from the stop request (or our last move: a long search
+        is no stall) at the earliest; then it is left as ``abort`` leaves it. None when the bot is not finishing
+        games."""
+        if not self._finishing or self._stop_at is None:
+            return None
+        last = max(self._stop_at, self.watch.last_news_at, self.game.position_changed_at, self._moved_at)
+        return last + self.game.settings.shutdown.finish_idle_s
 
     def _act(self, verdict: Verdict | None) -> None:
         """Carry out what a part decided."""
@@ -197,7 +212,15 @@ class GameWorker:
         ``abort`` a live game is aborted (or resigned) now, and the worker leaves it either way."""
         game = self.game
         self.park_soon, self._stop_at = True, self._stop_at or self.monotonic()
-        if mode != "abort" or game.over:
+        if game.over:
+            return
+        if self.remembered is not None:  # over for us: nothing to finish; resign (abort) again if still due
+            self.leaving.resend_if_due(self.monotonic(), stopping=True)
+            if not game.over:
+                game.end_game("left: the bot is stopping (over for us since an earlier run)")
+            return
+        if mode != "abort":
+            self._finishing = not game.correspondence  # correspondence: parked as soon as it is their move
             return
         if game.correspondence:  # days per move: leave it for the next run, never resign it
             game.end_game("parked", Phase.PARKED)
@@ -260,6 +283,15 @@ class GameWorker:
                 return
         if self._finished_by_server_at is not None and now - self._finished_by_server_at >= FINISH_GRACE_S:
             self.game.end_game("finished (event stream)")
+            return
+        idle_at = self._finish_idle_at()
+        if idle_at is not None and now >= idle_at:
+            log.info("%s: no news from the server for %.0f s while the bot stops; leaving the game as "
+                     "on_signal: abort does", self.label, now - (idle_at - self.game.settings.shutdown.finish_idle_s))
+            self._finishing = False
+            self._on_stop("abort")
+            if not self.game.over:
+                self.game.end_game("left: no news while the bot stopped")
             return
         self._act(self.leaving.maybe_abort_unstarted(now))
         self._maybe_park(now)
@@ -362,6 +394,7 @@ class GameWorker:
             log.info("%s: the position changed while thinking; not sending %s", self.label, decision.move.uci())
             return
         sent = self.mover.send(decision)
+        self._moved_at = self.monotonic()
         if isinstance(sent, Resign):
             self._act(sent)
         elif sent and self.game.correspondence:

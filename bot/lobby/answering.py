@@ -91,6 +91,7 @@ class ChallengeAnswerer:
                 self.games.opponents[challenge.id] = KnownOpponent(challenge.challenger.name.lower(),
                                                                    challenge.challenger.is_bot)
                 self.server.accept_challenge(challenge.id)
+                self.games.accepted_at[challenge.id] = self.games.accepted[challenge.id]
                 if challenge.challenger.is_bot:
                     self.games.accepted_from_bots.append(AcceptedBotChallenge(self.monotonic(),
                                                                               challenge.challenger.name.lower()))

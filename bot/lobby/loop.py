@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import logging
 import queue
+import secrets
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 from bot.config import Settings
@@ -71,7 +73,12 @@ class Lobby:
         self.monotonic = monotonic
         self.games = Roster(settings, monotonic)
         self.workers = self.games.workers
-        self.ended: set[str] = set()  # games that ended (or were given up) in this run: never restarted
+        #: games that ended (or were given up) in this run: id -> when (monotonic); never restarted, unless
+        #: accepted again after that (a server restarted with the same ids)
+        self.ended: dict[str, float] = {}
+        #: this run's name in the state file's game notes (which run accepted and played which game)
+        self.run_id = secrets.token_hex(4)
+        self.played_here: set[str] = set()  # games this run started playing (not ones over before)
         self.matchmaker = Matchmaker(server, settings, account, monotonic=monotonic)
         self.finished: list[GameRecord] = []
         self._done: queue.Queue[GameRecord] = queue.Queue()
@@ -99,9 +106,11 @@ class Lobby:
         self._memory_lock = threading.Lock()
         self.matchmaker.restore(memory.matchmaking_sent, memory.matchmaking_declines)
         #: the games we ended lately, looked up on the server at start-up and after its restarts (issue 26)
+        # busy: a worker has the game, or we have just accepted a game under its id (its old note is dropped
+        # at the gameStart): the reconciler must not resign that new game for the old one
         self.reconciler = Reconciler(server, settings, notes=self._game_notes,
-                                     busy=lambda game_id: game_id in self.workers, remember=self.remember_game,
-                                     monotonic=monotonic)
+                                     busy=lambda game_id: game_id in self.workers or game_id in self.games.accepted,
+                                     remember=self.remember_game, monotonic=monotonic)
         self.restart_notice = RestartNotice()
 
     # ---- control ----
@@ -142,9 +151,33 @@ class Lobby:
                                                       tuple(self.game_notes.values())))
 
     def remember_game(self, note: GameNote) -> None:
-        """A game worker resigned, aborted or ended its game: on disk at once (the bot may be killed next)."""
+        """A game worker resigned, aborted or ended its game: on disk at once (the bot may be killed next).
+        The note names the run that played the game: this one, or the earlier one whose note it updates."""
         with self._memory_lock:
+            if not note.run:
+                earlier = self.game_notes.get(note.game_id)
+                played_by = self.run_id if note.game_id in self.played_here else (earlier.run if earlier else "")
+                note = replace(note, run=played_by)
             self.game_notes[note.game_id] = note
+        self.save_memory_if_changed()
+
+    def _forget_older_game(self, game_id: str, accepted_at: float) -> None:
+        """We accepted a game under ``game_id`` at ``accepted_at``: what the state file (or this run) noted about
+        a game under that id before then is about another game (a server restarted with the same ids); it
+        must not silence this one. Dropped, with one line."""
+        with self._memory_lock:
+            note = self.game_notes.get(game_id)
+            stale = note if note is not None and note.at <= accepted_at else None
+            if stale is not None:
+                del self.game_notes[game_id]
+        ended_at = self.ended.get(game_id)
+        if ended_at is not None and ended_at <= accepted_at:
+            del self.ended[game_id]
+        if stale is None:
+            return
+        when = "this run" if stale.run == self.run_id else "an earlier run"
+        log.info("game %s: a new game under an id %s played (we %s, %s); the old note is dropped and this game "
+                 "is played", game_id, when, stale.action, stale.result)
         self.save_memory_if_changed()
 
     def _game_notes(self) -> list[GameNote]:
@@ -277,9 +310,14 @@ class Lobby:
             games.opponents[start.game_id] = KnownOpponent(pending.offer.opponent.lower(), True)  # we challenged a bot
         elif start.opponent and start.game_id not in games.opponents:
             games.opponents[start.game_id] = KnownOpponent(start.opponent.lower())
+        if pending is not None and self.matchmaker.owns(start.game_id):
+            games.accepted_at.setdefault(start.game_id, self.monotonic())  # our own challenge, accepted
         self.matchmaker.on_game_start(start.game_id)
         if start.game_id in self.workers:
             return  # a reconnect re-sends gameStart for running games
+        accepted_at = games.accepted_at.get(start.game_id)
+        if accepted_at is not None:
+            self._forget_older_game(start.game_id, accepted_at)
         note = self.game_notes.get(start.game_id)
         if note is not None:
             # pychess restores a game whose BOT resignation it did not store as live, and offers it again:
@@ -304,6 +342,8 @@ class Lobby:
 
     def _start_worker(self, game_id: str, *, revisit: bool, remembered: GameNote | None = None) -> None:
         label = f"game {game_id}"
+        if remembered is None:
+            self.played_here.add(game_id)
         worker = GameWorker(game_id, self.server, self.settings, self.account, self.engine_factory(label),
                             on_done=self._done.put, monotonic=self.monotonic,
                             challenges_waiting=self.challenges_waiting, revisit=revisit,
@@ -354,4 +394,7 @@ class Lobby:
                     self.remember_game(unconfirmed)
                     self.reconciler.watch(record.game_id, reconcile.LIVE_RECHECK_S)
                 if record.gave_up or record.result != "*" or record.termination not in ("", "Unknown"):
-                    self.ended.add(record.game_id)
+                    self.ended[record.game_id] = self.monotonic()
+                # its notes are written (they name this run); a later gameStart is one of this game again
+                games.accepted_at.pop(record.game_id, None)
+                self.played_here.discard(record.game_id)

@@ -12,6 +12,7 @@ again every :data:`LIVE_RECHECK_S` until the server says it is over or a day has
 
 A game that ends here with a ``*`` PGN (the bot gave up waiting, or never learnt the end) gets a note too
 (:func:`unconfirmed_note`) and is looked up a minute later, and again until the server says how it ended.
+A game whose record the server answers HTTP 404 for is given up after :data:`MISSING_RECORD_TRIES` reads.
 
 The decisions are pure functions (:func:`worth_checking`, :func:`next_step`, :func:`pgn_change`,
 :func:`unconfirmed_note`, :class:`RestartNotice`); :class:`Reconciler` is the thin I/O around them, in a
@@ -49,6 +50,9 @@ RESENT_RECHECK_S = 5.0
 LIVE_RECHECK_S = 60.0
 #: a read of the server that failed: try again after this long
 FAILED_RECHECK_S = 60.0
+#: a game the server answers 404 for (a server restarted without it, a test server): given up after this many
+#: reads in a row, with one INFO line; our PGN stays as it is
+MISSING_RECORD_TRIES = 3
 
 
 @dataclass(frozen=True)
@@ -199,6 +203,7 @@ class Reconciler:
         self.remember = remember
         self.monotonic = monotonic
         self.due: dict[str, float] = {}  # game id -> when to read its record next
+        self.missing: dict[str, int] = {}  # game id -> HTTP 404s in a row for its record
         self._lock = threading.Lock()
         self._wake = threading.Event()
         self._stop = threading.Event()
@@ -264,6 +269,7 @@ class Reconciler:
         with self._lock:
             if again is None:
                 self.due.pop(game_id, None)
+                self.missing.pop(game_id, None)
             else:
                 self.due[game_id] = now + again
             return max(0.0, min(self.due.values()) - now) if self.due else None
@@ -280,9 +286,12 @@ class Reconciler:
         try:
             record = read_record(self.server, note.game_id)
         except ServerError as error:
+            if error.status == 404:
+                return self.missing_record(note, error)
             log.warning("%s: cannot read the server's record (%s); trying again in %.0f s", label, error,
                         FAILED_RECHECK_S)
             return FAILED_RECHECK_S
+        self.missing.pop(note.game_id, None)
         if record is None:
             return None
         step = next_step(note, record)
@@ -307,6 +316,20 @@ class Reconciler:
                  "gameStart", label, note.action, record.plies, "aborted it again" if step is Step.ABORT
                  else "resigned again")
         return RESENT_RECHECK_S
+
+    def missing_record(self, note: GameNote, error: ServerError) -> float | None:
+        """The server has no record of the game (HTTP 404): looked up again, and given up after
+        :data:`MISSING_RECORD_TRIES` answers in a row, said once at INFO. Returns when to look again."""
+        tries = self.missing.get(note.game_id, 0) + 1
+        if tries < MISSING_RECORD_TRIES:
+            self.missing[note.game_id] = tries
+            log.debug("game %s: no record on the server (%s); trying again in %.0f s", note.game_id, error,
+                      FAILED_RECHECK_S)
+            return FAILED_RECHECK_S
+        self.missing.pop(note.game_id, None)
+        log.info("game %s: the server has no record of this game (HTTP 404, %d tries); no longer looked up, our "
+                 "PGN stays as it is", note.game_id, tries)
+        return None
 
     def settle(self, note: GameNote, record: ServerRecord) -> None:
         """The game is over on the server: our PGN says what the server records."""

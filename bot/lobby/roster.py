@@ -32,6 +32,9 @@ class Roster:
         self.workers: dict[str, GameWorker] = {}
         #: accepted challenges whose gameStart has not come: id -> when accepted (monotonic)
         self.accepted: dict[str, float] = {}
+        #: every game this run accepted (a challenge, or our own challenge accepted): id -> when (monotonic);
+        #: a note the state file wrote before that is about an older game under the same id
+        self.accepted_at: dict[str, float] = {}
         #: ids of accepted challenges and running games known to have days per move
         self.correspondence_ids: set[str] = set()
         #: correspondence games waiting for the opponent: game id -> when to look again (monotonic)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import functools
+import secrets
 import sys
 import time
 from collections.abc import Sequence
@@ -45,7 +46,9 @@ def build_parser() -> argparse.ArgumentParser:
                         help="the variant of the games offered (default: %(default)s)")
     parser.add_argument("--chess960", action="store_true", help="offer the 960 version of the variant")
     parser.add_argument("--clock", default="3+2", help="minutes+seconds, e.g. 3+2 (default: %(default)s)")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the random opponent (default: %(default)s)")
+    parser.add_argument("--seed", type=int, default=None,
+                        help="seed of the game ids and the random opponent: the same seed gives the same ids and "
+                             "moves on every start (default: a fresh seed each start, printed)")
     return parser
 
 
@@ -70,19 +73,23 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         print(f"error: --clock {args.clock!r} is not minutes+seconds", file=sys.stderr)
         return 2
 
+    # a fresh seed by default: the same ids on every start would be games a bot's state file says are over
+    seed = args.seed if args.seed is not None else secrets.randbits(32)
+
     def finished(game: Game) -> None:
         print(f"game over: {game.describe()}\n{game.pgn()}", flush=True)
 
     with LoopbackServer(
         dialect=args.dialect, token=args.token, bot_name=args.bot_name, host=args.host, port=args.port,
-        on_game_end=finished,
+        on_game_end=finished, seed=seed,
     ) as server:
-        print(f"loopback {args.dialect} server on {server.url} as {server.bot.name}, token {args.token!r}", flush=True)
+        print(f"loopback {args.dialect} server on {server.url} as {server.bot.name}, token {args.token!r}, "
+              f"seed {seed} (--seed {seed} gives the same game ids and moves)", flush=True)
         try:
             offered = 0
             while offered < args.challenges:
                 game_id = server.challenge(
-                    variant=args.variant, chess960=args.chess960, clock=clock, opponent=RandomMoves(args.seed + offered)
+                    variant=args.variant, chess960=args.chess960, clock=clock, opponent=RandomMoves(seed + offered)
                 )
                 print(f"challenge {game_id} offered ({offered + 1} of {args.challenges})", flush=True)
                 server.wait_for(functools.partial(settled, server, game_id), 10**9, f"game {game_id}")

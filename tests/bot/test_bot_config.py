@@ -72,8 +72,8 @@ def test_the_variant_choices_are_the_engines_variants_and_standard_means_chess()
     assert VARIANT_NAMES is variants.VARIANT_NAMES  # one table: the engine's
     settings = settings_from_dict({"challenge": {"variants": ["standard", "seirawan960", "chess"]}})
     assert settings.challenge.variants == ("chess", "seirawan960")
-    with pytest.raises(ConfigError, match=r"challenge\.variants must be a list of seirawan, seirawan960, chess, "
-                                          r"chess960 \(or standard\), got 'crazyhouse'"):
+    with pytest.raises(ConfigError, match=r"challenge\.variants must be a list of seirawan, seirawan960, shouse, "
+                                          r"chess, chess960 \(or standard\), got 'crazyhouse'"):
         settings_from_dict({"challenge": {"variants": ["crazyhouse"]}})
 
 
@@ -158,12 +158,13 @@ def test_builtin_engine_runs_under_the_configured_interpreter():
     ({"challenge": {"max_bot_challenges_per_day": True}},
      "config error: challenge.max_bot_challenges_per_day must be a positive integer or null, got True"),
     ({"challenge": {"speeds": "blitz"}}, "config error: challenge.speeds must be a list of strings, got 'blitz'"),
-    ({"server": {"request_timeout_s": 0}}, "config error: server.request_timeout_s must be a number >= 0.1, got 0"),
+    ({"server": {"request_timeout_s": 0}},
+     "config error: server.request_timeout_s must be a number >= 0.1 (seconds), got 0"),
     ({"resign": {"score_cp": "lots"}},
      "config error: resign.score_cp must be an integer (centipawns, negative), got 'lots'"),
     ({"pgn_directory": 3}, "config error: pgn_directory must be a string or null, got 3"),
     ({"matchmaking": {"variants": []}},
-     "config error: matchmaking.variants must be a non-empty list of seirawan, seirawan960, chess, chess960"),
+     "config error: matchmaking.variants must be a non-empty list of seirawan, seirawan960, shouse, chess, chess960"),
     ({"matchmaking": {"time_controls": []}},
      "config error: matchmaking.time_controls must be a non-empty list of {base_s, increment_s} or {days}"),
     ({"takebackz": {}}, "config error: unknown key takebackz"),

@@ -22,11 +22,11 @@ def advertised(*lines: str) -> dict[str, object]:
 
 def test_fairy_stockfish_plays_every_variant_with_uci_chess960() -> None:
     found = uci_playable(advertised(FAIRY_STOCKFISH_VARIANT, "option name UCI_Chess960 type check default false"))
-    assert found == {"seirawan", "seirawan960", "chess", "chess960"}
+    assert found == {"seirawan", "seirawan960", "shouse", "chess", "chess960"}
 
 
 def test_a_960_variant_needs_uci_chess960() -> None:
-    assert uci_playable(advertised(FAIRY_STOCKFISH_VARIANT)) == {"seirawan", "chess"}
+    assert uci_playable(advertised(FAIRY_STOCKFISH_VARIANT)) == {"seirawan", "shouse", "chess"}
 
 
 def test_a_plain_uci_engine_plays_chess_and_with_uci_chess960_chess960_only() -> None:

@@ -90,10 +90,10 @@ def test_lichess_chess960_challenge_is_chess_with_the_960_flag_and_its_fen():
 
 def test_unknown_variant_is_kept_by_name_and_marked_unsupported():
     data = json.loads(PYCHESS_CHALLENGE)
-    data["challenge"]["variant"] = {"key": "shouse"}
+    data["challenge"]["variant"] = {"key": "crazyhouse"}
     event = normalise_lobby_line(json.dumps(data))
     assert isinstance(event, ChallengeEvent)
-    assert event.challenge.variant.name == "shouse" and not event.challenge.variant.supported
+    assert event.challenge.variant.name == "crazyhouse" and not event.challenge.variant.supported
 
 
 def test_pychess_game_start_with_string_chess960_flag():

@@ -161,9 +161,14 @@ def test_check_says_whether_the_status_page_can_listen(tmp_path, monkeypatch, ca
         f"OK   status.listen: 127.0.0.1:{free} is free (the page will be http://127.0.0.1:{free}/)"]
 
 
+SKIPPED_WITHOUT_CONFIG = ("SKIP folders, books, engine, status page, token, account: not checked: the config must be "
+                          "read first")
+
+
 @pytest.mark.parametrize("data, line", [
-    ({"challenge": {"concurency": 2}}, "FAIL config: unknown key challenge.concurency"),
-    ({"pgn_dir": "games"}, "FAIL config: unknown key pgn_dir"),
+    ({"challenge": {"concurency": 2}},
+     "FAIL config: unknown key challenge.concurency; did you mean challenge.concurrency?"),
+    ({"pgn_dir": "games"}, "FAIL config: unknown key pgn_dir; did you mean pgn_directory?"),
     ("server:\n  url: [unclosed\nengine:\n  command: builtin\n",
      "FAIL config: {path} is not valid YAML: expected ',' or ']', but got ':' at line 3, column 7 (while parsing "
      "a flow sequence at line 2)"),
@@ -171,7 +176,8 @@ def test_check_says_whether_the_status_page_can_listen(tmp_path, monkeypatch, ca
 def test_check_stops_at_a_config_the_run_refuses(tmp_path, capsys, data, line):
     config = write(tmp_path, data)
     assert main(["--config", config, "--check"]) == 2
-    assert check_lines(capsys) == [line.format(path=config), "check: 1 failed (exit 2)"]
+    assert check_lines(capsys) == [line.format(path=config), SKIPPED_WITHOUT_CONFIG,
+                                   "check: 1 failed, 1 skipped (exit 2)"]
 
 
 # ---- the real run's one-line errors ------------------------------------------------------------------------
@@ -201,7 +207,8 @@ def test_a_wrong_option_stops_the_real_run_with_one_line(tmp_path, monkeypatch, 
      "config error: server.url must be the server's origin without a path (https://www.pychess.org), got "
      "'https://www.pychess.org/api'"),
     ({"challenge": {"variants": []}},
-     "config error: challenge.variants must be a non-empty list of seirawan, seirawan960, chess, chess960, got []"),
+     "config error: challenge.variants must be a non-empty list of seirawan, seirawan960, shouse, chess, chess960, "
+     "got []"),
     ({"logging": {"level": "loud"}},
      "config error: logging.level must be one of DEBUG, INFO, WARNING, ERROR (in any case), got 'loud'"),
 ])
@@ -218,7 +225,8 @@ def test_log_levels_are_read_in_any_case():
 
 def test_log_level_on_the_command_line_in_any_case(tmp_path, capsys):
     assert main(["--log-level", "debug", "--config", write(tmp_path, {"challenge": {"concurency": 1}})]) == 2
-    assert capsys.readouterr().err.strip() == "config error: unknown key challenge.concurency"
+    assert capsys.readouterr().err.strip() == ("config error: unknown key challenge.concurency; did you mean "
+                                                   "challenge.concurrency?")
 
 
 def test_a_missing_log_folder_is_created_like_the_pgn_folder(tmp_path):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+import time
 from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
@@ -11,7 +12,7 @@ from typing import Any
 import pytest
 
 from bot import metrics
-from bot.config import DrawSettings, ResignSettings, Settings, TimeSettings
+from bot.config import DrawSettings, ResignSettings, Settings, TimeSettings, settings_from_dict
 from bot.engines import EngineCrashed, EngineReply, EngineTimeout, Score
 from bot.game import GameNote, GameRecord, GameWorker
 from bot.wire.dialect import PYCHESS
@@ -479,3 +480,75 @@ def test_pychess_our_unechoed_move_is_not_counted_when_the_server_cannot_say(tmp
     server.push(PYCHESS_GAME_FULL)
     record = run_worker(server, ScriptedEngine("g1h3e"), tmp_path)
     assert server.moves() == ["g1h3e"] and record.pgn_path is None, "no ply, no result: nothing to write"
+
+
+def test_a_game_over_for_us_since_an_earlier_run_is_left_at_once_when_the_bot_stops(tmp_path, caplog):
+    """Issue 51: a worker for a game our record says ended watched the live game, playing nothing, and held a
+    finish-stop up for 9 minutes. On a stop request it leaves at once (the next run looks the game up)."""
+    settings = Settings(pgn_directory=str(tmp_path))
+    server = FakeServer()
+    server.push(PYCHESS_GAME_FULL, state_line("e2e4 e7e5"))
+    note = GameNote("RpxjQkJ5", "ended", "1-0", "Normal", 0.0)
+    records: list[GameRecord] = []
+    worker = GameWorker("RpxjQkJ5", server, settings, ME, ScriptedEngine("d2d4"),  # type: ignore[arg-type]
+                        on_done=records.append, remembered=note)
+    worker.start()
+    time.sleep(0.3)
+    assert worker.thread.is_alive(), "the game is live on the server: watched, nothing played"
+    started = time.monotonic()
+    worker.request_stop("finish")
+    worker.thread.join(5)
+    assert not worker.thread.is_alive() and time.monotonic() - started < 2
+    assert records[0].remembered and records[0].reason.startswith("left: the bot is stopping")
+    assert server.moves() == [] and ("resign",) not in server.calls
+
+
+def test_a_game_we_resigned_before_is_resigned_again_at_once_when_the_bot_stops(tmp_path):
+    """The same, for a game our record says we resigned, whose gameFull has not come yet: the resignation is
+    sent again now, not after the stream's timeout, and the worker leaves."""
+    server = FakeServer()
+    note = GameNote("RpxjQkJ5", "resigned", "0-1", "Normal", 0.0)
+    records: list[GameRecord] = []
+    worker = GameWorker("RpxjQkJ5", server, Settings(pgn_directory=str(tmp_path)), ME,  # type: ignore[arg-type]
+                        ScriptedEngine("d2d4"), on_done=records.append, remembered=note)
+    worker.start()
+    worker.request_stop("finish")
+    worker.thread.join(5)
+    assert not worker.thread.is_alive()
+    assert ("resign",) in server.calls and records[0].remembered
+
+
+class SlowEngine(ScriptedEngine):
+    """Thinks ``think_s`` for every move."""
+
+    def __init__(self, think_s: float, *answers: Any) -> None:
+        super().__init__(*answers)
+        self.think_s = think_s
+
+    def search(self, fen: str, moves: Sequence[str], limits: Any) -> EngineReply:
+        time.sleep(self.think_s)
+        return super().search(fen, moves, limits)
+
+
+def test_a_search_longer_than_finish_idle_s_is_no_stall_while_the_bot_finishes_its_games(tmp_path):
+    """shutdown.finish_idle_s counts from our last move too: a game whose news stopped while we thought (our
+    turn) is not left the moment our move goes out; the opponent's reply keeps it going to its end."""
+    import threading
+
+    server = FakeServer()
+    replies = iter([
+        lambda: threading.Timer(0.5, server.push, (state_line("g1h3e b8c6e"),)).start(),
+        lambda: server.push(PYCHESS_GAME_END),
+    ])
+    server.on_move = lambda uci: next(replies)()
+    server.push(PYCHESS_GAME_FULL)
+    settings = settings_from_dict({"pgn_directory": str(tmp_path), "shutdown": {"finish_idle_s": 1}})
+    records: list[GameRecord] = []
+    worker = GameWorker("RpxjQkJ5", server, settings, ME, SlowEngine(1.5, "g1h3e", "b1a3h"),  # type: ignore[arg-type]
+                        on_done=records.append)
+    worker.request_stop("finish")  # before the game's first line: the stop is the oldest item
+    worker.start()
+    worker.thread.join(15)
+    assert not worker.thread.is_alive()
+    assert server.moves() == ["g1h3e", "b1a3h"]
+    assert not [call for call in server.calls if call[0] in ("abort", "resign")]

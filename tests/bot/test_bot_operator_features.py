@@ -167,7 +167,7 @@ def test_correspondence_challenges_have_their_own_limit() -> None:
 @pytest.mark.parametrize("data, message", [
     ({"takeback": {"max_takebacks": "2"}}, "takeback.max_takebacks must be a non-negative integer, got '2'"),
     ({"chat": {"eval_rooms": ["lobby"]}}, "chat.eval_rooms must be a list of player, spectator, got 'lobby'"),
-    ({"chat": {"cooldown_s": -1}}, "chat.cooldown_s must be a number >= 0, got -1"),
+    ({"chat": {"cooldown_s": -1}}, "chat.cooldown_s must be a number >= 0 (seconds), got -1"),
     ({"chat": {"commandz": True}}, "unknown key chat.commandz"),
     ({"correspondence": {"check_interval_s": 0}}, "correspondence.check_interval_s must be a number >= 1"),
     ({"correspondence": {"max_games": 0}}, "correspondence.max_games must be a positive integer, got 0"),

@@ -90,7 +90,7 @@ def test_chess960_without_a_fen_is_refused_cleanly():
 
 def test_unsupported_variant_is_refused_cleanly():
     with pytest.raises(ValueError, match="unsupported"):
-        GameBoard(None, Variant("shouse"))
+        GameBoard(None, Variant("crazyhouse"))
 
 
 def test_pgn_uses_gating_san_and_reads_back_with_board(tmp_path):

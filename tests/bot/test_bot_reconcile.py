@@ -264,6 +264,35 @@ def test_a_refused_resignation_and_an_unreadable_page_are_tried_again(tmp_path: 
     assert server.calls.count(("resign",)) == 1
 
 
+class NoRecordServer(ReconcileServer):
+    """A server that has never heard of the game (restarted without it): HTTP 404 for its page."""
+
+    def fetch_game_page(self, game_id: str) -> GamePage:
+        self.calls.append(("page",))
+        raise ServerError(f"game page {game_id}: HTTP 404, Not Found", 404)
+
+
+def test_a_game_the_server_has_no_record_of_is_given_up_after_a_few_tries_said_once_at_info(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Issue 51: a game from before a test server's restart was looked up once a minute for a day, a WARNING
+    each time."""
+    caplog.set_level(logging.DEBUG, logger="bot.lobby.reconcile")
+    clock, server = Clock(), NoRecordServer()
+    found, _ = reconciler(server, tmp_path, [note(action="ended", result="1-0")], clock)
+    found.schedule_all("start-up")
+    waits = []
+    for _ in range(reconcile.MISSING_RECORD_TRIES):
+        waits.append(found.run_due())
+        clock.now += reconcile.FAILED_RECHECK_S
+    assert waits == [reconcile.FAILED_RECHECK_S] * (reconcile.MISSING_RECORD_TRIES - 1) + [None]
+    assert found.run_due() is None and found.due == {}
+    assert server.calls == [("page",)] * reconcile.MISSING_RECORD_TRIES
+    loud = [r.getMessage() for r in caplog.records if r.levelno >= logging.INFO and "FjC1JPiO" in r.getMessage()]
+    assert loud == [f"game FjC1JPiO: the server has no record of this game (HTTP 404, "
+                    f"{reconcile.MISSING_RECORD_TRIES} tries); no longer looked up, our PGN stays as it is"]
+
+
 def test_a_game_a_worker_has_is_left_to_it_and_looked_at_later(tmp_path: Path) -> None:
     clock, server = Clock(), ReconcileServer()
     found, _ = reconciler(server, tmp_path, [note()], clock, busy=("FjC1JPiO",))

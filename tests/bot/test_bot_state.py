@@ -189,15 +189,57 @@ def test_a_game_note_has_one_serializer_that_round_trips_and_names_a_bad_field()
 
     from bot.game.record import GameNote
 
-    note = GameNote("hC36PJW1", "resigned", "1-0", "Normal", 1_700_000_000.5)
+    note = GameNote("hC36PJW1", "resigned", "1-0", "Normal", 1_700_000_000.5, "5f0c2a9e")
     data = note.to_json()
     assert data == {"id": "hC36PJW1", "action": "resigned", "result": "1-0", "termination": "Normal",
-                    "at": 1_700_000_000.5}
+                    "at": 1_700_000_000.5, "run": "5f0c2a9e"}
     assert len(data) == len(dataclasses.fields(GameNote))  # every field is written, by the one serializer
     assert GameNote.from_json(data) == note
     assert GameNote.from_json({key: value for key, value in data.items() if key != "termination"}).termination == ""
+    assert GameNote.from_json({key: value for key, value in data.items() if key != "run"}).run == "", \
+        "a file from before runs were named"
     assert note.shifted(-0.5).at == 1_700_000_000.0
     with pytest.raises(ValueError, match=r"games\.action is not one of resigned, aborted, ended: 'won'"):
         GameNote.from_json({**data, "action": "won"})
     with pytest.raises(ValueError, match=r"games\.at is not a number"):
         GameNote.from_json({**data, "at": "soon"})
+
+
+def test_a_game_we_just_accepted_is_played_whatever_an_earlier_runs_note_on_its_id_says(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """Issue 51: a test server restarted with the same ids offered a game under an id the state file said had
+    ended in an earlier run; the bot accepted it and then played nothing. A game accepted after a note was
+    written is a new game: the note is dropped (in memory and on disk) and the game is played; the note a game
+    played in this run gets names this run, so a later gameStart of the same game is still over for us."""
+    caplog.set_level(logging.INFO)
+    settings = settings_from_dict({"pgn_directory": str(tmp_path), "challenge": {"variants": ["seirawan"]}})
+    first = Lobby(LobbyServer(), settings, ME, lambda label: None,  # type: ignore[arg-type]
+                  monotonic=lambda: 10.0, wall_clock=lambda: 1_700_000_000.0)
+    first.played_here.add("RpxjQkJ5")
+    first.remember_game(GameNote("RpxjQkJ5", "ended", "1-0", "Normal", 10.0))
+    assert first.game_notes["RpxjQkJ5"].run == first.run_id
+    clock = [99.0]
+    second = Lobby(LobbyServer(), settings, ME, lambda label: None,  # type: ignore[arg-type]
+                   monotonic=lambda: clock[0], wall_clock=lambda: 1_700_000_050.0)
+    assert second.run_id != first.run_id
+    started: list[tuple[str, object]] = []
+    second._start_worker = lambda game_id, revisit, remembered=None: started.append(  # type: ignore[method-assign]
+        (game_id, remembered))
+    event = normalise_lobby_line(PYCHESS_CHALLENGE)
+    assert isinstance(event, ChallengeEvent)
+    second._handle(event)
+    assert second.games.accepted_at == {"RpxjQkJ5": 99.0}
+    clock[0] = 100.0
+    second._handle(GameStart("RpxjQkJ5"))
+    assert started == [("RpxjQkJ5", None)], "played as a new game"
+    assert "RpxjQkJ5" not in second.game_notes
+    assert not load_memory(tmp_path / STATE_FILE_NAME).games, "the old note is gone from the file too"
+    assert "game RpxjQkJ5: a new game under an id an earlier run played (we ended, 1-0); the old note is dropped " \
+           "and this game is played" in [r.getMessage() for r in caplog.records]
+    second.played_here.add("RpxjQkJ5")  # what the real _start_worker does
+    clock[0] = 400.0
+    second.remember_game(GameNote("RpxjQkJ5", "resigned", "0-1", "Normal", 400.0))
+    assert second.game_notes["RpxjQkJ5"].run == second.run_id
+    started.clear()
+    second._handle(GameStart("RpxjQkJ5"))  # the server restored the game we resigned: over for us
+    assert started == [("RpxjQkJ5", second.game_notes["RpxjQkJ5"])]

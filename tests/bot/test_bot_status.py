@@ -145,12 +145,12 @@ def test_a_pgn_reads_back_with_our_evals_from_our_side() -> None:
     game = read_pgn(PGN, "seirawanbot", "AbCd1234")
     assert (game.result, game.outcome, game.opponent, game.variant, game.plies) == ("1-0", "win", "Alice",
                                                                                    "seirawan", 6)
-    assert game.evals == ((1, 0.3), (3, 0.5), (5, 6.0))
+    assert game.evals == ((1, 0.3), (3, 0.5), (5, 100.0))  # a mate: +100 pawns on the one scale
     as_black = read_pgn(PGN.replace('"SeirawanBot"', '"X"').replace('"Alice"', '"SeirawanBot"'), "SeirawanBot", "g")
     assert as_black.outcome == "loss" and as_black.evals == () and as_black.opponent == "X"
     assert game.final_fen is not None and game.final_fen.startswith("r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/")
     ElementTree.fromstring(game.final_svg() or "")
-    assert parse_eval("{[%eval #-2,4]}") == -6.0 and parse_eval("{[%clk 0:01:00]}") is None
+    assert parse_eval("{[%eval #-2,4]}") == -100.0 and parse_eval("{[%clk 0:01:00]}") is None
 
 
 def test_the_eval_graph_is_valid_svg_with_a_point_per_eval() -> None:

@@ -131,8 +131,9 @@ def test_a_stop_signal_during_the_sandbox_game_exits_130(tmp_path: Path, signum:
 
 
 @pytest.mark.parametrize("data, message", [
-    ({"challenge": {"concurency": 2}}, "FAIL config: unknown key challenge.concurency"),
-    ({"pgn_dir": "games"}, "FAIL config: unknown key pgn_dir"),
+    ({"challenge": {"concurency": 2}},
+     "FAIL config: unknown key challenge.concurency; did you mean challenge.concurrency?"),
+    ({"pgn_dir": "games"}, "FAIL config: unknown key pgn_dir; did you mean pgn_directory?"),
     ({"engine": {"options": {"Hash": "lots"}}},
      "FAIL engine.options.Hash: must be an integer from 1 to 1024 (the engine's Hash is a spin), got 'lots'"),
 ])

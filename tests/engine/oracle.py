@@ -26,7 +26,7 @@ class Report:
 
 
 def _fsf_variant(board: Board) -> str:
-    return "seirawan" if board.variant == "seirawan" else "chess"
+    return board.variant  # the rules' names are Fairy-Stockfish's: seirawan, shouse, chess
 
 
 def compare_position(board: Board, start_fen: str, moves: list[str], report: Report, all_san: bool = True) -> None:
@@ -152,8 +152,10 @@ def main() -> None:
     report = Report()
     epd = [line.split()[:4] for line in open(Path(__file__).resolve().parents[2] / "engine" / "data" / "seirawan.epd")]
     while report.plies < args.plies:
-        kind = rng.randrange(4)
-        if kind == 0:
+        kind = rng.randrange(5)
+        if kind == 4:
+            board = Board(variant="shouse")
+        elif kind == 0:
             board = Board()
         elif kind == 1:
             board = Board(" ".join(rng.choice(epd)) + " 0 1")

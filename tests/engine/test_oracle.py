@@ -1,6 +1,6 @@
 """engine.Board against Fairy-Stockfish (pyffish), the program pychess.org judges moves with.
 
-Random games from the S-chess start, from the opening book positions, in S-chess960 and in standard chess
+Random games from the S-chess start, from the opening book positions, in S-chess960, S-House, standard chess
 and Chess960: at every ply the legal moves, the FEN, check, the game-end claims and the insufficient-material
 verdict must agree; the SAN of every legal move is compared every few plies and the SAN of every move played
 at every ply. More than 3,000 plies in all, so the tests are marked ``slow`` (``-m "not slow"`` leaves them
@@ -62,6 +62,8 @@ def _run(kind: str, seed: int, plies: int) -> Report:
             board = Board(rng.choice(book) + " 0 1")
         elif kind == "schess960":
             board = Board(random_960_fen(rng, hand=True), chess960=True)
+        elif kind == "shouse":
+            board = Board(variant="shouse")
         elif kind == "chess":
             board = Board(variant="chess")
         else:
@@ -81,7 +83,8 @@ def test_the_seed_is_fixed_unless_asked_for_the_daily_one_or_a_replay() -> None:
 @pytest.mark.timeout(1800)  # about 30 s each on an idle machine; ten times that beside busy neighbours
 @pytest.mark.parametrize(
     "kind,offset,plies",
-    [("start", 1, 800), ("book", 2, 800), ("schess960", 3, 700), ("chess", 4, 400), ("chess960", 5, 400)],
+    [("start", 1, 800), ("book", 2, 800), ("schess960", 3, 700), ("chess", 4, 400), ("chess960", 5, 400),
+     ("shouse", 6, 600)],
 )
 def test_random_games_agree_with_fairy_stockfish(kind: str, offset: int, plies: int) -> None:
     seed = _seed(offset)

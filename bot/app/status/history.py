@@ -29,6 +29,10 @@ log = logging.getLogger(__name__)
 MAX_FILES = 1000
 #: the graph's vertical range in pawns; mates and bigger scores sit on its edge
 GRAPH_PAWNS = 6.0
+#: one scale for every evaluation in pawns (``evals`` in ``/api/status``): a mate is this many pawns (+ we
+#: mate, - we are mated) and any other score is held below it, so a mate always ranks beyond every score
+MATE_PAWNS = 100.0
+SCORE_PAWNS_LIMIT = 99.0
 _HEADER = re.compile(r'^\[(\w+)\s+"((?:[^"\\]|\\.)*)"\]\s*$', re.MULTILINE)
 _TOKEN = re.compile(r"\{[^}]*\}|[^\s{}]+")
 _EVAL = re.compile(r"\[%eval\s+(#?)([+-]?[0-9.]+)(?:,(\d+))?\]")
@@ -38,7 +42,8 @@ _VARIANTS = {(tag or "").lower(): key for key, tag in PGN_NAMES.items()}
 
 @dataclass(frozen=True)
 class FinishedGame:
-    """One finished game. ``evals``: (ply, our score in pawns, capped) for each of our moves with an eval;
+    """One finished game. ``evals``: (ply, our score in pawns, :func:`score_pawns`) for each of our moves with an
+    eval;
     ``outcome``: the result from our side (``win``, ``loss``, ``draw``, ``aborted``, ``unknown``)."""
 
     game_id: str
@@ -124,14 +129,23 @@ def eval_graph(evals: tuple[tuple[int, float], ...] | list[tuple[int, float]], p
     return "".join(parts)
 
 
+def score_pawns(cp: int | float | None, mate: int | None) -> float:
+    """An evaluation on the one scale of ``evals``: centipawns as pawns, held within
+    ±:data:`SCORE_PAWNS_LIMIT`; a mate ±:data:`MATE_PAWNS` (+ for the side that mates)."""
+    if mate is not None:
+        return MATE_PAWNS if mate > 0 else -MATE_PAWNS
+    return max(-SCORE_PAWNS_LIMIT, min(SCORE_PAWNS_LIMIT, (cp or 0) / 100))
+
+
 def parse_eval(text: str) -> float | None:
-    """``[%eval 0.42,7]`` -> 0.42; ``[%eval #-3]`` -> minus the graph's edge; None without one."""
+    """``[%eval 0.42,7]`` -> 0.42; ``[%eval #-3]`` -> -:data:`MATE_PAWNS` (see :func:`score_pawns`); None
+    without one."""
     found = _EVAL.search(text)
     if found is None:
         return None
     if found.group(1):
-        return GRAPH_PAWNS if not found.group(2).startswith("-") else -GRAPH_PAWNS
-    return float(found.group(2))
+        return score_pawns(None, -1 if found.group(2).startswith("-") else 1)
+    return score_pawns(float(found.group(2)) * 100, None)
 
 
 def read_pgn(text: str, account: str, game_id: str) -> FinishedGame:

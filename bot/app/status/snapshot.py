@@ -25,7 +25,7 @@ from bot.lobby.loop import Lobby
 from bot.wire.links import game_url
 from engine import __version__, svg
 
-from .history import History, eval_graph, totals
+from .history import History, eval_graph, score_pawns, totals
 
 log = logging.getLogger(__name__)
 
@@ -159,8 +159,7 @@ class StatusSource:
         for index, note in sorted(dict(game.move_notes).items()):
             if note.result is not None and note.result.score is not None:
                 score = note.result.score
-                pawns = (score.cp or 0) / 100 if score.mate is None else (6.0 if score.mate > 0 else -6.0)
-                evals.append((index + 1, pawns))
+                evals.append((index + 1, score_pawns(score.cp, score.mate)))
         out["graph"] = eval_graph(evals, max(ply, 2))
         return out
 
