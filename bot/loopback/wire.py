@@ -27,6 +27,7 @@ _LICHESS_DISPLAY = {
     ("chess", True): ("Chess960", "960"),
     ("seirawan", False): ("S-chess", "S"),
     ("seirawan", True): ("S-chess960", "S960"),
+    ("shouse", False): ("S-House", "SH"),
     ("seirawan-placement", False): ("S-chess placement", "SP"),
     ("seirawan-forced-entry", False): ("S-chess forced entry", "SF"),
 }

@@ -153,3 +153,16 @@ def test_the_search_places_the_hawk_or_elephant_first() -> None:
     result = Searcher().search(board, SearchLimits(depth=2))
     move = board.move_of(result.best)
     assert move.drop in (HAWK, 8) and move.from_square == move.to_square
+
+
+def test_the_diagram_draws_a_placed_piece_behind_its_file() -> None:
+    from engine import svg
+
+    board = Board("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR[EHeh] b KQCEGHkqbh - 3 2", variant=PLACEMENT)
+    text = svg.board(board)
+    assert 'class="placed white elephant c1"' in text and 'class="placed white hawk g1"' in text
+    assert 'class="placed black hawk b8"' in text
+    assert svg.placed_pieces(board) == {2: "E", 6: "H", 57: "h"}
+    assert 'class="gate c1"' in text  # the file it comes in by
+    # the tray holds only Black's Elephant, still to be placed
+    assert text.count('data-count="1"') == 1
