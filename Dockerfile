@@ -58,8 +58,9 @@ RUN apt-get update \
     && apt-get clean && rm -rf /var/lib/apt/lists/*
 
 # Install the builder's wheel and delete it in the same layer: no source tree, build/ or *.egg-info stays
-# in the image, only the installed package. Runtime dependencies only (berserk, requests, pyyaml). The build
-# fails unless the engine is the build COMPILED asked for (checked outside any source folder).
+# in the image, only the installed package. Runtime dependencies only (berserk, requests, pyyaml,
+# prometheus_client). The build fails unless the engine is the build COMPILED asked for (checked outside any
+# source folder).
 COPY --from=builder /tmp/schess-wheel /tmp/schess-wheel
 RUN python3 -m pip install /tmp/schess-wheel/*.whl \
     && rm -rf /tmp/schess-wheel \

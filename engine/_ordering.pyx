@@ -13,6 +13,9 @@ from engine.position cimport Position
 from engine.ordering import CAPTURE_KEY as _CAPTURE_KEY_PY
 from engine.ordering import HASH_MOVE_KEY as _HASH_MOVE_KEY_PY
 from engine.ordering import KILLER_KEY as _KILLER_KEY_PY
+from engine.ordering import DROP_NEAR as _DROP_NEAR_PY
+from engine.ordering import DROP_NEAR_KEY as _DROP_NEAR_KEY_PY
+from engine.movecodes import DROP as _DROP_PY
 from engine.movecodes import EN_PASSANT as _EN_PASSANT_PY
 from engine.movecodes import PROMOTION as _PROMOTION_PY
 from engine.tables import QUEEN as _QUEEN_PY
@@ -21,6 +24,11 @@ cdef long long HASH_MOVE_KEY = _HASH_MOVE_KEY_PY
 cdef long long CAPTURE_KEY = _CAPTURE_KEY_PY
 cdef long long KILLER_KEY = _KILLER_KEY_PY
 cdef int EN_PASSANT = _EN_PASSANT_PY
+cdef int DROP = _DROP_PY
+cdef long long DROP_NEAR_KEY = _DROP_NEAR_KEY_PY
+cdef char DROP_NEAR[4096]
+for _i in range(4096):
+    DROP_NEAR[_i] = _DROP_NEAR_PY[_i]
 cdef int PROMOTION = _PROMOTION_PY
 cdef int QUEEN = _QUEEN_PY
 
@@ -79,7 +87,7 @@ cdef class _Buffers:
 
 
 cdef inline long long _key(int m, int *squares, int side, list capture_keys, list history, int killer1,
-                           int killer2, int counter, int hash_move):
+                           int killer2, int counter, int hash_move, int near):
     """The ordering key of move m (engine/ordering.py, keyed_moves), without its move."""
     cdef int victim, flag, piece
     if m == hash_move:
@@ -99,6 +107,8 @@ cdef inline long long _key(int m, int *squares, int side, list capture_keys, lis
         return KILLER_KEY
     if m == counter:
         return KILLER_KEY - 1
+    if flag == DROP:
+        return <long long> history[m & 4095] + piece + DROP_NEAR[near + (m & 63)] * DROP_NEAR_KEY
     return <long long> history[m & 4095] + piece
 
 
@@ -114,13 +124,14 @@ cpdef list order_moves(list moves, Position pos, list capture_keys, list history
     cdef int m
     cdef int *squares = pos.squares
     cdef int side = pos.side
+    cdef int near = pos.king_sq[1 if side == 1 else 0] * 64  # the enemy king's row of DROP_NEAR
     if n > STACK_KEYS:
         buffers = _Buffers(n)
         keys = buffers.keys
         index = buffers.index
     for i in range(n):
         m = moves[i]
-        keys[i] = _key(m, squares, side, capture_keys, history, killer1, killer2, counter, hash_move) << 20 | m
+        keys[i] = _key(m, squares, side, capture_keys, history, killer1, killer2, counter, hash_move, near) << 20 | m
         index[i] = i
     _sort_index(keys, index, n)
     return _reordered(moves, index, n)
@@ -134,13 +145,14 @@ cpdef Py_ssize_t order_into(list moves, Position pos, list capture_keys, list hi
     cdef int m
     cdef int *squares = pos.squares
     cdef int side = pos.side
+    cdef int near = pos.king_sq[1 if side == 1 else 0] * 64  # the enemy king's row of DROP_NEAR
     cdef long long *base
     if start < 0 or start + n > out.shape[0]:
         raise IndexError(f"move buffer full: {n} moves at {start} of {out.shape[0]}")
     base = &out[start]
     for i in range(n):
         m = moves[i]
-        base[i] = _key(m, squares, side, capture_keys, history, killer1, killer2, counter, hash_move) << 20 | m
+        base[i] = _key(m, squares, side, capture_keys, history, killer1, killer2, counter, hash_move, near) << 20 | m
     sort_desc_range(out, start, n)
     return n
 

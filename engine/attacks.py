@@ -268,12 +268,14 @@ def captures_into(pos: Position, out: Any, start: int) -> int:
     us = 0 if side == 1 else 1
     ksq = pos.king_sq[us]
     aligned = ksq * 64  # our king's row of _ALIGNED_AT
-    # The piece types we can gate in, as bit g for type g (HAWK, then ELEPHANT: the order of the twins).
+    # The piece types we can gate in, as bit g for type g (from first_gate up: the order of the twins; HAWK
+    # and ELEPHANT in S-chess, any piece but a pawn in S-House).
     gates = pos.gates
     gate_types = 0
+    first_gate = pos.first_gate
     if gates:
         hand = pos.hand
-        for g in range(HAWK, ELEPHANT + 1):
+        for g in range(first_gate, ELEPHANT + 1):
             if hand[g * side]:
                 gate_types |= 1 << g
         if not gate_types:
@@ -350,7 +352,7 @@ def captures_into(pos: Position, out: Any, start: int) -> int:
                 out[n] = key << 20 | m
                 n += 1
             if gated:
-                for g in range(HAWK, ELEPHANT + 1):
+                for g in range(first_gate, ELEPHANT + 1):
                     if gate_types >> g & 1 and n < end:
                         out[n] = key << 20 | m | g << 12
                         n += 1

@@ -4,7 +4,7 @@ cimport cython
 from engine.position cimport Position
 
 # Constants the module imports or defines for itself alone, as C values (not importable from the compiled module).
-cdef int CASTLE, CASTLE_ROOK_GATE, EN_PASSANT, PLACE, PROMOTION, _PLACEMENT, ELEPHANT, HAWK, BISHOP, KING, KNIGHT, PAWN, QUEEN, ROOK
+cdef int CASTLE, CASTLE_ROOK_GATE, DROP, EN_PASSANT, PLACE, PROMOTION, _PLACEMENT, ELEPHANT, HAWK, BISHOP, KING, KNIGHT, PAWN, QUEEN, ROOK
 cdef tuple BISHOP_RAYS, KING_TARGETS, KNIGHT_TARGETS, QUEEN_RAYS, ROOK_RAYS, _LEAPS, _RAYS, _PAWN_CAPTURE_LEAPS
 cdef tuple PAWN_CAPTURES_BLACK, PAWN_CAPTURES_WHITE
 cdef int _KING_ATTACK, _PASSED, _PAWN_THREAT, _PIECE_THREAT, _OPEN_FILE, _HALF_OPEN_FILE, _N_ACTIVITY
@@ -12,6 +12,9 @@ cdef bint _ATTACK_ON, _PASSED_ON, _PAWN_THREAT_ON, _PIECE_THREAT_ON, _FILES_ON, 
 cdef list _ACTIVE
 cdef int _TEMPO, _PHASE_MAX, _HAND_HAWK, _HAND_ELEPHANT, _SHIELD_NEAR, _SHIELD_FAR, _OPEN_KING_FILE, _CENTRAL_KING
 cdef int _POPCOUNT8[256]
+cdef int _DROP_HAND_VALUE[9]
+cdef int _DROP_DANGER[9]
+cdef int _DROP_DANGER_CAP
 cdef unsigned long long _ALL_GATES
 cdef int _SHORTAGE_AT[9]
 
@@ -35,8 +38,16 @@ cdef int _M_RAYS_TO[9]
 
 
 @cython.locals(squares="int *", frm=int, to=int, flag=int, piece=int, p=int, c=int, g=int, r=int, captured=int,
-               dmg=int, deg=int, dphase=int, gate=int, new=int, victim=int, king_to=int, rook_to=int)
+               dmg=int, deg=int, dphase=int, gate=int, new=int, victim=int, king_to=int, rook_to=int, d=int)
 cpdef (int, int, int) move_delta(Position pos, int code)
+
+cdef int _captured_phase(Position pos, int captured, int to)
+
+@cython.locals(hand=list, value=int, white_danger=int, black_danger=int, t=int, squares="int *")
+cpdef int drop_score(Position pos)
+
+@cython.locals(empty=int, i=int, score=int)
+cdef int _drop_danger(int *squares, int king, int danger) noexcept
 
 cpdef int hand_score(list hand, unsigned long long gates) except? -32767
 

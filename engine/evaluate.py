@@ -1,5 +1,7 @@
 """Static evaluation: material and tapered piece-square tables (kept incrementally by the search), pieces in
-hand against the gates left to bring them in, and a few cheap positional terms.
+hand against the gates left to bring them in, and a few cheap positional terms. In S-House (a drop variant)
+pieces in hand are worth their board value and more, and empty squares next to a king weigh against it by
+the pieces the opponent could drop there.
 
 Scores are centipawns. The tables are from white's point of view; ``evaluate`` returns the score from
 the side to move. The search keeps ``mg``/``eg`` (the sums of ``PST_MG``/``PST_EG`` over the board) and
@@ -12,7 +14,7 @@ hand-set starting values (material from Fairy-Stockfish's S-chess values scaled 
 from __future__ import annotations
 
 from . import eval_weights as W
-from .movecodes import CASTLE, CASTLE_ROOK_GATE, EN_PASSANT, PLACE, PROMOTION
+from .movecodes import CASTLE, CASTLE_ROOK_GATE, DROP, EN_PASSANT, PLACE, PROMOTION
 from .position import Position
 from .tables import (
     BISHOP,
@@ -93,8 +95,8 @@ def initial_scores(pos: Position) -> tuple[int, int, int]:
             mg += PST_MG[p][sq]
             eg += PST_EG[p][sq]
             phase += PHASE_OF[p]
-    for code in (HAWK, ELEPHANT, -HAWK, -ELEPHANT):
-        phase += PHASE_OF[code] * pos.hand[code]
+    for piece in range(PAWN, ELEPHANT + 1):
+        phase += PHASE_OF[piece] * (pos.hand[piece] + pos.hand[-piece])
     return mg, eg, phase
 
 
@@ -116,7 +118,7 @@ def move_delta(pos: Position, code: int) -> tuple[int, int, int]:
             c = (captured + 8) * 64 + to
             dmg -= _MG[c]
             deg -= _EG[c]
-            dphase = -_PHASE_AT[captured + 8]
+            dphase = _captured_phase(pos, captured, to)
             if pos.entry_rule == _PLACEMENT and pos.gates >> to & 1:
                 dphase -= _PHASE_AT[pos.placed[to] + 8]  # the piece placed behind the victim is forfeited
         gate = code >> 12 & 15
@@ -135,13 +137,16 @@ def move_delta(pos: Position, code: int) -> tuple[int, int, int]:
             c = (captured + 8) * 64 + to
             dmg -= _MG[c]
             deg -= _EG[c]
-            dphase -= _PHASE_AT[captured + 8]
+            dphase += _captured_phase(pos, captured, to)
             if pos.entry_rule == _PLACEMENT and pos.gates >> to & 1:
                 dphase -= _PHASE_AT[pos.placed[to] + 8]
         return dmg, deg, dphase
     if flag == EN_PASSANT:
         victim = (8 - piece) * 64 + (to - 8 if piece > 0 else to + 8)  # the enemy pawn's row and square
         return _MG[p + to] - _MG[p + frm] - _MG[victim], _EG[p + to] - _EG[p + frm] - _EG[victim], 0
+    if flag == DROP:  # the piece enters the board from the hand (its phase was counted in the hand)
+        d = ((code >> 12 & 15) * pos.side + 8) * 64 + to
+        return _MG[d], _EG[d], 0
     if flag == PLACE:  # a placement: the piece stays in hand, the board does not change
         return 0, 0, 0
     # castling: from = king, to = rook square
@@ -156,6 +161,14 @@ def move_delta(pos: Position, code: int) -> tuple[int, int, int]:
         deg += _EG[g]
     assert flag in (CASTLE, CASTLE_ROOK_GATE)
     return dmg, deg, 0
+
+
+def _captured_phase(pos: Position, captured: int, to: int) -> int:
+    """The phase change of capturing ``captured`` on ``to``: the piece leaves the game, except in a drop
+    variant, where it goes to the captor's hand (a promoted piece as a pawn, which has no phase weight)."""
+    if pos.drops and not pos.promoted >> to & 1:
+        return 0
+    return -_PHASE_AT[captured + 8]
 
 
 _POPCOUNT8 = [bin(i).count("1") for i in range(256)]
@@ -194,6 +207,44 @@ def _hand_value(hawks: int, elephants: int, gate_count: int) -> int:
     if spare >= 0:
         value -= _SHORTAGE_AT[spare] * count
     return value
+
+
+# Drop variants (S-House), hand-set: the value of a piece in hand by type (a little above its board value: it
+# can land anywhere), and how much each piece type in the opponent's hand adds to the danger of every empty
+# square next to a king (the drop squares of an attack), in centipawns per empty square, capped per king.
+DROP_HAND_VALUE = (0, 130, 340, 350, 520, 940, 0, 800, 890)
+DROP_DANGER = (0, 3, 6, 4, 5, 9, 0, 9, 9)
+DROP_DANGER_CAP = 400
+_DROP_HAND_VALUE = list(DROP_HAND_VALUE)  # C arrays and ints in the compiled build
+_DROP_DANGER = list(DROP_DANGER)
+_DROP_DANGER_CAP = DROP_DANGER_CAP
+
+
+def drop_score(pos: Position) -> int:
+    """Pieces in hand and the danger of drops next to each king, white's view (drop variants only)."""
+    hand = pos.hand
+    value = 0
+    white_danger = 0  # what White's hand threatens Black's king with, and the reverse
+    black_danger = 0
+    for t in range(PAWN, ELEPHANT + 1):
+        value += (hand[t] - hand[-t]) * _DROP_HAND_VALUE[t]
+        white_danger += hand[t] * _DROP_DANGER[t]
+        black_danger += hand[-t] * _DROP_DANGER[t]
+    squares = pos.squares
+    return (value + _drop_danger(squares, pos.king_sq[1], white_danger)
+            - _drop_danger(squares, pos.king_sq[0], black_danger))
+
+
+def _drop_danger(squares: list[int], king: int, danger: int) -> int:
+    """The danger of drops next to the king on ``king``: its empty neighbours times ``danger``, capped."""
+    if not danger:
+        return 0
+    empty = 0
+    for i in range(king * 32 + 8, king * 32 + 8 + _M_LEAP_COUNT[king * 4 + 1]):  # the king's steps
+        if squares[_M_LEAP_SQUARES[i]] == 0:
+            empty += 1
+    score = empty * danger
+    return score if score < _DROP_DANGER_CAP else _DROP_DANGER_CAP
 
 
 # King safety, middlegame only: the pawn shield of a castled king (a king-tropism term was tried and lost).
@@ -524,7 +575,9 @@ def evaluate(pos: Position, mg: int, eg: int, phase: int) -> int:
         mg += dmg
         eg += deg
     score = (mg * p + eg * (phase_max - p)) // phase_max
-    if pos.entry_rule == _PLACEMENT:
+    if pos.drops:
+        score += drop_score(pos)
+    elif pos.entry_rule == _PLACEMENT:
         score += hand_score(pos.hand, _ALL_GATES)
     elif pos.gates:
         score += hand_score(pos.hand, pos.gates)

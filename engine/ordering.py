@@ -13,7 +13,7 @@ from __future__ import annotations
 from array import array
 from typing import TYPE_CHECKING, Any
 
-from .movecodes import EN_PASSANT, PROMOTION
+from .movecodes import DROP, EN_PASSANT, PROMOTION
 from .tables import QUEEN
 
 if TYPE_CHECKING:
@@ -22,6 +22,11 @@ if TYPE_CHECKING:
 HASH_MOVE_KEY = 1 << 30
 CAPTURE_KEY = 1 << 24
 KILLER_KEY = 1 << 22
+# S-House: a drop within two squares of the enemy king (where attacks on it start) ranks this much above
+# the history of other quiet moves; DROP_NEAR[king * 64 + sq] is 1 for those squares.
+DROP_NEAR_KEY = 1 << 18
+DROP_NEAR = [1 if max(abs((king & 7) - (sq & 7)), abs((king >> 3) - (sq >> 3))) <= 2 else 0
+             for king in range(64) for sq in range(64)]
 
 
 def capture_order(mvv: list[int], attacker_rank: list[int]) -> list[list[int]]:
@@ -35,9 +40,11 @@ def keyed_moves(moves: list[int], pos: Position, capture_keys: list[list[int]], 
                 killer1: int, killer2: int, counter: int, hash_move: int) -> list[int]:
     """``moves`` (legal in ``pos``) as ``key << 20 | move`` ints, in the order given: the hash move highest,
     then captures (``capture_keys``) and promotions, en passant, the two killers, the countermove, then the
-    quiet moves by ``history``; a gated twin a little above its plain move."""
+    quiet moves by ``history``; a gated twin a little above its plain move, a drop by the piece it drops and
+    well above the rest when it lands near the enemy king."""
     squares = pos.squares
     side = pos.side
+    near = pos.king_sq[1 if side == 1 else 0] * 64  # the enemy king's row of DROP_NEAR
     keyed: list[int] = []
     append = keyed.append
     for m in moves:
@@ -60,6 +67,9 @@ def keyed_moves(moves: list[int], pos: Position, capture_keys: list[list[int]], 
             append(KILLER_KEY << 20 | m)
         elif m == counter:
             append((KILLER_KEY - 1) << 20 | m)
+        elif flag == DROP:
+            key = history[m & 4095] + (m >> 12 & 15) + DROP_NEAR[near + (m & 63)] * DROP_NEAR_KEY
+            append(key << 20 | m)
         else:
             key = history[m & 4095]
             append((key + (m >> 12 & 15)) << 20 | m)

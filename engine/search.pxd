@@ -8,7 +8,7 @@ from engine.position cimport Position
 from engine.tt cimport TranspositionTable, tt_key
 
 # Constants the module imports or defines for itself alone, as C values (not importable from the compiled module).
-cdef int CASTLE, CASTLE_ROOK_GATE, EN_PASSANT, PROMOTION, KING, ROOK, EXACT, LOWER, UPPER, SCORE_OFFSET
+cdef int CASTLE, CASTLE_ROOK_GATE, DROP, EN_PASSANT, PROMOTION, KING, ROOK, EXACT, LOWER, UPPER, SCORE_OFFSET
 cdef int INFINITE, MATE, MAX_PLY, MOVES_MAX, HISTORY_MAX, REVERSE_FUTILITY_MARGIN, CAPTURES_MAX
 cdef int REVERSE_FUTILITY_DEPTH, FUTILITY_BASE, FUTILITY_MARGIN, FUTILITY_DEPTH, LATE_MOVE_DEPTH
 cdef int SEE_QUIET_MARGIN, SEE_QUIET_DEPTH
@@ -62,7 +62,7 @@ cdef class QuiescenceSearch:
 
     @cython.locals(control=SearchControl, pos=Position, moves=list, best=int, m="long long", dmg=int, deg=int,
                    dph=int, score=int, stand=int, squares="int *", to=int, victim=int, gain=int, check=bint,
-                   keys="long long[::1]", start=int, end=int, i=int)
+                   keys="long long[::1]", start=int, end=int, i=int, gain_factor=int)
     cpdef int qsearch(self, int alpha, int beta, int ply, int mg, int eg, int phase, bint in_check) except? -32767
 
 
@@ -79,7 +79,7 @@ cdef class AlphaBetaSearch:
     cdef public object eval_buffer
     cdef int[::1] evals
 
-    @cython.locals(halfmove=int, key="long long", n=int, low=int, i=int)
+    @cython.locals(halfmove=int, key="long long", n=int, low=int, i=int, window=int)
     cpdef bint is_draw(self, Position pos)
 
     @cython.locals(control=SearchControl, orderer=MoveOrderer, pos=Position, pv_node=bint, tt=TranspositionTable,

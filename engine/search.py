@@ -24,7 +24,7 @@ from typing import Any, Callable, Dict, Optional, Protocol
 
 from .attacks import ATTACKER_RANK, CAPTURES_MAX, MVV, SEE_VALUE, captures, captures_into, gives_check_quiet, see
 from .evaluate import evaluate, initial_scores, move_delta
-from .movecodes import CASTLE, CASTLE_ROOK_GATE, EN_PASSANT, PROMOTION
+from .movecodes import CASTLE, CASTLE_ROOK_GATE, DROP, EN_PASSANT, PROMOTION
 from .ordering import capture_order, order_into, order_moves, sort_desc_range
 from .position import Position
 from .tables import (
@@ -86,6 +86,9 @@ def _plausible(pos: Position, m: int) -> bool:
     frm = m & 63
     to = m >> 6 & 63
     flag = m >> 16
+    if flag == DROP:  # S-House: a piece we hold, on an empty square (a pawn not on the first or last rank)
+        piece = m >> 12 & 15
+        return squares[to] == 0 and pos.hand[piece * side] > 0 and (piece != 1 or 8 <= to < 56)
     piece = squares[frm]
     if piece * side <= 0:
         return False
@@ -314,6 +317,8 @@ class QuiescenceSearch:
             alpha = stand
         best = stand
         squares = pos.squares
+        # In S-House the victim also lands in our hand: a capture gains it twice (delta pruning below).
+        gain_factor = 2 if pos.drops else 1
         # This ply's captures, keyed, in its own part of the buffer (no list, no int objects), best first.
         keys = self.keys
         start = ply * CAPTURES_MAX
@@ -328,7 +333,7 @@ class QuiescenceSearch:
             else:
                 gain = ORDER_VALUE[victim if victim > 0 else -victim] if victim else 100
                 # Delta pruning: even winning the victim for free cannot reach alpha.
-                if stand + gain + 150 < alpha:
+                if stand + gain * gain_factor + 150 < alpha:
                     continue
                 # Captures that lose material in the exchange on the square (SEE < 0) are skipped; a capture
                 # of a piece worth at least the capturer cannot lose.
@@ -386,11 +391,14 @@ class AlphaBetaSearch:
         halfmove = pos.halfmove
         if halfmove >= 100:
             return True
-        if halfmove < 4:
+        n = pos.undo_len
+        window = halfmove
+        if pos.drops:  # S-House: captures and drops do not end the chain (pieces come back from the hands)
+            window = n
+        if window < 4:
             return False
         key = pos.hash
-        n = pos.undo_len
-        low = n - halfmove
+        low = n - window
         if low < 0:
             low = 0
         i = n - 4

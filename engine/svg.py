@@ -1,4 +1,4 @@
-"""SVG diagrams of S-chess and chess positions, in the manner of python-chess's ``chess.svg``.
+"""SVG diagrams of S-chess, S-House and chess positions, in the manner of python-chess's ``chess.svg``.
 
 >>> from engine import Board, svg
 >>> board = Board()
@@ -10,10 +10,11 @@ True
 
 An S-chess diagram shows, beside the board, the pieces each side still holds in hand (with their counts, the
 side at the top of the board at the top) and marks the open gates: the back-rank squares whose original piece
-has not moved yet while its side still has a piece to gate. A standard chess board (``variant="chess"``) is
-drawn without hand or gates. In placement S-chess (``variant="seirawan-placement"``) a placed piece is drawn small
-behind its file, on the rim side of its back-rank square, and the tray holds only the pieces not placed yet.
-The pieces are the project's own glyphs (:mod:`engine.svg_pieces`).
+has not moved yet while its side still has a piece to gate. An S-House hand can hold every piece type: its
+tray shows them smaller, in two columns. In placement S-chess (``variant="seirawan-placement"``) a placed
+piece is drawn small behind its file, on the rim side of its back-rank square, and the tray holds only the
+pieces not placed yet. A standard chess board (``variant="chess"``) is drawn without hand or
+gates. The pieces are the project's own glyphs (:mod:`engine.svg_pieces`).
 
 Every diagram is self-contained (no ``<defs>``, no ids, no fonts to fetch beyond the viewer's sans-serif), so
 several can sit inline in one HTML page. Elements carry classes for styling and tests: ``square light a1``
@@ -28,7 +29,7 @@ from typing import Dict, List, Optional
 from .board import WHITE, Board, Move
 from .svg_pieces import PIECE_NAMES, glyph_svg
 from .tables import FILE_NAMES, PIECE_SYMBOLS, RANK_NAMES, SQUARE_NAMES
-from .variants import HAND_VARIANTS, PLACEMENT, VARIANTS
+from .variants import DROP_VARIANTS, GATING_VARIANTS, PLACEMENT, VARIANTS
 
 PLACED_SCALE = 0.5  # a placed piece's size against a square's
 
@@ -54,6 +55,7 @@ COLORS = {
 }
 
 HAND_ORDER = ("e", "h")  # the order Fairy-Stockfish writes the hand in
+DROP_HAND_ORDER = ("e", "h", "q", "r", "b", "n", "p")  # the same in S-House, where any piece can be in hand
 
 
 def check_square(board: Board) -> Optional[int]:
@@ -68,7 +70,7 @@ def check_square(board: Board) -> Optional[int]:
 def gate_squares(board: Board) -> List[int]:
     """The open gates of a position, both colours, in square order: back-rank squares whose original piece has
     not moved while its side still holds a piece in hand. Always empty in standard chess."""
-    if board.variant not in HAND_VARIANTS:
+    if board.variant not in GATING_VARIANTS:
         return []
     return [sq for sq in range(64) if board.gates >> sq & 1]
 
@@ -115,7 +117,7 @@ def board(
     """
     palette = dict(COLORS, **(colors or {}))
     white_at_bottom = bool(orientation) != bool(flipped)
-    has_hand = board.variant in HAND_VARIANTS
+    has_hand = board.variant in GATING_VARIANTS
     margin = MARGIN if coordinates else FRAME
     board_px = 8 * SQUARE_SIZE
     width = 2 * margin + board_px + (HAND_GAP + HAND_WIDTH + FRAME if has_hand else 0)
@@ -167,8 +169,11 @@ def board(
         for symbol in placed.values():  # the tray holds the pieces not placed yet
             pockets[symbol.isupper()][symbol.upper()] -= 1
         top, bottom = (not WHITE, WHITE) if white_at_bottom else (WHITE, not WHITE)
-        out.append(_hand(pockets[top], top, x, margin, palette, from_top=True, to_move=board.turn == top))
-        out.append(_hand(pockets[bottom], bottom, x, margin, palette, from_top=False, to_move=board.turn == bottom))
+        drops = board.variant in DROP_VARIANTS
+        out.append(_hand(pockets[top], top, x, margin, palette, from_top=True, to_move=board.turn == top,
+                         drops=drops))
+        out.append(_hand(pockets[bottom], bottom, x, margin, palette, from_top=False, to_move=board.turn == bottom,
+                         drops=drops))
     out.append("</svg>")
     return "\n".join(out) + "\n"
 
@@ -177,10 +182,11 @@ def _escape(text: str) -> str:
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
-def _piece_group(symbol: str, x: float, y: float, square_name: str) -> str:
+def _piece_group(symbol: str, x: float, y: float, square_name: str, scale: float = 1) -> str:
     colour = "white" if symbol.isupper() else "black"
     classes = f"piece {colour} {PIECE_NAMES[symbol.lower()]}" + (f" {square_name}" if square_name else "")
-    return (f'<g class="{classes}" transform="translate({x:g},{y:g})" stroke-width="1.5" '
+    zoom = f" scale({scale:g})" if scale != 1 else ""
+    return (f'<g class="{classes}" transform="translate({x:g},{y:g}){zoom}" stroke-width="1.5" '
             f'stroke-linejoin="round" stroke-linecap="round">{glyph_svg(symbol)}</g>')
 
 
@@ -221,29 +227,35 @@ def _coordinates(margin: int, white_at_bottom: bool, color: str) -> List[str]:
 
 
 def _hand(pocket: Dict[str, int], colour: bool, x: int, margin: int, palette: Dict[str, str], *, from_top: bool,
-          to_move: bool) -> str:
-    """One side's pieces in hand: a tray of piece glyphs with counts, filled from the board's edge inward."""
+          to_move: bool, drops: bool = False) -> str:
+    """One side's pieces in hand: a tray of piece glyphs with counts, filled from the board's edge inward (in
+    S-House up to seven types, smaller and in two columns)."""
     name = "white" if colour == WHITE else "black"
-    tray_height = 2 * SQUARE_SIZE + 14
+    columns, scale, order = (2, 0.6, DROP_HAND_ORDER) if drops else (1, 1.0, HAND_ORDER)
+    glyph = SQUARE_SIZE * scale
+    rows = (len(order) + columns - 1) // columns
+    tray_height = round(rows * glyph + (rows - 1) * 4 + 10)
     tray_y = margin if from_top else margin + 8 * SQUARE_SIZE - tray_height
     parts = [f'<g class="hand {name}">',
              f'<rect class="tray" x="{x}" y="{tray_y}" width="{HAND_WIDTH}" height="{tray_height}" rx="6" '
              f'fill="{palette["hand"]}" stroke="{palette["hand border"]}" stroke-width="1.5"/>']
     slot = 0
-    for letter in HAND_ORDER:
+    for letter in order:
         count = pocket.get(letter.upper(), 0)
         if not count:
             continue
         symbol = letter.upper() if colour == WHITE else letter
-        px = x + (HAND_WIDTH - SQUARE_SIZE) / 2
-        py = tray_y + 5 + slot * (SQUARE_SIZE + 4) if from_top else \
-            tray_y + tray_height - 5 - (slot + 1) * SQUARE_SIZE - slot * 4
-        parts.append(_piece_group(symbol, px, py, ""))
-        cx, cy = px + SQUARE_SIZE - 4, py + SQUARE_SIZE - 6
-        parts.append(f'<circle cx="{cx:g}" cy="{cy:g}" r="7.5" fill="{palette["count"]}" stroke="#fff" '
+        row, column = divmod(slot, columns)
+        px = x + (HAND_WIDTH - columns * glyph) / 2 + column * glyph
+        py = tray_y + 5 + row * (glyph + 4) if from_top else tray_y + tray_height - 5 - (row + 1) * glyph - row * 4
+        parts.append(_piece_group(symbol, px, py, "", scale))
+        radius = 7.5 * scale if drops else 7.5
+        cx, cy = px + glyph - 4 * scale, py + glyph - 6 * scale
+        parts.append(f'<circle cx="{cx:g}" cy="{cy:g}" r="{radius:g}" fill="{palette["count"]}" stroke="#fff" '
                      f'stroke-width="1.5"/>'
-                     f'<text class="count" data-count="{count}" x="{cx:g}" y="{cy + 4:g}" text-anchor="middle" '
-                     f'font-family="sans-serif" font-size="11" font-weight="bold" fill="#fff">{count}</text>')
+                     f'<text class="count" data-count="{count}" x="{cx:g}" y="{cy + 4 * scale:g}" '
+                     f'text-anchor="middle" font-family="sans-serif" font-size="{11 * scale:g}" font-weight="bold" '
+                     f'fill="#fff">{count}</text>')
         slot += 1
     if to_move:
         dot_y = tray_y + tray_height + 10 if from_top else tray_y - 10

@@ -23,7 +23,7 @@ from .perft import perft_divide
 from .search import MATE_BOUND, Searcher, SearchLimits
 from .smp import HelperPool
 from .timeman import plan_time
-from .variants import ENGINE_VARIANTS, START_FENS, has_chess960_form
+from .variants import START_FENS, VARIANTS, has_chess960_form
 
 BUILD = build_name()  # "compiled (Cython)" or "pure Python"
 ENGINE_NAME = f"S-chess Python engine {__version__}, {BUILD}"
@@ -64,8 +64,7 @@ class Options:
     @staticmethod
     def declarations() -> list[str]:
         return [
-            "option name UCI_Variant type combo default seirawan "
-            + " ".join(f"var {name}" for name in ENGINE_VARIANTS),
+            "option name UCI_Variant type combo default seirawan " + " ".join(f"var {v}" for v in VARIANTS),
             "option name UCI_Chess960 type check default false",
             "option name Hash type spin default 16 min 1 max 1024",
             f"option name Threads type spin default 1 min 1 max {MAX_THREADS}",
@@ -312,8 +311,8 @@ class UciFrontEnd:
         self.stop_search()
         if key == "uci_variant":
             variant = value.strip().lower()
-            if variant not in ENGINE_VARIANTS:
-                raise ValueError(f"option UCI_Variant: unsupported variant {value!r} ({', '.join(ENGINE_VARIANTS)})")
+            if variant not in VARIANTS:
+                raise ValueError(f"option UCI_Variant: unsupported variant {value!r} ({', '.join(VARIANTS)})")
             opts.variant = variant
             self._set_position(None, [])
         elif key == "uci_chess960":

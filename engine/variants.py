@@ -31,9 +31,6 @@ ENTRY_RULES = {"seirawan": FREE_GATING, "chess": NO_HAND, "shouse": FREE_GATING,
 #: The variants with pieces in hand (S-chess's hand ``[EHeh]`` in the FEN, promotion to Hawk and Elephant).
 HAND_VARIANTS = tuple(name for name, rule in ENTRY_RULES.items() if rule != NO_HAND)
 
-#: The variants the bundled engine's search plays (its ``UCI_Variant`` values); the rules know S-House too.
-ENGINE_VARIANTS = ("seirawan", "chess", "seirawan-placement", "seirawan-forced-entry")
-
 #: Start positions in Fairy-Stockfish's notation (pieces in hand as ``[EHeh]``, its FEN order).
 START_FENS = {
     "seirawan": "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR[EHeh] w KQBCDFGkqbcdfg - 0 1",

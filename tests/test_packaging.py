@@ -178,9 +178,9 @@ def test_readme_docker_run_keeps_the_pgns() -> None:
     assert "docker cp schess-bot:/games" in section, "say how to get the PGNs out of the volume"
 
 
-def test_runtime_dependencies_are_only_berserk_requests_pyyaml() -> None:
+def test_runtime_dependencies_are_only_berserk_requests_pyyaml_prometheus_client() -> None:
     names = {re.split(r"[<>=!~\[ ]", dep)[0].lower() for dep in PYPROJECT["project"]["dependencies"]}
-    assert names == {"berserk", "requests", "pyyaml"}
+    assert names == {"berserk", "requests", "pyyaml", "prometheus_client"}
     assert set(PYPROJECT["project"]["scripts"]) == {"schess-bot", "schess-engine"}
 
 
@@ -325,3 +325,22 @@ def test_setup_compiles_exactly_the_modules_buildinfo_names_and_each_has_its_dec
         source = [ROOT / "engine" / f"{name}.{ext}" for ext in ("py", "pyx")]
         assert any(path.exists() for path in source) and (ROOT / "engine" / f"{name}.pxd").exists(), name
     assert buildinfo.build_name() in ("pure Python", "compiled (Cython)")
+
+
+#: the Debian package of each program a test looks for (a test without its program is skipped)
+PACKAGE_OF = {"fairy-stockfish": "fairy-stockfish", "sjaakii": "sjaakii", "fairymax": "fairymax", "pypy3": "pypy3",
+              "chromium": "chromium", "chromedriver": "chromium-driver", "docker": "docker-compose",
+              "docker-compose": "docker-compose"}
+
+
+def test_the_readme_names_the_system_package_of_every_program_the_tests_skip_without() -> None:
+    programs = set()
+    for path in (ROOT / "tests").rglob("*.py"):
+        programs |= {name.rsplit("/", 1)[-1] for name in re.findall(r'shutil\.which\("([^"]+)"\)', path.read_text())}
+    assert programs <= set(PACKAGE_OF), f"a program the README does not name yet: {programs - set(PACKAGE_OF)}"
+    line = re.search(r"sudo apt-get install ([a-z0-9 -]+)\n", README)
+    assert line, "the README's apt-get line for the full suite"
+    named = set(line.group(1).split())
+    assert {PACKAGE_OF[program] for program in programs} | {"python3-venv"} == named
+    skipped = README.split(line.group(0), 1)[1].split("\n\n")[1]
+    assert all(f"`{package}`" in skipped for package in named - {"python3-venv"}), "what each one's absence skips"

@@ -9,6 +9,10 @@ answer taken while two games ran is kept. Prints the median, 90th percentile and
 
 ``--screenshot FILE`` also saves a picture of the page (headless Chromium through selenium, from the test
 extra) at the end, with two games running and the finished ones below.
+
+``--idle N`` measures memory instead: the bot as its own process (``python -m bot``) with the page on and one
+game running, its resident memory (``VmRSS``) before and while this process holds ``N`` half-open connections
+to the page (``GET / HTTP/1.1`` and nothing more), and how long ``/api/status`` takes meanwhile.
 """
 
 from __future__ import annotations
@@ -16,16 +20,22 @@ from __future__ import annotations
 import argparse
 import http.client
 import json
+import os
+import selectors
 import socket
 import statistics
+import subprocess
 import sys
 import tempfile
 import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
+import yaml
+
+from bot.app.status.http import raise_open_file_limit
 from bot.config import settings_from_dict
 from bot.loopback import EngineOpponent, LoopbackServer, Opponent, RandomMoves
 
@@ -71,6 +81,91 @@ def screenshot(url: str, path: str, ready: Callable[[], bool]) -> None:
         driver.quit()
 
 
+def resident_kib(pid: int) -> int:
+    """The process's resident memory (``VmRSS``) in KiB."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    raise RuntimeError(f"no VmRSS for process {pid}")
+
+
+def open_fds(pid: int) -> int:
+    return len(os.listdir(f"/proc/{pid}/fd"))
+
+
+def half_open_connections(port: int, count: int) -> list[socket.socket]:
+    """``count`` connections opened at once (not one after the other: on a busy machine that takes longer
+    than the page's deadline), each sending ``GET / HTTP/1.1`` and nothing more."""
+    connections = []
+    for _ in range(count):
+        connection = socket.socket()
+        connection.setblocking(False)
+        connection.connect_ex(("127.0.0.1", port))
+        connections.append(connection)
+    with selectors.DefaultSelector() as selector:
+        for connection in connections:
+            selector.register(connection, selectors.EVENT_WRITE)
+        pending = len(connections)
+        while pending:
+            for key, _ in selector.select(10):
+                selector.unregister(key.fileobj)
+                pending -= 1
+                key.fileobj.send(b"GET / HTTP/1.1\r\n")  # type: ignore[union-attr]
+    return connections
+
+
+def measure_idle(count: int, dialect: Literal["pychess", "lichess"]) -> int:
+    """``--idle``: the bot's resident memory with the page on, then with ``count`` half-open connections."""
+    raise_open_file_limit()
+    port = free_port()
+    folder = Path(tempfile.mkdtemp(prefix="status-idle-"))
+    repo = Path(__file__).resolve().parents[1]
+    with LoopbackServer(dialect=dialect, token="bench-token", keepalive_s=2.0) as server:
+        config = folder / "config.yml"
+        config.write_text(yaml.safe_dump({
+            "server": {"url": server.url, "dialect": dialect}, "engine": {"limits": {"movetime_ms": 200}},
+            "pgn_directory": str(folder / "games"), "status": {"listen": f"127.0.0.1:{port}"}}))
+        environment = dict(os.environ, SCHESS_BOT_TOKEN="bench-token", PYTHONPATH=str(repo))
+        bot = subprocess.Popen([sys.executable, "-m", "bot", "--config", str(config), "--log-level", "WARNING"],
+                               env=environment, cwd=folder)
+        idle: list[socket.socket] = []
+        try:
+            server.challenge(challenger="Alice", clock=(3600, 0), opponent=RandomMoves(seed=1))
+            deadline = time.monotonic() + 120
+            while True:
+                assert time.monotonic() < deadline, "the bot did not start its game"
+                try:
+                    if len(json.loads(timed_get(port, "/api/status")[1])["games"]) == 1:
+                        break
+                except OSError:
+                    pass
+                time.sleep(0.5)
+            time.sleep(3)  # a few moves in, the page asked for a few times
+            for _ in range(3):
+                timed_get(port, "/")
+            before, fds = resident_kib(bot.pid), open_fds(bot.pid)
+            idle = half_open_connections(port, count)
+            accepted_by = time.monotonic() + 4  # each is cut at its deadline, 5 s after it was accepted
+            while open_fds(bot.pid) < fds + count and time.monotonic() < accepted_by:
+                time.sleep(0.01)
+            accepted = open_fds(bot.pid) - fds
+            answered_s, _ = timed_get(port, "/api/status")
+            held = resident_kib(bot.pid)
+            still_held = open_fds(bot.pid) - fds
+        finally:
+            for connection in idle:
+                connection.close()
+            bot.terminate()
+            bot.wait(30)
+    print(f"the bot (python -m bot, pid {bot.pid}) with the page on and one game running: {before / 1024:.1f} MiB "
+          f"resident")
+    print(f"  with {count} half-open connections held: {held / 1024:.1f} MiB "
+          f"(+{(held - before) / 1024:.1f} MiB, {(held - before) / count:.1f} KiB a connection); "
+          f"/api/status answered in {answered_s * 1000:.0f} ms meanwhile")
+    print(f"  the bot's open files: {fds} before, +{accepted} once accepted, +{still_held} after the answer")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tools.status_bench", description=__doc__.split("\n")[0])
     parser.add_argument("--seconds", type=float, default=60.0, help="how long to measure (default 60)")
@@ -81,7 +176,11 @@ def main(argv: list[str] | None = None) -> int:
                         help="play on until this many games have finished")
     parser.add_argument("--opponent", choices=("random", "engine"), default="random",
                         help="random moves (default) or the bundled engine at 100 ms a move (longer games)")
+    parser.add_argument("--idle", type=int, metavar="N",
+                        help="measure the bot's memory with N half-open connections instead (see above)")
     args = parser.parse_args(argv)
+    if args.idle:
+        return measure_idle(args.idle, args.dialect)
 
     from bot.app.run import run_bot
 

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 
 from bot.app.logsetup import LogFileError, apply_logging, configure_logging, remove_handlers, version_text
 from bot.app.preflight import load_run_settings, run_checks
-from bot.app.run import ShutdownSignals, StopDuringStartup, run_bot
+from bot.app.run import ShutdownSignals, StopDuringStartup, interrupted_exit_code, run_bot, signal_name
 from bot.config import ConfigError, TokenError, resolve_token
 from engine.variants import VARIANT_NAMES
 
@@ -114,8 +114,7 @@ def _main(argv: list[str], stop: ShutdownSignals) -> int:
         print("error: --games must be a positive number", file=sys.stderr)
         return 2
     if args.variant is not None and not args.sandbox:
-        print("error: --variant is for --sandbox (a bot on a server plays the variants of challenge.variants)",
-              file=sys.stderr)
+        print("error: --variant only goes with --sandbox", file=sys.stderr)
         return 2
     if args.sandbox:
         if args.games is not None or args.check or args.upgrade:
@@ -124,9 +123,12 @@ def _main(argv: list[str], stop: ShutdownSignals) -> int:
             print(f"error: {', '.join(used)} cannot be used with --sandbox (it checks the config itself, "
                   "then plays one game)", file=sys.stderr)
             return 2
-        from bot.app.sandbox import run_sandbox  # imported only when asked for: it brings the loopback server
-
-        return int(run_sandbox(args))
+        try:
+            from bot.app.sandbox import run_sandbox  # imported only when asked for: it brings the loopback server
+        except StopDuringStartup:
+            print(f"sandbox: interrupted ({signal_name(stop)})", file=sys.stderr)
+            return interrupted_exit_code(stop)
+        return int(run_sandbox(args, stop=stop))
     config_path = args.config or DEFAULT_CONFIG
     if args.check:
         return print_checks(config_path, args)

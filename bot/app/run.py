@@ -61,12 +61,15 @@ class ShutdownSignals:
 
     def __init__(self) -> None:
         self.requested = threading.Event()
+        self.signum: int | None = None  # the first signal received
         self._lock = threading.Lock()
         self._action: Callable[[], None] | None = None
         self._starting = True
 
     def handle(self, signum: int, frame: FrameType | None) -> None:
         log.info("received %s", signal.Signals(signum).name)
+        if self.signum is None:
+            self.signum = signum
         self.requested.set()
         with self._lock:
             action, starting = self._action, self._starting
@@ -103,6 +106,17 @@ class ShutdownSignals:
 
 class StopDuringStartup(BaseException):
     """Raised by the signal handler to leave a blocking start-up call (no game is running yet)."""
+
+
+def signal_name(stop: ShutdownSignals | None) -> str:
+    """``SIGTERM``, ``SIGINT``: the signal ``stop`` received (``SIGINT`` for a KeyboardInterrupt)."""
+    return signal.Signals(stop.signum if stop is not None and stop.signum is not None else signal.SIGINT).name
+
+
+def interrupted_exit_code(stop: ShutdownSignals | None) -> int:
+    """What a shell reports for a program killed by the signal ``stop`` received: 128 + its number (130
+    after Ctrl-C, 143 after ``SIGTERM``); 130 for a KeyboardInterrupt without a handler."""
+    return 128 + (stop.signum if stop is not None and stop.signum is not None else signal.SIGINT)
 
 
 def check_pgn_directory(directory: str | None) -> str | None:
@@ -185,6 +199,14 @@ def run_bot(settings: Settings, token: str, *, max_games: int | None = None, upg
         action = "upgrade the account" if server.account is not None else f"reach {settings.server.url}"
         print(f"error: could not {action}: {error}", file=sys.stderr)
         return 1
+    missing = (server.dialect.variants_missing(settings.challenge.variants + settings.matchmaking.variants)
+               if server.dialect is not None else [])
+    if missing:
+        print(f"error: challenge.variants or matchmaking.variants lists {', '.join(dict.fromkeys(missing))}, which "
+              f"{settings.server.url} ({server.dialect} dialect) has no games in; remove it from the config",
+              file=sys.stderr)
+        server.close()
+        return 2
     log.info("logged in to %s as %s (%s dialect)", settings.server.url, account.username, server.dialect)
     engine_text = (f"{engine_check.id_name} ({settings.engine.command}, {settings.engine.protocol}; plays "
                    f"{', '.join(engine_check.playable)})" if engine_check is not None else "supplied by the caller")
@@ -208,15 +230,18 @@ def run_bot(settings: Settings, token: str, *, max_games: int | None = None, upg
         on_lobby(lobby)
     stop.started(lobby.request_stop)
     try:
-        return lobby.run()
-    except TokenRejected as error:
-        print(f"error: the server rejected the token (HTTP {error.status}): {error}", file=sys.stderr)
-        return 2
+        code = lobby.run()
+    except TokenRejected:
+        code = 2
     finally:
         if page is not None:
             logging.getLogger("bot").removeHandler(page[1])
             page[0].close()
         server.close()
+    if server.token_refused is not None:  # revoked while the bot ran: the same line, and fix, as at start-up
+        print(f"error: {rejected_token_advice(settings.server.url, server.dialect, server.token_refused)}",
+              file=sys.stderr)
+    return code
 
 
 def engine_build(settings: Settings) -> str:

@@ -21,8 +21,16 @@ import threading
 from pathlib import Path
 from typing import Optional, TextIO
 
+from bot.app.logsetup import LogFileError, apply_logging, remove_handlers
 from bot.app.preflight import Preflight, run_checks
-from bot.app.run import StopDuringStartup, check_configured_engine, run_bot
+from bot.app.run import (
+    ShutdownSignals,
+    StopDuringStartup,
+    check_configured_engine,
+    interrupted_exit_code,
+    run_bot,
+    signal_name,
+)
 from bot.config import ChallengeSettings, DrawSettings, MatchmakingSettings, ServerSettings, Settings
 from bot.engines.check import EngineCheckFailed
 from bot.lobby.challenges import VARIANT_TEXTS
@@ -65,8 +73,7 @@ def sandbox_settings(settings: Settings, url: str, pgn_directory: str,
 
     The engine section, the time and greeting settings are the operator's own; everything that would stop
     the game or touch the outside (server, challenge filters, draw offers, token file, heartbeat) is
-    replaced, PGNs go to ``pgn_directory``, the bot accepts ``variant`` (one of ``VARIANT_NAMES``) alone. Without
-    engine limits the bot gets a short move time so the game
+    replaced, PGNs go to ``pgn_directory``. Without engine limits the bot gets a short move time so the game
     ends within seconds.
     """
     engine = settings.engine
@@ -120,14 +127,18 @@ class MovePrinter:
         print(f"  {prefix:<6}{record.san:<10} {who}", file=self.out, flush=True)
 
 
-def run_sandbox(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
+def run_sandbox(args: argparse.Namespace, out: TextIO = sys.stdout, stop: ShutdownSignals | None = None) -> int:
     """Check the config as ``--check`` does (but the token and the account), then play one sandbox game and
-    print it; the exit code is 0 when the game was played to its end (see docs/sandbox.md)."""
+    print it; the exit code is 0 when the game was played to its end, 128 + the signal's number when one
+    stopped it (130 Ctrl-C, 143 ``SIGTERM``; ``stop``: the process's signal handling), see docs/sandbox.md."""
+    handlers: list[logging.Handler] = []
     try:
-        return _run_sandbox(args, out)
+        return _run_sandbox(args, out, stop, handlers)
     except (KeyboardInterrupt, StopDuringStartup):
-        print("sandbox: interrupted", file=sys.stderr)
-        return 130
+        print(f"sandbox: interrupted ({signal_name(stop)})", file=sys.stderr)
+        return interrupted_exit_code(stop)
+    finally:
+        remove_handlers(handlers)
 
 
 def check_config(args: argparse.Namespace, out: TextIO) -> Optional[Preflight]:
@@ -151,13 +162,19 @@ def check_config(args: argparse.Namespace, out: TextIO) -> Optional[Preflight]:
     return report
 
 
-def _run_sandbox(args: argparse.Namespace, out: TextIO) -> int:
-    if getattr(args, "log_level", "INFO") != "DEBUG":
-        logging.getLogger("bot").setLevel(logging.WARNING)
+def _run_sandbox(args: argparse.Namespace, out: TextIO, stop: ShutdownSignals | None,
+                 handlers: list[logging.Handler]) -> int:
     report = check_config(args, out)
     if report is None:
         return 2
     assert report.settings is not None
+    # the log file (logging.file) as the real run writes it; the terminal shows warnings only, unless DEBUG
+    try:
+        handlers.extend(apply_logging(report.settings.logging,
+                                      "DEBUG" if getattr(args, "log_level", None) == "DEBUG" else "WARNING"))
+    except LogFileError as error:
+        print(str(error), file=sys.stderr)
+        return 2
     token = secrets.token_urlsafe(24)
     variant_name = getattr(args, "variant", None) or "seirawan"  # --variant
     variant, chess960 = split_variant_name(variant_name)
@@ -191,7 +208,7 @@ def _run_sandbox(args: argparse.Namespace, out: TextIO) -> int:
         print(f"sandbox: pychess-style server on {server.url} (127.0.0.1 only, throwaway token)", file=out)
         print(
             f"sandbox: {server.bot.name} (engine: {engine_text}) vs Sandbox ({opponent_text}), "
-            f"{VARIANT_TEXTS[variant_name]} {SANDBOX_CLOCK[0] // 60}+{SANDBOX_CLOCK[1]}",
+            f"{VARIANT_TEXTS.get(variant_name, variant_name)} {SANDBOX_CLOCK[0] // 60}+{SANDBOX_CLOCK[1]}",
             file=out,
             flush=True,
         )
@@ -219,8 +236,8 @@ def _run_sandbox(args: argparse.Namespace, out: TextIO) -> int:
             if game_id in server.games:
                 server.abort_game(game_id)
             bot_thread.join(timeout=10)
-            print("sandbox: interrupted", file=sys.stderr)
-            return 130
+            print(f"sandbox: interrupted ({signal_name(stop)})", file=sys.stderr)
+            return interrupted_exit_code(stop)
         bot_thread.join(timeout=15)
         print(f"sandbox: {game.result()} ({game.termination})", file=out)
         print("", file=out)

@@ -60,6 +60,9 @@ class AdvertisedOption(Protocol):
 XBOARD_COMMAND_OPTIONS = {"memory": "memory", "hash": "memory", "cores": "smp", "threads": "smp"}
 
 
+#: the fix for a homemade engine's class that cannot be loaded
+LOAD_FIX = "engine.command must name an engine class Python can import here, as package.module:ClassName"
+
 def option_problem(value: object, option: AdvertisedOption) -> str | None:
     """Why ``value`` does not fit the advertised ``option`` (None when it does), e.g. ``must be an integer
     from 1 to 1024 (the engine's Hash is a spin), got 'lots'``."""
@@ -195,8 +198,9 @@ def check_engine(command: str, protocol: str, make: Callable[[str], object], wan
     try:
         client = make(CHECK_LABEL)
     except EngineError as error:
-        raise EngineCheckFailed(f"error: {where} cannot be loaded: {reason(error)}; fix engine.command",
-                                [("engine.command", f"{command!r} cannot be loaded: {reason(error)}")]) from None
+        raise EngineCheckFailed(f"error: {where} cannot be loaded: {reason(error)}; fix: {LOAD_FIX}",
+                                [("engine.command", f"{command!r} cannot be loaded: {reason(error)}; "
+                                                    f"fix: {LOAD_FIX}")]) from None
     try:
         start = getattr(client, "start", None)
         if start is not None:

@@ -97,9 +97,8 @@ class Ending:
         if not gave_up and (self.action != "ended" or outcome.result != "*"):
             self.note("ended", outcome)
         if game.full is not None:
-            metrics.GAMES_FINISHED.inc(variant=game.full.variant.config_name,
-                                       result=metrics.our_result(outcome.result, game.we_are_white,
-                                                                 outcome.termination))
+            result = metrics.our_result(outcome.result, game.we_are_white, outcome.termination)
+            metrics.GAMES_FINISHED.labels(variant=game.full.variant.config_name, result=result).inc()
         self._close_engine()
         log.info("%s: finished %s (%s; %s, %d pl%s) vs %s%s", self.label, outcome.result, outcome.reason,
                  outcome.termination, plies, "y" if plies == 1 else "ies", game.opponent_name,

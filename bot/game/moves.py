@@ -212,7 +212,7 @@ class MoveMaker:
 def count_move(game: GameContext, note: MoveNote) -> None:
     """The metrics of a move sent: its kind, and the latency (from the state that gave us the turn to now,
     minus the engine's own thinking: the bot's overhead and the server's answer to the move)."""
-    metrics.MOVES_PLAYED.inc(kind=note.kind)
+    metrics.MOVES_PLAYED.labels(kind=note.kind).inc()
     if note.kind == "stand-in":
         metrics.STAND_IN_MOVES.inc()
     thinking = note.result.elapsed_s if note.result is not None and not note.result.book else 0.0

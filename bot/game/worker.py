@@ -77,7 +77,7 @@ def announce_start(game: GameContext, full: GameFull, *, counted: bool) -> None:
     log.info("%s: playing %s as %s vs %s (%s)", game.label, full.variant.config_name, colour, game.opponent_name,
              describe_clock(full))
     if counted:
-        metrics.GAMES_STARTED.inc(variant=full.variant.config_name)
+        metrics.GAMES_STARTED.labels(variant=full.variant.config_name).inc()
 
 
 class GameWorker:

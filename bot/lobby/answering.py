@@ -95,14 +95,14 @@ class ChallengeAnswerer:
                 if challenge.challenger.is_bot:
                     self.games.accepted_from_bots.append(AcceptedBotChallenge(self.monotonic(),
                                                                               challenge.challenger.name.lower()))
-                metrics.CHALLENGES.inc(decision="accepted", reason="accepted")
+                metrics.CHALLENGES.labels(decision="accepted", reason="accepted").inc()
                 log.info("challenge %s: accepted %s", challenge.id, summary)
             else:
                 reason = (decline_message(decision, self.settings.challenge) if self.server.dialect is not None
                           and self.server.dialect.decline_as_free_text
                           else decision.reason)
                 self.server.decline_challenge(challenge.id, reason)
-                metrics.CHALLENGES.inc(decision="declined", reason=decision.reason)
+                metrics.CHALLENGES.labels(decision="declined", reason=decision.reason).inc()
                 log.info("challenge %s: declined %s (%s: %s)", challenge.id, summary, decision.reason,
                          decision.detail)
         except TokenRejected:

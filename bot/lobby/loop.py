@@ -221,7 +221,7 @@ class Lobby:
                 if isinstance(item, StreamFailed):
                     log.error("event stream refused: %s", item.reason)
                     self._connection(False, item.reason)
-                    exit_code = 2 if item.status == 401 else 1
+                    exit_code = 2 if self.server.refuses_token(item.status) else 1
                     self.request_stop("finish")
                     continue
                 self._handle(item)

@@ -7,11 +7,10 @@ from typing import Any, Callable, Optional
 
 from bot.loopback.model import ChatRecord, Clock, LoopbackChallenge, MoveRecord, User, color_name
 from bot.loopback.opponents import Opponent, OpponentView
-from bot.loopback.positions import start_fen
 from bot.loopback.streams import Stream
 from bot.records.pgn import game_pgn
 from bot.records.results import lichess_outcome
-from engine.variants import pgn_needs_start_fen, pgn_variant_tag
+from engine.variants import START_FENS, pgn_needs_start_fen, pgn_variant_tag
 
 BoardFactory = Callable[..., Any]
 
@@ -53,8 +52,7 @@ class Game:
         self.bot_player = bot
         self.opponent_player = opponent_player
         self.white, self.black = (bot, opponent_player) if self.bot_color else (opponent_player, bot)
-        standard = start_fen(self.variant, False)
-        self.initial_fen = challenge.initial_fen or standard
+        self.initial_fen = challenge.initial_fen or START_FENS[self.variant]
         self.initial_fen_is_standard = challenge.initial_fen is None
         self.board = board_factory(self.initial_fen, variant=self.variant, chess960=self.chess960)
         self.first_to_move: bool = self.board.turn

@@ -32,7 +32,7 @@ from bot.loopback.observe import Observers
 from bot.loopback.opponents import Opponent
 from bot.loopback.positions import start_fen
 from bot.loopback.referee import Referee
-from engine.variants import VARIANTS, has_chess960_form
+from engine.variants import NAMES, VARIANTS
 
 T = TypeVar("T")
 HOST = "127.0.0.1"
@@ -171,11 +171,11 @@ class LoopbackServer(Referee, Observers):
             final: ColorName = (
                 "white" if color == "white" else "black" if color == "black" else self._rng.choice(("white", "black"))
             )
+            if variant not in VARIANTS or (chess960 and (variant, True) not in NAMES):
+                raise ValueError(f"unknown variant {variant!r}{' with chess960' if chess960 else ''}: use one of "
+                                 f"{', '.join(VARIANTS)}")
             if chess960 and initial_fen is None:
                 initial_fen = start_fen(variant, True, self._rng)
-            if variant not in VARIANTS or (chess960 and not has_chess960_form(variant)):
-                raise ValueError(f"unknown variant {variant!r}{' (960)' if chess960 else ''}: use one of "
-                                 f"{', '.join(VARIANTS)}")
             if initial_fen is not None:
                 # fail here, in the test, rather than later in the server thread that accepts the challenge
                 factory = self.board_factory or default_board_factory()

@@ -62,6 +62,9 @@ class Dialect:
     home_url: str
     #: the variants that server offers a bot, in our names (Lichess has no S-chess)
     bot_variants: tuple[str, ...]
+    #: variants the server has no games in at all, so a config listing one is a mistake refused at start-up
+    #: (Lichess has no S-House; its S-chess names are still accepted, for the loopback server's Lichess dialect)
+    missing_variants: tuple[str, ...] = ()
 
     def __str__(self) -> str:
         return self.name
@@ -79,6 +82,14 @@ class Dialect:
     def token_help(self, url: str) -> str:
         return self.token_hint.format(url=url.rstrip("/"))
 
+    def refuses_token(self, status: int | None) -> bool:
+        """An answer with ``status`` to a request that needs the token says the token is refused."""
+        return status == 401 or (status == 403 and self.rejects_token_with_403)
+
+    def variants_missing(self, names: tuple[str, ...]) -> list[str]:
+        """The names in ``names`` (our variant names) that this server has no games in, in their order."""
+        return [name for name in names if name in self.missing_variants]
+
 
 LICHESS = Dialect(
     name="lichess", result_source="game export", final_state_ends_game=True, replays_on_reconnect=False,
@@ -86,7 +97,7 @@ LICHESS = Dialect(
     chat_rooms=("spectator",), increment_unit_ms=1, created_at_unit_ms=1, players_by_name=False,
     capabilities_header=False, rejects_token_with_403=False, flags_silently=False, keeps_bot_resignations=True,
     token_hint="create a personal token with the scope bot:play at https://lichess.org/account/oauth/token",
-    home_url="https://lichess.org", bot_variants=("chess", "chess960"),
+    home_url="https://lichess.org", bot_variants=("chess", "chess960"), missing_variants=("shouse",),
 )
 PYCHESS = Dialect(
     name="pychess", result_source="game page", final_state_ends_game=False, replays_on_reconnect=True,

@@ -69,7 +69,7 @@ class EndpointLimits:
     def rate_limited(self, endpoint: str, response: requests.Response | None) -> float:
         """An HTTP 429 arrived for ``endpoint``: log it, pause the endpoint, return the pause in seconds."""
         pause = retry_after_s(response)
-        metrics.HTTP_429.inc(endpoint=endpoint)
+        metrics.HTTP_429.labels(endpoint=endpoint).inc()
         log.warning("%s: HTTP 429, pausing this endpoint for %.0f s", endpoint, pause)
         self.block(endpoint, pause)
         return pause

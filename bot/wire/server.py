@@ -160,6 +160,8 @@ class Transport:
         self._requestor = berserk.session.Requestor(self.session, self.url, _Response())
         self.monotonic = monotonic
         self._closed = threading.Event()
+        #: the HTTP status with which the server refused our token, once it has (the caller prints the fix)
+        self.token_refused: int | None = None
         #: set by :meth:`stop_waiting` (and :meth:`close`): the waits of calls no game needs end at once
         self._stopping = threading.Event()
         self._injected_wait = wait
@@ -227,7 +229,7 @@ class Transport:
                 status = 0
                 detail = connection_cause(error)
             if status != 429:
-                metrics.HTTP_ERRORS.inc(endpoint=endpoint)
+                metrics.HTTP_ERRORS.labels(endpoint=endpoint).inc()
             if status == 429:
                 rate_limited += 1
                 pause = self.limits.rate_limited(endpoint, response)
@@ -238,6 +240,7 @@ class Transport:
                 continue
             if status == 401 or (status == 403 and endpoint == "account"):
                 # Lichess answers 401 for a bad token, pychess 403; elsewhere a 403 is that call's problem
+                self.token_refused = status
                 raise TokenRejected(f"{endpoint}: the server rejected the token (HTTP {status})", status)
             if status and status < 500:
                 body = short_body(response)
@@ -264,6 +267,14 @@ class Server(Transport):
             None if settings.dialect == "auto" else dialect_named(settings.dialect))
         self.variants = variants
         self.account: Account | None = None
+
+    def refuses_token(self, status: int | None) -> bool:
+        """Whether a request that needs the token and was answered with ``status`` (the event stream's, say)
+        says the token is refused (401; 403 where the dialect answers so); remembered in :attr:`token_refused`."""
+        refused = status == 401 or (self.dialect is not None and self.dialect.refuses_token(status))
+        if refused:
+            self.token_refused = status
+        return refused
 
     # ---- account ----
 

@@ -169,7 +169,7 @@ class ServerStream(Generic[T]):
                 self._put(failure)
                 return
             attempt = 0 if delivered else attempt + 1
-            metrics.STREAM_RECONNECTS.inc(stream=self.endpoint.removeprefix("stream "))
+            metrics.STREAM_RECONNECTS.labels(stream=self.endpoint.removeprefix("stream ")).inc()
             delay = backoff_s(attempt, RECONNECT_BASE_S)
             log.warning("%s: %s; reconnecting in %.0f s", self.label, failure.reason if failure else "closed",
                         delay)
@@ -189,14 +189,14 @@ class ServerStream(Generic[T]):
             response = server.session.get(server.url + self.path, stream=True, timeout=timeout,
                                           headers={"Accept": "application/x-ndjson", **self.headers})
         except requests.RequestException as error:
-            metrics.HTTP_ERRORS.inc(endpoint=endpoint)
+            metrics.HTTP_ERRORS.labels(endpoint=endpoint).inc()
             return False, StreamLost(f"cannot connect ({connection_cause(error)})")
         if response.status_code == 429:
             server.limits.rate_limited(endpoint, response)
             response.close()
             return False, StreamLost("HTTP 429")
         if response.status_code >= 400:
-            metrics.HTTP_ERRORS.inc(endpoint=endpoint)
+            metrics.HTTP_ERRORS.labels(endpoint=endpoint).inc()
         if response.status_code >= 500 or response.status_code in RETRYABLE_STREAM_STATUSES:
             response.close()
             return False, StreamLost(f"HTTP {response.status_code}")

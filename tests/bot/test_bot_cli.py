@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import logging
+import os
+import signal
 import sys
 import types
 from pathlib import Path
@@ -65,9 +67,25 @@ def test_rejected_token_exits_2_without_a_traceback(tmp_path, monkeypatch, capsy
 def test_sandbox_option_hands_over_to_the_sandbox_module(monkeypatch):
     seen = []
     module = types.ModuleType("bot.app.sandbox")
-    module.run_sandbox = lambda args: seen.append(args) or 0  # type: ignore[attr-defined]
+    module.run_sandbox = lambda args, stop=None: seen.append(args) or 0  # type: ignore[attr-defined]
     monkeypatch.setitem(sys.modules, "bot.app.sandbox", module)
     assert main(["--sandbox"]) == 0 and seen[0].sandbox is True
+
+
+def test_sigterm_while_the_sandbox_module_loads_exits_143(monkeypatch, capsys):
+    """Issue 50: a signal between the handler's install and the sandbox's own handling (while its module is
+    imported) ended as the real run does before it plays: 'stopped before the bot started playing', exit 0."""
+
+    class Loading(types.ModuleType):
+        def __getattr__(self, name):
+            if name != "run_sandbox":
+                raise AttributeError(name)
+            os.kill(os.getpid(), signal.SIGTERM)  # the handler main installed raises in this thread
+            raise AssertionError("the handler did not run")
+
+    monkeypatch.setitem(sys.modules, "bot.app.sandbox", Loading("bot.app.sandbox"))
+    assert main(["--sandbox"]) == 143
+    assert capsys.readouterr().err.strip().splitlines()[-1] == "sandbox: interrupted (SIGTERM)"
 
 
 def test_redacting_filter_hides_the_token_in_messages_and_arguments():

@@ -394,13 +394,25 @@ def test_xboard_options_are_checked_too():
      "engine.protocol: homemade"),
     ({"command": "bot.engines.homemade_example:Nope", "protocol": "homemade"},
      "FAIL engine.command: 'bot.engines.homemade_example:Nope' cannot be loaded: module "
-     "'bot.engines.homemade_example' has no 'Nope'; its engine classes: MaterialGreedy"),
+     "'bot.engines.homemade_example' has no 'Nope'; its engine classes: MaterialGreedy; fix: engine.command must "
+     "name an engine class Python can import here, as package.module:ClassName"),
 ])
 def test_engine_messages_blame_the_key_that_is_wrong(tmp_path, monkeypatch, capsys, engine, line):
     monkeypatch.delenv("SCHESS_BOT_TOKEN", raising=False)
     config = write(tmp_path, {"engine": engine, "pgn_directory": str(tmp_path / "g")})
     assert main(["--config", config, "--check"]) == 2
     assert any(found.startswith(line) for found in check_lines(capsys)), line
+
+
+def test_a_homemade_class_that_cannot_be_loaded_stops_the_run_with_the_fix_form(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("SCHESS_BOT_TOKEN", "a-token")
+    config = write(tmp_path, {"engine": {"command": "bot.engines.homemade_example:Nope", "protocol": "homemade"},
+                              "pgn_directory": str(tmp_path / "g")})
+    assert main(["--config", config]) == 2
+    assert capsys.readouterr().err.strip().splitlines()[-1] == (
+        "error: engine 'bot.engines.homemade_example:Nope' (engine.command, engine.protocol: homemade) cannot be "
+        "loaded: module 'bot.engines.homemade_example' has no 'Nope'; its engine classes: MaterialGreedy; fix: "
+        "engine.command must name an engine class Python can import here, as package.module:ClassName")
 
 
 # ---- connection causes -------------------------------------------------------------------------------------

@@ -74,11 +74,11 @@ def test_an_illegal_engine_move_is_retried_once_then_replaced_by_a_legal_stand_i
     server.on_move = lambda uci: next(replies)(uci)
     server.push(PYCHESS_GAME_FULL)
     engine = ScriptedEngine("g1h3e", "e2e5")
-    stand_ins, moves = metrics.STAND_IN_MOVES.total(), metrics.MOVES_PLAYED.total()
+    stand_ins, moves = metrics.total(metrics.STAND_IN_MOVES), metrics.total(metrics.MOVES_PLAYED)
     with caplog.at_level(logging.WARNING):
         record = run_worker(server, engine, tmp_path)
     assert len(engine.searches) == 3
-    assert (metrics.STAND_IN_MOVES.total() - stand_ins, metrics.MOVES_PLAYED.total() - moves) == (1, 2)
+    assert (metrics.total(metrics.STAND_IN_MOVES) - stand_ins, metrics.total(metrics.MOVES_PLAYED) - moves) == (1, 2)
     [_, sent] = server.moves()
     assert sent != "e2e5"
     assert "illegal" in caplog.text and "fallback " + sent in caplog.text

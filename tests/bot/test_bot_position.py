@@ -143,3 +143,17 @@ def test_file_ids_are_sanitised():
 def test_final_outcome_from_server_word_and_resignation(end, resigned, expected):
     outcome = final_outcome(None, end, engine.Board(), True, resigned)
     assert (outcome.result, outcome.termination) == expected
+
+
+def test_s_house_positions_are_rebuilt_from_move_lists_with_drops():
+    # FENs from pyffish (Fairy-Stockfish, pychess.org's judge) for the same moves.
+    moves = "e2e4 b8c6 f1b5 a7a6 b5c6 d7c6 N@e5 c6c5 e5f7".split()
+    position = GameBoard(None, Variant("shouse"))
+    for ply in range(1, len(moves) + 1):
+        position.update(moves[:ply])
+    assert position.board.fen() == "r1bqkbnr/1pp1pNpp/p7/2p5/4P3/8/PPPP1PPP/RNBQK1NR[EHPehb] b KQBCDGkqcdfg - 0 5"
+    assert position.rebuilds == 0
+    position.update(moves[:6])  # a takeback: rebuilt from the start
+    assert position.rebuilds == 1
+    assert position.board.fen() == "r1bqkbnr/1pp1pppp/p1p5/8/4P3/8/PPPP1PPP/RNBQK1NR[EHNehb] w KQBCDGkqcdfg - 0 4"
+    assert position.engine_moves()[-1] == "d7c6"

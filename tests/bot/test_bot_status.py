@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 import logging
+import resource
+import select
 import socket
 import threading
 import time
@@ -19,10 +21,12 @@ import pytest
 from bot.app import health
 from bot.app.status import public_url
 from bot.app.status.history import History, eval_graph, parse_eval, read_pgn, totals
-from bot.app.status.http import BoundedHTTPServer, Request, Response
+from bot.app.status.http import FD_RESERVE, BoundedHTTPServer, Request, Response, connection_cap, raise_open_file_limit
+from bot.app.status.render import render_page
 from bot.app.status.snapshot import RecentErrors
 from bot.config import ConfigError, settings_from_dict
 from bot.wire.links import game_url
+from tests.timing import PATIENCE_S, wait_until
 
 REPO = Path(__file__).resolve().parents[2]
 PGN = """[Event "Casual seirawan game"]
@@ -46,13 +50,13 @@ def hello(request: Request) -> Response:
 
 @pytest.fixture
 def server() -> Any:
-    page = BoundedHTTPServer(("127.0.0.1", 0), hello, workers=2, queue_size=4, deadline_s=1.0,
-                             max_request_bytes=1024).start()
+    page = BoundedHTTPServer(("127.0.0.1", 0), hello, deadline_s=1.0, max_request_bytes=1024,
+                             max_connections=64).start()
     yield page
     page.close()
 
 
-def raw(address: tuple[str, int], data: bytes, timeout: float = 5.0) -> bytes:
+def raw(address: tuple[str, int], data: bytes, timeout: float = PATIENCE_S) -> bytes:
     with socket.create_connection(address, timeout=timeout) as connection:
         connection.sendall(data)
         answer = b""
@@ -62,22 +66,57 @@ def raw(address: tuple[str, int], data: bytes, timeout: float = 5.0) -> bytes:
 
 
 def fetch(address: tuple[str, int], path: str = "/") -> str:
-    with urllib.request.urlopen(f"http://{address[0]}:{address[1]}{path}", timeout=5) as answer:  # noqa: S310
+    with urllib.request.urlopen(f"http://{address[0]}:{address[1]}{path}", timeout=PATIENCE_S) as answer:  # noqa: S310
         return str(answer.read().decode())
 
 
-def test_the_server_answers_get_and_head_only(server: BoundedHTTPServer) -> None:
+def closed_after(connection: socket.socket, give_up_s: float, send: bytes = b"") -> float | None:
+    """Seconds until the server closes ``connection`` (sending ``send`` every 0.1 s meanwhile, a slowloris),
+    or None if it is still open after ``give_up_s``."""
+    started = time.monotonic()
+    while time.monotonic() - started < give_up_s:
+        try:
+            if send:
+                connection.send(send)
+            readable, _, _ = select.select([connection], [], [], 0.1)
+            if readable and connection.recv(4096) == b"":
+                return time.monotonic() - started
+        except OSError:
+            return time.monotonic() - started
+    return None
+
+
+def test_get_and_head_are_answered_with_the_security_headers(server: BoundedHTTPServer) -> None:
     assert fetch(server.address, "/x") == "hello /x"
     head = raw(server.address, b"HEAD /x HTTP/1.1\r\nHost: a\r\n\r\n")
     assert head.startswith(b"HTTP/1.0 200") and head.endswith(b"\r\n\r\n")
-    assert raw(server.address, b"POST /x HTTP/1.1\r\n\r\n").startswith(b"HTTP/1.0 405")
-    assert raw(server.address, b"GET /x HTTP/1.1\r\nContent-Length: 5\r\n\r\nhello").startswith(b"HTTP/1.0 413")
+    answer = raw(server.address, b"GET / HTTP/1.0\r\n\r\n")
+    for header in (b"Connection: close", b"Content-Security-Policy: default-src 'none'", b"X-Frame-Options: DENY",
+                   b"X-Content-Type-Options: nosniff", b"Referrer-Policy: no-referrer", b"Cache-Control: no-store"):
+        assert header + b"\r\n" in answer or header + b";" in answer, header
     assert raw(server.address, b"nonsense\r\n\r\n").startswith(b"HTTP/1.0 400")
-    assert b"Content-Security-Policy" in raw(server.address, b"GET / HTTP/1.0\r\n\r\n")
+    pipelined = raw(server.address, b"GET /x HTTP/1.1\r\n\r\nPOST /y HTTP/1.1\r\nContent-Length: 5\r\n\r\nhello")
+    assert pipelined.startswith(b"HTTP/1.0 200") and pipelined.count(b"HTTP/1.0") == 1, "one answer, to the first"
 
 
-def test_a_huge_request_is_refused_and_the_server_goes_on(server: BoundedHTTPServer) -> None:
-    with socket.create_connection(server.address, timeout=5) as connection:
+def test_a_method_that_writes_is_a_405(server: BoundedHTTPServer) -> None:
+    for method in (b"POST", b"PUT", b"DELETE", b"OPTIONS"):
+        answer = raw(server.address, method + b" /x HTTP/1.1\r\n\r\n")
+        assert answer.startswith(b"HTTP/1.0 405") and b"Allow: GET, HEAD" in answer, answer[:80]
+
+
+def test_a_request_with_a_body_is_a_413_even_a_megabyte_sent_at_once(server: BoundedHTTPServer) -> None:
+    assert raw(server.address, b"GET /x HTTP/1.1\r\nContent-Length: 5\r\n\r\nhello").startswith(b"HTTP/1.0 413")
+    assert raw(server.address, b"GET /x HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n").startswith(b"HTTP/1.0 413")
+    body = b"x" * 1_000_000
+    answer = raw(server.address, b"POST /x HTTP/1.1\r\nContent-Length: 1000000\r\n\r\n" + body)
+    assert answer.startswith(b"HTTP/1.0 413"), "the client reads the answer, not a reset"
+    assert fetch(server.address) == "hello /"
+
+
+def test_a_request_head_beyond_the_limit_is_a_431_and_one_within_it_is_served(server: BoundedHTTPServer) -> None:
+    assert fetch(server.address, "/" + "a" * 900) == "hello /" + "a" * 900
+    with socket.create_connection(server.address, timeout=PATIENCE_S) as connection:
         try:
             connection.sendall(b"GET /" + b"a" * 100_000 + b" HTTP/1.1\r\n\r\n")
         except OSError:
@@ -87,44 +126,67 @@ def test_a_huge_request_is_refused_and_the_server_goes_on(server: BoundedHTTPSer
 
 
 def test_a_slowloris_is_cut_off_at_the_deadline(server: BoundedHTTPServer) -> None:
-    with socket.create_connection(server.address, timeout=10) as slow:
-        started = time.monotonic()
-        cut = False
-        try:
-            while time.monotonic() - started < 8:
-                slow.send(b"G")
-                time.sleep(0.1)
-                if slow.recv(1, socket.MSG_DONTWAIT | socket.MSG_PEEK) == b"":
-                    cut = True
-                    break
-        except BlockingIOError:
-            pass
-        except OSError:
-            cut = True
-        if not cut:
-            slow.settimeout(5)
-            cut = slow.recv(100) == b""
-        assert cut and time.monotonic() - started < 8, "the connection was closed at its deadline"
+    with socket.create_connection(server.address, timeout=PATIENCE_S) as slow:
+        lasted = closed_after(slow, give_up_s=server.deadline_s + PATIENCE_S, send=b"G")
+    assert lasted is not None, "the slowloris was never cut off"
+    assert lasted >= server.deadline_s - 0.05, f"cut after {lasted:.2f} s, before its deadline"
+    assert server.cut >= 1
     assert fetch(server.address) == "hello /"
 
 
-def test_many_connections_cost_bounded_threads_and_are_served_again_after(server: BoundedHTTPServer) -> None:
-    before = threading.active_count()
-    idle = [socket.create_connection(server.address, timeout=5) for _ in range(40)]
-    time.sleep(0.3)
-    assert threading.active_count() == before, "no thread per connection"
-    refused = server.refused
-    assert refused > 0, "beyond the queue, connections are turned away at once"
-    for connection in idle:
-        connection.close()
-    deadline = time.monotonic() + 10
-    while True:
-        try:
-            assert fetch(server.address) == "hello /"
-            break
-        except (OSError, urllib.error.URLError):
-            assert time.monotonic() < deadline
-            time.sleep(0.2)
+def test_a_silent_connection_is_closed_at_the_deadline(server: BoundedHTTPServer) -> None:
+    with socket.create_connection(server.address, timeout=PATIENCE_S) as silent:
+        lasted = closed_after(silent, give_up_s=server.deadline_s + PATIENCE_S)
+    assert lasted is not None and lasted >= server.deadline_s - 0.05
+
+
+def test_beyond_the_connection_cap_a_connection_gets_a_503_at_once(server: BoundedHTTPServer) -> None:
+    idle = [socket.create_connection(server.address, timeout=PATIENCE_S) for _ in range(server.max_connections)]
+    try:
+        wait_until(lambda: server.open_connections == server.max_connections, "the idle connections accepted")
+        with socket.create_connection(server.address, timeout=PATIENCE_S) as one_more:
+            assert one_more.recv(100).startswith(b"HTTP/1.0 503"), "answered before it asks, and closed"
+        assert server.refused == 1
+    finally:
+        for connection in idle:
+            connection.close()
+    wait_until(lambda: server.open_connections == 0, "the idle connections gone")
+    assert fetch(server.address) == "hello /"
+
+
+def test_a_thousand_idle_connections_cost_no_thread_and_the_page_still_answers() -> None:
+    raise_open_file_limit()  # as the bot does at start: 1,000 sockets on each side in this one process
+    page = BoundedHTTPServer(("127.0.0.1", 0), hello, deadline_s=60.0).start()
+    threads = threading.active_count()
+    idle: list[socket.socket] = []
+    try:
+        assert page.max_connections > 1000
+        idle = [socket.create_connection(page.address, timeout=PATIENCE_S) for _ in range(1000)]
+        for connection in idle[:500]:
+            connection.sendall(b"GET / HTTP/1.1\r\n")  # half a request, then nothing
+        wait_until(lambda: page.open_connections == 1000, "the thousand connections accepted")
+        assert threading.active_count() <= threads, "no thread per connection"
+        started = time.monotonic()
+        assert fetch(page.address, "/api/status") == "hello /api/status"
+        assert time.monotonic() - started < PATIENCE_S
+        assert page.refused == 0
+    finally:
+        for connection in idle:
+            connection.close()
+        page.close()
+
+
+def test_the_open_file_limit_is_raised_to_the_hard_limit_and_bounds_the_cap() -> None:
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard != resource.RLIM_INFINITY and hard < 600:
+        pytest.skip(f"a hard limit of {hard} open files")
+    try:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (500, hard))
+        assert connection_cap() == 500 - FD_RESERVE, "descriptors are left to the bot"
+        assert raise_open_file_limit() == resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+        assert resource.getrlimit(resource.RLIMIT_NOFILE)[0] == (hard if hard != resource.RLIM_INFINITY else 1 << 20)
+    finally:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
 
 
 def test_a_handler_bug_is_a_500_and_not_the_end() -> None:
@@ -133,7 +195,7 @@ def test_a_handler_bug_is_a_500_and_not_the_end() -> None:
             raise RuntimeError("bug")
         return Response(200, b"fine")
 
-    page = BoundedHTTPServer(("127.0.0.1", 0), broken, workers=1).start()
+    page = BoundedHTTPServer(("127.0.0.1", 0), broken).start()
     try:
         assert raw(page.address, b"GET /bad HTTP/1.0\r\n\r\n").startswith(b"HTTP/1.0 500")
         assert fetch(page.address, "/") == "fine"
@@ -226,3 +288,37 @@ def test_game_links_and_the_server_address_shown() -> None:
     assert game_url("https://www.pychess.org/", "AbC/d") == "https://www.pychess.org/AbC%2Fd"
     assert public_url("https://me:secret@example.org:8443/x/?q=1") == "https://example.org:8443/x"
 
+
+
+def test_the_first_answer_draws_the_snapshot_with_names_escaped() -> None:
+    now = time.time()
+    status = {
+        "version": "0.1.0", "now": now,
+        "bot": {"server": "https://x.org", "account": "Bot", "engine": "e", "build": "b", "started_at": now - 120},
+        "connection": {"connected": False, "since": now, "note": "HTTP 502"},
+        "health": {"ok": True, "text": "ok"}, "slots": {"used": 1, "concurrency": 2, "free": 1},
+        "queue": {"waiting": 0, "queued": []}, "errors": [{"at": now, "level": "ERROR", "message": "<b>bad</b>"}],
+        "games": [{"id": "g1", "url": "https://x.org/g1", "phase": "our turn", "opponent": "<script>x</script>",
+                   "variant": "seirawan", "color": "black", "rated": True, "opponent_rating": 1500,
+                   "opponent_title": None, "svg": "<svg><desc>FEN</desc></svg>", "ply": 3, "turn": "black",
+                   "clock": {"kind": "clock", "white_ms": 3_723_000, "black_ms": 59_999, "running": "black"},
+                   "eval": {"text": "+0.30", "depth": 7}, "graph": "<svg class='evalgraph'></svg>"}],
+        "finished_this_run": 4, "totals": {},
+    }
+    page = render_page(status, {"games": []})
+    assert "<script>x</script>" not in page and "vs &lt;script&gt;x&lt;/script&gt; (1500)" in page
+    assert '<div class="game" data-id="g1" data-ply="3"><div class="board"><svg><desc>FEN</desc></svg>' in page
+    assert ('<div class="clock us running" data-side="black"><span>us (black)</span><span class="t">0:59</span>'
+            in page)
+    assert '<span class="t">1:02:03</span>' in page and "our eval, depth 7" in page
+    assert '<span class="pill bad" id="conn">disconnected since' in page and "(HTTP 502)" in page
+    assert "&lt;b&gt;bad&lt;/b&gt;" in page and "up 2 min" in page and "No finished game yet." in page
+    assert "<!--" not in page.split("<script>")[0], "every part of the template filled"
+
+
+def test_a_server_that_cannot_start_serving_says_so_instead_of_waiting() -> None:
+    page = BoundedHTTPServer(("127.0.0.1", 0), hello)
+    page.socket.close()  # as if the descriptor were lost between bind and start
+    with pytest.raises(OSError):
+        page.start()
+    page.close()

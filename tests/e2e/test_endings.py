@@ -208,6 +208,31 @@ def test_a_wrong_token_exits_2_and_says_token(dialect: str, tmp_path: Path) -> N
     assert TOKEN not in output
 
 
+@pytest.mark.parametrize("dialect, refused_by", [("pychess", "the event stream"), ("lichess", "the event stream"),
+                                                ("pychess", "an answer"), ("lichess", "an answer")])
+def test_a_token_revoked_while_the_bot_runs_exits_2_with_one_line_and_its_fix(
+    dialect: str, refused_by: str, tmp_path: Path
+) -> None:
+    with refereed_server(dialect, token=TOKEN) as server:
+        config = bot_config(server, tmp_path / "games", challenge={"block_list": ["bob"]})
+        process = BotProcess(config, tmp_path).start()
+        first = server.challenge(challenger="Bob", variant="chess")  # declined: the bot is listening
+        server.wait_for(lambda: server.answer(first), 60, "the bot's first answer")
+        server.token = "revoked"
+        if refused_by == "the event stream":
+            server.faults.drop_streams("event")  # it connects again, and is refused
+        else:
+            server.challenge(challenger="Alice")  # the bot's accept is refused
+        assert process.wait(60) == 2
+    output = process.logs()
+    last = output.strip().splitlines()[-1]
+    status = "HTTP 403" if dialect == "pychess" else "HTTP 401"
+    assert last.startswith(f"error: the server rejected the token ({status}, {dialect} dialect); "), output[-2000:]
+    assert last.endswith("then set SCHESS_BOT_TOKEN"), last
+    assert output.count("rejected the token") == 1, output[-2000:]
+    assert TOKEN not in output
+
+
 def _game_sends(server: LoopbackServer, game_id: str, after: float) -> list[Any]:
     return [r for endpoint in ("move", "resign", "abort")
             for r in server.requests_to(endpoint, game_id) if r.started_at > after]

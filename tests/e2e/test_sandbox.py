@@ -112,8 +112,9 @@ def test_sandbox_twice_with_one_pgn_directory_plays_two_games(tmp_path: Path) ->
 
 
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
-def test_a_stop_signal_during_the_sandbox_game_exits_130(tmp_path: Path, signum: int) -> None:
-    """Issue 27, finding 2: Ctrl-C or SIGTERM mid-game said 'stopped before the bot started playing', exit 0."""
+def test_a_stop_signal_during_the_sandbox_game_exits_128_plus_its_number(tmp_path: Path, signum: int) -> None:
+    """Issue 27, finding 2: Ctrl-C or SIGTERM mid-game said 'stopped before the bot started playing', exit 0.
+    Issue 50: SIGTERM exits 143, as a shell reports a program it killed, Ctrl-C 130."""
     process = subprocess.Popen([sys.executable, "-m", "bot", "--sandbox"], cwd=tmp_path, env=sandbox_environment(),
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     assert process.stdout is not None
@@ -125,8 +126,8 @@ def test_a_stop_signal_during_the_sandbox_game_exits_130(tmp_path: Path, signum:
         out, err = process.communicate(timeout=60)
     finally:
         process.kill()
-    assert process.returncode == 130, err
-    assert err.strip().splitlines()[-1] == "sandbox: interrupted"
+    assert process.returncode == 128 + signum, err
+    assert err.strip().splitlines()[-1] == f"sandbox: interrupted ({signal.Signals(signum).name})"
     assert "stopped before the bot started playing" not in err
 
 
@@ -160,6 +161,29 @@ def test_the_sandbox_names_the_file_of_a_yaml_error(tmp_path: Path) -> None:
     assert completed.returncode == 2
     assert completed.stderr.strip() == (f"FAIL config: {config} is not valid YAML: expected ',' or '}}', but got ':' "
                                         "at line 3, column 10 (while parsing a flow mapping at line 2)")
+
+
+def test_the_sandbox_writes_the_configured_log_file_as_the_real_run_does(tmp_path: Path) -> None:
+    config = tmp_path / "config.yml"
+    log_file = tmp_path / "logs" / "bot.log"
+    config.write_text(yaml.safe_dump({"logging": {"file": str(log_file), "file_level": "INFO"}}))
+    completed = run_sandbox(tmp_path, "--config", str(config))
+    assert completed.returncode == 0, completed.stderr[-2000:]
+    written = log_file.read_text()
+    assert "logged in to http://127.0.0.1:" in written and ": finished " in written, written[-2000:]
+    assert "logged in" not in completed.stderr, "the terminal shows warnings only"
+
+
+def test_the_sandbox_refuses_a_log_file_that_cannot_be_opened(tmp_path: Path) -> None:
+    (tmp_path / "not-a-folder").write_text("a file")
+    log_file = tmp_path / "not-a-folder" / "bot.log"
+    config = tmp_path / "config.yml"
+    config.write_text(yaml.safe_dump({"logging": {"file": str(log_file)}}))
+    completed = run_sandbox(tmp_path, "--config", str(config))
+    assert completed.returncode == 2
+    assert completed.stderr.strip().splitlines()[-1].startswith(
+        f"FAIL logging.file: {str(log_file)!r} cannot be written: {tmp_path / 'not-a-folder'} is not a folder; fix: ")
+    assert "  1.    " not in completed.stdout, "no game was played"
 
 
 @pytest.mark.parametrize("variant,tag,first", [

@@ -249,7 +249,7 @@ def test_pieces_in_hand_are_worthless_without_gates() -> None:
 @pytest.mark.parametrize("seed", range(5))
 def test_incremental_scores_match_a_fresh_count(seed: int) -> None:
     rng = random.Random(seed)
-    for variant in ("seirawan", "chess"):
+    for variant in ("seirawan", "chess", "shouse"):
         board = Board(variant=variant)
         mg, eg, phase = initial_scores(board)
         for _ in range(120):

@@ -171,3 +171,37 @@ def test_s_house_random_games_agree_with_fairy_stockfish() -> None:
     while report.plies < 150:
         random_game(Board(variant="shouse"), rng, 80, report, san_every=10)
     assert report.mismatches == []
+
+
+def test_the_search_finds_a_drop_mate() -> None:
+    from engine.search import Searcher, SearchLimits, mate_in
+
+    board = Board("6k1/5ppp/8/8/8/8/8/6K1[R] w - - 0 1", variant="shouse")
+    result = Searcher().search(board, SearchLimits(depth=3))
+    move = board.move_of(result.best)
+    assert move.drop == 4 and mate_in(result.score) == 1
+    assert board.fen() == "6k1/5ppp/8/8/8/8/8/6K1[R] w - - 0 1"
+
+
+def test_the_search_plays_legal_s_house_moves_from_the_start() -> None:
+    from engine.search import Searcher, SearchLimits
+
+    board = Board(variant="shouse")
+    searcher = Searcher()
+    for _ in range(6):
+        result = searcher.search(board, SearchLimits(depth=2))
+        board.push(board.move_of(result.best))
+    assert board.fen() == Board(board.fen(), variant="shouse").fen()
+
+
+def test_the_diagram_shows_every_piece_type_in_hand() -> None:
+    from engine import svg
+
+    board = Board("rnbBk3/pp3pp1/4p1p1/3p2H1/8/1qQB4/P1H1K1PP/RN2RBNR[EENPPPppp] b ABFGHabc - 0 19",
+                  variant="shouse")
+    hands = {part.split('"')[0]: part for part in svg.board(board).split('<g class="hand ')[1:]}
+    white = hands["white"]
+    assert "piece white" not in hands["black"] and "piece black pawn" in hands["black"]
+    for name, count in (("elephant", 2), ("knight", 1), ("pawn", 3)):
+        assert f"piece white {name}" in white
+        assert f'data-count="{count}"' in white

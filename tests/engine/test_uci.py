@@ -119,6 +119,16 @@ def test_full_conversation(engine_process: EngineProcess) -> None:
     lines = e.read_until("bestmove")
     assert bestmove_of(lines)[0] == "h5f7"
     assert any(" score mate 1 " in line for line in lines)
+    # S-House: a drop mates.
+    e.send("setoption name UCI_Variant value shouse")
+    e.send("position fen 6k1/5ppp/8/8/8/8/5PPP/6K1[Qb] w - - 0 1 moves g1f1 b@e2 f1g1 g8h8")
+    e.send("go depth 3")
+    lines = e.read_until("bestmove")
+    board = Board("6k1/5ppp/8/8/8/8/5PPP/6K1[Qb] w - - 0 1", variant="shouse")
+    for text in "g1f1 B@e2 f1g1 g8h8".split():
+        board.push_uci(text)
+    board.push_uci(bestmove_of(lines)[0])
+    assert board.is_checkmate() and any(" score mate 1 " in line for line in lines)
     e.send("quit")
     assert e.proc.wait(timeout=5) == 0
 

@@ -5,8 +5,9 @@ Routes: ``/`` (the page, :mod:`~bot.app.status.page`), ``/api/status`` (JSON: co
 engine, health, slots, queue, last errors, the running games with their boards, the finished ones and the
 totals; :mod:`~bot.app.status.snapshot`), ``/api/finished`` (the finished games with their eval graphs and
 final positions; :mod:`~bot.app.status.history`), ``/games/<id>.pgn`` (a PGN to download) and ``/metrics``
-(Prometheus text, :mod:`bot.metrics`). The server (:mod:`~bot.app.status.http`) has a bounded pool of
-threads, deadlines and a size limit on requests: no client can stall the games or take the bot down.
+(Prometheus text from ``prometheus_client``, :mod:`bot.metrics`). The server (:mod:`~bot.app.status.http`) is
+one event loop in its own thread, with a connection cap, deadlines and a size limit on requests: no client can
+stall the games or take the bot down.
 """
 
 from __future__ import annotations
@@ -20,8 +21,8 @@ from urllib.parse import urlsplit, urlunsplit
 from bot import metrics
 from bot.lobby.loop import Lobby
 
-from .http import BoundedHTTPServer, Request, Response, text
-from .page import PAGE
+from .http import BoundedHTTPServer, Request, Response, raise_open_file_limit, text
+from .render import render_page
 from .snapshot import BotFacts, RecentErrors, StatusSource
 
 __all__ = ["BotFacts", "StatusPage", "start_status_page"]
@@ -38,19 +39,21 @@ class StatusPage:
 
     def __init__(self, source: StatusSource) -> None:
         self.source = source
+        lobby = source.lobby
+        self.metrics = metrics.bot_registry(lambda: len(lobby.workers), lobby.challenges_waiting)
         self.server: BoundedHTTPServer | None = None
 
     def handle(self, request: Request) -> Response:
         path = request.path
         if path in ("/", "/index.html"):
-            return Response(200, PAGE.encode(), "text/html; charset=utf-8")
+            return Response(200, render_page(self.source.status(), self.source.finished()).encode(),
+                            "text/html; charset=utf-8")
         if path == "/api/status":
             return _json(self.source.status())
         if path == "/api/finished":
             return _json(self.source.finished())
         if path == "/metrics":
-            self.source.update_gauges()
-            return Response(200, metrics.REGISTRY.render().encode(), "text/plain; version=0.0.4; charset=utf-8")
+            return Response(200, metrics.render(self.metrics), metrics.CONTENT_TYPE)
         if path.startswith("/games/") and path.count("/") == 2:
             pgn = self.source.history.pgn_file(path[len("/games/"):])
             if pgn is not None:
@@ -79,6 +82,7 @@ def start_status_page(lobby: Lobby, *, engine: str, build: str, token: str) -> t
     from the ``bot`` logger). Raises OSError when the address cannot be had."""
     address = lobby.settings.status.address
     assert address is not None
+    open_files = raise_open_file_limit()
     errors = RecentErrors((token,))
     facts = BotFacts(public_url(lobby.settings.server.url), str(lobby.server.dialect), lobby.account.username,
                      engine, build, time.time())
@@ -86,4 +90,6 @@ def start_status_page(lobby: Lobby, *, engine: str, build: str, token: str) -> t
     logging.getLogger("bot").addHandler(errors)
     host, port = page.server.address if page.server else address
     log.info("status page on http://%s:%d/", f"[{host}]" if ":" in host else host, port)
+    log.debug("status page: up to %d connections (open-file limit %d)",
+              page.server.max_connections if page.server else 0, open_files)
     return page, errors

@@ -1,6 +1,8 @@
 """The status page itself: one HTML document with its style and a small script that polls ``/api/status``
-(every second) and ``/api/finished`` (when the finished games change) and draws what they say. Names and
-messages go in as text (``textContent``), never as markup; only the SVG drawn by the bot goes in as markup."""
+(every second) and ``/api/finished`` (when the finished games change) and keeps it current. The first answer is
+this template with every ``<!--name-->`` filled on the server (:mod:`~bot.app.status.render`) from the same
+snapshot. Names and messages go in as text (``textContent``), never as markup; only the SVG drawn by the bot goes
+in as markup."""
 
 PAGE = """<!DOCTYPE html>
 <html lang="en">
@@ -72,32 +74,33 @@ th { color:var(--muted); font-weight:600; font-size:12px; text-transform:upperca
 </head>
 <body>
 <header>
-  <h1>schess-bot</h1><span class="who" id="who"></span>
-  <span class="pill" id="conn">connecting</span><span class="pill" id="health">health</span>
-  <span class="spacer"></span><span class="who" id="engine"></span>
+  <h1>schess-bot</h1><span class="who" id="who"><!--who--></span>
+  <!--conn--><!--health-->
+  <span class="spacer"></span><span class="who" id="engine"><!--engine--></span>
 </header>
 <div id="offline">The bot does not answer; showing what it said last.</div>
 <main>
   <div class="tiles">
-    <div class="tile"><div class="label">Slots</div><div class="value" id="slots">-</div>
-      <div class="sub" id="slots-sub"></div></div>
-    <div class="tile"><div class="label">Queue</div><div class="value" id="queue">-</div>
-      <div class="sub" id="queue-sub"></div></div>
-    <div class="tile"><div class="label">Finished this run</div><div class="value" id="run">-</div>
-      <div class="sub" id="uptime"></div></div>
-    <div class="tile"><div class="label">All games</div><div class="value" id="record">-</div>
+    <div class="tile"><div class="label">Slots</div><div class="value" id="slots"><!--slots--></div>
+      <div class="sub" id="slots-sub"><!--slots-sub--></div></div>
+    <div class="tile"><div class="label">Queue</div><div class="value" id="queue"><!--queue--></div>
+      <div class="sub" id="queue-sub"><!--queue-sub--></div></div>
+    <div class="tile"><div class="label">Finished this run</div><div class="value" id="run"><!--run--></div>
+      <div class="sub" id="uptime"><!--uptime--></div></div>
+    <div class="tile"><div class="label">All games</div><div class="value" id="record"><!--record--></div>
       <div class="sub">wins / draws / losses</div></div>
   </div>
   <h2>Playing now</h2>
-  <div class="games" id="games"></div>
+  <div class="games" id="games"><!--games--></div>
   <h2>Finished games</h2>
-  <div class="finished" id="finished"></div>
+  <div class="finished" id="finished"><!--finished--></div>
   <h2>Totals by variant</h2>
-  <div id="totals"></div>
+  <div id="totals"><!--totals--></div>
   <h2>Last errors</h2>
-  <ul class="errors" id="errors"></ul>
+  <ul class="errors" id="errors"><!--errors--></ul>
 </main>
-<noscript><p>This page draws itself with a small script; /api/status has the same facts as JSON.</p></noscript>
+<noscript><p>Drawn when the page was asked for; a small script keeps it current. /api/status has the same facts
+as JSON.</p></noscript>
 <script>
 "use strict";
 const $ = (id) => document.getElementById(id);

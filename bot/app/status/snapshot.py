@@ -18,7 +18,6 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from bot import metrics
 from bot.game import GameWorker
 from bot.game.position import GameBoard, ServerMoveError
 from bot.lobby.loop import Lobby
@@ -70,7 +69,7 @@ class BotFacts:
 
 
 class StatusSource:
-    """Builds the JSON of ``/api/status`` and ``/api/finished`` and sets the gauges of ``/metrics``."""
+    """Builds the JSON of ``/api/status`` and ``/api/finished``."""
 
     def __init__(self, lobby: Lobby, facts: BotFacts, errors: RecentErrors) -> None:
         self.lobby = lobby
@@ -96,7 +95,6 @@ class StatusSource:
         health = lobby.engine_health.health_text()
         last_line_s = None if line_at is None else round(time.monotonic() - line_at, 1)
         finished = self.history.games()
-        self.update_gauges()
         return {
             "version": __version__,
             "now": time.time(),
@@ -118,10 +116,6 @@ class StatusSource:
             "finished_this_run": lobby.games_finished,
             "totals": totals(finished),
         }
-
-    def update_gauges(self) -> None:
-        metrics.CURRENT_GAMES.set(len(self.lobby.workers))
-        metrics.QUEUE_LENGTH.set(self.lobby.challenges_waiting())
 
     def _game(self, game_id: str, worker: GameWorker) -> dict[str, Any] | None:
         game = worker.game
