@@ -5,7 +5,7 @@ from engine.nnue cimport Accumulator
 from engine.position cimport Position
 
 # Constants the module imports or defines for itself alone, as C values (not importable from the compiled module).
-cdef int CASTLE, CASTLE_ROOK_GATE, DROP, EN_PASSANT, PROMOTION, ELEPHANT, HAWK, BISHOP, KING, KNIGHT, PAWN, QUEEN, ROOK
+cdef int CASTLE, CASTLE_ROOK_GATE, DROP, EN_PASSANT, PLACE, PROMOTION, _PLACEMENT, ELEPHANT, HAWK, BISHOP, KING, KNIGHT, PAWN, QUEEN, ROOK
 cdef tuple BISHOP_RAYS, KING_TARGETS, KNIGHT_TARGETS, QUEEN_RAYS, ROOK_RAYS, _LEAPS, _RAYS, _PAWN_CAPTURE_LEAPS
 cdef tuple PAWN_CAPTURES_BLACK, PAWN_CAPTURES_WHITE
 cdef int _KING_ATTACK, _PASSED, _PAWN_THREAT, _PIECE_THREAT, _OPEN_FILE, _HALF_OPEN_FILE, _N_ACTIVITY
@@ -16,6 +16,7 @@ cdef int _POPCOUNT8[256]
 cdef int _DROP_HAND_VALUE[9]
 cdef int _DROP_DANGER[9]
 cdef int _DROP_DANGER_CAP
+cdef unsigned long long _ALL_GATES
 cdef int _SHORTAGE_AT[9]
 
 

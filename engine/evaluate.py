@@ -14,7 +14,7 @@ hand-set starting values (material from Fairy-Stockfish's S-chess values scaled 
 from __future__ import annotations
 
 from . import eval_weights as W
-from .movecodes import CASTLE, CASTLE_ROOK_GATE, DROP, EN_PASSANT, PROMOTION
+from .movecodes import CASTLE, CASTLE_ROOK_GATE, DROP, EN_PASSANT, PLACE, PROMOTION
 from .position import Position
 from .tables import (
     BISHOP,
@@ -40,6 +40,7 @@ from .tables import (
     ROOK,
     ROOK_RAYS,
 )
+from .variants import PLACEMENT
 
 # Game phase: 24 (or more, clamped) = opening, 0 = bare kings and pawns. Pieces in hand count.
 PHASE_WEIGHT = (0, 0, 1, 1, 2, 4, 0, 3, 3)
@@ -118,6 +119,8 @@ def move_delta(pos: Position, code: int) -> tuple[int, int, int]:
             dmg -= _MG[c]
             deg -= _EG[c]
             dphase = _captured_phase(pos, captured, to)
+            if pos.entry_rule == _PLACEMENT and pos.gates >> to & 1:
+                dphase -= _PHASE_AT[pos.placed[to] + 8]  # the piece placed behind the victim is forfeited
         gate = code >> 12 & 15
         if gate:
             g = ((gate if piece > 0 else -gate) + 8) * 64 + frm
@@ -135,6 +138,8 @@ def move_delta(pos: Position, code: int) -> tuple[int, int, int]:
             dmg -= _MG[c]
             deg -= _EG[c]
             dphase += _captured_phase(pos, captured, to)
+            if pos.entry_rule == _PLACEMENT and pos.gates >> to & 1:
+                dphase -= _PHASE_AT[pos.placed[to] + 8]
         return dmg, deg, dphase
     if flag == EN_PASSANT:
         victim = (8 - piece) * 64 + (to - 8 if piece > 0 else to + 8)  # the enemy pawn's row and square
@@ -142,6 +147,8 @@ def move_delta(pos: Position, code: int) -> tuple[int, int, int]:
     if flag == DROP:  # the piece enters the board from the hand (its phase was counted in the hand)
         d = ((code >> 12 & 15) * pos.side + 8) * 64 + to
         return _MG[d], _EG[d], 0
+    if flag == PLACE:  # a placement: the piece stays in hand, the board does not change
+        return 0, 0, 0
     # castling: from = king, to = rook square
     king_to, rook_to = pos._castle_info[to][:2]
     r = (squares[to] + 8) * 64
@@ -165,6 +172,10 @@ def _captured_phase(pos: Position, captured: int, to: int) -> int:
 
 
 _POPCOUNT8 = [bin(i).count("1") for i in range(256)]
+_PLACEMENT = PLACEMENT
+# Placement S-chess values its pieces in hand as if each had its gates: a placed piece comes in by itself, an
+# unplaced one will be placed (a capture that forfeits one takes it out of the hand).
+_ALL_GATES = 0xFF | 0xFF << 56
 # The weights above as C ints in the compiled build (evaluate.pxd): the penalty by spare gates 0..8, zero past
 # the fitted ones.
 _HAND_HAWK = HAND_VALUE[0]
@@ -570,6 +581,8 @@ def evaluate(pos: Position, mg: int, eg: int, phase: int) -> int:
     score = (mg * p + eg * (phase_max - p)) // phase_max
     if pos.drops:
         score += drop_score(pos)
+    elif pos.entry_rule == _PLACEMENT:
+        score += hand_score(pos.hand, _ALL_GATES)
     elif pos.gates:
         score += hand_score(pos.hand, pos.gates)
     return (score if pos.side == 1 else -score) + tempo

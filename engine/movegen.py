@@ -8,11 +8,13 @@ hand on the vacated square) are appended for moves from gate squares: the rules 
 like the move without the gated piece, so the twins share the plain move's legality. In S-House any piece in
 hand but a pawn may be gated, and drops (a piece from the hand on an empty square, pawns not on the first or
 last rank) are legal unless they leave the king in check: in check only drops between the king and a sliding
-checker, in double check none.
+checker, in double check none. The alternative entry
+rules (placement, forced entry: ``entry_rule``) keep some of S-chess's moves, in :mod:`engine.entry`.
 """
 
 from __future__ import annotations
 
+from .entry import entry_legal
 from .movecodes import (
     CASTLE,
     CASTLE_ROOK_GATE,
@@ -80,6 +82,8 @@ _PROMOTIONS = {
     "seirawan": (QUEEN, ROOK, BISHOP, KNIGHT, HAWK, ELEPHANT),
     "chess": (QUEEN, ROOK, BISHOP, KNIGHT),
     "shouse": (QUEEN, ROOK, BISHOP, KNIGHT, HAWK, ELEPHANT),
+    "seirawan-placement": (QUEEN, ROOK, BISHOP, KNIGHT, HAWK, ELEPHANT),
+    "seirawan-forced-entry": (QUEEN, ROOK, BISHOP, KNIGHT, HAWK, ELEPHANT),
 }
 # The promotion pieces in generation order: a variant promotes to the first len(_PROMOTIONS[variant]) of them
 # (a C array in the compiled build).
@@ -155,6 +159,8 @@ class MoveGenerator(PositionState):
 
     def generate_legal(self) -> list[int]:
         """All legal move codes of the side to move."""
+        if self.entry_rule > 0:  # placement or forced entry: S-chess's moves, some of them (engine.entry)
+            return entry_legal(self)
         squares = self.squares
         side = self.side
         us = 0 if side == 1 else 1

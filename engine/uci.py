@@ -25,7 +25,7 @@ from .perft import perft_divide
 from .search import MATE_BOUND, Searcher, SearchLimits
 from .smp import HelperPool
 from .timeman import MOVE_OVERHEAD_MAX_MS, MOVE_OVERHEAD_MS, plan_time
-from .variants import START_FENS, VARIANTS
+from .variants import START_FENS, VARIANTS, has_chess960_form
 
 BUILD = build_name()  # "compiled (Cython)" or "pure Python"
 ENGINE_NAME = f"S-chess Python engine {__version__}, {BUILD}"
@@ -421,18 +421,20 @@ class UciFrontEnd:
     def _set_position(self, fen: Optional[str], moves: list[str]) -> None:
         """Set up the position; when only moves were appended to the previous one, play just those."""
         opts = self.options
-        key = (opts.variant, fen or "", opts.chess960, None)
+        # UCI_Chess960 leaves the variants without a Chess960 form (the alternative S-chess rules) as they are.
+        chess960 = opts.chess960 and has_chess960_form(opts.variant)
+        key = (opts.variant, fen or "", chess960, None)
         board = self.board
         if key == self._position_key and moves[: len(self._moves)] == self._moves and \
                 len(board.move_stack) == len(self._moves):
             new_moves = moves[len(self._moves):]
         else:
             try:
-                board = Board(fen, variant=opts.variant, chess960=opts.chess960)
+                board = Board(fen, variant=opts.variant, chess960=chess960)
             except ValueError:
                 # keep a usable position: the variant's start
-                self.board = Board(variant=opts.variant, chess960=opts.chess960)
-                self._position_key = (opts.variant, "", opts.chess960, None)
+                self.board = Board(variant=opts.variant, chess960=chess960)
+                self._position_key = (opts.variant, "", chess960, None)
                 self._moves = []
                 raise
             self.board = board

@@ -47,18 +47,19 @@ BOT_LAYERS: Mapping[str, frozenset[str]] = {
 _RULES = {
     "tables": set(), "variants": set(), "buildinfo": set(), "polyglot_random": set(),
     "movecodes": {"tables", "variants"},
-    "movegen": {"movecodes", "tables"},
-    "fen": {"movecodes", "movegen", "tables", "variants"},
-    "position": {"fen", "movecodes", "tables"},
-    "attacks": {"movecodes", "position", "tables"},
+    "entry": {"movecodes", "tables", "variants"},  # placement and forced entry, filters on S-chess's moves
+    "movegen": {"entry", "movecodes", "tables"},
+    "fen": {"entry", "movecodes", "movegen", "tables", "variants"},
+    "position": {"entry", "fen", "movecodes", "tables", "variants"},
+    "attacks": {"entry", "movecodes", "position", "tables"},
     "san": {"movecodes", "position", "tables"},
-    "board": {"movecodes", "position", "san", "tables"},
+    "board": {"movecodes", "position", "san", "tables", "variants"},
     "perft": {"position"},
 }
 _SEARCH = {
     "eval_weights": set(),
     "nnue": {"movecodes", "position"},  # the learned evaluation: its accumulator follows make/unmake
-    "evaluate": {"eval_weights", "movecodes", "nnue", "position", "tables"},
+    "evaluate": {"eval_weights", "movecodes", "nnue", "position", "tables", "variants"},
     "ordering": {"movecodes", "position", "tables"},
     "_ordering": {"ordering", "movecodes", "position"},  # the compiled twin of ordering (a .pyx)
     "tt": set(),
@@ -299,7 +300,7 @@ def test_engine_importing_the_bot_or_off_its_list_is_caught(tmp_path: Path) -> N
         "bot/__init__.py": "", "bot/config/__init__.py": "",
     })
     assert layer_violations(import_graph(root, ["engine", "bot"])) == [
-        "engine.attacks imports engine.evaluate: engine.attacks may import only movecodes, position, tables",
+        "engine.attacks imports engine.evaluate: engine.attacks may import only entry, movecodes, position, tables",
         "engine.newcomer: engine.newcomer is not listed in ENGINE_IMPORTS (say what it may import)",
         "engine.tt imports engine.search: engine.tt may import nothing of the engine",
         "engine.uci imports bot.config: engine imports nothing from bot"]
@@ -317,7 +318,7 @@ def test_the_imports_of_cython_files_count(tmp_path: Path) -> None:
     assert graph["engine._ordering"] == {"engine.search", "engine.ordering"}
     assert layer_violations(graph) == [
         "engine._ordering imports engine.search: engine._ordering may import only movecodes, ordering, position",
-        "engine.position imports engine.search: engine.position may import only fen, movecodes, tables"]
+        "engine.position imports engine.search: engine.position may import only entry, fen, movecodes, tables, variants"]
 
 
 def test_every_wire_error_has_the_one_root() -> None:

@@ -10,7 +10,7 @@ from bot.loopback.opponents import Opponent, OpponentView
 from bot.loopback.streams import Stream
 from bot.records.pgn import game_pgn, pgn_time_control
 from bot.records.results import lichess_outcome
-from engine.variants import START_FENS, pgn_variant_tag
+from engine.variants import START_FENS, pgn_needs_start_fen, pgn_variant_tag
 
 BoardFactory = Callable[..., Any]
 
@@ -137,7 +137,7 @@ class Game:
         headers["TimeControl"] = pgn_time_control(self.challenge.time_control)
         headers["Termination"] = lichess_outcome(self.status, color_name(self.winner) if self.winner is not None
                                                  else None).termination
-        set_up = not self.initial_fen_is_standard or self.chess960
+        set_up = not self.initial_fen_is_standard or self.chess960 or pgn_needs_start_fen(self.variant)
         return game_pgn(headers, self.sans, self.result(), start_fen=self.initial_fen if set_up else None,
                         white_to_move_first=self.first_to_move, final_comment=self.termination or None)
 

@@ -84,6 +84,9 @@ class ChallengeDesk:
                 "chess960": ("chess", True),
                 "seirawan": ("seirawan", False),
                 "seirawan960": ("seirawan", True),
+                "shouse": ("shouse", False),
+                "seirawan-placement": ("seirawan-placement", False),
+                "seirawan-forced-entry": ("seirawan-forced-entry", False),
             }.get(variant_key, (None, False))
             if variant is None:
                 return Reply(400, {"error": f"Unsupported variant {variant_key}"})

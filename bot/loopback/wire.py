@@ -29,6 +29,8 @@ _LICHESS_DISPLAY = {
     ("seirawan", False): ("S-chess", "S"),
     ("seirawan", True): ("S-chess960", "S960"),
     ("shouse", False): ("S-House", "SH"),
+    ("seirawan-placement", False): ("S-chess placement", "SP"),
+    ("seirawan-forced-entry", False): ("S-chess forced entry", "SF"),
 }
 _LICHESS_VARIANTS = {
     combination: {"key": LICHESS_KEYS[combination], "name": name, "short": short}

@@ -211,7 +211,7 @@ def test_a_wrong_option_stops_the_real_run_with_one_line(tmp_path, monkeypatch, 
      "'https://www.pychess.org/api'"),
     ({"challenge": {"variants": []}},
      "config error: challenge.variants must be a non-empty list of seirawan, seirawan960, shouse, chess, chess960, "
-     "got []"),
+     "seirawan-placement, seirawan-forced-entry, got []"),
     ({"logging": {"level": "loud"}},
      "config error: logging.level must be one of DEBUG, INFO, WARNING, ERROR (in any case), got 'loud'"),
 ])
