@@ -26,6 +26,7 @@ for _piece in range(16):
 cdef int EN_PASSANT = _EN_PASSANT_PY
 cdef int DROP = _DROP_PY
 cdef long long DROP_NEAR_KEY = _keys.DROP_NEAR_KEY
+cdef long long DROP_FAR_KEY = _keys.DROP_FAR_KEY
 cdef char DROP_NEAR[4096]
 for _i in range(4096):
     DROP_NEAR[_i] = _keys.DROP_NEAR[_i]
@@ -86,7 +87,7 @@ cdef class _Buffers:
 
 
 cdef inline long long _key(int m, int *squares, int side, list capture_keys, list history, int killer1,
-                           int killer2, int counter, int hash_move, int near):
+                           int killer2, int counter, int hash_move, int near, int own):
     """The ordering key of move m (engine/ordering.py, keyed_moves), without its move."""
     cdef int victim, flag, piece
     if m == hash_move:
@@ -107,6 +108,8 @@ cdef inline long long _key(int m, int *squares, int side, list capture_keys, lis
     if m == counter:
         return COUNTERMOVE_KEY
     if flag == DROP:
+        if not DROP_NEAR[near + (m & 63)] and not DROP_NEAR[own + (m & 63)]:
+            return <long long> history[m & 4095] + piece - DROP_FAR_KEY
         return <long long> history[m & 4095] + piece + DROP_NEAR[near + (m & 63)] * DROP_NEAR_KEY
     return <long long> history[m & 4095] + piece
 
@@ -124,13 +127,15 @@ cpdef list order_moves(list moves, Position pos, list capture_keys, list history
     cdef int *squares = pos.squares
     cdef int side = pos.side
     cdef int near = pos.king_sq[1 if side == 1 else 0] * 64  # the enemy king's row of DROP_NEAR
+    cdef int own = pos.king_sq[0 if side == 1 else 1] * 64  # our king's row
     if n > STACK_KEYS:
         buffers = _Buffers(n)
         keys = buffers.keys
         index = buffers.index
     for i in range(n):
         m = moves[i]
-        keys[i] = _key(m, squares, side, capture_keys, history, killer1, killer2, counter, hash_move, near) << 20 | m
+        keys[i] = _key(m, squares, side, capture_keys, history, killer1, killer2, counter, hash_move, near,
+                       own) << 20 | m
         index[i] = i
     _sort_index(keys, index, n)
     return _reordered(moves, index, n)
@@ -145,13 +150,15 @@ cpdef Py_ssize_t order_into(list moves, Position pos, list capture_keys, list hi
     cdef int *squares = pos.squares
     cdef int side = pos.side
     cdef int near = pos.king_sq[1 if side == 1 else 0] * 64  # the enemy king's row of DROP_NEAR
+    cdef int own = pos.king_sq[0 if side == 1 else 1] * 64  # our king's row
     cdef long long *base
     if start < 0 or start + n > out.shape[0]:
         raise IndexError(f"move buffer full: {n} moves at {start} of {out.shape[0]}")
     base = &out[start]
     for i in range(n):
         m = moves[i]
-        base[i] = _key(m, squares, side, capture_keys, history, killer1, killer2, counter, hash_move, near) << 20 | m
+        base[i] = _key(m, squares, side, capture_keys, history, killer1, killer2, counter, hash_move, near,
+                       own) << 20 | m
     sort_desc_range(out, start, n)
     return n
 

@@ -37,6 +37,9 @@ COUNTERMOVE_KEY = KILLER_KEY - 1
 DROP_NEAR_KEY = 1 << 18
 DROP_NEAR = [1 if max(abs((king & 7) - (sq & 7)), abs((king >> 3) - (sq >> 3))) <= 2 else 0
              for king in range(64) for sq in range(64)]
+# A drop more than two squares from both kings ranks this much below the history of other quiet moves, so
+# that late-move pruning and reductions reach it first (DROP_NEAR is 0 for such squares of each king).
+DROP_FAR_KEY = 1 << 20
 
 
 def capture_order(mvv: list[int], attacker_rank: list[int]) -> list[list[int]]:
@@ -51,10 +54,11 @@ def keyed_moves(moves: list[int], pos: Position, capture_keys: list[list[int]], 
     """``moves`` (legal in ``pos``) as ``key << 20 | move`` ints, in the order given: the hash move highest,
     then captures (``capture_keys``) and promotions, en passant, the two killers, the countermove, then the
     quiet moves by ``history``; a gated twin a little above its plain move, a drop by the piece it drops and
-    well above the rest when it lands near the enemy king."""
+    well above the rest when it lands near the enemy king, below them when it lands near neither king."""
     squares = pos.squares
     side = pos.side
     near = pos.king_sq[1 if side == 1 else 0] * 64  # the enemy king's row of DROP_NEAR
+    own = pos.king_sq[0 if side == 1 else 1] * 64  # our king's row
     keyed: list[int] = []
     append = keyed.append
     for m in moves:
@@ -77,7 +81,10 @@ def keyed_moves(moves: list[int], pos: Position, capture_keys: list[list[int]], 
         elif m == counter:
             key = COUNTERMOVE_KEY
         elif kind == DROP:
-            key = history[m & 4095] + piece + DROP_NEAR[near + (m & 63)] * DROP_NEAR_KEY
+            to = m & 63
+            key = history[m & 4095] + piece + DROP_NEAR[near + to] * DROP_NEAR_KEY
+            if not DROP_NEAR[near + to] and not DROP_NEAR[own + to]:
+                key -= DROP_FAR_KEY
         else:
             key = history[m & 4095] + piece
         append(key << 20 | m)
