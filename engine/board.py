@@ -359,7 +359,7 @@ class Board(Position):
         # A move that brings its piece in by itself (placement S-chess) may be written without the letter, and
         # castling that brings it in on the rook's square as the king's move (e1g1 for h1e1h).
         if len(text) == 4 and self.entry_rule == PLACEMENT:
-            for code, move in zip(codes, moves):
+            for code, move in zip(codes, moves):  # noqa: B905 - no strict= on Python 3.9 (PyPy runs the engine)
                 frm = code & 63
                 if code >> 16 == CASTLE_ROOK_GATE:
                     king_to = (frm & 56) + (6 if (code >> 6 & 63) > frm else 2)

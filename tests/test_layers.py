@@ -318,7 +318,8 @@ def test_the_imports_of_cython_files_count(tmp_path: Path) -> None:
     assert graph["engine._ordering"] == {"engine.search", "engine.ordering"}
     assert layer_violations(graph) == [
         "engine._ordering imports engine.search: engine._ordering may import only movecodes, ordering, position",
-        "engine.position imports engine.search: engine.position may import only entry, fen, movecodes, tables, variants"]
+        "engine.position imports engine.search: engine.position may import only entry, fen, movecodes, tables, "
+        "variants"]
 
 
 def test_every_wire_error_has_the_one_root() -> None:
