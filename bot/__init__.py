@@ -16,16 +16,23 @@ checks, and finds no import cycle):
 ``engines``, ``records`` and ``config`` import nothing else from ``bot`` (but ``metrics``). ``loopback`` is a
 BOT API server in both dialects for the tests and the sandbox (it uses ``engines`` and ``records``); ``health``
 is the ``python -m bot.health`` entry point of the Docker health check. docs/architecture.md draws the data flow.
-The root package itself holds the version, the token's variable name and :func:`closest_name`.
+The root package itself holds what every layer may read: the version, the token's variable name, the server
+kinds and :func:`closest_name`.
 """
 
 import difflib
 from collections.abc import Iterable
+from typing import Literal, get_args
 
 from engine import __version__  # one version for the whole project
 
 #: the environment variable holding the API token: config reads it, engine processes never see it
 TOKEN_ENV = "SCHESS_BOT_TOKEN"
+
+#: the kinds of server the bot speaks to: the wire's ``Dialect`` of each, the configuration's
+#: ``server.dialect``, the loopback server's two dialects
+ServerKind = Literal["lichess", "pychess"]
+SERVER_KINDS: tuple[ServerKind, ...] = get_args(ServerKind)
 
 
 def closest_name(name: str, names: Iterable[str]) -> str | None:
@@ -35,4 +42,4 @@ def closest_name(name: str, names: Iterable[str]) -> str | None:
     return found[0] if found else None
 
 
-__all__ = ["TOKEN_ENV", "__version__", "closest_name"]
+__all__ = ["SERVER_KINDS", "TOKEN_ENV", "ServerKind", "__version__", "closest_name"]

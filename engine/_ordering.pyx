@@ -10,27 +10,27 @@ from libc.stdlib cimport free, malloc
 
 from engine.position cimport Position
 
-from engine.ordering import CAPTURE_KEY as _CAPTURE_KEY_PY
-from engine.ordering import HASH_MOVE_KEY as _HASH_MOVE_KEY_PY
-from engine.ordering import KILLER_KEY as _KILLER_KEY_PY
-from engine.ordering import DROP_NEAR as _DROP_NEAR_PY
-from engine.ordering import DROP_NEAR_KEY as _DROP_NEAR_KEY_PY
+from engine import ordering as _keys  # the keys of the rules: one table, engine/ordering.py
 from engine.movecodes import DROP as _DROP_PY
 from engine.movecodes import EN_PASSANT as _EN_PASSANT_PY
 from engine.movecodes import PROMOTION as _PROMOTION_PY
-from engine.tables import QUEEN as _QUEEN_PY
 
-cdef long long HASH_MOVE_KEY = _HASH_MOVE_KEY_PY
-cdef long long CAPTURE_KEY = _CAPTURE_KEY_PY
-cdef long long KILLER_KEY = _KILLER_KEY_PY
+cdef long long HASH_MOVE_KEY = _keys.HASH_MOVE_KEY
+cdef long long EN_PASSANT_KEY = _keys.EN_PASSANT_KEY
+cdef long long FIRST_KILLER_KEY = _keys.FIRST_KILLER_KEY
+cdef long long SECOND_KILLER_KEY = _keys.SECOND_KILLER_KEY
+cdef long long COUNTERMOVE_KEY = _keys.COUNTERMOVE_KEY
+cdef long long PROMOTION_KEYS[16]
+for _piece in range(16):
+    PROMOTION_KEYS[_piece] = _keys.PROMOTION_KEYS[_piece]
 cdef int EN_PASSANT = _EN_PASSANT_PY
 cdef int DROP = _DROP_PY
-cdef long long DROP_NEAR_KEY = _DROP_NEAR_KEY_PY
+cdef long long DROP_NEAR_KEY = _keys.DROP_NEAR_KEY
+cdef long long DROP_FAR_KEY = _keys.DROP_FAR_KEY
 cdef char DROP_NEAR[4096]
 for _i in range(4096):
-    DROP_NEAR[_i] = _DROP_NEAR_PY[_i]
+    DROP_NEAR[_i] = _keys.DROP_NEAR[_i]
 cdef int PROMOTION = _PROMOTION_PY
-cdef int QUEEN = _QUEEN_PY
 
 cdef enum:
     STACK_KEYS = 256  # keys sorted on the C stack; longer lists get malloc'ed arrays
@@ -87,7 +87,7 @@ cdef class _Buffers:
 
 
 cdef inline long long _key(int m, int *squares, int side, list capture_keys, list history, int killer1,
-                           int killer2, int counter, int hash_move, int near):
+                           int killer2, int counter, int hash_move, int near, int own):
     """The ordering key of move m (engine/ordering.py, keyed_moves), without its move."""
     cdef int victim, flag, piece
     if m == hash_move:
@@ -98,16 +98,18 @@ cdef inline long long _key(int m, int *squares, int side, list capture_keys, lis
     if victim * side < 0:
         return <long long> (<list> capture_keys[_signed(victim)])[_signed(squares[m & 63])] + piece
     if flag == PROMOTION:
-        return CAPTURE_KEY + piece * 20 if piece != QUEEN else CAPTURE_KEY + 850
+        return PROMOTION_KEYS[piece]
     if flag == EN_PASSANT:
-        return CAPTURE_KEY + 1600
+        return EN_PASSANT_KEY
     if m == killer1:
-        return KILLER_KEY + 1
+        return FIRST_KILLER_KEY
     if m == killer2:
-        return KILLER_KEY
+        return SECOND_KILLER_KEY
     if m == counter:
-        return KILLER_KEY - 1
+        return COUNTERMOVE_KEY
     if flag == DROP:
+        if not DROP_NEAR[near + (m & 63)] and not DROP_NEAR[own + (m & 63)]:
+            return <long long> history[m & 4095] + piece - DROP_FAR_KEY
         return <long long> history[m & 4095] + piece + DROP_NEAR[near + (m & 63)] * DROP_NEAR_KEY
     return <long long> history[m & 4095] + piece
 
@@ -125,13 +127,15 @@ cpdef list order_moves(list moves, Position pos, list capture_keys, list history
     cdef int *squares = pos.squares
     cdef int side = pos.side
     cdef int near = pos.king_sq[1 if side == 1 else 0] * 64  # the enemy king's row of DROP_NEAR
+    cdef int own = pos.king_sq[0 if side == 1 else 1] * 64  # our king's row
     if n > STACK_KEYS:
         buffers = _Buffers(n)
         keys = buffers.keys
         index = buffers.index
     for i in range(n):
         m = moves[i]
-        keys[i] = _key(m, squares, side, capture_keys, history, killer1, killer2, counter, hash_move, near) << 20 | m
+        keys[i] = _key(m, squares, side, capture_keys, history, killer1, killer2, counter, hash_move, near,
+                       own) << 20 | m
         index[i] = i
     _sort_index(keys, index, n)
     return _reordered(moves, index, n)
@@ -146,13 +150,15 @@ cpdef Py_ssize_t order_into(list moves, Position pos, list capture_keys, list hi
     cdef int *squares = pos.squares
     cdef int side = pos.side
     cdef int near = pos.king_sq[1 if side == 1 else 0] * 64  # the enemy king's row of DROP_NEAR
+    cdef int own = pos.king_sq[0 if side == 1 else 1] * 64  # our king's row
     cdef long long *base
     if start < 0 or start + n > out.shape[0]:
         raise IndexError(f"move buffer full: {n} moves at {start} of {out.shape[0]}")
     base = &out[start]
     for i in range(n):
         m = moves[i]
-        base[i] = _key(m, squares, side, capture_keys, history, killer1, killer2, counter, hash_move, near) << 20 | m
+        base[i] = _key(m, squares, side, capture_keys, history, killer1, killer2, counter, hash_move, near,
+                       own) << 20 | m
     sort_desc_range(out, start, n)
     return n
 

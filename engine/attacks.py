@@ -14,6 +14,7 @@ from __future__ import annotations
 from array import array
 from typing import Any
 
+from .entry import entry_captures
 from .movecodes import EN_PASSANT, PROMOTION
 from .position import Position
 from .tables import (
@@ -374,6 +375,8 @@ def captures_into(pos: Position, out: Any, start: int) -> int:
                 if n < end:
                     out[n] = 1600 << 20 | frm | ep << 6 | EN_PASSANT << 16
                     n += 1
+    if pos.entry_rule > 0:  # placement, forced entry: the captures their entry rule allows (engine.entry)
+        return entry_captures(pos, out, start, n - start)
     return n - start
 
 def _legal_after(pos: Position, frm: int, to: int, ksq: int, side: int) -> bool:

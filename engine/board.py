@@ -16,7 +16,7 @@ import enum
 import re
 from typing import Iterator
 
-from .movecodes import CASTLE, CASTLE_ROOK_GATE, DROP, PROMOTION
+from .movecodes import CASTLE, CASTLE_ROOK_GATE, DROP, PLACE, PROMOTION
 from .position import Position
 from .san import IllegalMoveError as IllegalMoveError  # re-exported: it was always engine.board.IllegalMoveError
 from .san import parse_san_code, san_of_code
@@ -33,6 +33,7 @@ from .tables import (
     SYMBOL_TO_TYPE,
     parse_square,
 )
+from .variants import PLACEMENT
 
 WHITE = True
 BLACK = False
@@ -51,6 +52,9 @@ class Move:
     written with the uppercase letter for both colours: ``P@e4``.
     Moves compare equal when their UCI strings are equal. Moves produced by a :class:`Board` also carry the
     internal code that :meth:`Board.push` plays without searching the legal moves.
+
+    A placement (placement S-chess) has ``drop`` set to the piece type placed and both squares on the square
+    of the piece it goes behind, as python-chess writes drops: ``H@b1`` (upper case for either side).
     """
 
     __slots__ = ("from_square", "to_square", "promotion", "gate", "drop", "_code")
@@ -67,7 +71,7 @@ class Move:
         self._code: int | None = None
 
     def uci(self) -> str:
-        """The UCI string, e.g. ``g1f3h`` or ``N@e5``."""
+        """The UCI string, e.g. ``g1f3h``, ``N@e5`` or ``H@b1`` (a placement)."""
         if self.drop:
             return PIECE_SYMBOLS[self.drop].upper() + "@" + SQUARE_NAMES[self.to_square]
         suffix = ""
@@ -129,7 +133,7 @@ def _move_from_code(code: int, chess960: bool) -> Move:
         move = Move(frm, king_to, gate=piece or None)
     elif flag == PROMOTION:
         move = Move(frm, to, promotion=piece)
-    elif flag == DROP:
+    elif flag == DROP or flag == PLACE:
         move = Move(to, to, drop=piece)
     else:
         move = Move(frm, to, gate=piece or None)
@@ -206,7 +210,8 @@ class Board(Position):
     """An S-chess (S-House, standard chess) position with its move history.
 
     ``Board(fen=None, *, variant="seirawan", chess960=False)``: ``fen=None`` is the variant's start position;
-    ``variant`` is ``"seirawan"``, ``"shouse"`` or ``"chess"``; ``chess960`` switches to Chess960 castling and
+    ``variant`` is one of ``engine.variants.VARIANTS`` (``"seirawan"``, ``"shouse"``, ``"chess"``,
+    ``"seirawan-placement"``, ``"seirawan-forced-entry"``); ``chess960`` switches to Chess960 castling and
     Shredder-style castling fields. An invalid FEN raises ValueError naming the problem.
     """
 
@@ -319,8 +324,10 @@ class Board(Position):
         return self.move_stack[-1]
 
     def parse_uci(self, uci: str) -> Move:
-        """The legal move written in UCI. Also accepted: uppercase gate letters, and castling written the
-        other way (king takes rook ``e1h1`` in standard chess, king to target ``e1g1`` in Chess960)."""
+        """The legal move written in UCI. Also accepted: uppercase gate letters, castling written the other way
+        (king takes rook ``e1h1`` in standard chess, king to target ``e1g1`` in Chess960), and in placement
+        S-chess a move that brings its placed piece in written without the letter (``g1f3`` for ``g1f3h``,
+        ``e1g1`` for ``h1e1h``)."""
         if isinstance(uci, str) and _DROP_UCI.fullmatch(uci):
             text = uci[0].upper() + uci[1:]
             for move in self._moves_of(self.legal_moves_codes()):
@@ -329,14 +336,15 @@ class Board(Position):
             raise IllegalMoveError(f"illegal uci: {uci!r} in {self.fen()}")
         if not isinstance(uci, str) or not re.fullmatch(r"[a-h][1-8][a-h][1-8][pnbrqkhePNBRQKHE]?", uci):
             raise IllegalMoveError(f"invalid uci: {uci!r} in {self.fen()}")
-        text = uci[:4] + uci[4:].lower()
+        else:
+            text = uci[:4] + uci[4:].lower()
         codes = self.legal_moves_codes()
         moves = self._moves_of(codes)
         for move in moves:
             if move.uci() == text:
                 return move
         # Castling in the other notation, only where no ordinary move has that text.
-        for code, move in zip(codes, moves):
+        for code, move in zip(codes, moves, strict=True):
             if code >> 16 == CASTLE:
                 frm, rook = code & 63, code >> 6 & 63
                 if self.chess960:
@@ -347,6 +355,18 @@ class Board(Position):
                 if move.gate:
                     alias += PIECE_SYMBOLS[move.gate]
                 if alias == text:
+                    return move
+        # A move that brings its piece in by itself (placement S-chess) may be written without the letter, and
+        # castling that brings it in on the rook's square as the king's move (e1g1 for h1e1h).
+        if len(text) == 4 and self.entry_rule == PLACEMENT:
+            for code, move in zip(codes, moves):
+                frm = code & 63
+                if code >> 16 == CASTLE_ROOK_GATE:
+                    king_to = (frm & 56) + (6 if (code >> 6 & 63) > frm else 2)
+                    written = SQUARE_NAMES[frm] + SQUARE_NAMES[king_to]
+                else:
+                    written = move.uci()[:4] if move.gate else ""
+                if written == text:
                     return move
         raise IllegalMoveError(f"illegal uci: {uci!r} in {self.fen()}")
 

@@ -5,7 +5,7 @@ from engine.nnue cimport Accumulator
 from engine.position cimport Position
 
 # Constants the module imports or defines for itself alone, as C values (not importable from the compiled module).
-cdef int CASTLE, CASTLE_ROOK_GATE, DROP, EN_PASSANT, PROMOTION, ELEPHANT, HAWK, BISHOP, KING, KNIGHT, PAWN, QUEEN, ROOK
+cdef int CASTLE, CASTLE_ROOK_GATE, DROP, EN_PASSANT, PLACE, PROMOTION, _PLACEMENT, ELEPHANT, HAWK, BISHOP, KING, KNIGHT, PAWN, QUEEN, ROOK
 cdef tuple BISHOP_RAYS, KING_TARGETS, KNIGHT_TARGETS, QUEEN_RAYS, ROOK_RAYS, _LEAPS, _RAYS, _PAWN_CAPTURE_LEAPS
 cdef tuple PAWN_CAPTURES_BLACK, PAWN_CAPTURES_WHITE
 cdef int _KING_ATTACK, _PASSED, _PAWN_THREAT, _PIECE_THREAT, _OPEN_FILE, _HALF_OPEN_FILE, _N_ACTIVITY
@@ -14,8 +14,7 @@ cdef list _ACTIVE
 cdef int _TEMPO, _PHASE_MAX, _HAND_HAWK, _HAND_ELEPHANT, _SHIELD_NEAR, _SHIELD_FAR, _OPEN_KING_FILE, _CENTRAL_KING
 cdef int _POPCOUNT8[256]
 cdef int _DROP_HAND_VALUE[9]
-cdef int _DROP_DANGER[9]
-cdef int _DROP_DANGER_CAP
+cdef unsigned long long _ALL_GATES
 cdef int _SHORTAGE_AT[9]
 
 
@@ -43,11 +42,22 @@ cpdef (int, int, int) move_delta(Position pos, int code)
 
 cdef int _captured_phase(Position pos, int captured, int to)
 
-@cython.locals(hand=list, value=int, white_danger=int, black_danger=int, t=int, squares="int *")
+@cython.locals(hand=list, value=int, t=int, squares="int *")
 cpdef int drop_score(Position pos)
 
-@cython.locals(empty=int, i=int, score=int)
-cdef int _drop_danger(int *squares, int king, int danger) noexcept
+cdef int _KD_ATTACK, _KD_WEAK, _KD_DROP_SQUARE, _KD_KNIGHT_CHECK, _KD_SLIDER_CHECK, _KD_HAND_PIECE, _KD_HAND_QUEEN
+cdef int _KD_SHELTER, _KD_DIVISOR, _KD_CAP
+cdef int _KNIGHT_LIKE_AT[17]
+cdef int _ORTHO_AT[17]
+cdef int _DIAG_AT[17]
+
+@cython.locals(n=int, k=int, i=int, d=int, q=int)
+cdef int _attackers(int *squares, int sq, int side, int with_king) noexcept
+
+@cython.locals(enemy=int, pieces=int, units=int, droppable=int, i=int, z=int, a=int, ortho=int, diag=int, d=int,
+               r=int, f=int, ff=int, score=int)
+cdef int _king_danger(int *squares, int king, int side, int pawns, int knights, int bishops, int rooks,
+                      int queens, int hawks, int elephants) noexcept
 
 cpdef int hand_score(list hand, unsigned long long gates) except? -32767
 

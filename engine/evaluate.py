@@ -14,7 +14,7 @@ hand-set starting values (material from Fairy-Stockfish's S-chess values scaled 
 from __future__ import annotations
 
 from . import eval_weights as W
-from .movecodes import CASTLE, CASTLE_ROOK_GATE, DROP, EN_PASSANT, PROMOTION
+from .movecodes import CASTLE, CASTLE_ROOK_GATE, DROP, EN_PASSANT, PLACE, PROMOTION
 from .position import Position
 from .tables import (
     BISHOP,
@@ -40,6 +40,7 @@ from .tables import (
     ROOK,
     ROOK_RAYS,
 )
+from .variants import PLACEMENT
 
 # Game phase: 24 (or more, clamped) = opening, 0 = bare kings and pawns. Pieces in hand count.
 PHASE_WEIGHT = (0, 0, 1, 1, 2, 4, 0, 3, 3)
@@ -118,6 +119,8 @@ def move_delta(pos: Position, code: int) -> tuple[int, int, int]:
             dmg -= _MG[c]
             deg -= _EG[c]
             dphase = _captured_phase(pos, captured, to)
+            if pos.entry_rule == _PLACEMENT and pos.gates >> to & 1:
+                dphase -= _PHASE_AT[pos.placed[to] + 8]  # the piece placed behind the victim is forfeited
         gate = code >> 12 & 15
         if gate:
             g = ((gate if piece > 0 else -gate) + 8) * 64 + frm
@@ -135,6 +138,8 @@ def move_delta(pos: Position, code: int) -> tuple[int, int, int]:
             dmg -= _MG[c]
             deg -= _EG[c]
             dphase += _captured_phase(pos, captured, to)
+            if pos.entry_rule == _PLACEMENT and pos.gates >> to & 1:
+                dphase -= _PHASE_AT[pos.placed[to] + 8]
         return dmg, deg, dphase
     if flag == EN_PASSANT:
         victim = (8 - piece) * 64 + (to - 8 if piece > 0 else to + 8)  # the enemy pawn's row and square
@@ -142,6 +147,8 @@ def move_delta(pos: Position, code: int) -> tuple[int, int, int]:
     if flag == DROP:  # the piece enters the board from the hand (its phase was counted in the hand)
         d = ((code >> 12 & 15) * pos.side + 8) * 64 + to
         return _MG[d], _EG[d], 0
+    if flag == PLACE:  # a placement: the piece stays in hand, the board does not change
+        return 0, 0, 0
     # castling: from = king, to = rook square
     king_to, rook_to = pos._castle_info[to][:2]
     r = (squares[to] + 8) * 64
@@ -165,6 +172,10 @@ def _captured_phase(pos: Position, captured: int, to: int) -> int:
 
 
 _POPCOUNT8 = [bin(i).count("1") for i in range(256)]
+_PLACEMENT = PLACEMENT
+# Placement S-chess values its pieces in hand as if each had its gates: a placed piece comes in by itself, an
+# unplaced one will be placed (a capture that forfeits one takes it out of the hand).
+_ALL_GATES = 0xFF | 0xFF << 56
 # The weights above as C ints in the compiled build (evaluate.pxd): the penalty by spare gates 0..8, zero past
 # the fitted ones.
 _HAND_HAWK = HAND_VALUE[0]
@@ -199,41 +210,123 @@ def _hand_value(hawks: int, elephants: int, gate_count: int) -> int:
 
 
 # Drop variants (S-House), hand-set: the value of a piece in hand by type (a little above its board value: it
-# can land anywhere), and how much each piece type in the opponent's hand adds to the danger of every empty
-# square next to a king (the drop squares of an attack), in centipawns per empty square, capped per king.
+# can land anywhere); the danger to the kings is ``_king_danger`` below.
 DROP_HAND_VALUE = (0, 130, 340, 350, 520, 940, 0, 800, 890)
-DROP_DANGER = (0, 3, 6, 4, 5, 9, 0, 9, 9)
-DROP_DANGER_CAP = 400
-_DROP_HAND_VALUE = list(DROP_HAND_VALUE)  # C arrays and ints in the compiled build
-_DROP_DANGER = list(DROP_DANGER)
-_DROP_DANGER_CAP = DROP_DANGER_CAP
+_DROP_HAND_VALUE = list(DROP_HAND_VALUE)  # a C array in the compiled build
 
 
 def drop_score(pos: Position) -> int:
-    """Pieces in hand and the danger of drops next to each king, white's view (drop variants only)."""
+    """Pieces in hand and the danger to each king from the enemy's pieces and hand, white's view (drop
+    variants only)."""
     hand = pos.hand
     value = 0
-    white_danger = 0  # what White's hand threatens Black's king with, and the reverse
-    black_danger = 0
     for t in range(PAWN, ELEPHANT + 1):
         value += (hand[t] - hand[-t]) * _DROP_HAND_VALUE[t]
-        white_danger += hand[t] * _DROP_DANGER[t]
-        black_danger += hand[-t] * _DROP_DANGER[t]
     squares = pos.squares
-    return (value + _drop_danger(squares, pos.king_sq[1], white_danger)
-            - _drop_danger(squares, pos.king_sq[0], black_danger))
+    return (value
+            + _king_danger(squares, pos.king_sq[1], -1, hand[PAWN], hand[KNIGHT], hand[BISHOP], hand[ROOK],
+                           hand[QUEEN], hand[HAWK], hand[ELEPHANT])
+            - _king_danger(squares, pos.king_sq[0], 1, hand[-PAWN], hand[-KNIGHT], hand[-BISHOP], hand[-ROOK],
+                           hand[-QUEEN], hand[-HAWK], hand[-ELEPHANT]))
 
 
-def _drop_danger(squares: list[int], king: int, danger: int) -> int:
-    """The danger of drops next to the king on ``king``: its empty neighbours times ``danger``, capped."""
-    if not danger:
-        return 0
-    empty = 0
-    for i in range(king * 32 + 8, king * 32 + 8 + _M_LEAP_COUNT[king * 4 + 1]):  # the king's steps
-        if squares[_M_LEAP_SQUARES[i]] == 0:
-            empty += 1
-    score = empty * danger
-    return score if score < _DROP_DANGER_CAP else _DROP_DANGER_CAP
+# S-House king danger, hand-set, in units squared / KD_DIVISOR centipawns (capped): the enemy's attackers on
+# the king's zone, zone squares it attacks that no own piece guards, empty unguarded zone squares it could drop
+# on, unguarded squares where a piece from its hand would give check, its pieces in hand, missing shelter pawns.
+KD_ATTACK = 2  # per enemy attacker of a square next to the king
+KD_WEAK = 3  # a square next to the king attacked by the enemy and guarded by no own piece but the king
+KD_DROP_SQUARE = 2  # an empty square next to the king, unguarded, while the enemy holds something to drop
+KD_KNIGHT_CHECK = 4  # an empty unguarded square where a knight-like piece in the enemy's hand would check
+KD_SLIDER_CHECK = 4  # a ray of the king with an empty unguarded square a slider in hand would check from
+KD_HAND_PIECE = 2  # per piece (not pawn) in the enemy's hand
+KD_HAND_QUEEN = 3  # extra per queen-like piece (queen, Hawk, Elephant) in the enemy's hand
+KD_SHELTER = 2  # per missing own pawn on the three squares in front of the king
+KD_DIVISOR = 10
+KD_CAP = 1500
+_KD_ATTACK = KD_ATTACK  # C ints in the compiled build
+_KD_WEAK = KD_WEAK
+_KD_DROP_SQUARE = KD_DROP_SQUARE
+_KD_KNIGHT_CHECK = KD_KNIGHT_CHECK
+_KD_SLIDER_CHECK = KD_SLIDER_CHECK
+_KD_HAND_PIECE = KD_HAND_PIECE
+_KD_HAND_QUEEN = KD_HAND_QUEEN
+_KD_SHELTER = KD_SHELTER
+_KD_DIVISOR = KD_DIVISOR
+_KD_CAP = KD_CAP
+# By signed piece code + 8: moves like a knight, along ranks and files, along diagonals.
+_KNIGHT_LIKE_AT = [1 if abs(_q) in (KNIGHT, HAWK, ELEPHANT) else 0 for _q in range(-8, 9)]
+_ORTHO_AT = [1 if abs(_q) in (ROOK, QUEEN, ELEPHANT) else 0 for _q in range(-8, 9)]
+_DIAG_AT = [1 if abs(_q) in (BISHOP, QUEEN, HAWK) else 0 for _q in range(-8, 9)]
+
+
+def _attackers(squares: list[int], sq: int, side: int, with_king: int) -> int:
+    """How many pieces of ``side`` attack ``sq`` (its king only when ``with_king``)."""
+    n = 0
+    k = sq * 4 + (2 if side == 1 else 3)
+    for i in range(k * 8, k * 8 + _M_LEAP_COUNT[k]):  # pawns
+        if squares[_M_LEAP_SQUARES[i]] == side:
+            n += 1
+    for i in range(sq * 32, sq * 32 + _M_LEAP_COUNT[sq * 4]):  # knight leaps
+        q = squares[_M_LEAP_SQUARES[i]] * side
+        if q > 0 and _KNIGHT_LIKE_AT[q + 8]:
+            n += 1
+    for d in range(sq * 8, sq * 8 + 8):
+        for i in range(d * 8, d * 8 + _M_RAY_LENGTH[d]):
+            q = squares[_M_RAY_SQUARES[i]] * side
+            if q:
+                if q > 0 and (_ORTHO_AT[q + 8] if d < sq * 8 + 4 else _DIAG_AT[q + 8]):
+                    n += 1
+                break
+    if with_king:
+        for i in range(sq * 32 + 8, sq * 32 + 8 + _M_LEAP_COUNT[sq * 4 + 1]):
+            if squares[_M_LEAP_SQUARES[i]] == KING * side:
+                n += 1
+    return n
+
+
+def _king_danger(squares: list[int], king: int, side: int, pawns: int, knights: int, bishops: int, rooks: int,
+                 queens: int, hawks: int, elephants: int) -> int:
+    """The danger to ``side``'s king on ``king`` from the enemy's pieces and its hand (the counts given), in
+    centipawns (positive: bad for ``side``)."""
+    enemy = -side
+    pieces = knights + bishops + rooks + queens + hawks + elephants
+    units = pieces * _KD_HAND_PIECE + (queens + hawks + elephants) * _KD_HAND_QUEEN
+    droppable = pieces + pawns
+    for i in range(king * 32 + 8, king * 32 + 8 + _M_LEAP_COUNT[king * 4 + 1]):  # the king's neighbours
+        z = _M_LEAP_SQUARES[i]
+        a = _attackers(squares, z, enemy, 0)
+        if a:
+            units += a * _KD_ATTACK
+            if squares[z] * side <= 0 and not _attackers(squares, z, side, 0):
+                units += _KD_WEAK
+        elif droppable and squares[z] == 0 and not _attackers(squares, z, side, 0):
+            units += _KD_DROP_SQUARE
+    if knights + hawks + elephants:
+        for i in range(king * 32, king * 32 + _M_LEAP_COUNT[king * 4]):
+            z = _M_LEAP_SQUARES[i]
+            if squares[z] == 0 and not _attackers(squares, z, side, 1):
+                units += _KD_KNIGHT_CHECK
+    ortho = rooks + queens + elephants
+    diag = bishops + queens + hawks
+    if ortho or diag:
+        for d in range(king * 8, king * 8 + 8):
+            if not (ortho if d < king * 8 + 4 else diag):
+                continue
+            for i in range(d * 8, d * 8 + _M_RAY_LENGTH[d]):
+                z = _M_RAY_SQUARES[i]
+                if squares[z]:
+                    break
+                if not _attackers(squares, z, side, 1):
+                    units += _KD_SLIDER_CHECK
+                    break
+    r = (king >> 3) + side
+    if 0 <= r <= 7:
+        f = king & 7
+        for ff in range(f - 1, f + 2):
+            if 0 <= ff <= 7 and squares[r * 8 + ff] != PAWN * side:
+                units += _KD_SHELTER
+    score = units * units // _KD_DIVISOR
+    return score if score < _KD_CAP else _KD_CAP
 
 
 # King safety, middlegame only: the pawn shield of a castled king (a king-tropism term was tried and lost).
@@ -570,6 +663,8 @@ def evaluate(pos: Position, mg: int, eg: int, phase: int) -> int:
     score = (mg * p + eg * (phase_max - p)) // phase_max
     if pos.drops:
         score += drop_score(pos)
+    elif pos.entry_rule == _PLACEMENT:
+        score += hand_score(pos.hand, _ALL_GATES)
     elif pos.gates:
         score += hand_score(pos.hand, pos.gates)
     return (score if pos.side == 1 else -score) + tempo

@@ -5,10 +5,13 @@ as ``KQkq``, Shredder or X-FEN files, and gate file letters mixed in (``KQBCDFGk
 empty square is dropped; in S-House a ``~`` after a piece marks it promoted. Output: exactly Fairy-Stockfish's
 text (hand in the order ``E H Q R B N P``, white first, as ``[EHeh]``; castling rights then gate letters, in
 S-chess gate letters only while that side has something in hand, in S-House always).
+Placement S-chess writes its placed pieces in the castling field instead of gate letters
+(:func:`engine.entry.placement_field`).
 """
 
 from __future__ import annotations
 
+from .entry import load_castling_field, placement_field, placement_hash
 from .movecodes import BACK_RANK_MASK, GATE_TYPES, mask_hash, undo_buffers
 from .movegen import MoveGenerator
 from .tables import (
@@ -36,7 +39,7 @@ from .tables import (
     square,
     squares_of,
 )
-from .variants import DROP_VARIANTS, GATING_VARIANTS
+from .variants import DROP_VARIANTS, GATING_VARIANTS, PLACEMENT
 
 # The order Fairy-Stockfish writes pieces in hand (its piece types from the highest down).
 _HAND_ORDER = (ELEPHANT, HAWK, QUEEN, ROOK, BISHOP, KNIGHT, PAWN)
@@ -86,7 +89,7 @@ class FenCodec(MoveGenerator):
                     continue
                 else:
                     piece_type = SYMBOL_TO_TYPE.get(ch.lower())
-                    if piece_type is None or (self.variant == "chess" and piece_type > KING):
+                    if piece_type is None or (self.variant not in GATING_VARIANTS and piece_type > KING):
                         raise fen_error(fen, f"invalid piece {ch!r} on rank {rank + 1}")
                     if file > 7:
                         raise fen_error(fen, f"rank {rank + 1} has more than 8 squares")
@@ -116,7 +119,7 @@ class FenCodec(MoveGenerator):
         side = 1 if turn_text == "w" else -1
 
         kings = [sq for sq in range(64) if squares[sq] == KING], [sq for sq in range(64) if squares[sq] == -KING]
-        for color_name, found in zip(("white", "black"), kings):
+        for color_name, found in zip(("white", "black"), kings, strict=True):
             if len(found) != 1:
                 raise fen_error(fen, f"{len(found)} {color_name} kings, expected 1")
         for sq in list(range(8)) + list(range(56, 64)):
@@ -130,7 +133,7 @@ class FenCodec(MoveGenerator):
         self.drops = drops
         self.first_gate = KNIGHT if drops else HAWK
         self.promoted = promoted
-        self._parse_castling(fen, parts[2] if len(parts) > 2 else "-")
+        load_castling_field(self, fen_error, fen, parts[2] if len(parts) > 2 else "-")  # with placed pieces
 
         self.ep = -1
         ep_text = parts[3] if len(parts) > 3 else "-"
@@ -176,7 +179,7 @@ class FenCodec(MoveGenerator):
     def _parse_castling(self, fen: str, text: str) -> None:
         """Castling rights and gates, as Fairy-Stockfish reads them (KQkq, Shredder/X-FEN files, gate files)."""
         squares = self.squares
-        gating = self.variant in GATING_VARIANTS
+        gating = self.variant in GATING_VARIANTS and self.entry_rule != PLACEMENT  # placement: no gate letters
         castle_king = [-1, -1]  # the king square castling starts from, per colour
         rights = 0
         order: list[int] = []  # rook squares in the order their rights were given (the last one per wing wins)
@@ -280,7 +283,7 @@ class FenCodec(MoveGenerator):
         for piece in _HAND_ORDER:
             for code in (piece, -piece):
                 h ^= ZOBRIST_POCKET[code][self.hand[code]]
-        return h
+        return h ^ placement_hash(self)
 
     def fen(self) -> str:
         """The FEN exactly as Fairy-Stockfish writes it for this variant."""
@@ -313,7 +316,7 @@ class FenCodec(MoveGenerator):
                 + "".join(PIECE_SYMBOLS[p] * hand[-p] for p in _HAND_ORDER)
                 + "]"
             )
-        castling = self._castling_fen()
+        castling = placement_field(self) if self.entry_rule == PLACEMENT else self._castling_fen()
         ep = SQUARE_NAMES[self.ep] if self.ep >= 0 else "-"
         fullmove = (self.start_ply + self.ply) // 2 + 1
         return f"{board} {'w' if self.side == 1 else 'b'} {castling} {ep} {self.halfmove} {fullmove}"

@@ -14,6 +14,8 @@ cdef int _UNDO_WORDS
 cdef class PositionState:
     cdef public str variant
     cdef public bint chess960
+    cdef public int entry_rule
+    cdef public list placed
     cdef public int squares[64]
     cdef public int side
     cdef public int king_sq[2]

@@ -4,11 +4,12 @@ A move is an int (cheap to create, compare and store in tables):
 
 * bits 0-5: from square; for castling, the king's square; for a drop, the square dropped on
 * bits 6-11: to square; for castling, the castling rook's square ("king takes rook", as in Chess960)
-* bits 12-15: piece type of a promotion (flag PROMOTION), of the piece dropped (flag DROP) or of the piece
-  gated in (any other flag); 0 = none
+* bits 12-15: piece type of a promotion (flag PROMOTION), of the piece dropped (flag DROP), of the piece placed
+  (flag PLACE) or of the piece gated in (any other flag); 0 = none
 * bits 16-18: flag: NORMAL, DOUBLE_PUSH, EN_PASSANT, CASTLE (gate, if any, on the king's square),
   CASTLE_ROOK_GATE (gate on the rook's square), PROMOTION, DROP (S-House: a piece from the hand put on an
-  empty square); a flag below PROMOTION is a move that may gate
+  empty square), PLACE (placement S-chess: a piece from hand put behind the back-rank piece on the from square,
+  which is also the to square; see engine/entry.py); a flag below PROMOTION is a move that may gate
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from .tables import ELEPHANT, HAWK
 from .variants import START_FENS, VARIANTS
 
 NORMAL, DOUBLE_PUSH, EN_PASSANT, CASTLE, CASTLE_ROOK_GATE, PROMOTION, DROP = 0, 1, 2, 3, 4, 5, 6
+PLACE = 7
 
 __all__ = ["START_FENS", "VARIANTS"]  # re-exported for the rules modules
 
@@ -78,6 +80,8 @@ class PositionState:
 
     variant: str
     chess960: bool
+    entry_rule: int  # engine.variants.ENTRY_RULES of the variant
+    placed: list[int]  # placement S-chess: the piece type placed behind each square (read only where gates has it)
     squares: list[int]
     side: int
     king_sq: list[int]
@@ -105,6 +109,8 @@ class PositionState:
         """Give ``other`` an independent copy of this position's state, undo stack included."""
         other.variant = self.variant
         other.chess960 = self.chess960
+        other.entry_rule = self.entry_rule
+        other.placed = self.placed[:]
         other.squares = list(self.squares)  # list(): a C array in the compiled build, copied either way
         other.side = self.side
         other.king_sq = list(self.king_sq)

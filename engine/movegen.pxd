@@ -46,6 +46,9 @@ cdef class MoveGenerator(PositionState):
                    pin_line="unsigned long long *", first_gate=int)
     cpdef list generate_legal(self)
 
+    @cython.locals(squares="int *", king=int, start=int, end=int, row=list, t=int, i=int, m=int, g=int)
+    cpdef _king_moves(self, int side, int ksq, int checkers, unsigned long long gates, int gate_types, list moves)
+
     @cython.locals(hand=list, kinds=int, p=int, squares="int *", row=list, first=int, last=int, sq=int)
     cpdef _drop_moves(self, int side, unsigned long long target, list moves)
 

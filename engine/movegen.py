@@ -8,11 +8,13 @@ hand on the vacated square) are appended for moves from gate squares: the rules 
 like the move without the gated piece, so the twins share the plain move's legality. In S-House any piece in
 hand but a pawn may be gated, and drops (a piece from the hand on an empty square, pawns not on the first or
 last rank) are legal unless they leave the king in check: in check only drops between the king and a sliding
-checker, in double check none.
+checker, in double check none. The alternative entry
+rules (placement, forced entry: ``entry_rule``) keep some of S-chess's moves, in :mod:`engine.entry`.
 """
 
 from __future__ import annotations
 
+from .entry import entry_legal
 from .movecodes import (
     CASTLE,
     CASTLE_ROOK_GATE,
@@ -80,6 +82,8 @@ _PROMOTIONS = {
     "seirawan": (QUEEN, ROOK, BISHOP, KNIGHT, HAWK, ELEPHANT),
     "chess": (QUEEN, ROOK, BISHOP, KNIGHT),
     "shouse": (QUEEN, ROOK, BISHOP, KNIGHT, HAWK, ELEPHANT),
+    "seirawan-placement": (QUEEN, ROOK, BISHOP, KNIGHT, HAWK, ELEPHANT),
+    "seirawan-forced-entry": (QUEEN, ROOK, BISHOP, KNIGHT, HAWK, ELEPHANT),
 }
 # The promotion pieces in generation order: a variant promotes to the first len(_PROMOTIONS[variant]) of them
 # (a C array in the compiled build).
@@ -155,6 +159,8 @@ class MoveGenerator(PositionState):
 
     def generate_legal(self) -> list[int]:
         """All legal move codes of the side to move."""
+        if self.entry_rule > 0:  # placement or forced entry: S-chess's moves, some of them (engine.entry)
+            return entry_legal(self)
         squares = self.squares
         side = self.side
         us = 0 if side == 1 else 1
@@ -294,13 +300,19 @@ class MoveGenerator(PositionState):
             if self.drops:
                 self._drop_moves(side, check_mask, moves)
 
-        # King moves: the destination must not be attacked once the king has left its square.
+        self._king_moves(side, ksq, checkers, gates, gate_types, moves)
+        return moves
+
+    def _king_moves(self, side: int, ksq: int, checkers: int, gates: int, gate_types: int, moves: list[int]) -> None:
+        """The king's moves, appended to ``moves``: steps to squares not attacked once the king has left its
+        own, castling when not in check, and the gated twins of the steps from a gate square."""
+        squares = self.squares
         king = squares[ksq]
         squares[ksq] = 0
         start = len(moves)
         row = PLAIN_MOVES[ksq]
         for t in _LEAP_SQUARES[ksq * 32 + 8:ksq * 32 + 8 + _LEAP_COUNT[ksq * 4 + 1]]:  # king steps
-            if (q := squares[t]) * side <= 0 and not self.is_attacked(t, -side):
+            if squares[t] * side <= 0 and not self.is_attacked(t, -side):
                 moves.append(row[t])
         squares[ksq] = king
         if self.castling and not checkers:
@@ -310,10 +322,9 @@ class MoveGenerator(PositionState):
             for i in range(start, end):
                 m = moves[i]
                 if m >> 16 == NORMAL:
-                    for g in range(first_gate, ELEPHANT + 1):
+                    for g in range(self.first_gate, ELEPHANT + 1):
                         if gate_types >> g & 1:
                             moves.append(GATED_MOVES[g][m])
-        return moves
 
     def _drop_moves(self, side: int, target: int, moves: list[int]) -> None:
         """The drops of the side to move onto the empty squares of ``target`` (every square when not in

@@ -4,8 +4,9 @@ A key is packed with its move as ``key << 20 | move code`` (one int sorts faster
 one move list differ, so these ints do too, and any correct sort gives the same order. This module is what
 CPython and PyPy run. The compiled build (``SCHESS_ENGINE_COMPILE=1``) also compiles ``engine/_ordering.pyx``,
 the same functions on C arrays (keys as C ``long long``, an insertion sort that carries each key's index so
-that the result reuses the move list's int objects), and the compiled search and captures call those; the
-``bench`` node count, equal in both builds, checks that the two agree.
+that the result reuses the move list's int objects), and the compiled search and captures call those. Both
+read the keys below; ``test_compiled_move_ordering_matches_the_python_one`` (run on the compiled build) and
+the ``bench`` node count, equal in both builds, check that the two agree.
 """
 
 from __future__ import annotations
@@ -19,14 +20,26 @@ from .tables import QUEEN
 if TYPE_CHECKING:
     from .position import Position
 
+# The keys of the ordering rules, best first: the one table both builds read (``_ordering.pyx`` takes these
+# values; the order of the tests is :func:`keyed_moves` and its C twin ``_key``).
 HASH_MOVE_KEY = 1 << 30
-CAPTURE_KEY = 1 << 24
+CAPTURE_KEY = 1 << 24  # plus the capture's MVV-LVA (capture_order) and the piece it gates
+EN_PASSANT_KEY = CAPTURE_KEY + 1600
+#: A promotion's key by the piece it makes: a queen among the captures, the others after the small ones.
+PROMOTION_KEYS = tuple(CAPTURE_KEY + (850 if piece == QUEEN else piece * 20) for piece in range(16))
 KILLER_KEY = 1 << 22
+FIRST_KILLER_KEY = KILLER_KEY + 1
+SECOND_KILLER_KEY = KILLER_KEY
+COUNTERMOVE_KEY = KILLER_KEY - 1
+# Below them the quiet moves by history, plus the piece they gate.
 # S-House: a drop within two squares of the enemy king (where attacks on it start) ranks this much above
 # the history of other quiet moves; DROP_NEAR[king * 64 + sq] is 1 for those squares.
 DROP_NEAR_KEY = 1 << 18
 DROP_NEAR = [1 if max(abs((king & 7) - (sq & 7)), abs((king >> 3) - (sq >> 3))) <= 2 else 0
              for king in range(64) for sq in range(64)]
+# A drop more than two squares from both kings ranks this much below the history of other quiet moves, so
+# that late-move pruning and reductions reach it first (DROP_NEAR is 0 for such squares of each king).
+DROP_FAR_KEY = 1 << 20
 
 
 def capture_order(mvv: list[int], attacker_rank: list[int]) -> list[list[int]]:
@@ -41,38 +54,40 @@ def keyed_moves(moves: list[int], pos: Position, capture_keys: list[list[int]], 
     """``moves`` (legal in ``pos``) as ``key << 20 | move`` ints, in the order given: the hash move highest,
     then captures (``capture_keys``) and promotions, en passant, the two killers, the countermove, then the
     quiet moves by ``history``; a gated twin a little above its plain move, a drop by the piece it drops and
-    well above the rest when it lands near the enemy king."""
+    well above the rest when it lands near the enemy king, below them when it lands near neither king."""
     squares = pos.squares
     side = pos.side
     near = pos.king_sq[1 if side == 1 else 0] * 64  # the enemy king's row of DROP_NEAR
+    own = pos.king_sq[0 if side == 1 else 1] * 64  # our king's row
     keyed: list[int] = []
     append = keyed.append
     for m in moves:
         if m == hash_move:
             append(HASH_MOVE_KEY << 20 | m)
             continue
-        victim = squares[m >> 6 & 63]
-        flag = m >> 16
+        victim = squares[m >> 6 & 63]  # the fields of engine.movecodes: to square, kind, piece, from square
+        kind = m >> 16
+        piece = m >> 12 & 15
         if victim * side < 0:
-            key = capture_keys[victim][squares[m & 63]]
-            append((key + (m >> 12 & 15)) << 20 | m)
-        elif flag == PROMOTION:
-            key = CAPTURE_KEY + (m >> 12 & 15) * 20 if (m >> 12 & 15) != QUEEN else CAPTURE_KEY + 850
-            append(key << 20 | m)
-        elif flag == EN_PASSANT:
-            append((CAPTURE_KEY + 1600) << 20 | m)
+            key = capture_keys[victim][squares[m & 63]] + piece
+        elif kind == PROMOTION:
+            key = PROMOTION_KEYS[piece]
+        elif kind == EN_PASSANT:
+            key = EN_PASSANT_KEY
         elif m == killer1:
-            append((KILLER_KEY + 1) << 20 | m)
+            key = FIRST_KILLER_KEY
         elif m == killer2:
-            append(KILLER_KEY << 20 | m)
+            key = SECOND_KILLER_KEY
         elif m == counter:
-            append((KILLER_KEY - 1) << 20 | m)
-        elif flag == DROP:
-            key = history[m & 4095] + (m >> 12 & 15) + DROP_NEAR[near + (m & 63)] * DROP_NEAR_KEY
-            append(key << 20 | m)
+            key = COUNTERMOVE_KEY
+        elif kind == DROP:
+            to = m & 63
+            key = history[m & 4095] + piece + DROP_NEAR[near + to] * DROP_NEAR_KEY
+            if not DROP_NEAR[near + to] and not DROP_NEAR[own + to]:
+                key -= DROP_FAR_KEY
         else:
-            key = history[m & 4095]
-            append((key + (m >> 12 & 15)) << 20 | m)
+            key = history[m & 4095] + piece
+        append(key << 20 | m)
     return keyed
 
 

@@ -8,10 +8,12 @@ from engine.movecodes cimport PositionState
 # Names the module imports for itself alone (the ones it re-exports stay Python objects).
 cdef int ELEPHANT, HAWK, KING
 cdef int CASTLE_ROOK_GATE, DOUBLE_PUSH, DROP, EN_PASSANT, PROMOTION, UNDO_WORDS, UNDO_MASKS, HAND_SLOTS
+cdef int PLACE, _PLACEMENT
 cdef list ZOBRIST_CASTLING, ZOBRIST_EP, ZOBRIST_POCKET, ZOBRIST_PIECE
 cdef long long _ZOBRIST_AT[1088]
 cdef long long _ZOBRIST_HAND_AT[1088]
 cdef long long _ZOBRIST_EP[64]
+cdef long long _ZOBRIST_PLACED_AT[1088]
 cdef long long ZOBRIST_SIDE
 cdef unsigned long long _ONE, _RANK_1, _RANK_8
 
@@ -53,3 +55,9 @@ cdef class Position(FenCodec):
     @cython.locals(n=int)
     cpdef unmake_null(self)
 
+
+@cython.locals(sq=int, piece_type=int, z="long long")
+cpdef _make_placement(Position pos, int code, long long h)
+
+@cython.locals(placed=int, hand=list, count=int, z="long long")
+cpdef long long _forfeit_placed(Position pos, int sq, int owner, long long h)

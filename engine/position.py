@@ -15,6 +15,7 @@ legal (the gated piece can neither block a check nor shield the king).
 
 from __future__ import annotations
 
+from .entry import PLACED_KEYS
 from .fen import FenCodec, fen_error
 from .movecodes import (
     BACK_RANK_MASK,
@@ -23,6 +24,7 @@ from .movecodes import (
     DROP,
     EN_PASSANT,
     GATE_TYPES,
+    PLACE,
     PROMOTION,
     RANK_1_MASK,
     RANK_8_MASK,
@@ -44,6 +46,7 @@ from .tables import (
     ZOBRIST_POCKET,
     ZOBRIST_SIDE,
 )
+from .variants import PLACEMENT, entry_rule
 
 # The Zobrist keys of pieces and pieces in hand as flat lists: (piece code + 8) * 64 + square and
 # (piece code + 8) * HAND_SLOTS + count (C arrays in the compiled build, position.pxd, which a negative index
@@ -52,6 +55,8 @@ _ZOBRIST_AT = [ZOBRIST_PIECE[_q][_sq] for _q in range(-8, 9) for _sq in range(64
 _ZOBRIST_HAND_AT = [ZOBRIST_POCKET[_q][_n] for _q in range(-8, 9) for _n in range(HAND_SLOTS)]
 assert HAND_SLOTS == 64  # position.pxd sizes _ZOBRIST_HAND_AT for it
 _ZOBRIST_EP = ZOBRIST_EP
+_ZOBRIST_PLACED_AT = PLACED_KEYS  # placement S-chess: the keys of placed pieces, laid out as _ZOBRIST_AT
+_PLACEMENT = PLACEMENT
 # Square masks as C unsigned ints in the compiled build (position.pxd): 1 << sq of a C int would overflow.
 _ONE = 1
 _RANK_1 = RANK_1_MASK
@@ -92,11 +97,11 @@ class Position(FenCodec):
     accumulator: MoveObserver | None
 
     def __init__(self, fen: str | None = None, variant: str = "seirawan", chess960: bool = False) -> None:
-        if variant not in VARIANTS:
-            raise ValueError(f"unknown variant {variant!r}: expected one of {', '.join(VARIANTS)}")
+        self.entry_rule = entry_rule(variant, chess960)  # ValueError for an unknown variant
         self.variant = variant
         self.chess960 = bool(chess960)
         self.accumulator = None
+        self.placed = [0] * 64
         self.set_fen(START_FENS[variant] if fen is None else fen)
 
     # ------------------------------------------------------------------ make / unmake
@@ -195,6 +200,8 @@ class Position(FenCodec):
             z = _ZOBRIST_HAND_AT[(dropped + 8) * HAND_SLOTS + count - 1]
             h ^= z
             self.halfmove = 0
+        elif flag == PLACE:
+            return _make_placement(self, code, h)
         else:  # castling: from = king, to = rook
             king_to, rook_to = self._castle_info[to][:2]
             rook = squares[to]
@@ -276,6 +283,8 @@ class Position(FenCodec):
                 self.castling = new_castling
         gates = self.gates
         if gates:
+            if self.entry_rule == _PLACEMENT and gates >> to & 1 and (to > 55 if side == 1 else to < 8):
+                h = _forfeit_placed(self, to, -side, h)
             gates &= ~(_ONE << frm | _ONE << to)
             gate_type = code >> 12 & 15
             if gate_type and flag < PROMOTION:
@@ -291,6 +300,9 @@ class Position(FenCodec):
                 h ^= z
                 z = _ZOBRIST_HAND_AT[(gated + 8) * HAND_SLOTS + count - 1]
                 h ^= z
+                if self.entry_rule == _PLACEMENT:
+                    z = _ZOBRIST_PLACED_AT[(gated + 8) * 64 + gate_sq]
+                    h ^= z
                 # S-chess: an empty hand ends the gates for good; in S-House captures refill it
                 if not self.drops and hand[HAWK * side] + hand[ELEPHANT * side] == 0:
                     gates &= ~(_RANK_1 if side == 1 else _RANK_8)
@@ -325,6 +337,8 @@ class Position(FenCodec):
         gate_type = code >> 12 & 15
         if gate_type and flag < PROMOTION:
             self.hand[gate_type * side] += 1
+        if self.entry_rule == _PLACEMENT and gates >> to & 1 and captured * side < 0:
+            self.hand[-self.placed[to] * side] += 1  # the piece forfeited by the capture comes back
         self.gates = gates
         if self.drops:
             self._undo_drop_game(code, to, flag, side, captured)
@@ -343,7 +357,7 @@ class Position(FenCodec):
             squares[to - 8 * side] = -side
         elif flag == DROP:
             squares[to] = 0
-        else:
+        elif flag != PLACE:  # castling (a placement left the board as it was)
             king_to, rook_to = self._castle_info[to][:2]
             king = squares[king_to]
             rook = squares[rook_to]
@@ -377,3 +391,34 @@ class Position(FenCodec):
         self.hash = self.undo[n * UNDO_WORDS + 4]
         self.side = -self.side
         self.ply -= 1
+
+
+def _make_placement(pos: Position, code: int, h: int) -> None:
+    """The rest of :meth:`Position.make` for a placement (``h``: the hash so far): the piece goes behind the
+    piece on the move's square, a gate of the placed piece's type (engine.entry)."""
+    sq = code & 63
+    piece_type = code >> 12 & 15
+    pos.gates |= _ONE << sq
+    pos.placed[sq] = piece_type
+    z = _ZOBRIST_PLACED_AT[(piece_type * pos.side + 8) * 64 + sq]
+    h ^= z
+    pos.hash = h ^ ZOBRIST_SIDE
+    pos.halfmove += 1
+    pos.side = -pos.side
+    pos.ply += 1
+
+
+def _forfeit_placed(pos: Position, sq: int, owner: int, h: int) -> int:
+    """Placement S-chess: the piece placed behind ``sq`` (of side ``owner``), whose piece was just
+    captured there, leaves the game; returns the hash ``h`` updated."""
+    placed = pos.placed[sq] * owner
+    hand = pos.hand
+    count = hand[placed]
+    hand[placed] = count - 1
+    z = _ZOBRIST_PLACED_AT[(placed + 8) * 64 + sq]
+    h ^= z
+    z = _ZOBRIST_HAND_AT[(placed + 8) * HAND_SLOTS + count]
+    h ^= z
+    z = _ZOBRIST_HAND_AT[(placed + 8) * HAND_SLOTS + count - 1]
+    h ^= z
+    return h

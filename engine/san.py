@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from .movecodes import CASTLE, CASTLE_ROOK_GATE, DROP, EN_PASSANT, PROMOTION
+from .movecodes import CASTLE, CASTLE_ROOK_GATE, DROP, EN_PASSANT, PLACE, PROMOTION
 from .position import Position
 from .tables import KING, PAWN, PIECE_SYMBOLS, SQUARE_NAMES, SYMBOL_TO_TYPE, parse_square
 
@@ -25,6 +25,8 @@ def san_of_code(board: Position, code: int) -> str:
     to = code >> 6 & 63
     piece = code >> 12 & 15
     flag = code >> 16
+    if flag == PLACE:  # placement S-chess: H@b1, the piece placed behind b1 (never a check)
+        return PIECE_SYMBOLS[piece].upper() + "@" + SQUARE_NAMES[to]
     if flag == CASTLE or flag == CASTLE_ROOK_GATE:
         san = "O-O" if to > frm else "O-O-O"
         if piece:
@@ -90,7 +92,7 @@ def parse_san_code(board: Position, san: str) -> int:
     if drop:
         dropped = SYMBOL_TO_TYPE[drop.group(1).lower()] if drop.group(1) else PAWN
         to = parse_square(drop.group(2))
-        matches = [code for code in codes if code >> 16 == DROP and code >> 6 & 63 == to
+        matches = [code for code in codes if code >> 16 in (DROP, PLACE) and code >> 6 & 63 == to
                    and code >> 12 & 15 == dropped]
     elif castle:
         long = castle.group(1).count("-") == 2

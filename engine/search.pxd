@@ -9,13 +9,46 @@ from engine.position cimport Position
 from engine.tt cimport TranspositionTable, tt_key
 
 # Constants the module imports or defines for itself alone, as C values (not importable from the compiled module).
-cdef int CASTLE, CASTLE_ROOK_GATE, DROP, EN_PASSANT, PROMOTION, KING, ROOK, EXACT, LOWER, UPPER, SCORE_OFFSET
-cdef int INFINITE, MATE, MAX_PLY, MOVES_MAX, HISTORY_MAX, REVERSE_FUTILITY_MARGIN, CAPTURES_MAX
+cdef int CASTLE, CASTLE_ROOK_GATE, DOUBLE_PUSH, DROP, EN_PASSANT, NORMAL, PROMOTION, KING, ROOK
+cdef int EXACT, LOWER, UPPER, SCORE_OFFSET, SCORE_SHIFT, SCORE_MASK, BOUND_SHIFT, BOUND_MASK, DEPTH_SHIFT, DEPTH_MAX
+cdef long long MOVE_MASK
+cdef int INFINITE, MATE, _MATE_BOUND, NO_SCORE, MAX_PLY, MOVES_MAX, HISTORY_MAX, REVERSE_FUTILITY_MARGIN, CAPTURES_MAX
 cdef int REVERSE_FUTILITY_DEPTH, FUTILITY_BASE, FUTILITY_MARGIN, FUTILITY_DEPTH, LATE_MOVE_DEPTH
 cdef int SEE_QUIET_MARGIN, SEE_QUIET_DEPTH
 cdef list LATE_MOVE_COUNT, LATE_MOVE_COUNT_IMPROVING
-cdef list _LMR, _CAPTURE_ORDER
+cdef list _CAPTURE_ORDER
+cdef int[::1] _LMR
 
+
+# The fields of a move and of a table entry: static C functions, which the C compiler inlines (the same code
+# as the shifts written out; Cython warns against "inline" on a declaration).
+cdef int move_from(int m) noexcept
+cdef int move_to(int m) noexcept
+cdef int move_kind(int m) noexcept
+cdef int move_piece(int m) noexcept
+cdef bint is_plain(int m) noexcept
+cdef bint is_simple_move(int m) noexcept
+cdef int keyed_move(long long word) noexcept
+cdef int entry_move(long long data) noexcept
+cdef int entry_depth(long long data) noexcept
+cdef int entry_bound(long long data) noexcept
+cdef int entry_score(long long data) noexcept
+cdef int score_to_table(int score, int ply) noexcept
+cdef int score_from_table(int score, int ply) noexcept
+cdef bint bound_cuts(int bound, int score, int alpha, int beta) noexcept
+
+@cython.locals(prev=int, prev_to=int)
+cdef int _counter_slot(Position pos) except? -2
+
+cdef int _lmr(int depth, int searched) noexcept
+
+cdef int _late_move_limit(int depth, bint improving) noexcept
+
+cdef bint _loses_material(Position pos, int m, int victim, int depth) except -1
+
+@cython.locals(reduction=int)
+cdef int _late_move_reduction(int depth, int searched, int new_depth, bint pv_node, bint improving,
+                                     bint killer) noexcept
 
 @cython.locals(squares="int *", side=int, frm=int, to=int, flag=int, victim=int, gate=int, piece=int)
 cpdef bint _plausible(Position pos, int m)
@@ -35,6 +68,8 @@ cdef class SearchControl:
     cdef public object stop_signal
 
     cpdef check(self)
+
+    cdef int visit(self, int ply) except -1
 
 
 cdef class MoveOrderer:
@@ -84,15 +119,31 @@ cdef class AlphaBetaSearch:
     cpdef bint is_draw(self, Position pos)
 
     @cython.locals(control=SearchControl, orderer=MoveOrderer, pos=Position, pv_node=bint, tt=TranspositionTable,
-                   key="long long", data="long long", hash_move=int, e_depth=int, bound=int, e_score=int, side=int,
-                   static_eval=int, reduction=int, score=int, counter_index=int, counter=int, prev=int,
-                   prev_to=int, staged=bint, buffer="long long[::1]", quiets="long long[::1]", start=int, end=int, tried=int, moves=list, squares="int *", best=int, best_move=int,
-                   original_alpha=int, prunable=bint, prune=bint, bad_capture=bint, extend=bint, improving=bint, lmr_depth=int,
-                   evals="int[::1]", late_limit=int, searched=int, lmr_row=list,
-                   index=int, m=int, to=int, victim=int, flag=int, quiet=bint, gives_check=bint, dmg=int, deg=int,
-                   dph=int, new_depth=int, killers=list, stored=int)
+                   key="long long", data="long long", hash_move=int, score=int, static_eval=int, improving=bint,
+                   evals="int[::1]", counter_index=int, counter=int, buffer="long long[::1]", start=int, end=int,
+                   staged=bint, moves=list, best=int, best_move=int, original_alpha=int,
+                   prunable=bint, late_limit=int, quiets="long long[::1]", tried=int, searched=int, index=int,
+                   m=int, victim=int, kind=int, quiet=bint, prune=bint)
     cpdef int pvs(self, int depth, int alpha, int beta, int ply, int mg, int eg, int phase, bint null_ok,
                   bint in_check) except? -32767
+
+    @cython.locals(pos=Position, reduction=int, score=int)
+    cdef int _cut_before_moves(self, int depth, int beta, int ply, int mg, int eg, int phase, bint null_ok,
+                               int static_eval, bint improving) except? -32767
+
+    @cython.locals(lmr_depth=int)
+    cdef bint _prune_quiet(self, int m, int depth, int alpha, int static_eval, int searched, int tried,
+                           int late_limit) except -1
+
+    @cython.locals(pos=Position, gives_check=bint, extend=bint, dmg=int, deg=int, dph=int, new_depth=int,
+                   reduction=int, score=int, killers=list)
+    cdef int _search_move(self, int m, int depth, int alpha, int beta, int ply, int mg, int eg, int phase,
+                          bint in_check, bint pv_node, bint improving, bint quiet, bint prune,
+                          int searched) except? -32767
+
+    @cython.locals(bound=int)
+    cdef _store(self, long long key, int depth, int ply, int best, int best_move, int hash_move,
+                int original_alpha, int beta)
 
 
 cdef class Searcher:

@@ -24,7 +24,7 @@ from typing import Any, Callable, Dict, Optional, Protocol
 
 from .attacks import ATTACKER_RANK, CAPTURES_MAX, MVV, SEE_VALUE, captures, captures_into, gives_check_quiet, see
 from .evaluate import evaluate, initial_scores, move_delta
-from .movecodes import CASTLE, CASTLE_ROOK_GATE, DROP, EN_PASSANT, PROMOTION
+from .movecodes import CASTLE, CASTLE_ROOK_GATE, DOUBLE_PUSH, DROP, EN_PASSANT, NORMAL, PROMOTION
 from .nnue import Accumulator
 from .ordering import capture_order, order_into, order_moves, sort_desc_range
 from .position import Position
@@ -34,11 +34,27 @@ from .tables import (
     ROOK,
 )
 from .timeman import keep_searching
-from .tt import EXACT, LOWER, SCORE_OFFSET, UPPER, SharedWords, TranspositionTable, tt_key
+from .tt import (
+    BOUND_MASK,
+    BOUND_SHIFT,
+    DEPTH_MAX,
+    DEPTH_SHIFT,
+    EXACT,
+    LOWER,
+    MOVE_MASK,
+    SCORE_MASK,
+    SCORE_OFFSET,
+    SCORE_SHIFT,
+    UPPER,
+    SharedWords,
+    TranspositionTable,
+    tt_key,
+)
 
 INFINITE = 32000
 MATE = 31000
 MATE_BOUND = MATE - 1000  # scores beyond this are mates
+_MATE_BOUND = MATE_BOUND  # a C value in the compiled build (search.pxd), where MATE_BOUND stays importable
 MAX_PLY = 100
 # Room for the moves of one node in the search's move buffers: more than any position has (chess at most
 # 218 legal moves; S-chess adds at most two gated twins to each of the moves from a gate square).
@@ -49,11 +65,12 @@ HISTORY_MAX = 1 << 20
 # The ordering key of a capture by signed victim and attacker codes (engine.ordering).
 _CAPTURE_ORDER = capture_order(MVV, ATTACKER_RANK)
 
-# Late-move reduction by depth and move number.
-_LMR = [[0] * 64 for _ in range(64)]
+# Late-move reduction by depth and move number, at depth * 64 + number (:func:`_lmr`): an array, which the compiled
+# build reads as a C array.
+_LMR = array("i", bytes(4 * 64 * 64))
 for _d in range(1, 64):
     for _m in range(1, 64):
-        _LMR[_d][_m] = int(0.5 + math.log(_d) * math.log(_m) / 1.8)
+        _LMR[_d * 64 + _m] = int(0.5 + math.log(_d) * math.log(_m) / 1.8)
 
 REVERSE_FUTILITY_MARGIN = 110  # cp a ply (one ply less when the static evaluation is improving)
 REVERSE_FUTILITY_DEPTH = 6
@@ -78,17 +95,153 @@ __all__ = [  # the rules helpers the search uses keep their old import path (eng
 ]
 
 
+# A score no search returns: a stage that did not settle the node, a move that was pruned.
+NO_SCORE = INFINITE + 1
+
+
+# ---------------------------------------------------------------------- move fields and table entries
+# The fields of a move code (layout: engine.movecodes) and of a table entry's data word (layout: engine.tt),
+# by name. The compiled build declares them ``cdef inline`` (search.pxd): the same C as the shifts written out.
+
+def move_from(m: int) -> int:
+    """The square the move leaves (the king's square for castling)."""
+    return m & 63
+
+
+def move_to(m: int) -> int:
+    """The square the move goes to (the castling rook's square for castling)."""
+    return m >> 6 & 63
+
+
+def move_kind(m: int) -> int:
+    """NORMAL, DOUBLE_PUSH, EN_PASSANT, CASTLE, CASTLE_ROOK_GATE or PROMOTION (engine.movecodes)."""
+    return m >> 16
+
+
+def move_piece(m: int) -> int:
+    """The piece type a promotion makes or a gating brings in; 0 for none."""
+    return m >> 12 & 15
+
+
+def is_plain(m: int) -> bool:
+    """A NORMAL move with nothing gated: no promotion, en passant, castling or double push."""
+    return move_kind(m) == NORMAL and not move_piece(m)
+
+
+def is_simple_move(m: int) -> bool:
+    """A move of one piece and nothing else (NORMAL or DOUBLE_PUSH, nothing gated, captures included):
+    :func:`engine.attacks.gives_check_quiet` can tell whether it checks without playing it."""
+    return move_kind(m) <= DOUBLE_PUSH and not move_piece(m)
+
+
+def keyed_move(word: int) -> int:
+    """The move of an ordering word ``key << 20 | move`` (engine.ordering)."""
+    return word & MOVE_MASK
+
+
+def entry_move(data: int) -> int:
+    """The move of a table entry (0: none; an empty slot's data is 0 too)."""
+    return data & MOVE_MASK
+
+
+def entry_depth(data: int) -> int:
+    """The depth a table entry was searched to."""
+    return data >> DEPTH_SHIFT & DEPTH_MAX
+
+
+def entry_bound(data: int) -> int:
+    """EXACT, LOWER or UPPER: what the score of a table entry is."""
+    return data >> BOUND_SHIFT & BOUND_MASK
+
+
+def entry_score(data: int) -> int:
+    """The score of a table entry, a mate relative to its node (:func:`score_from_table`)."""
+    return (data >> SCORE_SHIFT & SCORE_MASK) - SCORE_OFFSET
+
+
+def score_to_table(score: int, ply: int) -> int:
+    """A score at ``ply`` as the table stores it: a mate counted from the node, not from the root."""
+    if score > _MATE_BOUND:
+        return score + ply
+    if score < -_MATE_BOUND:
+        return score - ply
+    return score
+
+
+def score_from_table(score: int, ply: int) -> int:
+    """A stored score read at ``ply``: a mate counted from the root again."""
+    if score > _MATE_BOUND:
+        return score - ply
+    if score < -_MATE_BOUND:
+        return score + ply
+    return score
+
+
+def bound_cuts(bound: int, score: int, alpha: int, beta: int) -> bool:
+    """Whether a table score with this bound settles a node searched in ``(alpha, beta)``: an exact score,
+    a lower bound at or above beta, an upper bound at or below alpha."""
+    return bound == EXACT or (bound == LOWER and score >= beta) or (bound == UPPER and score <= alpha)
+
+
+def _counter_slot(pos: Position) -> int:
+    """The countermove slot of the opponent's last move, by its piece and destination; -1 after a null move
+    or at the start of the game."""
+    if not pos.undo_len:
+        return -1
+    prev = pos.undo_code(pos.undo_len - 1)
+    if prev <= 0:
+        return -1
+    prev_to = move_to(prev)
+    return (pos.squares[prev_to] + 8) * 64 + prev_to
+
+
+def _lmr(depth: int, searched: int) -> int:
+    """The late-move reduction's table entry at ``depth`` for a move with ``searched`` moves before it."""
+    return _LMR[(depth if depth < 64 else 63) * 64 + (searched if searched < 64 else 63)]
+
+
+def _late_move_limit(depth: int, improving: bool) -> int:
+    """How many quiet moves a prunable node searches before the rest are pruned (late-move pruning)."""
+    if depth > LATE_MOVE_DEPTH:
+        return 1000
+    return LATE_MOVE_COUNT_IMPROVING[depth] if improving else LATE_MOVE_COUNT[depth]
+
+
+def _loses_material(pos: Position, m: int, victim: int, depth: int) -> bool:
+    """Whether the capture ``m`` of ``victim`` loses more than 80 cp a ply of ``depth`` in the exchange on
+    its square (skipped near the leaves)."""
+    return (victim != 0 and SEE_VALUE[pos.squares[move_from(m)]] > SEE_VALUE[victim]
+            and see(pos, m) < -80 * depth)
+
+
+def _late_move_reduction(depth: int, searched: int, new_depth: int, pv_node: bool, improving: bool,
+                         killer: bool) -> int:
+    """The plies a late quiet move is searched shallower (``searched`` moves before it): by the table, one
+    less at a PV node or for a killer, one more at a non-PV node that is not improving; at most
+    ``new_depth - 1``."""
+    reduction = _lmr(depth, searched)
+    if pv_node and reduction:
+        reduction -= 1
+    elif not pv_node and not improving:
+        reduction += 1
+    if killer:
+        reduction = reduction - 1 if reduction else 0
+    if reduction >= new_depth:
+        reduction = new_depth - 1
+    return reduction
+
+
 def _plausible(pos: Position, m: int) -> bool:
     """Cheap sanity check of a move from the transposition table before it is played without generating
     the legal moves: the key matched, so it is legal unless two positions share a 64-bit key; this only
     makes sure such a collision cannot corrupt the board (no king capture, own piece moving)."""
     squares = pos.squares
     side = pos.side
-    frm = m & 63
-    to = m >> 6 & 63
-    flag = m >> 16
+    frm = move_from(m)
+    to = move_to(m)
+    flag = move_kind(m)
     if flag == DROP:  # S-House: a piece we hold, on an empty square (a pawn not on the first or last rank)
-        piece = m >> 12 & 15
+        piece = move_piece(m)
         return squares[to] == 0 and pos.hand[piece * side] > 0 and (piece != 1 or 8 <= to < 56)
     piece = squares[frm]
     if piece * side <= 0:
@@ -101,7 +254,7 @@ def _plausible(pos: Position, m: int) -> bool:
         return False
     if flag == EN_PASSANT:
         return to == pos.ep
-    gate = m >> 12 & 15
+    gate = move_piece(m)
     if gate and flag != PROMOTION:
         return pos.hand[gate * side] > 0 and pos.gates >> frm & 1 == 1
     return True
@@ -187,6 +340,14 @@ class SearchControl:
     def elapsed(self) -> float:
         """Seconds since the search started."""
         return time.perf_counter() - self.start_time
+
+    def visit(self, ply: int) -> None:
+        """Count a node at ``ply`` (and the selective depth), and every 256 nodes :meth:`check`."""
+        self.nodes += 1
+        if not self.nodes & 255:
+            self.check()
+        if ply > self.seldepth:
+            self.seldepth = ply
 
     def check(self) -> None:
         """Raise SearchAborted when ``stop`` arrived, the hard deadline or the node limit passed, or (a Lazy SMP
@@ -285,12 +446,7 @@ class QuiescenceSearch:
         every evasion is searched, and no evasion at all returns the mate score ``-MATE + ply``. A result
         ``<= alpha`` is an upper bound, ``>= beta`` a lower bound, anything between exact. ``mg``/``eg``/
         ``phase`` are the incremental evaluation sums of the position. Nothing is stored in the table."""
-        control = self.control
-        control.nodes += 1
-        if not control.nodes & 255:
-            control.check()
-        if ply > control.seldepth:
-            control.seldepth = ply
+        self.control.visit(ply)
         pos = self.pos
         if in_check:
             moves = pos.generate_legal()
@@ -326,10 +482,9 @@ class QuiescenceSearch:
         end = start + captures_into(pos, keys, start)
         sort_desc_range(keys, start, end - start)
         for i in range(start, end):
-            m = keys[i] & 0xFFFFF
-            to = m >> 6 & 63
-            victim = squares[to]
-            if m >> 16 == PROMOTION:
+            m = keyed_move(keys[i])
+            victim = squares[move_to(m)]
+            if move_kind(m) == PROMOTION:
                 gain = ORDER_VALUE[victim if victim > 0 else -victim] + 800
             else:
                 gain = ORDER_VALUE[victim if victim > 0 else -victim] if victim else 100
@@ -338,10 +493,10 @@ class QuiescenceSearch:
                     continue
                 # Captures that lose material in the exchange on the square (SEE < 0) are skipped; a capture
                 # of a piece worth at least the capturer cannot lose.
-                if SEE_VALUE[squares[m & 63]] > gain and see(pos, m) < 0:
+                if SEE_VALUE[squares[move_from(m)]] > gain and see(pos, m) < 0:
                     continue
             dmg, deg, dph = move_delta(pos, m)
-            if m >> 12 == 0:  # a plain capture (no gate, not a promotion or en passant)
+            if is_plain(m):  # the check test without the board is cheaper
                 check = gives_check_quiet(pos, m)
                 pos.make(m)
             else:
@@ -412,7 +567,7 @@ class AlphaBetaSearch:
         return False
 
     def pvs(self, depth: int, alpha: int, beta: int, ply: int, mg: int, eg: int, phase: int,
-                null_ok: bool, in_check: bool) -> int:
+            null_ok: bool, in_check: bool) -> int:
         """Principal variation search of ``self.pos`` to ``depth`` plies at ``ply`` from the root: the score
         (side to move's view, centipawns; mates as ``MATE - plies to mate``), fail-soft in the window
         ``(alpha, beta)``. A result ``<= alpha`` is an upper bound, ``>= beta`` a lower bound (a cut-off),
@@ -422,92 +577,55 @@ class AlphaBetaSearch:
         check, which is searched one ply deeper). A draw by repetition or the fifty-move rule returns 0.
         ``null_ok`` allows null-move pruning (not twice in a row); ``in_check`` says whether the side to move
         is in check (the caller knows it from making the move). Raises SearchAborted when time, nodes or
-        ``stop`` run out; the root restores the position."""
+        ``stop`` run out; the root restores the position. The stages: the node's own exits, the cut-offs before
+        any move (:meth:`_cut_before_moves`), each move (:meth:`_search_move`), the table entry (:meth:`_store`)."""
         pos = self.pos
         if depth <= 0 and not in_check:
             return self.quiescence.qsearch(alpha, beta, ply, mg, eg, phase, False)
         if depth < 1:
             depth = 1
-        control = self.control
-        control.nodes += 1
-        if not control.nodes & 255:
-            control.check()
-        if ply > control.seldepth:
-            control.seldepth = ply
+        self.control.visit(ply)
         if self.is_draw(pos):
             return 0
         if ply >= MAX_PLY:
             return evaluate(pos, mg, eg, phase)
         # Mate distance pruning.
-        if alpha < -MATE + ply:
-            alpha = -MATE + ply
-        if beta > MATE - ply - 1:
-            beta = MATE - ply - 1
+        alpha = max(alpha, -MATE + ply)
+        beta = min(beta, MATE - ply - 1)
         if alpha >= beta:
             return alpha
         pv_node = beta - alpha > 1
         tt = self.tt
         key = tt_key(pos.hash, pos.gates)
         data = tt.probe(key)  # the packed entry (engine.tt), 0 when there is none
-        hash_move = 0
-        if data:
-            hash_move = data & 0xFFFFF
-            e_depth = data >> 38 & 127
-            if e_depth >= depth and not pv_node:
-                bound = data >> 36 & 3
-                e_score = (data >> 20 & 0xFFFF) - SCORE_OFFSET
-                if e_score > MATE_BOUND:
-                    e_score -= ply
-                elif e_score < -MATE_BOUND:
-                    e_score += ply
-                if bound == EXACT or (bound == LOWER and e_score >= beta) or (bound == UPPER and e_score <= alpha):
-                    return e_score
+        hash_move = entry_move(data)
+        if data and not pv_node and entry_depth(data) >= depth:
+            score = score_from_table(entry_score(data), ply)
+            if bound_cuts(entry_bound(data), score, alpha, beta):
+                return score
 
-        side = pos.side
         evals = self.evals
-        if in_check:
-            static_eval = -INFINITE
-            improving = False
-        else:
-            static_eval = evaluate(pos, mg, eg, phase)
-            # Improving: the static evaluation is above the one of this side's last move (two plies up; a
-            # position in check there counts as below).
-            improving = ply < 2 or static_eval > evals[ply - 2]
+        static_eval = -INFINITE if in_check else evaluate(pos, mg, eg, phase)
+        # Improving: the static evaluation is above the one of this side's last move (two plies up; a position
+        # in check there counts as below).
+        improving = not in_check and (ply < 2 or static_eval > evals[ply - 2])
         evals[ply] = static_eval
-        if not in_check and not pv_node and abs(beta) < MATE_BOUND:
-            # Reverse futility: far above beta at low depth.
-            if (depth <= REVERSE_FUTILITY_DEPTH
-                    and static_eval - REVERSE_FUTILITY_MARGIN * (depth - improving) >= beta):
-                return static_eval
-            # Null move: pass and see whether the opponent still cannot reach beta (the further above
-            # beta, the shallower the test).
-            if null_ok and depth >= 3 and static_eval >= beta and _has_pieces(pos, side):
-                reduction = 3 + depth // 4 + min((static_eval - beta) // 200, 3)
-                pos.make_null()
-                score = -self.pvs(depth - 1 - reduction, -beta, -beta + 1, ply + 1, mg, eg, phase, False, False)
-                pos.unmake_null()
-                if score >= beta:
-                    return beta if score > MATE_BOUND else score
+        if not in_check and not pv_node and abs(beta) < _MATE_BOUND:
+            score = self._cut_before_moves(depth, beta, ply, mg, eg, phase, null_ok, static_eval, improving)
+            if score != NO_SCORE:
+                return score
 
-        # The countermove slot of the opponent's last move (none after a null move or at the root of the game).
         orderer = self.orderer
-        counter_index = -1
-        counter = 0
-        if pos.undo_len:
-            prev = pos.undo_code(pos.undo_len - 1)
-            if prev > 0:
-                prev_to = prev >> 6 & 63
-                counter_index = (pos.squares[prev_to] + 8) * 64 + prev_to
-                counter = orderer.countermoves[counter_index]
+        counter_index = _counter_slot(pos)
+        counter = orderer.countermoves[counter_index] if counter_index >= 0 else 0
         # This ply's part of the move buffers (a child's ply has its own; internal iterative deepening, at
         # this ply, runs before the moves are written).
         buffer = self.moves
         start = ply * MOVES_MAX
-        if hash_move and _plausible(pos, hash_move):
-            # Staged: try the hash move before generating the others (it often cuts off on its own).
+        staged = hash_move != 0 and _plausible(pos, hash_move)
+        if staged:  # try the hash move before generating the others (it often cuts off on its own)
             buffer[start] = hash_move
             end = start + 1
-            staged = True
         else:
             moves = pos.generate_legal()
             if not moves:
@@ -515,24 +633,18 @@ class AlphaBetaSearch:
             if not hash_move and depth >= 5 and pv_node:
                 # Internal iterative deepening: find a move to search first.
                 self.pvs(depth - 2, alpha, beta, ply, mg, eg, phase, False, in_check)
-                hash_move = tt.probe(key) & 0xFFFFF
+                hash_move = entry_move(tt.probe(key))
             end = start + orderer.order_into(pos, moves, hash_move, ply, counter, buffer, start)
-            staged = False
-        squares = pos.squares
         best = -INFINITE
         best_move = 0
         original_alpha = alpha
-        # Pruning near the leaves (non-PV nodes not in check): captures that lose material, and quiet moves
-        # past the move count (late-move pruning), hopeless by the static evaluation (futility) or losing
-        # material on their square (SEE), the last two by the depth their late-move reduction leaves.
+        # Pruning near the leaves, at non-PV nodes not in check: captures that lose material, quiet moves that
+        # do not check (late-move, futility and SEE pruning, :meth:`_prune_quiet`).
         prunable = not pv_node and not in_check
-        late_limit = 1000
-        if prunable and depth <= LATE_MOVE_DEPTH:
-            late_limit = LATE_MOVE_COUNT_IMPROVING[depth] if improving else LATE_MOVE_COUNT[depth]
+        late_limit = _late_move_limit(depth, improving) if prunable else 1000
         quiets = self.quiets
         tried = 0  # quiet moves tried, at quiets[start:start + tried]
         searched = 0
-        lmr_row = _LMR[depth if depth < 64 else 63]
         index = start
         while True:
             if index >= end:
@@ -540,81 +652,21 @@ class AlphaBetaSearch:
                     break
                 staged = False
                 end = start + orderer.order_into(pos, pos.generate_legal(), hash_move, ply, counter, buffer, start)
-                index = start + 1 if end > start and buffer[start] & 0xFFFFF == hash_move else start
+                index = start + 1 if end > start and keyed_move(buffer[start]) == hash_move else start
                 continue
-            m = buffer[index] & 0xFFFFF
+            m = keyed_move(buffer[index])
             index += 1
-            to = m >> 6 & 63
-            victim = squares[to]
-            flag = m >> 16
-            quiet = victim * side >= 0 and flag != PROMOTION and flag != EN_PASSANT
-            if (not quiet and searched and prunable and depth <= 3 and victim
-                    and SEE_VALUE[squares[m & 63]] > SEE_VALUE[victim] and see(pos, m) < -80 * depth):
-                # A capture that loses material near the leaves (non-PV, depth <= 3, not in check): skipped.
+            victim = pos.squares[move_to(m)]
+            kind = move_kind(m)
+            quiet = victim * pos.side >= 0 and kind != PROMOTION and kind != EN_PASSANT
+            if not quiet and searched and prunable and depth <= 3 and _loses_material(pos, m, victim, depth):
                 continue
-            prune = False
-            if quiet and searched and prunable:
-                if tried >= late_limit:
-                    prune = True
-                else:
-                    lmr_depth = depth - 1 - lmr_row[searched if searched < 64 else 63]
-                    if lmr_depth < FUTILITY_DEPTH and static_eval + FUTILITY_BASE + FUTILITY_MARGIN * (
-                            lmr_depth if lmr_depth > 0 else 0) <= alpha:
-                        prune = True
-                    elif (lmr_depth < SEE_QUIET_DEPTH and flag <= 1 and not m >> 12 & 15
-                          and see(pos, m) < -SEE_QUIET_MARGIN * lmr_depth * lmr_depth):
-                        prune = True
-            if prune:
-                # Futility and late-move pruning of quiet moves near the leaves (checks are always tried).
-                if flag <= 1 and not m >> 12 & 15:
-                    if not gives_check_quiet(pos, m):
-                        continue
-                    extend = see(pos, m) >= 0
-                    dmg, deg, dph = move_delta(pos, m)
-                    pos.make(m)
-                    gives_check = True
-                else:
-                    dmg, deg, dph = move_delta(pos, m)
-                    pos.make(m)
-                    gives_check = extend = pos.in_check()
-                    if not gives_check:
-                        pos.unmake()
-                        continue
-            elif flag <= 1 and not m >> 12 & 15:
-                # A plain move (captures included): the check test without the board is cheaper.
-                gives_check = gives_check_quiet(pos, m)
-                # The check extension only for checks that do not lose material on their square (Stockfish's
-                # rule); gated moves, promotions and castling that check are always extended.
-                extend = gives_check and see(pos, m) >= 0
-                dmg, deg, dph = move_delta(pos, m)
-                pos.make(m)
-            else:
-                dmg, deg, dph = move_delta(pos, m)
-                pos.make(m)
-                gives_check = extend = pos.in_check()
-            new_depth = depth - 1 + (1 if extend else 0)
-            if searched == 0:
-                score = -self.pvs(new_depth, -beta, -alpha, ply + 1, mg + dmg, eg + deg, phase + dph, True,
-                                      gives_check)
-            else:
-                reduction = 0
-                if depth >= 3 and quiet and not in_check and not gives_check:
-                    reduction = lmr_row[searched if searched < 64 else 63]
-                    if pv_node and reduction:
-                        reduction -= 1
-                    elif not pv_node and not improving:
-                        reduction += 1
-                    killers = orderer.killers[ply]
-                    if m == killers[0] or m == killers[1]:
-                        reduction = reduction - 1 if reduction else 0
-                    if reduction >= new_depth:
-                        reduction = new_depth - 1
-                score = -self.pvs(new_depth - reduction, -alpha - 1, -alpha, ply + 1, mg + dmg, eg + deg,
-                                      phase + dph, True, gives_check)
-                if score > alpha and (reduction or (pv_node and score < beta)):
-                    score = -self.pvs(new_depth, -beta, -alpha, ply + 1, mg + dmg, eg + deg, phase + dph,
-                                          True, gives_check)
-            pos.unmake()
+            prune = (quiet and searched > 0 and prunable
+                     and self._prune_quiet(m, depth, alpha, static_eval, searched, tried, late_limit))
+            score = self._search_move(m, depth, alpha, beta, ply, mg, eg, phase, in_check, pv_node, improving,
+                                      quiet, prune, searched)
+            if score == NO_SCORE:
+                continue
             searched += 1
             if quiet:
                 quiets[start + tried] = m
@@ -631,6 +683,88 @@ class AlphaBetaSearch:
         if searched == 0:
             # Every move was pruned: fall back to the static evaluation.
             return static_eval if static_eval > -INFINITE else alpha
+        self._store(key, depth, ply, best, best_move, hash_move, original_alpha, beta)
+        return best
+
+    def _cut_before_moves(self, depth: int, beta: int, ply: int, mg: int, eg: int, phase: int, null_ok: bool,
+                          static_eval: int, improving: bool) -> int:
+        """The cut-offs of a non-PV node not in check before any move is searched: reverse futility (the
+        static evaluation far above beta at low depth) and the null move (pass, and the opponent still
+        cannot reach beta). The node's score, or NO_SCORE to search the moves."""
+        if (depth <= REVERSE_FUTILITY_DEPTH
+                and static_eval - REVERSE_FUTILITY_MARGIN * (depth - improving) >= beta):
+            return static_eval
+        pos = self.pos
+        # The further above beta, the shallower the null-move test.
+        if null_ok and depth >= 3 and static_eval >= beta and _has_pieces(pos, pos.side):
+            reduction = 3 + depth // 4 + min((static_eval - beta) // 200, 3)
+            pos.make_null()
+            score = -self.pvs(depth - 1 - reduction, -beta, -beta + 1, ply + 1, mg, eg, phase, False, False)
+            pos.unmake_null()
+            if score >= beta:
+                return beta if score > _MATE_BOUND else score
+        return NO_SCORE
+
+    def _prune_quiet(self, m: int, depth: int, alpha: int, static_eval: int, searched: int, tried: int,
+                     late_limit: int) -> bool:
+        """Whether the quiet move ``m`` of a prunable node (non-PV, not in check, a move already searched)
+        is skipped unless it checks: past the move count (late-move pruning), hopeless by the static
+        evaluation (futility) or losing material on its square (SEE), by the depth its late-move reduction
+        leaves."""
+        if tried >= late_limit:
+            return True
+        lmr_depth = depth - 1 - _lmr(depth, searched)
+        if lmr_depth < FUTILITY_DEPTH and static_eval + FUTILITY_BASE + FUTILITY_MARGIN * (
+                lmr_depth if lmr_depth > 0 else 0) <= alpha:
+            return True
+        return (lmr_depth < SEE_QUIET_DEPTH and is_simple_move(m)
+                and see(self.pos, m) < -SEE_QUIET_MARGIN * lmr_depth * lmr_depth)
+
+    def _search_move(self, m: int, depth: int, alpha: int, beta: int, ply: int, mg: int, eg: int, phase: int,
+                     in_check: bool, pv_node: bool, improving: bool, quiet: bool, prune: bool,
+                     searched: int) -> int:
+        """Make ``m``, search it and unmake it: the score from this node's side, or NO_SCORE when ``prune``
+        skipped it (a pruned move that checks is searched all the same). The first move gets the full window;
+        the others a zero-window test, late quiet ones reduced (late-move reductions), searched again in the
+        full window when they beat alpha. A check is extended by a ply unless it loses material on its square
+        (Stockfish's rule; gated moves, promotions and castling that check are always extended)."""
+        pos = self.pos
+        if is_simple_move(m):
+            # A move of one piece (captures included): the check test without the board is cheaper.
+            gives_check = gives_check_quiet(pos, m)
+            if prune and not gives_check:
+                return NO_SCORE
+            extend = gives_check and see(pos, m) >= 0
+            dmg, deg, dph = move_delta(pos, m)
+            pos.make(m)
+        else:
+            dmg, deg, dph = move_delta(pos, m)
+            pos.make(m)
+            gives_check = extend = pos.in_check()
+            if prune and not gives_check:
+                pos.unmake()
+                return NO_SCORE
+        new_depth = depth - 1 + (1 if extend else 0)
+        if searched == 0:
+            score = -self.pvs(new_depth, -beta, -alpha, ply + 1, mg + dmg, eg + deg, phase + dph, True, gives_check)
+        else:
+            reduction = 0
+            if depth >= 3 and quiet and not in_check and not gives_check:
+                killers = self.orderer.killers[ply]
+                reduction = _late_move_reduction(depth, searched, new_depth, pv_node, improving,
+                                                 m == killers[0] or m == killers[1])
+            score = -self.pvs(new_depth - reduction, -alpha - 1, -alpha, ply + 1, mg + dmg, eg + deg, phase + dph,
+                              True, gives_check)
+            if score > alpha and (reduction or (pv_node and score < beta)):
+                score = -self.pvs(new_depth, -beta, -alpha, ply + 1, mg + dmg, eg + deg, phase + dph, True,
+                                  gives_check)
+        pos.unmake()
+        return score
+
+    def _store(self, key: int, depth: int, ply: int, best: int, best_move: int, hash_move: int,
+               original_alpha: int, beta: int) -> None:
+        """The node's table entry: its bound from the window it was searched in (an upper bound keeps the hash
+        move, if any), its mate score made relative to the node."""
         if best >= beta:
             bound = LOWER
         elif best > original_alpha:
@@ -638,13 +772,7 @@ class AlphaBetaSearch:
         else:
             bound = UPPER
             best_move = hash_move if hash_move else best_move
-        stored = best
-        if stored > MATE_BOUND:
-            stored += ply
-        elif stored < -MATE_BOUND:
-            stored -= ply
-        tt.store(key, depth, bound, stored, best_move)
-        return best
+        self.tt.store(key, depth, bound, score_to_table(best, ply), best_move)
 
 
 class Searcher:
@@ -718,7 +846,7 @@ class Searcher:
             else:
                 reduction = 0
                 if (depth >= 3 and index >= 4 and not in_check and not gives_check
-                        and pos.undo_captured(pos.undo_len - 1) == 0 and m >> 16 != PROMOTION):
+                        and pos.undo_captured(pos.undo_len - 1) == 0 and move_kind(m) != PROMOTION):
                     reduction = 1
                 score = -tree.pvs(new_depth - reduction, -alpha - 1, -alpha, 1, mg + dmg, eg + deg,
                                       phase + dph, True, gives_check)
@@ -750,7 +878,7 @@ class Searcher:
         made += 1
         seen = {tt_key(pos.hash, pos.gates)}
         while len(pv) < 32:
-            m = self.tt.probe(tt_key(pos.hash, pos.gates)) & 0xFFFFF
+            m = entry_move(self.tt.probe(tt_key(pos.hash, pos.gates)))
             if not m:
                 break
             if m not in pos.generate_legal():
@@ -784,7 +912,7 @@ class Searcher:
             accumulator.refresh(pos)
         mg, eg, phase = initial_scores(pos)
         self.tree.evals[0] = -INFINITE if pos.in_check() else evaluate(pos, mg, eg, phase)
-        root_moves = self.orderer.order(pos, moves, self.tt.probe(tt_key(pos.hash, pos.gates)) & 0xFFFFF, 0)
+        root_moves = self.orderer.order(pos, moves, entry_move(self.tt.probe(tt_key(pos.hash, pos.gates))), 0)
         best_move = root_moves[0]
         best_score = 0
         completed_depth = 0
@@ -803,7 +931,7 @@ class Searcher:
             self.partial_move = 0
             self.partial_exact = False
             try:
-                if depth >= 4 and abs(best_score) < MATE_BOUND:
+                if depth >= 4 and abs(best_score) < _MATE_BOUND:
                     window = 35
                     alpha = best_score - window
                     beta = best_score + window
@@ -860,7 +988,7 @@ class Searcher:
             # it earns more time (Stockfish's "falling eval"), up to the same cap as an unstable move.
             falling = previous_score - score if depth > 1 else 0
             previous_score = score
-            if abs(score) > MATE_BOUND and depth > 2 and MATE - abs(score) <= depth and not limits.infinite:
+            if abs(score) > _MATE_BOUND and depth > 2 and MATE - abs(score) <= depth and not limits.infinite:
                 break  # a forced mate found within the full-width depth
             if limits.soft_time is not None and not limits.infinite:
                 # More time for an unstable move or a falling score, less for a settled move or a decided
@@ -918,8 +1046,8 @@ class Searcher:
 
 def mate_in(score: int) -> Optional[int]:
     """Moves to mate (negative when being mated) for a mate score, else None."""
-    if score > MATE_BOUND:
+    if score > _MATE_BOUND:
         return (MATE - score + 1) // 2
-    if score < -MATE_BOUND:
+    if score < -_MATE_BOUND:
         return -((MATE + score) // 2)
     return None

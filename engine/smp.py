@@ -129,7 +129,7 @@ class HelperPool:
     def wait_idle(self) -> None:
         if not self.busy:
             return
-        for conn, process in zip(self.connections, self.processes):
+        for conn, process in zip(self.connections, self.processes, strict=True):
             try:
                 while process.is_alive():
                     if conn.poll(0.5):

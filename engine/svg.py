@@ -11,13 +11,15 @@ True
 An S-chess diagram shows, beside the board, the pieces each side still holds in hand (with their counts, the
 side at the top of the board at the top) and marks the open gates: the back-rank squares whose original piece
 has not moved yet while its side still has a piece to gate. An S-House hand can hold every piece type: its
-tray shows them smaller, in two columns. A standard chess board (``variant="chess"``) is drawn without hand or
+tray shows them smaller, in two columns. In placement S-chess (``variant="seirawan-placement"``) a placed
+piece is drawn small behind its file, on the rim side of its back-rank square, and the tray holds only the
+pieces not placed yet. A standard chess board (``variant="chess"``) is drawn without hand or
 gates. The pieces are the project's own glyphs (:mod:`engine.svg_pieces`).
 
 Every diagram is self-contained (no ``<defs>``, no ids, no fonts to fetch beyond the viewer's sans-serif), so
 several can sit inline in one HTML page. Elements carry classes for styling and tests: ``square light a1``
 (plus ``lastmove``), ``check``, ``gate e1``, ``piece white hawk e1``, ``hand white`` holding
-``piece white hawk`` and ``count`` with ``data-count``, ``coord``.
+``piece white hawk`` and ``count`` with ``data-count``, ``coord``, ``placed white hawk b1``.
 """
 
 from __future__ import annotations
@@ -26,8 +28,10 @@ from typing import Dict, List, Optional
 
 from .board import WHITE, Board, Move
 from .svg_pieces import PIECE_NAMES, glyph_svg
-from .tables import FILE_NAMES, RANK_NAMES, SQUARE_NAMES
-from .variants import DROP_VARIANTS, GATING_VARIANTS, VARIANTS
+from .tables import FILE_NAMES, PIECE_SYMBOLS, RANK_NAMES, SQUARE_NAMES
+from .variants import DROP_VARIANTS, GATING_VARIANTS, PLACEMENT, VARIANTS
+
+PLACED_SCALE = 0.5  # a placed piece's size against a square's
 
 SQUARE_SIZE = 45
 MARGIN = 18  # room for the coordinates; without them the board keeps a thin frame
@@ -69,6 +73,18 @@ def gate_squares(board: Board) -> List[int]:
     if board.variant not in GATING_VARIANTS:
         return []
     return [sq for sq in range(64) if board.gates >> sq & 1]
+
+
+def placed_pieces(board: Board) -> Dict[int, str]:
+    """Placement S-chess: the pieces placed behind back-rank squares and still waiting there, as square ->
+    FEN letter (``{6: "H"}``: a white Hawk behind g1); empty in any other variant."""
+    if board.entry_rule != PLACEMENT:
+        return {}
+    out = {}
+    for sq in gate_squares(board):
+        letter = PIECE_SYMBOLS[board.placed[sq]]
+        out[sq] = letter.upper() if sq < 8 else letter
+    return out
 
 
 def piece(symbol: str, size: Optional[int] = None) -> str:
@@ -142,11 +158,16 @@ def board(
         symbol = board.piece_at(sq)
         if symbol:
             out.append(_piece_group(symbol, *origin(sq), SQUARE_NAMES[sq]))
+    placed = placed_pieces(board)
+    for sq, symbol in placed.items():
+        out.append(_placed_group(sq, symbol, *origin(sq), white_at_bottom))
     if coordinates:
         out.extend(_coordinates(margin, white_at_bottom, palette["coord"]))
     if has_hand:
         x = 2 * margin + board_px + HAND_GAP
         pockets = board.pockets()
+        for symbol in placed.values():  # the tray holds the pieces not placed yet
+            pockets[symbol.isupper()][symbol.upper()] -= 1
         top, bottom = (not WHITE, WHITE) if white_at_bottom else (WHITE, not WHITE)
         drops = board.variant in DROP_VARIANTS
         out.append(_hand(pockets[top], top, x, margin, palette, from_top=True, to_move=board.turn == top,
@@ -166,6 +187,18 @@ def _piece_group(symbol: str, x: float, y: float, square_name: str, scale: float
     classes = f"piece {colour} {PIECE_NAMES[symbol.lower()]}" + (f" {square_name}" if square_name else "")
     zoom = f" scale({scale:g})" if scale != 1 else ""
     return (f'<g class="{classes}" transform="translate({x:g},{y:g}){zoom}" stroke-width="1.5" '
+            f'stroke-linejoin="round" stroke-linecap="round">{glyph_svg(symbol)}</g>')
+
+
+def _placed_group(sq: int, symbol: str, x: int, y: int, white_at_bottom: bool) -> str:
+    """A placed piece, small, behind its file: in the corner of its back-rank square, across the board's rim."""
+    small = SQUARE_SIZE * PLACED_SCALE
+    at_bottom = (sq >> 3 == 0) == white_at_bottom
+    px = x + SQUARE_SIZE - small + 1
+    py = y + SQUARE_SIZE - small / 2 if at_bottom else y - small / 2
+    colour = "white" if symbol.isupper() else "black"
+    return (f'<g class="placed {colour} {PIECE_NAMES[symbol.lower()]} {SQUARE_NAMES[sq]}" '
+            f'transform="translate({px:g},{py:g}) scale({PLACED_SCALE:g})" stroke-width="1.5" '
             f'stroke-linejoin="round" stroke-linecap="round">{glyph_svg(symbol)}</g>')
 
 

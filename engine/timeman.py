@@ -19,6 +19,10 @@ from __future__ import annotations
 from typing import Optional
 
 MIN_THINK = 0.005  # seconds: always allow a depth-1 search
+# Milliseconds kept back from every move for process and pipe latency: the UCI option Move Overhead, its
+# default and bounds.
+MOVE_OVERHEAD_MS = 50
+MOVE_OVERHEAD_MAX_MS = 5000
 HARD_FACTOR = 3.0  # the hard cap: at most this many budgets on one move
 HARD_SHARE = 0.4  # ... and at most this share of the time left (movestogo > 1 or none)
 
@@ -62,7 +66,7 @@ def plan_time(
     increment_ms: int = 0,
     moves_to_go: Optional[int] = None,
     move_time_ms: Optional[int] = None,
-    overhead_ms: int = 50,
+    overhead_ms: int = MOVE_OVERHEAD_MS,
     ply: int = 0,
 ) -> tuple[Optional[float], Optional[float]]:
     """(soft, hard) limits in seconds for one move, or (None, None) when there is no clock."""

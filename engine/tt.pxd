@@ -2,8 +2,8 @@
 cimport cython
 
 cdef list GATE_KEYS_WHITE, GATE_KEYS_BLACK
-cdef int _EXACT, _OFFSET, DEPTH_MAX, AGE_MASK
-cdef long long MOVE_MASK
+cdef int _EXACT, _OFFSET, _SCORE_SHIFT, _BOUND_SHIFT, _DEPTH_SHIFT, _DEPTH_MAX, _AGE_SHIFT, _AGE_MASK
+cdef long long _MOVE_MASK
 
 
 @cython.locals(white="long long", black="long long")

@@ -30,13 +30,27 @@ EXACT, LOWER, UPPER = 0, 1, 2
 SLOT_BYTES = 16  # two 64-bit words
 BUCKET_SLOTS = 4
 SCORE_OFFSET = 1 << 15  # scores are within +-32000
+# The fields of a data word (see the module's notes): move | score | bound | depth | age, low bits first.
 MOVE_MASK = 0xFFFFF
+SCORE_SHIFT = 20
+SCORE_MASK = 0xFFFF
+BOUND_SHIFT = 36
+BOUND_MASK = 3
+DEPTH_SHIFT = 38
 DEPTH_MAX = 127
+AGE_SHIFT = 45
 AGE_MASK = 63
 # Private copies of the constants the table's own code uses: C values in the compiled build (tt.pxd), where a
 # name other modules import must stay a Python object.
 _EXACT = EXACT
 _OFFSET = SCORE_OFFSET
+_MOVE_MASK = MOVE_MASK
+_SCORE_SHIFT = SCORE_SHIFT
+_BOUND_SHIFT = BOUND_SHIFT
+_DEPTH_SHIFT = DEPTH_SHIFT
+_DEPTH_MAX = DEPTH_MAX
+_AGE_SHIFT = AGE_SHIFT
+_AGE_MASK = AGE_MASK
 # Gates are back-rank squares: one 63-bit key per pattern of white gates (rank 1) and of black gates (rank 8).
 # Looking them up costs two small-int operations; multiplying the 64-bit mask by a constant made a 128-bit
 # big integer at every node (slow under CPython, and a heap allocation under PyPy).
@@ -74,14 +88,17 @@ def pack(depth: int, bound: int, score: int, move: int, age: int) -> int:
     """The data word of an entry (depth clamped to 0..127)."""
     if depth < 0:
         depth = 0
-    elif depth > DEPTH_MAX:
-        depth = DEPTH_MAX
-    return move | (score + _OFFSET) << 20 | bound << 36 | depth << 38 | (age & AGE_MASK) << 45
+    elif depth > _DEPTH_MAX:
+        depth = _DEPTH_MAX
+    return (move | (score + _OFFSET) << _SCORE_SHIFT | bound << _BOUND_SHIFT | depth << _DEPTH_SHIFT
+            | (age & _AGE_MASK) << _AGE_SHIFT)
 
 
 def unpack(data: int) -> tuple[int, int, int, int]:
-    """``(depth, bound, score, move)`` of a data word (for tests and tools; the search decodes in place)."""
-    return data >> 38 & DEPTH_MAX, data >> 36 & 3, (data >> 20 & 0xFFFF) - SCORE_OFFSET, data & MOVE_MASK
+    """``(depth, bound, score, move)`` of a data word (for tests and tools; the search reads the fields one by
+    one, engine.search's ``entry_*``)."""
+    return (data >> DEPTH_SHIFT & DEPTH_MAX, data >> BOUND_SHIFT & BOUND_MASK,
+            (data >> SCORE_SHIFT & SCORE_MASK) - SCORE_OFFSET, data & MOVE_MASK)
 
 
 class TranspositionTable:
@@ -126,7 +143,7 @@ class TranspositionTable:
 
     def new_search(self) -> None:
         """Called before each search: entries of earlier searches count as older from now on."""
-        self.age = (self.age + 1) & AGE_MASK
+        self.age = (self.age + 1) & _AGE_MASK
 
     def probe(self, key: int) -> int:
         """The data word stored for ``key`` (decode with the shifts of :func:`unpack`), or 0."""
@@ -154,13 +171,13 @@ class TranspositionTable:
                 target = i
                 break
             if self.words[i + 1] ^ data == key:
-                if (bound != _EXACT and data >> 45 == age and (data >> 38 & DEPTH_MAX) > depth + 2):
+                if (bound != _EXACT and data >> _AGE_SHIFT == age and (data >> _DEPTH_SHIFT & _DEPTH_MAX) > depth + 2):
                     return  # a much deeper entry of this search: keep it
                 if not move:
-                    move = data & MOVE_MASK  # keep the old entry's move
+                    move = data & _MOVE_MASK  # keep the old entry's move
                 target = i
                 break
-            value = (data >> 38 & DEPTH_MAX) - 8 * ((age - (data >> 45)) & AGE_MASK)
+            value = (data >> _DEPTH_SHIFT & _DEPTH_MAX) - 8 * ((age - (data >> _AGE_SHIFT)) & _AGE_MASK)
             if value < worst:
                 worst = value
                 target = i
@@ -181,6 +198,6 @@ class TranspositionTable:
         count = 0
         for i in range(0, 2000 if self.slots >= 1000 else 2 * self.slots, 2):
             data = words[i]
-            if data and data >> 45 == age:
+            if data and data >> _AGE_SHIFT == age:
                 count += 1
         return count

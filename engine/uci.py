@@ -24,8 +24,8 @@ from .nnue import load as load_net
 from .perft import perft_divide
 from .search import MATE_BOUND, Searcher, SearchLimits
 from .smp import HelperPool
-from .timeman import plan_time
-from .variants import START_FENS, VARIANTS
+from .timeman import MOVE_OVERHEAD_MAX_MS, MOVE_OVERHEAD_MS, plan_time
+from .variants import START_FENS, VARIANTS, has_chess960_form
 
 BUILD = build_name()  # "compiled (Cython)" or "pure Python"
 ENGINE_NAME = f"S-chess Python engine {__version__}, {BUILD}"
@@ -57,7 +57,7 @@ class Options:
         self.chess960 = False
         self.hash_mb = 16
         self.threads = 1
-        self.move_overhead = 50
+        self.move_overhead = MOVE_OVERHEAD_MS
         self.skill_level = 20
         self.limit_strength = False
         self.elo = 2850
@@ -75,7 +75,7 @@ class Options:
             "option name Hash type spin default 16 min 1 max 1024",
             f"option name Threads type spin default 1 min 1 max {MAX_THREADS}",
             "option name Clear Hash type button",
-            "option name Move Overhead type spin default 50 min 0 max 5000",
+            f"option name Move Overhead type spin default {MOVE_OVERHEAD_MS} min 0 max {MOVE_OVERHEAD_MAX_MS}",
             "option name Skill Level type spin default 20 min 0 max 20",
             "option name UCI_LimitStrength type check default false",
             "option name UCI_Elo type spin default 2850 min 1350 max 2850",
@@ -342,7 +342,7 @@ class UciFrontEnd:
         elif key == "clear hash":
             self.searcher.new_game()
         elif key == "move overhead":
-            opts.move_overhead = _parse_int(value, 0, 5000, name)
+            opts.move_overhead = _parse_int(value, 0, MOVE_OVERHEAD_MAX_MS, name)
         elif key == "skill level":
             opts.skill_level = _parse_int(value, 0, 20, name)
         elif key == "uci_limitstrength":
@@ -421,18 +421,20 @@ class UciFrontEnd:
     def _set_position(self, fen: Optional[str], moves: list[str]) -> None:
         """Set up the position; when only moves were appended to the previous one, play just those."""
         opts = self.options
-        key = (opts.variant, fen or "", opts.chess960, None)
+        # UCI_Chess960 leaves the variants without a Chess960 form (the alternative S-chess rules) as they are.
+        chess960 = opts.chess960 and has_chess960_form(opts.variant)
+        key = (opts.variant, fen or "", chess960, None)
         board = self.board
         if key == self._position_key and moves[: len(self._moves)] == self._moves and \
                 len(board.move_stack) == len(self._moves):
             new_moves = moves[len(self._moves):]
         else:
             try:
-                board = Board(fen, variant=opts.variant, chess960=opts.chess960)
+                board = Board(fen, variant=opts.variant, chess960=chess960)
             except ValueError:
                 # keep a usable position: the variant's start
-                self.board = Board(variant=opts.variant, chess960=opts.chess960)
-                self._position_key = (opts.variant, "", opts.chess960, None)
+                self.board = Board(variant=opts.variant, chess960=chess960)
+                self._position_key = (opts.variant, "", chess960, None)
                 self._moves = []
                 raise
             self.board = board

@@ -31,7 +31,7 @@ def run(*args: str) -> subprocess.CompletedProcess[str]:
 @pytest.mark.parametrize("command, first_line", [
     (["-m", "engine", "--help"], "usage: schess-engine [COMMAND ...]"),
     (["-m", "bot.health", "--help"], "usage: python -m bot.health HEARTBEAT_FILE|http://HOST:PORT [MAX_AGE_S]"),
-    (["-m", "bot.loopback", "--help"], "usage: python -m bot.loopback [-h] [--dialect {pychess,lichess}]"),
+    (["-m", "bot.loopback", "--help"], "usage: python -m bot.loopback [-h] [--dialect {lichess,pychess}]"),
     (["-m", "bot", "--help"], "usage: schess-bot [-h] [--version] [--config PATH] [--check]"),
     (["-m", "bot", "init", "--help"], "usage: schess-bot init [-h] [--server {lichess,pychess}] [path]"),
 ])

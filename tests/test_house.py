@@ -1,8 +1,10 @@
-"""House rules of the source tree (issues 19 and 29): no class over 300 lines, no two classes with
-one name, no verdict of a game part thrown away.
+"""House rules of the source tree (issues 19, 29 and 47): no two classes with one name, no verdict of a game
+part thrown away.
 
-A class past ~300 lines usually holds two jobs, and two classes with one name make every reader ask which one
-is meant. Both are checked over the shipped packages (``bot/``, ``engine/``, ``tools/``); tests are exempt.
+Two classes with one name make every reader ask which one is meant; checked over the shipped packages
+(``bot/``, ``engine/``, ``tools/``), tests exempt. A class's length is not capped here: a number invites code
+that stops one line short of it and moves the rest into module functions (issue 47), so whether a class holds
+two jobs is a question for review, not for a line count.
 """
 
 from __future__ import annotations
@@ -13,7 +15,6 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("bot", "engine", "tools")
-MAX_CLASS_LINES = 300
 
 
 def _classes() -> list[tuple[str, str, int]]:
@@ -34,11 +35,6 @@ def _classes() -> list[tuple[str, str, int]]:
 def test_the_scan_sees_the_packages() -> None:
     names = {name for name, _, _ in _classes()}
     assert {"Searcher", "UciFrontEnd", "Board"} <= names
-
-
-def test_no_class_is_over_300_lines() -> None:
-    too_long = [f"{name} ({where}): {lines} lines" for name, where, lines in _classes() if lines > MAX_CLASS_LINES]
-    assert not too_long, f"classes over {MAX_CLASS_LINES} lines: " + "; ".join(too_long)
 
 
 def test_no_two_classes_share_a_name() -> None:
@@ -81,3 +77,18 @@ def test_no_verdict_of_a_game_part_is_dropped() -> None:
     returning, dropped = _verdict_calls()
     assert {"abort_or_resign", "resign", "engine_lost", "maybe_abort_unstarted", "check"} <= set(returning)
     assert not dropped, "verdicts thrown away (pass them to GameWorker._act):\n" + "\n".join(dropped)
+
+
+def test_only_a_builds_skip_passes_fail_on_skip() -> None:
+    """tests/conftest.py: under --fail-on-skip (CI) a skip fails the run unless the engine build explains it."""
+    from types import SimpleNamespace
+
+    from tests.conftest import unexpected_skips
+
+    def skipped(reason: str) -> SimpleNamespace:
+        return SimpleNamespace(nodeid="tests/x.py::test_x", longrepr=("tests/x.py", 3, f"Skipped: {reason}"))
+
+    assert unexpected_skips([skipped("pure-Python build: no compiled move ordering"),
+                             skipped("compiled build: the fields are C functions")]) == []
+    assert unexpected_skips([skipped("Fairy-Stockfish is not installed")]) == [
+        "tests/x.py::test_x: Skipped: Fairy-Stockfish is not installed"]

@@ -3,18 +3,22 @@
 ``bot/`` is a stack of packages; each may import only the packages listed for it in :data:`BOT_LAYERS` (the
 root ``bot`` package, which holds only the version and the token's variable name, is open to all and imports
 no layer; no ``bot`` module imports ``tools``). ``engine`` imports nothing from ``bot`` or ``tools``, and its
-rules modules nothing from the search. A ``tools`` package imports ``engine``, ``bot.engines`` and
+modules import only what :data:`ENGINE_IMPORTS` lists for each (the rules nothing of the evaluation or the search,
+the search in a line tt <- search <- smp <- uci). A ``tools`` package imports ``engine``, ``bot.engines`` and
 ``bot.records`` only (a benchmark of the running bot, all of ``bot``), and no other tool. No import cycle
 exists among the modules of ``bot``, ``engine`` and ``tools``: an import inside a function counts, and so does
 one under ``if TYPE_CHECKING:`` (a type is a dependency too; a cycle hidden there is still two modules that
 need each other).
 
-The checker is plain ``ast``: it is tested below on planted trees, so a broken checker cannot pass silently.
+The checker is plain ``ast``; Cython files (``.pyx``, and the ``.pxd`` declarations beside a module) count too,
+by their import and ``cimport`` lines. It is tested below on planted trees, so a broken checker cannot pass
+silently.
 """
 
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
@@ -37,16 +41,45 @@ BOT_LAYERS: Mapping[str, frozenset[str]] = {
     "__main__": frozenset({"app"}),
     "health": frozenset({"app"}),
 }
-#: the engine's rules: they know the board and the moves, never the evaluation or the search
-ENGINE_RULES = frozenset({"movecodes", "tables", "attacks", "movegen", "position", "board", "fen", "san",
-                          "variants", "perft", "polyglot_random", "buildinfo"})
-#: the search in a straight line, tt <- search <- smp <- uci: what each of these may not import
-ENGINE_LINE: Mapping[str, frozenset[str]] = {
-    "tt": frozenset({"search", "smp", "sharedtable", "uci"}),
-    "sharedtable": frozenset({"search", "smp", "uci"}),
-    "search": frozenset({"smp", "sharedtable", "uci"}),
-    "smp": frozenset({"uci"}),
+#: what each engine module may import from the engine (itself always). The rules know the board and the moves,
+#: never the evaluation or the search; the search runs in a line, tt <- search <- smp <- uci; the front ends
+#: sit on top. A new module gets a line here.
+_RULES = {
+    "tables": set(), "variants": set(), "buildinfo": set(), "polyglot_random": set(),
+    "movecodes": {"tables", "variants"},
+    "entry": {"movecodes", "tables", "variants"},  # placement and forced entry, filters on S-chess's moves
+    "movegen": {"entry", "movecodes", "tables"},
+    "fen": {"entry", "movecodes", "movegen", "tables", "variants"},
+    "position": {"entry", "fen", "movecodes", "tables", "variants"},
+    "attacks": {"entry", "movecodes", "position", "tables"},
+    "san": {"movecodes", "position", "tables"},
+    "board": {"movecodes", "position", "san", "tables", "variants"},
+    "perft": {"position"},
 }
+_SEARCH = {
+    "eval_weights": set(),
+    "nnue": {"movecodes", "position"},  # the learned evaluation: its accumulator follows make/unmake
+    "evaluate": {"eval_weights", "movecodes", "nnue", "position", "tables", "variants"},
+    "ordering": {"movecodes", "position", "tables"},
+    "_ordering": {"ordering", "movecodes", "position"},  # the compiled twin of ordering (a .pyx)
+    "tt": set(),
+    "timeman": set(),
+    "search": {"_ordering", "attacks", "evaluate", "movecodes", "nnue", "ordering", "position", "tables", "timeman",
+               "tt"},
+    "sharedtable": {"tt"},
+    "smp": {"board", "nnue", "search", "sharedtable"},
+    "book": {"board", "polyglot_random", "position", "tables"},
+}
+_FRONT_ENDS = {
+    "engine": {"board", "perft", "tables"},  # the package's own names
+    "__main__": {"perftcli", "svg", "uci"},
+    "uci": {"engine", "board", "book", "buildinfo", "nnue", "perft", "search", "smp", "timeman", "variants"},
+    "perftcli": {"board", "perft", "variants"},
+    "svg": {"board", "svg_pieces", "tables", "variants"},
+    "svg_pieces": set(),
+}
+ENGINE_IMPORTS: Mapping[str, frozenset[str]] = {
+    name: frozenset(allowed) for group in (_RULES, _SEARCH, _FRONT_ENDS) for name, allowed in group.items()}
 TOOLS_MAY_IMPORT = ("engine", "bot", "bot.engines", "bot.records")
 #: tools that drive the whole bot (a benchmark of the running bot) may import all of it
 WHOLE_BOT_TOOLS = frozenset({"tools.status_bench"})
@@ -73,22 +106,42 @@ def _imports(tree: ast.AST, package: str) -> Iterable[tuple[str, list[str]]]:
             yield base, [alias.name for alias in node.names]
 
 
+#: an import line of a Cython file (``cimport`` too; a parenthesised list may span lines)
+_CYTHON_IMPORT = re.compile(
+    r"^[ \t]*(?:from[ \t]+[\w.]+[ \t]+c?import[ \t]+(?:\([^)]*\)|[^\n#]*)|c?import[ \t]+[^\n#]*)", re.MULTILINE)
+
+
+def source_tree(path: Path) -> ast.AST:
+    """The syntax tree of a module: a ``.py`` file whole; of a Cython file (``.pyx``, ``.pxd``) its import and
+    ``cimport`` lines, read as imports."""
+    text = path.read_text(encoding="utf-8")
+    if path.suffix != ".py":
+        text = "\n".join(re.sub(r"\bcimport\b", "import", found.group(0).strip())
+                         for found in _CYTHON_IMPORT.finditer(text))
+    return ast.parse(text, filename=str(path))
+
+
 def import_graph(root: Path, packages: Iterable[str] = PACKAGES) -> dict[str, set[str]]:
-    """Module -> the modules of ``packages`` it imports. ``from pkg import name`` points at ``pkg.name`` when
-    that is a module, else at ``pkg``."""
-    paths = {module_name(root, path): path for package in packages for path in sorted((root / package).rglob("*.py"))}
+    """Module -> the modules of ``packages`` it imports (a ``.pxd`` file's imports count for its module).
+    ``from pkg import name`` points at ``pkg.name`` when that is a module, else at ``pkg``."""
+    paths: dict[str, list[Path]] = {}
+    for package in packages:
+        for path in sorted((root / package).rglob("*")):
+            if path.suffix in (".py", ".pyx", ".pxd") and path.is_file():
+                paths.setdefault(module_name(root, path), []).append(path)
     graph: dict[str, set[str]] = {}
-    for name, path in paths.items():
-        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    for name, files in paths.items():
         targets = set()
-        for module, names in _imports(ast.parse(path.read_text(encoding="utf-8"), filename=str(path)), package):
-            if module.split(".")[0] not in packages:
-                continue
-            submodules = [f"{module}.{item}" for item in names if f"{module}.{item}" in paths]
-            if submodules:
-                targets.update(submodules)
-            if len(submodules) < len(names) or not names:
-                targets.add(module)
+        for path in files:
+            package = name if path.stem == "__init__" else name.rpartition(".")[0]
+            for module, names in _imports(source_tree(path), package):
+                if module.split(".")[0] not in packages:
+                    continue
+                submodules = [f"{module}.{item}" for item in names if f"{module}.{item}" in paths]
+                if submodules:
+                    targets.update(submodules)
+                if len(submodules) < len(names) or not names:
+                    targets.add(module)
         graph[name] = {target for target in targets if target in paths and target != name}
     return graph
 
@@ -97,6 +150,9 @@ def layer_violations(graph: Mapping[str, set[str]]) -> list[str]:
     found = []
     for source, targets in sorted(graph.items()):
         top, *rest = source.split(".")
+        if top == "engine" and (rest[0] if rest else "engine") not in ENGINE_IMPORTS:
+            found.append(f"{source}: {source} is not listed in ENGINE_IMPORTS (say what it may import)")
+            continue
         for target in sorted(targets):
             target_top, *target_rest = target.split(".")
             if top == "bot" and target_top == "tools":
@@ -112,11 +168,13 @@ def layer_violations(graph: Mapping[str, set[str]]) -> list[str]:
                     found.append(f"{source} imports {target}: bot.{layer} may not import bot.{target_layer}")
             elif top == "engine" and target_top != "engine":
                 found.append(f"{source} imports {target}: engine imports nothing from {target_top}")
-            elif top == "engine" and rest and rest[0] in ENGINE_RULES and target_rest \
-                    and target_rest[0] not in ENGINE_RULES:
-                found.append(f"{source} imports {target}: a rules module imports engine.{target_rest[0]}")
-            elif top == "engine" and rest and target_rest and target_rest[0] in ENGINE_LINE.get(rest[0], ()):
-                found.append(f"{source} imports {target}: the search runs tt <- search <- smp <- uci")
+            elif top == "engine":
+                own = rest[0] if rest else "engine"
+                allowed = ENGINE_IMPORTS[own]
+                imported = target_rest[0] if target_rest else "engine"
+                if imported != own and imported not in allowed:
+                    found.append(f"{source} imports {target}: engine.{own} may import "
+                                 + (f"only {', '.join(sorted(allowed))}" if allowed else "nothing of the engine"))
             elif top == "tools" and rest:
                 own = f"tools.{rest[0]}"
                 if own in WHOLE_BOT_TOOLS and (target_top in ("bot", "engine") or target.startswith(own)):
@@ -233,17 +291,34 @@ def test_a_cycle_through_type_checking_and_relative_imports_is_caught(tmp_path: 
     assert import_cycles(import_graph(root, ["bot"])) == [["bot.game.a", "bot.game.b"]]
 
 
-def test_engine_importing_the_bot_is_caught(tmp_path: Path) -> None:
+def test_engine_importing_the_bot_or_off_its_list_is_caught(tmp_path: Path) -> None:
     root = _plant(tmp_path, {
         "engine/__init__.py": "", "engine/attacks.py": "from engine.evaluate import evaluate\n",
         "engine/evaluate.py": "", "engine/uci.py": "import bot.config\n",
         "engine/search.py": "", "engine/tt.py": "from .search import Searcher\n",
+        "engine/newcomer.py": "",
         "bot/__init__.py": "", "bot/config/__init__.py": "",
     })
     assert layer_violations(import_graph(root, ["engine", "bot"])) == [
-        "engine.attacks imports engine.evaluate: a rules module imports engine.evaluate",
-        "engine.tt imports engine.search: the search runs tt <- search <- smp <- uci",
+        "engine.attacks imports engine.evaluate: engine.attacks may import only entry, movecodes, position, tables",
+        "engine.newcomer: engine.newcomer is not listed in ENGINE_IMPORTS (say what it may import)",
+        "engine.tt imports engine.search: engine.tt may import nothing of the engine",
         "engine.uci imports bot.config: engine imports nothing from bot"]
+
+
+def test_the_imports_of_cython_files_count(tmp_path: Path) -> None:
+    """A ``.pyx`` module and a ``.pxd`` beside a ``.py`` one are read by their import and ``cimport`` lines."""
+    root = _plant(tmp_path, {
+        "engine/__init__.py": "", "engine/search.py": "", "engine/position.py": "", "engine/ordering.py": "",
+        "engine/_ordering.pyx": "# cython: language_level=3\ncimport cython\nfrom engine.search cimport (\n"
+                                "    Searcher,\n)\nfrom engine import ordering as _keys\ncdef int x = 1\n",
+        "engine/position.pxd": "from engine.search cimport Searcher  # upward\ncdef class Position:\n    pass\n",
+    })
+    graph = import_graph(root, ["engine"])
+    assert graph["engine._ordering"] == {"engine.search", "engine.ordering"}
+    assert layer_violations(graph) == [
+        "engine._ordering imports engine.search: engine._ordering may import only movecodes, ordering, position",
+        "engine.position imports engine.search: engine.position may import only entry, fen, movecodes, tables, variants"]
 
 
 def test_every_wire_error_has_the_one_root() -> None:
@@ -285,6 +360,7 @@ def test_only_the_wire_and_the_config_name_a_server_kind() -> None:
     """Issue 29: the rest of the bot reads a capability of ``server.dialect``, never compares names."""
     found = dialect_names(ROOT)
     assert "bot.wire.dialect" in found, "the scan sees the names where they belong"
-    outside = {module: lines for module, lines in found.items()
-               if not any(module == allowed or module.startswith(allowed + ".") for allowed in DIALECT_NAMERS)}
+    # The root package defines the names once (bot.ServerKind, bot.SERVER_KINDS) for every layer to read.
+    outside = {module: lines for module, lines in found.items() if module != "bot"
+               and not any(module == allowed or module.startswith(allowed + ".") for allowed in DIALECT_NAMERS)}
     assert not outside, f"server kinds compared by name outside bot/wire: {outside}"

@@ -84,7 +84,7 @@ class SearchReport:
         return next((i for i in self.iterations if i.finished and i.depth >= depth), None)
 
 
-def parse_info(line: str) -> Optional[Iteration]:
+def read_iteration(line: str) -> Optional[Iteration]:
     """The iteration an ``info`` line reports, or None for lines that report none (no score, a bound, no nodes
     or time: ``currmove`` lines, strings, aspiration fails)."""
     words = line.split()
@@ -114,7 +114,7 @@ def read_search(lines: Iterable[str], movetime_ms: Optional[int] = None) -> Sear
             parts = line.split()
             report.bestmove = parts[1] if len(parts) > 1 else ""
             break
-        iteration = parse_info(line)
+        iteration = read_iteration(line)
         if iteration is None:
             continue
         last_is_new_depth = not report.iterations or report.iterations[-1].depth != iteration.depth
@@ -164,7 +164,7 @@ def format_reports(name: str, reports: Sequence[SearchReport], depths: Sequence[
 def depth_gap(base: Sequence[SearchReport], other: Sequence[SearchReport], attribute: str) -> str:
     """How much shallower (or deeper) ``base`` is than ``other`` on average, by a depth ``attribute`` of the
     reports ("depth" or "reported_depth")."""
-    gap = sum(getattr(r, attribute) - getattr(b, attribute) for b, r in zip(base, other)) / len(base)
+    gap = sum(getattr(r, attribute) - getattr(b, attribute) for b, r in zip(base, other, strict=True)) / len(base)
     return f"{abs(gap):.2f} plies {'shallower' if gap > 0 else 'deeper'}"
 
 

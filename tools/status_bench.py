@@ -35,6 +35,7 @@ from typing import Any, Literal
 
 import yaml
 
+from bot import SERVER_KINDS
 from bot.app.status.http import raise_open_file_limit
 from bot.config import settings_from_dict
 from bot.loopback import EngineOpponent, LoopbackServer, Opponent, RandomMoves
@@ -170,7 +171,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tools.status_bench", description=__doc__.split("\n")[0])
     parser.add_argument("--seconds", type=float, default=60.0, help="how long to measure (default 60)")
     parser.add_argument("--movetime-ms", type=int, default=300, help="the engine's time per move (default 300)")
-    parser.add_argument("--dialect", choices=("pychess", "lichess"), default="pychess")
+    parser.add_argument("--dialect", choices=SERVER_KINDS, default="pychess")
     parser.add_argument("--screenshot", metavar="FILE", help="save a picture of the page at the end")
     parser.add_argument("--min-finished", type=int, default=0,
                         help="play on until this many games have finished")

@@ -36,7 +36,7 @@ from typing import Any, Literal, TypeVar, Union, get_args, get_origin
 
 import yaml
 
-from bot import TOKEN_ENV, closest_name
+from bot import TOKEN_ENV, ServerKind, closest_name
 from engine.variants import VARIANT_NAMES
 
 log = logging.getLogger(__name__)
@@ -44,7 +44,7 @@ log = logging.getLogger(__name__)
 
 Speed = Literal["ultraBullet", "bullet", "blitz", "rapid", "classical", "correspondence"]
 Mode = Literal["casual", "rated"]
-DialectSetting = Literal["auto", "lichess", "pychess"]
+DialectSetting = Literal["auto", ServerKind]
 ShutdownMode = Literal["finish", "abort"]
 #: how the bot talks to its engine: UCI (the bundled engine, Fairy-Stockfish) or XBoard/CECP (Sjaak II, Fairy-Max)
 EngineProtocol = Literal["uci", "xboard", "homemade"]

@@ -147,9 +147,9 @@ class Ending:
             log.info("%s: over for us since an earlier run (we %s, %s); the PGN stays", self.label, note.action,
                      note.result)
         if game.ended_again and game.full is not None:  # a game that finished in this run, as any other
-            metrics.GAMES_FINISHED.inc(variant=game.full.variant.config_name,
-                                       result=metrics.our_result(outcome.result, game.we_are_white,
-                                                                 outcome.termination))
+            metrics.GAMES_FINISHED.labels(variant=game.full.variant.config_name,
+                                          result=metrics.our_result(outcome.result, game.we_are_white,
+                                                                    outcome.termination)).inc()
         self._report(GameRecord(game.game_id, outcome.result, game.end_reason or outcome.reason, game.opponent_name,
                                 pgn_path, termination=outcome.termination, remembered=True,
                                 ended_again=game.ended_again))

@@ -16,6 +16,7 @@ from bot.records.pgn import clock_command, eval_command, game_pgn, standard_head
 from bot.records.results import UNKNOWN, GameOutcome, board_outcome, lichess_outcome, resignation, unknown
 from bot.wire.events import GameEnd, GameFull, GameState
 from engine import Board
+from engine.variants import pgn_needs_start_fen
 
 log = logging.getLogger("bot.game")
 
@@ -133,8 +134,12 @@ def write_game_pgn(game: GameContext, outcome: GameOutcome) -> Path | None:
         sans = position.san_moves()
         # the FEN tag is the server's initial FEN as the server wrote it (pychess's S-chess960 castling
         # letters, Lichess's X-FEN), so the record pastes back into the server's analysis board; a later
-        # gameFull (pychess after a restart: "None") does not change where the game started
-        text = game_pgn(headers, sans, outcome.result, start_fen=position.initial_fen,
+        # gameFull (pychess after a restart: "None") does not change where the game started; a variant no
+        # server hosts always carries its start FEN
+        initial_fen = position.initial_fen
+        if initial_fen is None and pgn_needs_start_fen(full.variant.name):
+            initial_fen = position.start_fen
+        text = game_pgn(headers, sans, outcome.result, start_fen=initial_fen,
                         white_to_move_first=bool(start.turn), first_move_number=start.fullmove_number,
                         comments=move_comments(game, len(sans), bool(start.turn)))
         return write_pgn(directory, game.game_id, text)

@@ -1,6 +1,7 @@
-"""What a game worker's parts decide and the worker carries out: the parts (:mod:`~bot.game.watch`,
-:mod:`~bot.game.leaving`, :mod:`~bot.game.moves`, :mod:`~bot.game.talk`) never call one another back; they
-return one of these, and only :mod:`bot.game.worker` acts on it."""
+"""What a game worker's parts decide and only the worker carries out: writing to the state file, resigning,
+playing from the game page, giving the game up for a lost engine. The parts (:mod:`~bot.game.watch`,
+:mod:`~bot.game.leaving`, :mod:`~bot.game.moves`, :mod:`~bot.game.talk`) return one of these and
+:mod:`bot.game.worker` acts on it; the calls the parts make to one another are drawn in its docstring."""
 
 from __future__ import annotations
 

@@ -5,8 +5,16 @@ The worker owns the loop and the game's life (set-up, states, phases, parking); 
 the opponent's time), :class:`~bot.game.talk.Talk` (chat, draw and takeback answers),
 :class:`~bot.game.watch.ServerWatch` (bounded waits and pychess's game page),
 :class:`~bot.game.leaving.Leaving` (aborting, resigning, and a game our state file says is over) and
-:class:`~bot.game.ending.Ending` (the result, the PGN and the record once the loop is over). The parts never
-call one another: they return verdicts (:mod:`bot.game.verdicts`) and the worker acts on them.
+:class:`~bot.game.ending.Ending` (the result, the PGN and the record once the loop is over).
+
+The parts call one another where one needs another's service: ``Leaving`` asks the ``ServerWatch`` whether
+the server has already ended the game and stops the ``Ponderer``; ``Ending`` asks the watch to settle the
+result, takes the ``MoveMaker``'s unconfirmed move and has ``Talk`` say goodbye; the ``MoveMaker`` starts,
+hits and stops the ``Ponderer``. What only the worker may carry out (write to the state file, resign, play
+from the game page, give the game up for a lost engine) comes back to it as a verdict
+(:mod:`bot.game.verdicts`). The game ends (``GameContext.end_game``) where the reason is known: in the worker
+(the stream's end, a stop), ``Leaving`` (an abort or a resignation) and ``ServerWatch`` (the server ended
+it, or the bot gives up waiting).
 
 The worker's thread waits on one :class:`~bot.game.inbox.Inbox`: the game stream's reader thread puts its
 lines there, the lobby its stop request and ``gameFinish``; the timed checks (abort an unstarted game, park,

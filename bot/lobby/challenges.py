@@ -250,7 +250,8 @@ REASON_TEXTS = {
 }
 #: Variant names for people.
 VARIANT_TEXTS = {"seirawan": "S-chess", "seirawan960": "S-chess960", "shouse": "S-House", "chess": "chess",
-                 "chess960": "Chess960"}
+                 "chess960": "Chess960",
+                 "seirawan-placement": "S-chess placement", "seirawan-forced-entry": "S-chess forced entry"}
 #: pychess.org shows at most this much of a decline reason.
 MAX_DECLINE_CHARS = 300
 

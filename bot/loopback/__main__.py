@@ -16,6 +16,7 @@ import time
 from collections.abc import Sequence
 from typing import Optional
 
+from bot import SERVER_KINDS
 from bot.loopback import Game, LoopbackServer, RandomMoves
 from engine.variants import VARIANTS
 
@@ -29,7 +30,7 @@ def build_parser() -> argparse.ArgumentParser:
                     "(--challenges games in all; a challenge declined with 'later' is offered again), prints "
                     "each game's PGN, and serves until Ctrl-C.",
         epilog="example: python -m bot.loopback --dialect pychess --port 8765 --token secret --challenges 3")
-    parser.add_argument("--dialect", choices=["pychess", "lichess"], default="pychess",
+    parser.add_argument("--dialect", choices=SERVER_KINDS, default="pychess",
                         help="which server to imitate (default: %(default)s)")
     parser.add_argument("--host", default="127.0.0.1",
                         help="the IPv4 address to listen on, e.g. 0.0.0.0 or a Docker bridge's gateway for "
@@ -52,8 +53,8 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def parse_clock(text: str) -> tuple[int, int]:
-    """``"3+2"`` -> ``(180, 2)``; ValueError otherwise."""
+def parse_minutes_clock(text: str) -> tuple[int, int]:
+    """A Lichess clock in minutes+seconds, ``"3+2"`` -> ``(180, 2)`` in seconds; ValueError otherwise."""
     minutes, _, increment = text.partition("+")
     return int(float(minutes) * 60), int(increment or 0)
 
@@ -68,7 +69,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     """Run the server until Ctrl-C or until all offered games have ended."""
     args = build_parser().parse_args(argv)
     try:
-        clock = parse_clock(args.clock)
+        clock = parse_minutes_clock(args.clock)
     except ValueError:
         print(f"error: --clock {args.clock!r} is not minutes+seconds", file=sys.stderr)
         return 2

@@ -7,9 +7,10 @@ import threading
 from typing import Optional
 
 import bot.loopback.wire as wire
+from bot import ServerKind
 from bot.loopback.answers import OK, Reply
 from bot.loopback.games import Game
-from bot.loopback.model import Dialect, User
+from bot.loopback.model import User
 
 #: what both servers say a BOT token may do (Lichess lists every scope; pychess says ``bot:play``)
 TOKEN_SCOPES = {"lichess": "bot:play,challenge:read,challenge:write", "pychess": "bot:play"}
@@ -20,7 +21,7 @@ PYCHESS_TOKEN_EXPIRES_MS = 1358509698620
 class AccountDesk:
     """The ``api_*`` methods about the bot's account (run under the referee's lock)."""
 
-    dialect: Dialect
+    dialect: ServerKind
     token: str
     bot: User
     bot_title: Optional[str]

@@ -8,15 +8,16 @@ import time
 from typing import TYPE_CHECKING, Optional, Union
 
 import bot.loopback.wire as wire
+from bot import ServerKind
 from bot.loopback.answers import OK, Reply
 from bot.loopback.games import BoardFactory, Game, default_board_factory
-from bot.loopback.model import ChatRecord, Dialect, MoveRecord, User
+from bot.loopback.model import ChatRecord, MoveRecord, User
 
 
 class GameDesk:
     """The ``api_*`` methods about running games (run under the referee's lock)."""
 
-    dialect: Dialect
+    dialect: ServerKind
     bot: User
     games: dict[str, Game]
     board_factory: Optional[BoardFactory]

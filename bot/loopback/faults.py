@@ -8,8 +8,8 @@ import time
 from dataclasses import dataclass
 from typing import Literal, Optional, Protocol
 
+from bot import ServerKind
 from bot.loopback.answers import Reply
-from bot.loopback.model import Dialect
 from bot.loopback.streams import Stream
 from bot.loopback.wire import PYCHESS_TERMINATED
 
@@ -20,7 +20,7 @@ class FaultTarget(Protocol):
     """What the fault switches need of the server (``LoopbackServer`` has it); a protocol, so that this module
     does not import the server that imports it."""
 
-    dialect: Dialect
+    dialect: ServerKind
     restarted_at: float
     stopping: threading.Event
 

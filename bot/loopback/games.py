@@ -8,9 +8,9 @@ from typing import Any, Callable, Optional
 from bot.loopback.model import ChatRecord, Clock, LoopbackChallenge, MoveRecord, User, color_name
 from bot.loopback.opponents import Opponent, OpponentView
 from bot.loopback.streams import Stream
-from bot.records.pgn import game_pgn
+from bot.records.pgn import game_pgn, pgn_time_control
 from bot.records.results import lichess_outcome
-from engine.variants import START_FENS, pgn_variant_tag
+from engine.variants import START_FENS, pgn_needs_start_fen, pgn_variant_tag
 
 BoardFactory = Callable[..., Any]
 
@@ -18,7 +18,6 @@ _TERMINATION_STATUS = {
     "CHECKMATE": "mate",
     "STALEMATE": "stalemate",
 }
-_CASTLING_ALIASES = {"e1h1": "e1g1", "e1a1": "e1c1", "e8h8": "e8g8", "e8a8": "e8c8"}
 
 
 def default_board_factory() -> BoardFactory:
@@ -135,18 +134,12 @@ class Game:
         tag = pgn_variant_tag(self.variant, self.chess960)
         if tag is not None:
             headers["Variant"] = tag
-        headers["TimeControl"] = self._pgn_time_control()
+        headers["TimeControl"] = pgn_time_control(self.challenge.time_control)
         headers["Termination"] = lichess_outcome(self.status, color_name(self.winner) if self.winner is not None
                                                  else None).termination
-        set_up = not self.initial_fen_is_standard or self.chess960
+        set_up = not self.initial_fen_is_standard or self.chess960 or pgn_needs_start_fen(self.variant)
         return game_pgn(headers, self.sans, self.result(), start_fen=self.initial_fen if set_up else None,
                         white_to_move_first=self.first_to_move, final_comment=self.termination or None)
-
-    def _pgn_time_control(self) -> str:
-        tc = self.challenge.time_control
-        if tc.kind == "clock":
-            return f"{tc.limit_s}+{tc.increment_s or 0}"
-        return f"1/{(tc.days or 1) * 86400}" if tc.kind == "correspondence" else "-"
 
     # --- rules ---
     def canonical_move(self, uci: str, lichess: bool) -> Optional[str]:
@@ -155,9 +148,12 @@ class Game:
         if uci in legal:
             return uci
         if lichess and not self.chess960:
-            alias = _CASTLING_ALIASES.get(uci[:4])
-            if alias is not None and alias + uci[4:] in legal:
-                return alias + uci[4:]
+            # The other castling spelling, which engine.Board also reads.
+            try:
+                move = str(self.board.parse_uci(uci))
+            except ValueError:
+                return None
+            return move if move[:4] != uci[:4] and move[4:] == uci[4:] else None
         return None
 
     def push(self, uci: str, by: str, now: float, king_takes_rook: bool = False) -> None:

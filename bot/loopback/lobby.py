@@ -9,8 +9,9 @@ import time
 from typing import TYPE_CHECKING, Any, Optional, Union
 
 import bot.loopback.wire as wire
+from bot import ServerKind
 from bot.loopback.answers import OK, OpponentFactory, Reply, ScriptedBot
-from bot.loopback.model import ChallengeAnswer, ColorName, Dialect, LoopbackChallenge, LoopbackTimeControl, User
+from bot.loopback.model import ChallengeAnswer, ColorName, LoopbackChallenge, LoopbackTimeControl, User
 from bot.loopback.opponents import Opponent
 from bot.loopback.positions import start_fen
 
@@ -21,7 +22,7 @@ if TYPE_CHECKING:
 class ChallengeDesk:
     """The ``api_*`` methods about challenges (run under the referee's lock)."""
 
-    dialect: Dialect
+    dialect: ServerKind
     bot: User
     bot_title: Optional[str]
     base_url: str
@@ -83,6 +84,9 @@ class ChallengeDesk:
                 "chess960": ("chess", True),
                 "seirawan": ("seirawan", False),
                 "seirawan960": ("seirawan", True),
+                "shouse": ("shouse", False),
+                "seirawan-placement": ("seirawan-placement", False),
+                "seirawan-forced-entry": ("seirawan-forced-entry", False),
             }.get(variant_key, (None, False))
             if variant is None:
                 return Reply(400, {"error": f"Unsupported variant {variant_key}"})

@@ -9,7 +9,6 @@ from typing import Any, Literal, Optional
 WHITE = True
 BLACK = False
 
-Dialect = Literal["lichess", "pychess"]
 ColorName = Literal["white", "black"]
 
 
@@ -39,6 +38,14 @@ class LoopbackTimeControl:
     limit_s: Optional[int] = None
     increment_s: Optional[int] = None
     days: Optional[int] = None
+
+    @property
+    def limit_ms(self) -> int:
+        return (self.limit_s or 0) * 1000
+
+    @property
+    def increment_ms(self) -> int:
+        return (self.increment_s or 0) * 1000
 
     @property
     def kind(self) -> str:

@@ -20,7 +20,7 @@ def chess960_back_rank(rng: random.Random) -> str:
         free = [i for i, p in enumerate(rank) if p is None]
         rank[rng.choice(free)] = piece
     free = [i for i, p in enumerate(rank) if p is None]
-    for index, piece in zip(free, ("R", "K", "R")):
+    for index, piece in zip(free, ("R", "K", "R"), strict=False):
         rank[index] = piece
     return "".join(p or "?" for p in rank)
 

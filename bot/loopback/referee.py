@@ -14,19 +14,14 @@ import time
 from typing import Any, Callable, Optional
 
 import bot.loopback.wire as wire
+from bot import SERVER_KINDS, ServerKind
 from bot.loopback.account import AccountDesk
 from bot.loopback.answers import OK, OpponentFactory, Reply, ScriptedBot
 from bot.loopback.desk import GameDesk
 from bot.loopback.faults import Faults
 from bot.loopback.games import BoardFactory, Game, default_board_factory
 from bot.loopback.lobby import ChallengeDesk
-from bot.loopback.model import (
-    Dialect,
-    LoopbackChallenge,
-    MoveRecord,
-    RequestRecord,
-    User,
-)
+from bot.loopback.model import LoopbackChallenge, MoveRecord, RequestRecord, User
 from bot.loopback.opponents import Opponent, RandomMoves
 from bot.loopback.stream_desk import CAPABILITIES_HEADER, StreamDesk
 from bot.loopback.streams import Stream
@@ -53,7 +48,7 @@ class Referee(AccountDesk, StreamDesk, ChallengeDesk, GameDesk):
 
     def __init__(
         self,
-        dialect: Dialect,
+        dialect: ServerKind,
         token: str,
         bot_name: str,
         bot_title: Optional[str] = "BOT",
@@ -70,9 +65,9 @@ class Referee(AccountDesk, StreamDesk, ChallengeDesk, GameDesk):
         on_move: Optional[Callable[[Game, MoveRecord], None]] = None,
         on_game_end: Optional[Callable[[Game], None]] = None,
     ) -> None:
-        if dialect not in ("lichess", "pychess"):
-            raise ValueError(f"unknown dialect {dialect!r}: use 'lichess' or 'pychess'")
-        self.dialect: Dialect = dialect
+        if dialect not in SERVER_KINDS:
+            raise ValueError(f"unknown dialect {dialect!r}: use one of {', '.join(SERVER_KINDS)}")
+        self.dialect: ServerKind = dialect
         self.token = token
         self.bot = User(bot_name, 2000, bot_title)
         self.bot_title = bot_title

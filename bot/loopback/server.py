@@ -16,18 +16,12 @@ from types import TracebackType
 from typing import Any, Optional, TypeVar
 
 import bot.loopback.wire as wire
+from bot import ServerKind
 from bot.loopback.answers import OpponentFactory, ScriptedBot
 from bot.loopback.faults import Faults
 from bot.loopback.games import Game, default_board_factory
 from bot.loopback.http import LoopbackHTTPServer
-from bot.loopback.model import (
-    ChatRecord,
-    ColorName,
-    Dialect,
-    LoopbackChallenge,
-    LoopbackTimeControl,
-    User,
-)
+from bot.loopback.model import ChatRecord, ColorName, LoopbackChallenge, LoopbackTimeControl, User
 from bot.loopback.observe import Observers
 from bot.loopback.opponents import Opponent
 from bot.loopback.positions import start_fen
@@ -54,7 +48,7 @@ class LoopbackServer(Referee, Observers):
 
     def __init__(
         self,
-        dialect: Dialect = "pychess",
+        dialect: ServerKind = "pychess",
         token: str = "loopback-token",
         bot_name: Optional[str] = None,
         port: int = 0,

@@ -9,9 +9,10 @@ import threading
 from typing import TYPE_CHECKING, Any, Optional, Union
 
 import bot.loopback.wire as wire
+from bot import ServerKind
 from bot.loopback.answers import Reply
 from bot.loopback.games import Game
-from bot.loopback.model import Dialect, LoopbackChallenge
+from bot.loopback.model import LoopbackChallenge
 from bot.loopback.streams import Stream
 
 CAPABILITIES_HEADER = "X-PyChess-Bot-Capabilities"
@@ -21,7 +22,7 @@ MAX_CAPABILITIES_BYTES = 6 * 1024
 class StreamDesk:
     """The ``api_open_*_stream`` methods (run under the referee's lock)."""
 
-    dialect: Dialect
+    dialect: ServerKind
     keepalive_s: float
     base_url: str
     bot_title: Optional[str]

@@ -10,7 +10,8 @@ import html
 import json
 from typing import TYPE_CHECKING, Any, Optional
 
-from bot.loopback.model import Dialect, LoopbackChallenge, User, color_name
+from bot import ServerKind
+from bot.loopback.model import LoopbackChallenge, User, color_name
 from engine.variants import LICHESS_KEYS
 
 if TYPE_CHECKING:
@@ -28,6 +29,8 @@ _LICHESS_DISPLAY = {
     ("seirawan", False): ("S-chess", "S"),
     ("seirawan", True): ("S-chess960", "S960"),
     ("shouse", False): ("S-House", "SH"),
+    ("seirawan-placement", False): ("S-chess placement", "SP"),
+    ("seirawan-forced-entry", False): ("S-chess forced entry", "SF"),
 }
 _LICHESS_VARIANTS = {
     combination: {"key": LICHESS_KEYS[combination], "name": name, "short": short}
@@ -82,7 +85,7 @@ def _lichess_user(player: User) -> dict[str, Any]:
     }
 
 
-def _time_control(challenge: LoopbackChallenge, dialect: Dialect) -> dict[str, Any]:
+def _time_control(challenge: LoopbackChallenge, dialect: ServerKind) -> dict[str, Any]:
     tc = challenge.time_control
     if tc.kind == "clock":
         data: dict[str, Any] = {"type": "clock", "limit": tc.limit_s, "increment": tc.increment_s or 0}
@@ -94,7 +97,7 @@ def _time_control(challenge: LoopbackChallenge, dialect: Dialect) -> dict[str, A
     return {"type": "unlimited"}
 
 
-def challenge_json(challenge: LoopbackChallenge, dialect: Dialect, base_url: str) -> dict[str, Any]:
+def challenge_json(challenge: LoopbackChallenge, dialect: ServerKind, base_url: str) -> dict[str, Any]:
     """The challenge object of a ``challenge`` event (and of the challenge-creation answer on Lichess)."""
     if dialect == "pychess":
         return {
@@ -150,7 +153,7 @@ def challenge_compat(challenge: LoopbackChallenge, bot_account: bool) -> dict[st
 
 
 def challenge_event(
-    challenge: LoopbackChallenge, dialect: Dialect, base_url: str, kind: str = "challenge", bot_account: bool = True
+    challenge: LoopbackChallenge, dialect: ServerKind, base_url: str, kind: str = "challenge", bot_account: bool = True
 ) -> str:
     """An event line about a challenge (``challenge``, ``challengeCanceled``, ``challengeDeclined``). Lichess
     puts ``compat`` beside the challenge object of a ``challenge`` event (``bot_account``: the stream's owner
@@ -191,7 +194,7 @@ def now_playing_json(game: Game) -> dict[str, Any]:
     return data
 
 
-def game_start_event(game: Game, dialect: Dialect, kind: str = "gameStart") -> str:
+def game_start_event(game: Game, dialect: ServerKind, kind: str = "gameStart") -> str:
     """``gameStart`` (or Lichess ``gameFinish``) for the event stream."""
     if dialect == "pychess":
         return spaced({"type": kind, "game": {"id": game.id, "skill_level": "6", "chess960": str(game.chess960)}})
@@ -200,13 +203,15 @@ def game_start_event(game: Game, dialect: Dialect, kind: str = "gameStart") -> s
     return compact({"type": kind, "game": data})
 
 
-def _clock_value(ms: float, dialect: Dialect, floats: bool) -> Any:
+def _clock_value(ms: float, dialect: ServerKind, floats: bool) -> Any:
     if dialect == "pychess" and floats:
         return round(ms, 3)
     return int(ms)
 
 
-def game_state(game: Game, dialect: Dialect, moves: Optional[list[str]] = None, floats: bool = False) -> dict[str, Any]:
+def game_state(
+    game: Game, dialect: ServerKind, moves: Optional[list[str]] = None, floats: bool = False
+) -> dict[str, Any]:
     """The ``gameState`` object (``moves`` overrides the move list, e.g. to withhold a final move)."""
     if game.clock is not None:
         wtime = _clock_value(game.clock.remaining_ms(True), dialect, floats)
@@ -245,13 +250,13 @@ def game_state(game: Game, dialect: Dialect, moves: Optional[list[str]] = None, 
     return state
 
 
-def game_state_line(game: Game, dialect: Dialect, moves: Optional[list[str]] = None, floats: bool = False) -> str:
+def game_state_line(game: Game, dialect: ServerKind, moves: Optional[list[str]] = None, floats: bool = False) -> str:
     """A ``gameState`` line in the dialect's spacing."""
     state = game_state(game, dialect, moves, floats)
     return spaced(state) if dialect == "pychess" else compact(state)
 
 
-def game_full_line(game: Game, dialect: Dialect, floats: bool = False, restarted: bool = False) -> str:
+def game_full_line(game: Game, dialect: ServerKind, floats: bool = False, restarted: bool = False) -> str:
     """The ``gameFull`` line that opens every game stream (pychess writes ``"None"`` for the standard start
     position of a game that was running when the server restarted)."""
     state = game_state(game, dialect, floats=floats)
@@ -309,7 +314,7 @@ def game_end_line(game: Game) -> str:
     return spaced({"type": "gameEnd", "game": {"id": game.id}})
 
 
-def chat_line(room: str, username: str, text: str, dialect: Dialect) -> str:
+def chat_line(room: str, username: str, text: str, dialect: ServerKind) -> str:
     """A ``chatLine`` on the game stream."""
     data = {"type": "chatLine", "room": room, "username": username, "text": text}
     return spaced(data) if dialect == "pychess" else compact(data)
@@ -323,7 +328,7 @@ def opponent_gone_line(gone: bool, claim_win_in_s: int) -> str:
     return compact(data)
 
 
-def account_json(player: User, dialect: Dialect, title: Optional[str]) -> dict[str, Any]:
+def account_json(player: User, dialect: ServerKind, title: Optional[str]) -> dict[str, Any]:
     """``GET /api/account``."""
     if dialect == "pychess":
         return {"id": player.name, "username": player.name, "title": title or ""}
@@ -392,7 +397,7 @@ def game_page_html(game: Game, board_factory: Any) -> str:
     seconds), HTML-escaped as the real server writes them."""
     board = board_factory(game.initial_fen, variant=game.variant, chess960=game.chess960)
     steps: list[dict[str, Any]] = [{"fen": board.fen(), "san": None, "turnColor": color_name(board.turn)}]
-    for uci, wire_uci, san in zip(game.moves, game.wire_moves, game.sans):
+    for uci, wire_uci, san in zip(game.moves, game.wire_moves, game.sans, strict=True):
         board.push_uci(uci)
         steps.append({"fen": board.fen(), "move": wire_uci, "san": san, "turnColor": color_name(board.turn),
                       "check": board.is_check()})

@@ -2,8 +2,9 @@
 
 The rest of the bot reads a capability (``server.dialect.draw_offers``) instead of comparing server names, so
 a third server, or a change on one, is one object here (docs/server-api.md says where each fact comes from).
-The names ``"lichess"`` and ``"pychess"`` appear only in this package and in the configuration's
-``server.dialect`` key.
+The names ``"lichess"`` and ``"pychess"`` are ``bot.ServerKind`` (the root package, which every layer reads);
+they appear only there, in this package, in the configuration's ``server.dialect`` key and in the loopback
+server.
 """
 
 from __future__ import annotations
@@ -11,14 +12,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-DialectName = Literal["lichess", "pychess"]
+from bot import ServerKind
 
 
 @dataclass(frozen=True)
 class Dialect:
     """One server kind's behaviour, field by field."""
 
-    name: DialectName
+    name: ServerKind
     #: where the final result of a game is read when its stream did not say: Lichess's game export
     #: (``GET /game/export/{id}``) or pychess's public game page (``GET /{id}``)
     result_source: Literal["game export", "game page"]

@@ -65,11 +65,14 @@ def test_rejected_token_exits_2_without_a_traceback(tmp_path, monkeypatch, capsy
 
 
 def test_sandbox_option_hands_over_to_the_sandbox_module(monkeypatch):
+    """main runs the sandbox module once with the parsed options and exits with what it returns (17: a code
+    nothing else in main returns)."""
     seen = []
     module = types.ModuleType("bot.app.sandbox")
-    module.run_sandbox = lambda args, stop=None: seen.append(args) or 0  # type: ignore[attr-defined]
+    module.run_sandbox = lambda args, stop=None: seen.append(args) or 17  # type: ignore[attr-defined]
     monkeypatch.setitem(sys.modules, "bot.app.sandbox", module)
-    assert main(["--sandbox"]) == 0 and seen[0].sandbox is True
+    assert main(["--sandbox"]) == 17
+    assert len(seen) == 1 and seen[0].sandbox is True
 
 
 def test_sigterm_while_the_sandbox_module_loads_exits_143(monkeypatch, capsys):

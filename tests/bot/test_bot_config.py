@@ -73,7 +73,8 @@ def test_the_variant_choices_are_the_engines_variants_and_standard_means_chess()
     settings = settings_from_dict({"challenge": {"variants": ["standard", "seirawan960", "chess"]}})
     assert settings.challenge.variants == ("chess", "seirawan960")
     with pytest.raises(ConfigError, match=r"challenge\.variants must be a list of seirawan, seirawan960, shouse, "
-                                          r"chess, chess960 \(or standard\), got 'crazyhouse'"):
+                                          r"chess, chess960, seirawan-placement, seirawan-forced-entry "
+                                          r"\(or standard\), got 'crazyhouse'"):
         settings_from_dict({"challenge": {"variants": ["crazyhouse"]}})
 
 

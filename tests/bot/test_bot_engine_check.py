@@ -72,6 +72,8 @@ def test_the_default_hash_is_not_an_error_for_an_engine_without_it_but_a_set_opt
     assert option_problems({"Hash": 64}, advertised, defaults=defaults) == []  # the shipped default, not asked for
     assert option_problems({"Hash": 128}, advertised, defaults=defaults) == [
         ("engine.options.Hash", "the engine has no option 'Hash'; its options: UCI_Variant")]
+    # An engine that has the option: the default is checked against its range like any value.
     hashed = {"hash": parse_option("option name Hash type spin default 16 min 1 max 32")}
     assert option_problems({"Hash": 64}, hashed, defaults=defaults) == [
-        ("engine.options.Hash", option_problems({"Hash": 64}, hashed)[0][1])]  # an engine that has it: checked
+        ("engine.options.Hash", "must be from 1 to 32 (the engine's range for Hash), got 64")]
+    assert option_problems({"Hash": 16}, hashed, defaults=defaults) == []

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 import os
+import platform
 import socket
 import subprocess
 import sys
@@ -18,11 +19,13 @@ import pytest
 import requests
 import yaml
 
+import engine
 from bot.app.cli import main
 from bot.app.logsetup import apply_logging, remove_handlers
 from bot.config import ConfigError, LoggingSettings, Settings, load_settings, settings_from_dict
 from bot.engines.uci import parse_option
 from bot.engines.xboard import parse_xboard_option
+from engine.buildinfo import build_name
 from tests.bot.http_fixture import Reply, ScriptedServer
 
 REPO = Path(__file__).resolve().parents[2]
@@ -208,7 +211,7 @@ def test_a_wrong_option_stops_the_real_run_with_one_line(tmp_path, monkeypatch, 
      "'https://www.pychess.org/api'"),
     ({"challenge": {"variants": []}},
      "config error: challenge.variants must be a non-empty list of seirawan, seirawan960, shouse, chess, chess960, "
-     "got []"),
+     "seirawan-placement, seirawan-forced-entry, got []"),
     ({"logging": {"level": "loud"}},
      "config error: logging.level must be one of DEBUG, INFO, WARNING, ERROR (in any case), got 'loud'"),
 ])
@@ -283,8 +286,8 @@ def test_version_names_the_bot_the_engine_build_and_python(capsys):
         main(["--version"])
     assert stop.value.code == 0
     line = capsys.readouterr().out.strip()
-    assert line.startswith("schess-bot 0.") and "(engine: pure Python" in line or "(engine: compiled" in line
-    assert "python: CPython" in line or "python: PyPy" in line
+    assert line == (f"schess-bot {engine.__version__} (engine: {build_name()}; "
+                    f"python: {platform.python_implementation()} {platform.python_version()})")
 
 
 # ---- init --------------------------------------------------------------------------------------------------

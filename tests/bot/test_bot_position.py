@@ -77,6 +77,12 @@ def test_parse_move_rejects_illegal_and_garbage():
     assert parse_move(board, "zz") is None
 
 
+def test_parse_move_reads_both_castling_spellings():
+    board = engine.Board("r3k2r/pppppppp/8/8/8/8/PPPPPPPP/R3K2R w KQkq - 0 1", variant="chess")
+    assert parse_move(board, "e1h1") == parse_move(board, "e1g1") == board.parse_uci("e1g1")
+    assert parse_move(board, "e1a1") == board.parse_uci("e1c1")
+
+
 def test_fallback_is_a_legal_move():
     board = engine.Board()
     move = fallback_move(board)

@@ -20,7 +20,7 @@ import pytest
 
 from bot.app import health
 from bot.app.status import public_url
-from bot.app.status.history import History, eval_graph, parse_eval, read_pgn, totals
+from bot.app.status.history import History, eval_graph, finished_game, parse_eval, totals
 from bot.app.status.http import FD_RESERVE, BoundedHTTPServer, Request, Response, connection_cap, raise_open_file_limit
 from bot.app.status.render import render_page
 from bot.app.status.snapshot import RecentErrors
@@ -204,11 +204,12 @@ def test_a_handler_bug_is_a_500_and_not_the_end() -> None:
 
 
 def test_a_pgn_reads_back_with_our_evals_from_our_side() -> None:
-    game = read_pgn(PGN, "seirawanbot", "AbCd1234")
+    game = finished_game(PGN, "seirawanbot", "AbCd1234")
     assert (game.result, game.outcome, game.opponent, game.variant, game.plies) == ("1-0", "win", "Alice",
                                                                                    "seirawan", 6)
     assert game.evals == ((1, 0.3), (3, 0.5), (5, 100.0))  # a mate: +100 pawns on the one scale
-    as_black = read_pgn(PGN.replace('"SeirawanBot"', '"X"').replace('"Alice"', '"SeirawanBot"'), "SeirawanBot", "g")
+    swapped = PGN.replace('"SeirawanBot"', '"X"').replace('"Alice"', '"SeirawanBot"')
+    as_black = finished_game(swapped, "SeirawanBot", "g")
     assert as_black.outcome == "loss" and as_black.evals == () and as_black.opponent == "X"
     assert game.final_fen is not None and game.final_fen.startswith("r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/")
     ElementTree.fromstring(game.final_svg() or "")

@@ -5,7 +5,6 @@ range and block lists, cancels unanswered challenges, avoids those who declined,
 from __future__ import annotations
 
 import logging
-import time
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +12,11 @@ import pytest
 
 from bot.loopback import LoopbackServer, Scripted
 from tests.e2e.conftest import BotThread, assert_clean_game, bot_config
-from tests.timing import PATIENCE_S
+from tests.timing import PATIENCE_S, wait_until
+
+#: what matchmaking logs when it looked at the online bots and found none to challenge: the event that proves it
+#: had its chance and sent nothing (a sleep would prove nothing on a slow machine)
+NONE_FITS = "online bots fits the rating range, block lists and declines"
 
 
 def matchmaking_config(server: LoopbackServer, tmp_path: Path, **overrides: Any) -> dict[str, Any]:
@@ -65,7 +68,7 @@ def test_an_unanswered_challenge_is_cancelled_and_that_bot_is_avoided(
     lichess_server.wait_for_request("challenge_create", timeout=10)
     cancel = lichess_server.wait_for_request("challenge_cancel", timeout=PATIENCE_S)[0]
     assert lichess_server.challenges[str(cancel.target)].status == "canceled"
-    time.sleep(1.0)
+    wait_until(lambda: NONE_FITS in caplog.text, "matchmaking's next look at the online bots")
     assert len(created(lichess_server)) == 1, "Sleepy is not challenged again during the cooldown"
     assert "Sleepy did not answer" in caplog.text
 
@@ -82,21 +85,22 @@ def test_a_decline_for_the_time_control_only_rules_out_that_time_control(
     first, second = lichess_server.wait_for_request("challenge_create", count=2, timeout=10)
     controls = {(r.form["clock.limit"], r.form["clock.increment"]) for r in (first, second)}
     assert controls == {("60", "0"), ("600", "5")}, "after a tooFast decline the other time control is tried"
-    time.sleep(1.0)
+    wait_until(lambda: NONE_FITS in caplog.text, "matchmaking's look at the online bots after both declines")
     assert len(created(lichess_server)) == 2, "both time controls declined: Picky is left alone"
     assert "Picky declined" in caplog.text and "(tooFast)" in caplog.text
 
 
 def test_a_generic_decline_avoids_the_bot_altogether(
-    lichess_server: LoopbackServer, tmp_path: Path, bots: list[BotThread]
+    lichess_server: LoopbackServer, tmp_path: Path, bots: list[BotThread], caplog: pytest.LogCaptureFixture
 ) -> None:
+    caplog.set_level(logging.INFO)
     lichess_server.add_online_bot("Grumpy", rating=1800, answer="decline", decline_reason="later")
     config = matchmaking_config(lichess_server, tmp_path, variants=["chess", "chess960"],
                                 time_controls=[{"base_s": 60, "increment_s": 0}, {"days": 2}])
     bots.append(BotThread(config).start())
     lichess_server.wait_for_request("challenge_create", timeout=10)
-    time.sleep(1.2)
-    assert len(created(lichess_server)) == 1
+    wait_until(lambda: NONE_FITS in caplog.text, "matchmaking's look at the online bots after the decline")
+    assert len(created(lichess_server)) == 1, "no other variant or time control is offered to Grumpy"
 
 
 def test_the_daily_limit_is_honoured(
@@ -107,9 +111,8 @@ def test_the_daily_limit_is_honoured(
     config = matchmaking_config(lichess_server, tmp_path, decline_cooldown_s=0, daily_limit=3)
     bots.append(BotThread(config).start())
     lichess_server.wait_for_request("challenge_create", count=3, timeout=10)
-    time.sleep(1.2)
+    wait_until(lambda: "daily limit of 3 challenges reached" in caplog.text, "the daily limit's pause")
     assert len(created(lichess_server)) == 3
-    assert "daily limit of 3 challenges reached" in caplog.text
 
 
 def test_http_429_pauses_matchmaking(
@@ -121,9 +124,8 @@ def test_http_429_pauses_matchmaking(
     config = matchmaking_config(lichess_server, tmp_path, decline_cooldown_s=0)
     bots.append(BotThread(config).start())
     lichess_server.wait_for_request("challenge_create", timeout=10)
-    time.sleep(1.2)
+    wait_until(lambda: "challenges are rate limited (HTTP 429); next try in 120 s" in caplog.text, "the 429 pause")
     assert len(created(lichess_server)) == 1, "no second challenge while the 429 pause lasts"
-    assert "challenges are rate limited (HTTP 429); next try in 120 s" in caplog.text
 
 
 def test_matchmaking_switches_itself_off_on_pychess(
@@ -132,7 +134,7 @@ def test_matchmaking_switches_itself_off_on_pychess(
     caplog.set_level(logging.INFO)
     bots.append(BotThread(matchmaking_config(pychess_server, tmp_path)).start())
     pychess_server.wait_for_request("stream_event", timeout=10)
-    time.sleep(0.8)
+    wait_until(lambda: "matchmaking is off" in caplog.text, "matchmaking switching itself off")
     assert not created(pychess_server) and not pychess_server.requests_to("online")
     lines = [r.getMessage() for r in caplog.records if r.name == "bot.lobby.matchmaking"]
     assert lines == ["matchmaking is off: bots cannot create challenges on a pychess server"]

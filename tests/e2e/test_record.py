@@ -110,11 +110,14 @@ def test_a_replayed_old_state_does_not_cancel_a_finished_search(
 
 
 
+@pytest.mark.wall_clock
 def test_an_opponent_bots_silent_resignation_frees_the_slot_within_15_s(
     pychess: LoopbackServer, tmp_path: Path, bots: list[BotThread], caplog: pytest.LogCaptureFixture
 ) -> None:
     """pychess tells the other bot nothing of a BOT's resignation: with the game watch's own timings (the
-    page read after 10 s without news) the bot learns it from the game page and is done within 15 s."""
+    page read after 10 s without news) the bot learns it from the game page and is done within 15 s. Timed on
+    the real clock, as the watch's own timings are what is tested: 10 s of silence, then a page read that takes
+    well under a second, leave 5 s for a loaded machine."""
     caplog.set_level(logging.INFO)
     game_id = pychess.challenge(color="white", clock=(600, 0), opponent=Scripted(["e2e4"], then="wait"))
     bots.append(BotThread(bot_config(pychess, tmp_path), max_games=1).start())

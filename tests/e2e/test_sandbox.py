@@ -41,7 +41,10 @@ def run_sandbox(workdir: Path, *args: str) -> subprocess.CompletedProcess[str]:
                           capture_output=True, text=True, timeout=200)
 
 
+@pytest.mark.wall_clock
 def test_sandbox_plays_one_game_and_prints_moves_and_pgn(tmp_path: Path) -> None:
+    """The README's first command, timed: a 1+1 game with the start-up checks must end within 60 s, the quick
+    first run the README promises (the game's own clocks allow about 2 minutes, so this is a real bound)."""
     env = sandbox_environment()
     started = time.monotonic()
     result = subprocess.run(
@@ -184,3 +187,18 @@ def test_the_sandbox_refuses_a_log_file_that_cannot_be_opened(tmp_path: Path) ->
     assert completed.stderr.strip().splitlines()[-1].startswith(
         f"FAIL logging.file: {str(log_file)!r} cannot be written: {tmp_path / 'not-a-folder'} is not a folder; fix: ")
     assert "  1.    " not in completed.stdout, "no game was played"
+
+
+@pytest.mark.parametrize("variant,tag,first", [
+    ("seirawan-placement", "Seirawan-Placement", "@"), ("seirawan-forced-entry", "Seirawan-Forced-Entry", ""),
+])
+def test_the_sandbox_plays_the_alternative_s_chess_rules(tmp_path: Path, variant: str, tag: str, first: str) -> None:
+    """--variant: the loopback server hosts placement and forced entry, the bot and the opponent play one to
+    its end, and the PGN carries the Variant tag and the start FEN (no other tool knows those starts)."""
+    completed = run_sandbox(tmp_path, "--variant", variant)
+    assert completed.returncode == 0, completed.stderr[-2000:]
+    out = completed.stdout
+    assert f'[Variant "{tag}"]' in out and '[FEN "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR[EHeh] w ' in out
+    first_move = out.split("  1.    ", 1)[1].split()[0]
+    assert first in first_move  # placement starts with a placement (H@b1)
+    assert re.search(r"^sandbox: (1-0|0-1|1/2-1/2) ", out, re.M)

@@ -111,7 +111,7 @@ def random_game(board: Board, rng: random.Random, plies: int, report: Report, sa
         variant = _fsf_variant(board)
         fsf_sans = sf.get_san_moves(variant, start_fen, moves, board.chess960)
         replay = Board(start_fen, variant=board.variant, chess960=board.chess960)
-        for uci, ours, theirs in zip(moves, sans, fsf_sans):
+        for uci, ours, theirs in zip(moves, sans, fsf_sans, strict=True):
             move = replay.parse_uci(uci)
             if ours != theirs:
                 if _is_fsf_gate_check_bug(replay, move, ours, theirs):

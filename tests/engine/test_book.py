@@ -37,7 +37,7 @@ from engine.book import (
 from engine.polyglot_random import POLYGLOT_RANDOM_ARRAY
 from engine.uci import UciFrontEnd
 from tools.book.__main__ import main as book_main
-from tools.book.build import BookMoves, PvLine, add_games, best_complete_iteration, read_pgn, read_uci_games
+from tools.book.build import BookMoves, PvLine, add_games, best_complete_iteration, read_pgn_games, read_uci_games
 
 REPO = Path(__file__).resolve().parents[2]
 START = Board()
@@ -491,7 +491,7 @@ PGN = """[Event "pychess.org"]
 
 
 def test_pgn_games_are_read_with_gating_san_and_weighted_by_result() -> None:
-    games = list(read_pgn(PGN))
+    games = list(read_pgn_games(PGN))
     assert [game.result for game in games] == ["1-0", "1/2-1/2"]
     assert games[0].moves[:4] == ["e2e4", "d7d5", "e4d5", "d8d5e"] and games[0].moves[-1] == "d1d8e"
     assert len(games[0].moves) == 15
@@ -504,7 +504,7 @@ def test_pgn_games_are_read_with_gating_san_and_weighted_by_result() -> None:
 
 def test_pgn_with_an_illegal_move_names_the_game() -> None:
     with pytest.raises(ValueError, match="game 1"):
-        list(read_pgn('[Variant "Seirawan"]\n\n1. e4 e5 2. Ke3 *\n'))
+        list(read_pgn_games('[Variant "Seirawan"]\n\n1. e4 e5 2. Ke3 *\n'))
 
 
 def test_build_from_uci_games_then_dump(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

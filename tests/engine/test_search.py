@@ -375,3 +375,36 @@ def test_compiled_move_ordering_matches_the_python_one() -> None:
         assert twin == words and list(words[5:]) == sorted(keyed, reverse=True)
         compared += 1
     assert compared > 50
+
+
+def test_the_named_fields_read_what_encode_and_pack_write() -> None:
+    """The search reads moves and table entries through named fields (engine/search.py): each gives back what
+    ``engine.movecodes.encode`` and ``engine.tt.pack`` put in. In the compiled build they are C functions, not
+    importable; the pure build checks the definitions both builds compile from."""
+    from engine import search
+    from engine.movecodes import CASTLE, DOUBLE_PUSH, NORMAL, encode
+    from engine.tt import EXACT, LOWER, UPPER, pack
+
+    if not hasattr(search, "move_to"):
+        pytest.skip("compiled build: the fields are C functions")
+    rng = random.Random(3)
+    for _ in range(2000):
+        frm, to, piece, kind = rng.randrange(64), rng.randrange(64), rng.randrange(16), rng.randrange(6)
+        m = encode(frm, to, piece, kind)
+        assert (search.move_from(m), search.move_to(m), search.move_piece(m), search.move_kind(m)) == (
+            frm, to, piece, kind)
+        assert search.keyed_move(rng.randrange(1 << 40) << 20 | m) == m
+        assert search.is_plain(m) == (kind == NORMAL and piece == 0)
+        assert search.is_simple_move(m) == (kind in (NORMAL, DOUBLE_PUSH) and piece == 0)
+    assert not search.is_simple_move(encode(4, 7, 0, CASTLE))
+    for depth, bound, score, move in [(0, EXACT, 0, 0), (127, UPPER, 31000, 0xFFFFF), (9, LOWER, -30990, 0x5ABCD)]:
+        data = pack(depth, bound, score, move, 63)
+        assert (search.entry_depth(data), search.entry_bound(data), search.entry_score(data),
+                search.entry_move(data)) == (depth, bound, score, move)
+    # Mate scores are stored counted from the node and read back counted from the root.
+    for score in (search.MATE - 3, -search.MATE + 8, 250, -MATE_BOUND):
+        assert search.score_from_table(search.score_to_table(score, 7), 7) == score
+    assert search.score_to_table(search.MATE - 10, 4) == search.MATE - 6
+    assert search.bound_cuts(EXACT, 0, -5, 5) and search.bound_cuts(LOWER, 5, -5, 5)
+    assert search.bound_cuts(UPPER, -5, -5, 5) and not search.bound_cuts(LOWER, 4, -5, 5)
+    assert not search.bound_cuts(UPPER, -4, -5, 5)

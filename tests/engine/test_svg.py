@@ -47,7 +47,7 @@ def hand(root: ET.Element, colour: str) -> dict[str, int]:
     names = [el.get("class", "").split()[2] for el in with_class(tray, "piece")]
     counts = [int(el.get("data-count", "")) for el in with_class(tray, "count")]
     assert [el.text for el in with_class(tray, "count")] == [str(c) for c in counts]
-    return dict(zip(names, counts))
+    return dict(zip(names, counts, strict=True))
 
 
 def squares_marked(root: ET.Element, kind: str) -> set[str]:

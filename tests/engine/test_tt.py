@@ -35,7 +35,7 @@ def test_a_hash_size_buys_16_bytes_an_entry() -> None:
 def test_a_bucket_holds_four_keys_then_replaces_the_shallowest() -> None:
     table = TranspositionTable(1)
     keys = _same_bucket(table, 0x1234567, 5)
-    for depth, key in zip((5, 9, 2, 7), keys):
+    for depth, key in zip((5, 9, 2, 7), keys, strict=False):
         table.store(key, depth, EXACT, depth * 10, depth)
     assert [table.entry(k) for k in keys[:4]] == [(d, EXACT, d * 10, d) for d in (5, 9, 2, 7)]
     table.store(keys[4], 1, LOWER, 0, 11)  # the bucket is full: the depth-2 entry goes

@@ -203,7 +203,7 @@ def test_two_game_fairy_stockfish_match_writes_a_pgn_the_board_reads_back(
     assert len(result.records) == 2
     games = read_games(pgn.read_text())
     assert len(games) == 2
-    for (tags, sans), record in zip(games, result.records):
+    for (tags, sans), record in zip(games, result.records, strict=True):
         assert tags["Variant"] == "Seirawan"
         assert tags["Result"] == record.result and tags["Termination"] == record.termination
         assert tags["White"] == record.white and "Skill Level" in tags["White"]

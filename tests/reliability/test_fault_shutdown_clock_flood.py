@@ -1,4 +1,5 @@
-"""Faults 5-7: SIGTERM during games (finish or abort per config, PGNs written, exit 0); clock pressure (1 s + 0
+"""Faults 5-7: SIGTERM during games (finish them, or leave them per config: abort a game without moves, resign one
+with moves; PGNs written, exit 0); clock pressure (1 s + 0
 and 0.3 s + 0.1 s left, with network delay) never loses on time; a flood of 200 challenges is decided in order,
 never beyond the concurrency, and every declined challenge is answered. Both dialects."""
 
@@ -23,11 +24,14 @@ from tests.reliability.conftest import (
 
 
 @pytest.mark.parametrize(("mode", "signum"), [("finish", signal.SIGTERM), ("abort", signal.SIGTERM),
-                                             ("abort", signal.SIGINT)], ids=["finish", "abort", "abort-ctrl-c"])
-def test_sigterm_during_games_finishes_or_aborts_them_writes_the_pgns_and_exits_0(
+                                             ("abort", signal.SIGINT)],
+                         ids=["finish", "abort-too-late-resigns", "abort-too-late-resigns-ctrl-c"])
+def test_sigterm_during_games_with_moves_finishes_or_resigns_them_writes_the_pgns_and_exits_0(
     server: LoopbackServer, tmp_path: Path, mode: str, signum: signal.Signals
 ) -> None:
-    """SIGTERM (docker stop) and SIGINT (Ctrl-C in a terminal) stop the bot the same way."""
+    """SIGTERM (docker stop) and SIGINT (Ctrl-C in a terminal) stop the bot the same way. With moves on the
+    board an abort is too late (pychess plays on): ``on_signal: abort`` resigns; the abort itself is the next
+    test's."""
     ids = [server.challenge(challenger=name, color="white", clock=(120, 1),
                             opponent=Scripted(["e2e4", "g1f3", "wait"])) for name in ("Alice", "Bob")]
     config = bot_config(server, tmp_path, challenge={"concurrency": 2}, shutdown={"on_signal": mode})
@@ -61,9 +65,32 @@ def test_sigterm_during_games_finishes_or_aborts_them_writes_the_pgns_and_exits_
     assert f"received {signum.name}" in bot.logs()
 
 
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT], ids=["sigterm", "ctrl-c"])
+def test_a_signal_with_on_signal_abort_aborts_a_game_without_moves_and_exits_0(
+    server: LoopbackServer, tmp_path: Path, signum: signal.Signals
+) -> None:
+    """The opponent (White) never moves: the bot, told to abort its games on a signal, aborts this one."""
+    game_id = server.challenge(color="white", clock=(120, 1), opponent=Scripted(["wait"]))
+    bot = BotProcess(bot_config(server, tmp_path, shutdown={"on_signal": "abort"}), tmp_path).start()
+    try:
+        server.wait_for_game_start(game_id, 30)
+        server.wait_for_request("stream_game", timeout=30)
+        assert bot.process is not None
+        bot.process.send_signal(signum)
+        assert bot.wait(60) == 0, bot.logs()
+    finally:
+        bot.stop()
+    game = server.game(game_id)
+    assert (game.status, game.moves) == ("aborted", []), game.describe()
+    assert len(server.requests_to("abort", game_id)) == 1 and not server.requests_to("resign", game_id)
+    assert f"received {signum.name}" in bot.logs()
+
+
+@pytest.mark.wall_clock
 def test_sigterm_during_a_60_s_429_pause_ends_the_pause_and_exits_0(server: LoopbackServer, tmp_path: Path) -> None:
     """The bot (production waits: a subprocess) is told to wait 60 s before accepting again; a SIGTERM with no
-    game to finish ends that pause at once, and the accept is not retried."""
+    game to finish ends that pause at once, and the accept is not retried. Timed on the real clock (a process
+    and its signal): under 45 s tells "ended the pause" from "waited it out" (60 s) even on a loaded machine."""
     server.faults.fail("accept", 429, times=None, retry_after_s=60)
     bot = BotProcess(bot_config(server, tmp_path), tmp_path).start()
     try:
@@ -127,7 +154,7 @@ def test_a_flood_of_200_challenges_is_decided_in_order_within_the_concurrency(
     server.faults.fail("decline", 429, times=1, retry_after_s=1)  # a rate limit in the middle of it
     ids = server.flood_challenges(200, clock=(60, 1), opponent=ResignAfter(3, seed=8))
     answers = [server.wait_for_answer(challenge_id, 60) for challenge_id in ids]
-    accepted = [challenge_id for challenge_id, answer in zip(ids, answers) if answer.accepted]
+    accepted = [challenge_id for challenge_id, answer in zip(ids, answers, strict=True) if answer.accepted]
     assert accepted == ids[:2], "the first two are accepted, the rest find no room"
     assert all(answer.reason == "later" for answer in answers[2:]), "every declined one got its answer"
     times = [answer.at for answer in answers]

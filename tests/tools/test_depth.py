@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tools.depth import depth_gap, parse_info, read_search
+from tools.depth import depth_gap, read_iteration, read_search
 
 OURS = [
     "info depth 9 seldepth 21 multipv 1 score cp 31 nodes 180000 nps 160000 hashfull 40 time 1125 pv e2e4 e7e5",
@@ -21,11 +21,11 @@ FAIRY = [
 
 
 def test_finished_iterations_only() -> None:
-    assert parse_info(FAIRY[1]) is None  # an aspiration bound
-    assert parse_info(FAIRY[2]) is None  # currmove: no score
-    assert parse_info(OURS[2]) is None
-    assert parse_info("info depth x score cp 1 nodes 2 time 3") is None
-    iteration = parse_info(OURS[0])
+    assert read_iteration(FAIRY[1]) is None  # an aspiration bound
+    assert read_iteration(FAIRY[2]) is None  # currmove: no score
+    assert read_iteration(OURS[2]) is None
+    assert read_iteration("info depth x score cp 1 nodes 2 time 3") is None
+    iteration = read_iteration(OURS[0])
     assert iteration is not None and (iteration.depth, iteration.nodes, iteration.time_ms) == (9, 180000, 1125)
 
 

@@ -120,8 +120,8 @@ def test_positional_walk_equals_the_weighted_activity_counts(monkeypatch: pytest
             board.make(moves.choice(legal))
             counts = ev.activity(board)
             seen |= np.array(counts) != 0
-            want_mg = sum(w * c for w, c in zip(mg, counts))
-            want_eg = sum(w * c for w, c in zip(eg, counts))
+            want_mg = sum(w * c for w, c in zip(mg, counts, strict=False))
+            want_eg = sum(w * c for w, c in zip(eg, counts, strict=False))
             assert ev.positional(board) == (want_mg, want_eg), board.fen()
             checked += 1
     assert checked > 300

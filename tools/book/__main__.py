@@ -18,7 +18,15 @@ from typing import Dict, List, Optional, Sequence, TextIO, Tuple
 from engine import Board
 from engine.book import Book, BookError, SchessBook, open_book
 
-from .build import AnalysisSettings, BookMoves, add_games, analyse_tree, read_pgn, read_uci_games, write_book_moves
+from .build import (
+    AnalysisSettings,
+    BookMoves,
+    add_games,
+    analyse_tree,
+    read_pgn_games,
+    read_uci_games,
+    write_book_moves,
+)
 
 
 def _widths(text: str) -> Tuple[int, ...]:
@@ -78,7 +86,7 @@ def build(args: argparse.Namespace, out: TextIO) -> int:
                 book.add(key, move, data.weight, data.score)
     for path in args.pgn:
         with open(path, encoding="utf-8", errors="replace") as stream:
-            used = add_games(book, read_pgn(stream.read()), args.max_plies)
+            used = add_games(book, read_pgn_games(stream.read()), args.max_plies)
         print(f"{path}: {used} games", file=out)
     for path in args.uci:
         with open(path, encoding="utf-8") as stream:

@@ -226,7 +226,7 @@ def _strip_movetext(text: str) -> List[str]:
     return out
 
 
-def read_pgn(text: str) -> Iterator[BookGame]:
+def read_pgn_games(text: str) -> Iterator[BookGame]:
     """The games of a PGN text (SAN as Fairy-Stockfish writes it: ``Nf3/H``, ``O-O/Hh1``). The ``Variant`` tag
     chooses the rules (``Seirawan``, ``Seirawan960``, ``Chess960``; none: standard chess), ``FEN`` the start.
     A game with an unknown variant or an illegal move raises ValueError naming the game and the move."""

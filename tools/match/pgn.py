@@ -6,7 +6,7 @@ import datetime
 from typing import Dict, Optional
 
 from bot.records.pgn import game_pgn, move_comment
-from engine.variants import pgn_variant_tag
+from engine.variants import pgn_needs_start_fen, pgn_variant_tag
 from tools.match.game import MatchRecord
 from tools.match.settings import is_start_position
 
@@ -39,7 +39,8 @@ def game_to_pgn(
     variant_tag = pgn_variant_tag(record.variant, record.chess960)
     if variant_tag:
         headers["Variant"] = variant_tag
-    from_fen = record.chess960 or not is_start_position(record.start_fen, record.variant)
+    from_fen = (record.chess960 or not is_start_position(record.start_fen, record.variant)
+                or pgn_needs_start_fen(record.variant))
     if from_fen:
         headers.update(FEN=record.start_fen, SetUp="1")  # here, in this order; game_pgn fills in the same values
     if time_control:

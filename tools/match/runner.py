@@ -108,7 +108,7 @@ def format_table(result: MatchResult) -> str:
     width = max(len("Engine"), *(len(name) for name in result.names))
     header = f"{'Engine':<{width}}  Games     W     D     L   Score  Illegal  Time forfeit  Crash  Hang"
     lines = [header, "-" * len(header)]
-    for name, tally in zip(result.names, result.tallies):
+    for name, tally in zip(result.names, result.tallies, strict=True):
         score = score_fraction(tally.wins, tally.draws, tally.losses)
         score_text = f"{score * 100:5.1f}%" if tally.games else "    - "
         lines.append(
@@ -123,7 +123,7 @@ def format_table(result: MatchResult) -> str:
     los_text = f"{los * 100:.1f}%" if los == los else "n/a"
     lines.append("")
     lines.append(f"Elo difference ({result.names[0]} - {result.names[1]}): {estimate.text()} (95%), LOS {los_text}")
-    for name, tally in zip(result.names, result.tallies):
+    for name, tally in zip(result.names, result.tallies, strict=True):
         if tally.moves:
             depth = f", average depth {tally.depth_total / tally.depth_count:.1f}" if tally.depth_count else ""
             lines.append(f"{name}: {tally.moves} moves, {tally.thinking_ms / tally.moves / 1000:.3f} s/move{depth}")

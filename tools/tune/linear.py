@@ -249,7 +249,7 @@ def write_module(w: np.ndarray, path: Path, source: str) -> None:
                   (ev.PAWN_THREAT, "threats by pawns"), (ev.PIECE_THREAT, "threats by lesser pieces"),
                   (ev.OPEN_FILE, "open files"), (ev.HALF_OPEN_FILE, "half-open files"), (ev.N_ACTIVITY, "")]
         lines = [f"    {', '.join(str(v) for v in values[start:end])},  # {name}"
-                 for (start, name), (end, _) in zip(blocks, blocks[1:])]
+                 for (start, name), (end, _) in zip(blocks, blocks[1:], strict=False)]
         return "(\n" + "\n".join(lines) + "\n)"
 
     text = f'''"""Evaluation weights fitted by ``python -m tools.tune fit``

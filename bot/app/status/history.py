@@ -20,7 +20,7 @@ from typing import Any
 
 from bot.lobby.state import load_memory, state_path
 from bot.metrics import our_result
-from bot.records.pgn import safe_file_id
+from bot.records.pgn import read_pgn, safe_file_id
 from engine import Board, svg
 from engine.variants import PGN_NAMES
 
@@ -33,10 +33,7 @@ GRAPH_PAWNS = 6.0
 #: mate, - we are mated) and any other score is held below it, so a mate always ranks beyond every score
 MATE_PAWNS = 100.0
 SCORE_PAWNS_LIMIT = 99.0
-_HEADER = re.compile(r'^\[(\w+)\s+"((?:[^"\\]|\\.)*)"\]\s*$', re.MULTILINE)
-_TOKEN = re.compile(r"\{[^}]*\}|[^\s{}]+")
 _EVAL = re.compile(r"\[%eval\s+(#?)([+-]?[0-9.]+)(?:,(\d+))?\]")
-_RESULTS = ("1-0", "0-1", "1/2-1/2", "*")
 _VARIANTS = {(tag or "").lower(): key for key, tag in PGN_NAMES.items()}
 
 
@@ -153,13 +150,14 @@ def parse_eval(text: str) -> float | None:
     return score_pawns(float(found.group(2)) * 100, None)
 
 
-def read_pgn(text: str, account: str, game_id: str) -> FinishedGame:
-    """One PGN the bot wrote -> a :class:`FinishedGame` (``account``: our name, to tell our side)."""
-    headers = {name: value.replace('\\"', '"').replace("\\\\", "\\") for name, value in _HEADER.findall(text)}
+def finished_game(text: str, account: str, game_id: str) -> FinishedGame:
+    """One PGN the bot wrote (read by :func:`bot.records.pgn.read_pgn`, whose PgnReadError is a ValueError) ->
+    a :class:`FinishedGame` (``account``: our name, to tell our side)."""
+    saved = read_pgn(text)
+    headers = saved.headers
     white, black = headers.get("White", "?"), headers.get("Black", "?")
     we_are_white = True if white.lower() == account.lower() else False if black.lower() == account.lower() else None
     variant, chess960 = _VARIANTS.get(headers.get("Variant", "").lower(), ("seirawan", False))
-    body = _HEADER.sub("", text)
     board: Board | None
     try:
         board = Board(headers["FEN"], variant=variant, chess960=chess960) if "FEN" in headers \
@@ -167,24 +165,18 @@ def read_pgn(text: str, account: str, game_id: str) -> FinishedGame:
     except ValueError:
         board = None
     white_first = board.turn if board is not None else True
-    plies = 0
     evals: list[tuple[int, float]] = []
-    for token in _TOKEN.findall(body):
-        if token.startswith("{"):
-            value = parse_eval(token)
-            mover_is_white = ((plies - 1) % 2 == 0) == white_first
-            ours = we_are_white is not None and plies > 0 and mover_is_white == we_are_white
-            if value is not None and ours:
-                evals.append((plies, value if we_are_white else -value))
-            continue
-        if token in _RESULTS or token[0].isdigit() and token.rstrip(".").isdigit() or token.endswith("."):
-            continue
-        plies += 1
+    for ply, (san, comment) in enumerate(zip(saved.sans, saved.comments, strict=True), start=1):
+        value = parse_eval(comment) if comment else None
+        mover_is_white = ((ply - 1) % 2 == 0) == white_first
+        if value is not None and we_are_white is not None and mover_is_white == we_are_white:
+            evals.append((ply, value if we_are_white else -value))
         if board is not None:
             try:
-                board.push_san(token)
+                board.push_san(san)
             except ValueError:
                 board = None
+    plies = len(saved.sans)
     result = headers.get("Result", "*")
     termination = headers.get("Termination", "")
     name = variant + ("960" if chess960 else "")
@@ -240,7 +232,7 @@ class History:
                     continue
                 try:
                     text = Path(entry.path).read_text(encoding="utf-8", errors="replace")
-                    game = read_pgn(text, self.account, game_id)
+                    game = finished_game(text, self.account, game_id)
                 except (OSError, ValueError) as error:
                     log.debug("status page: cannot read %s (%s)", entry.path, error)
                     continue
