@@ -51,6 +51,20 @@ class Ending:
             except Exception:  # noqa: BLE001 - a state-file problem must not cost the game its end
                 log.exception("%s: could not remember the game", self.label)
 
+    def finish_safely(self) -> None:
+        """:meth:`finish`, and whatever goes wrong in it the lobby still gets a record: without one it keeps the
+        game's slot taken and a stop waits for the game for ever (seen on the real server when a game resigned
+        again after a restart raised in its metrics line)."""
+        try:
+            self.finish()
+        except Exception:  # noqa: BLE001 - a bug in one game's ending must not hold the bot's slot and stop
+            log.exception("%s: unexpected error while ending the game; the game is left as it is", self.label)
+            if self.record is None:
+                self._close_engine()
+                game = self.game
+                self._report(GameRecord(game.game_id, "*", game.end_reason or "internal error",
+                                        game.opponent_name))
+
     def finish(self) -> None:
         game = self.game
         if game.phase is Phase.PARKED:

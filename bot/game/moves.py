@@ -116,9 +116,12 @@ class MoveMaker:
             game.server.make_move(game.game_id, move.uci(), offer_draw=offer, san=san)
         except ServerError as error:
             self.failed_sends += 1
-            log.error("%s: could not send %s (%s)", game.label, san, error)
             if error.status is None or error.status >= 429:  # worth another try; a 4xx waits for news
                 self.retry_at = game.monotonic() + 1.0
+                # a server restart does this to every move in flight: not an error while the move is tried again
+                log.warning("%s: could not send %s (%s); trying it again in 1 s", game.label, san, error)
+            else:
+                log.error("%s: could not send %s (%s)", game.label, san, error)
             return False
         self.retry_at = None
         self.failed_sends = 0

@@ -179,7 +179,7 @@ class GameWorker:
         finally:
             if self._stream is not None:
                 self._stream.close()
-            self.ending.finish()
+            self.ending.finish_safely()
 
     def _next_check_at(self) -> float | None:
         """When the timed checks are next due (see :class:`~bot.game.inbox.Deadlines`)."""
