@@ -181,7 +181,8 @@ def read_record(server: Server, game_id: str) -> ServerRecord | None:
 
 #: why a PGN can differ from the server's record, by what we did to the game
 WHY = {
-    "resigned": "the server did not keep our resignation (a restart brought the game back) and it ended anew",
+    "resigned": "the server did not keep our resignation (a restart, or the server dropping the finished game "
+                "before storing it, brought the game back) and it ended anew",
     "aborted": "the server did not keep our abort and the game ended anew",
     "ended": "the server's record of the end changed after we wrote ours (a BOT's resignation it did not keep?)",
 }
