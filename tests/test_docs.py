@@ -176,8 +176,8 @@ def prose(text: str) -> str:
 
 @pytest.mark.parametrize("name", sorted(DOCS))
 def test_no_doc_speaks_of_sessions(name: str) -> None:
-    """A reference says what is, with the build (commit, date) that showed it; "the tenth session" tells a
-    reader nothing. (An HTTP session in code, `requests.Session`, is code and not prose.)"""
+    """A reference says what is, with the build (commit, date) that showed it; a count of work periods tells
+    a reader nothing. (An HTTP session in code, `requests.Session`, is code and not prose.)"""
     lines = [line for line in prose(DOCS[name]).splitlines() if re.search(r"\bsessions?\b", line, re.I)]
     assert not lines, f"{name} speaks of sessions: {lines[:3]}"
 

@@ -1,9 +1,10 @@
-"""The bot's one HTTP client: one :class:`Server` on one ``requests`` session for every call.
+"""The bot's one HTTP client: one :class:`Server` on one ``requests`` connection pool for every call.
 
-- The session (berserk's token session) sends the token, ``User-Agent: schess-bot/<version>`` and a timeout
-  on every request. berserk 0.14 makes the calls it has that both servers take as it sends them (accept,
-  move, abort, resign, cancel, upgrade); the rest go through a berserk ``Requestor`` on the same session,
-  so every failure arrives as one exception family (``berserk.exceptions.ApiError``) to :meth:`Server._call`.
+- The HTTP client (:class:`BotSession`, a berserk ``TokenSession``) sends the token, ``User-Agent:
+  schess-bot/<version>`` and a timeout on every request. berserk 0.14 makes the calls it has that both servers
+  take as it sends them (accept, move, abort, resign, cancel, upgrade); the rest go through a berserk
+  ``Requestor`` on that client, so every failure arrives as one exception family
+  (``berserk.exceptions.ApiError``) to :meth:`Server._call`.
 - Every path comes from :data:`ENDPOINTS`, its parts quoted in one place (:func:`endpoint_path`).
 - Connection errors and 5xx are retried with back-off; HTTP 429 pauses that endpoint (:mod:`bot.wire.ratelimit`,
   shared with the streams).
