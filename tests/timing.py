@@ -4,7 +4,7 @@ Tests assert order and outcome. Where one must bound a wall-clock wait (an engin
 ``stop`` answered, a dropped stream reopened), it allows :data:`PATIENCE_S`: long enough for a machine whose
 cores are all busy with other work, and far shorter than the hang or the unlimited search the bound rules out.
 Waiting for programs to start (a Python process importing the bot or pyffish, several of them one after the
-other) allows :data:`STARTUP_S`.
+other) allows :data:`STARTUP_S`, and waiting for the bot to play (a reply, a whole game) :data:`GAME_S`.
 """
 
 from __future__ import annotations
@@ -16,6 +16,10 @@ PATIENCE_S = 10.0
 #: a few Python processes started one after another: about 2 s idle, 10 s measured beside two CPU burners
 #: and five other test processes
 STARTUP_S = 60.0
+#: the bot playing on the loopback server with its depth-1 engine: a reply, a whole game (a random opponent's
+#: game to mate or a draw is the longest), the bot's stop after it. Seconds on an idle machine; the tests
+#: allowed 15 to 90 s for these waits before they took this bound, and a passing run never waits it out
+GAME_S = 120.0
 
 
 def wait_until(condition: Callable[[], object], what: str, timeout_s: float = PATIENCE_S) -> None:

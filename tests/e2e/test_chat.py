@@ -10,7 +10,7 @@ from typing import Any
 from bot import __version__
 from bot.loopback import LoopbackServer, Manual
 from tests.e2e.conftest import BotThread, bot_config
-from tests.timing import PATIENCE_S, STARTUP_S
+from tests.timing import GAME_S, PATIENCE_S, STARTUP_S
 
 
 def bot_replies(server: LoopbackServer, game_id: str) -> list[tuple[str, str]]:
@@ -27,7 +27,7 @@ def played_on(server: LoopbackServer, game_id: str) -> None:
     and the bot answers a chat line before it reads the next one, so once its move is in, every earlier line
     has had its answer (or its silence)."""
     server.play_opponent_move(game_id, "e7e5")
-    server.wait_for_plies(game_id, 3, PATIENCE_S)
+    server.wait_for_plies(game_id, 3, GAME_S)
 
 
 def start_game(server: LoopbackServer, tmp_path: Path, bots: list[BotThread], **chat: Any) -> str:

@@ -26,7 +26,7 @@ from tests.e2e.conftest import (
     refereed_server,
     shorten_game_watch,
 )
-from tests.timing import PATIENCE_S, STARTUP_S, wait_until
+from tests.timing import GAME_S, STARTUP_S, wait_until
 
 FAKE_UCI = str(Path(__file__).resolve().parents[1] / "bot" / "fake_uci.py")
 FAULTY_UCI = str(Path(__file__).resolve().parents[1] / "reliability" / "faulty_uci.py")
@@ -342,7 +342,7 @@ def test_no_claim_when_the_opponent_comes_back(
     lichess_server.opponent_gone(game_id, True, claim_win_in_s=2)
     lichess_server.opponent_gone(game_id, False)
     lichess_server.play_opponent_move(game_id, "e7e5")
-    lichess_server.wait_for_plies(game_id, 3, PATIENCE_S)
+    lichess_server.wait_for_plies(game_id, 3, GAME_S)
     # the bot logs the claim's delay as it reads opponentGone, so its claim would be due 2 s after that line;
     # a move the opponent plays after that waits in the bot's inbox until its due checks (the claim among them)
     # have run, so once the bot has answered that move, a claim it had kept would have been sent
@@ -351,5 +351,5 @@ def test_no_claim_when_the_opponent_comes_back(
     with lichess_server.lock:
         reply = str(next(iter(lichess_server.game(game_id).board.legal_moves)))
     lichess_server.play_opponent_move(game_id, reply)
-    lichess_server.wait_for_plies(game_id, 5, PATIENCE_S)
+    lichess_server.wait_for_plies(game_id, 5, GAME_S)
     assert not lichess_server.requests_to("claim_victory", game_id)

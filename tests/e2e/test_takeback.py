@@ -7,7 +7,7 @@ from pathlib import Path
 
 from bot.loopback import LoopbackServer, Manual
 from tests.e2e.conftest import BotThread, bot_config
-from tests.timing import PATIENCE_S, STARTUP_S
+from tests.timing import GAME_S, PATIENCE_S, STARTUP_S
 
 HOPELESS = "qr4k1/8/8/8/8/8/7K/8[] b - - 0 30"
 
@@ -20,7 +20,7 @@ def played_on(server: LoopbackServer, game_id: str, uci: str, plies: int) -> Non
     """The opponent plays ``uci`` and the bot answers it: the bot reads its game stream in order, so by its
     move it has answered (or ignored) every request and offer that came before."""
     server.play_opponent_move(game_id, uci)
-    server.wait_for_plies(game_id, plies, PATIENCE_S)
+    server.wait_for_plies(game_id, plies, GAME_S)
 
 
 def test_takebacks_are_granted_up_to_the_limit(
@@ -30,9 +30,9 @@ def test_takebacks_are_granted_up_to_the_limit(
     bots.append(BotThread(bot_config(lichess_server, tmp_path, takeback={"max_takebacks": 1})).start())
     lichess_server.wait_for_plies(game_id, 1, STARTUP_S)
     lichess_server.play_opponent_move(game_id, "e7e5")
-    lichess_server.wait_for_plies(game_id, 3, PATIENCE_S)
+    lichess_server.wait_for_plies(game_id, 3, GAME_S)
     lichess_server.play_opponent_move(game_id, "d7d6")
-    lichess_server.wait_for_plies(game_id, 5, PATIENCE_S)
+    lichess_server.wait_for_plies(game_id, 5, GAME_S)
     lichess_server.offer_takeback(game_id)  # the opponent's d7d6 and the bot's reply go back
     lichess_server.wait_for_request("takeback", game_id, timeout=PATIENCE_S)
     game = lichess_server.wait_for(
@@ -41,7 +41,7 @@ def test_takebacks_are_granted_up_to_the_limit(
     assert answers(lichess_server, "takeback", game_id) == ["yes"]
     assert game.moves[1] == "e7e5"
     lichess_server.play_opponent_move(game_id, "g8f6")  # the bot plays on from the old position
-    lichess_server.wait_for_plies(game_id, 5, PATIENCE_S)
+    lichess_server.wait_for_plies(game_id, 5, GAME_S)
     lichess_server.offer_takeback(game_id)
     lichess_server.wait_for_request("takeback", game_id, count=2, timeout=PATIENCE_S)
     assert answers(lichess_server, "takeback", game_id) == ["yes", "no"], "the second request is declined"
@@ -55,7 +55,7 @@ def test_takebacks_are_declined_by_default(
     bots.append(BotThread(bot_config(lichess_server, tmp_path)).start())
     lichess_server.wait_for_plies(game_id, 1, STARTUP_S)
     lichess_server.play_opponent_move(game_id, "e7e5")
-    lichess_server.wait_for_plies(game_id, 3, PATIENCE_S)
+    lichess_server.wait_for_plies(game_id, 3, GAME_S)
     before = list(lichess_server.game(game_id).moves)
     lichess_server.offer_takeback(game_id)
     lichess_server.wait_for_request("takeback", game_id, timeout=PATIENCE_S)
@@ -89,7 +89,7 @@ def test_a_draw_offer_in_a_lost_position_is_accepted(
     lichess_server.play_opponent_move(game_id, "g8g7")
     lichess_server.wait_for_plies(game_id, 2, STARTUP_S)
     lichess_server.play_opponent_move(game_id, "g7f7")
-    lichess_server.wait_for_plies(game_id, 4, PATIENCE_S)
+    lichess_server.wait_for_plies(game_id, 4, GAME_S)
     lichess_server.offer_draw(game_id)
     game = lichess_server.wait_for_game_end(game_id, PATIENCE_S)
     assert answers(lichess_server, "draw", game_id) == ["yes"]
