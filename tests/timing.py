@@ -20,6 +20,13 @@ STARTUP_S = 60.0
 #: game to mate or a draw is the longest), the bot's stop after it. Seconds on an idle machine; the tests
 #: allowed 15 to 90 s for these waits before they took this bound, and a passing run never waits it out
 GAME_S = 120.0
+#: ``schess-bot --sandbox`` from start to exit: the start-up checks, a 1+1 game on the loopback server against
+#: the bundled engine and the PGN; the game's own clocks allow about 2 minutes, so a run that ends at all ends
+#: well within this
+SANDBOX_S = 200.0
+#: pip building the project's wheel in an isolated environment (it fetches and installs the build
+#: requirements first): about 20 s idle
+BUILD_S = 300.0
 
 
 def wait_until(condition: Callable[[], object], what: str, timeout_s: float = PATIENCE_S) -> None:

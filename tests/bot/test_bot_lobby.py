@@ -20,6 +20,7 @@ from bot.wire.normalise import normalise_lobby_line
 from tests.bot.conftest import PYCHESS_ACCOUNT, PYCHESS_CHALLENGE, PYCHESS_GAME_FULL
 from tests.bot.fakes import ME, LobbyServer, ScriptedEngine
 from tests.bot.http_fixture import Reply, ScriptedServer
+from tests.timing import GAME_S
 
 REPO = Path(__file__).resolve().parents[2]
 FAKE = str(Path(__file__).with_name("fake_uci.py"))
@@ -81,7 +82,7 @@ def test_sigterm_during_a_game_aborts_it_per_config_and_exits_0(tmp_path):
             # the greeting shows the worker has read gameFull: from then on it knows the game it must abort
             http.wait_for_hit("POST", "/api/bot/game/RpxjQkJ5/chat")
             process.send_signal(signal.SIGTERM)
-            _, err = process.communicate(timeout=15)
+            _, err = process.communicate(timeout=GAME_S)
         finally:
             if process.poll() is None:
                 process.kill()

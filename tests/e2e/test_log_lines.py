@@ -117,7 +117,7 @@ def test_a_server_restart_with_two_games_logs_one_lost_and_one_back_line_each_an
     server.wait_for_plies(second, 2, WAIT_S)
 
     def running_games() -> dict[str, Any] | None:
-        status = json.loads(urllib.request.urlopen(f"http://127.0.0.1:{port}/api/status", timeout=10).read())
+        status = json.loads(urllib.request.urlopen(f"http://127.0.0.1:{port}/api/status", timeout=PATIENCE_S).read())
         games = {game["id"]: game for game in status["games"] if "opponent_rating" in game}  # set up
         return games if {first, second} <= set(games) else None
 

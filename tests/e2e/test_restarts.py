@@ -31,7 +31,7 @@ from tests.e2e.conftest import (
 )
 from tests.e2e.test_status_page import free_port
 from tests.reliability.conftest import ResignAfter
-from tests.timing import PATIENCE_S
+from tests.timing import PATIENCE_S, STARTUP_S
 
 
 @pytest.fixture(autouse=True)
@@ -157,7 +157,7 @@ def test_a_fresh_bot_process_resigns_again_a_game_the_restarted_server_restored_
     second = BotProcess(config, tmp_path).start()
     try:
         game = pychess.wait_for_game_end(game_id, 60)
-        pychess.wait_for_request("stream_event", count=2, timeout=30)
+        pychess.wait_for_request("stream_event", count=2, timeout=STARTUP_S)
         assert second.process is not None
         # the gameStart the event stream offered is handled, and the worker it started (if any) has ended:
         # a move, had the bot decided to play one, has been sent
