@@ -20,7 +20,7 @@ from bot.wire.normalise import normalise_lobby_line
 from tests.bot.conftest import PYCHESS_ACCOUNT, PYCHESS_CHALLENGE, PYCHESS_GAME_FULL
 from tests.bot.fakes import ME, LobbyServer, ScriptedEngine
 from tests.bot.http_fixture import Reply, ScriptedServer
-from tests.timing import GAME_S
+from tests.timing import GAME_S, PATIENCE_S
 
 REPO = Path(__file__).resolve().parents[2]
 FAKE = str(Path(__file__).with_name("fake_uci.py"))
@@ -51,7 +51,7 @@ def test_an_accepted_challenge_holds_its_slot_until_the_game_starts_and_workers_
     lobby._handle(challenge_event("c3"))
     assert server.calls[-1] == ("decline", "c3", "later")
     lobby.request_stop("abort")
-    deadline = time.monotonic() + 5
+    deadline = time.monotonic() + PATIENCE_S
     while lobby.workers and time.monotonic() < deadline:
         lobby._handle_stop(None)
         lobby._reap()

@@ -19,6 +19,7 @@ import yaml
 
 from bot.loopback import Game, LoopbackServer
 from tests.match.pyffish_board import pyffish_board
+from tests.timing import PATIENCE_S
 
 REPO = Path(__file__).resolve().parents[2]
 TOKEN = "e2e-token-do-not-log"
@@ -111,7 +112,8 @@ class BotThread:
         return self.exit_code
 
     def stop(self, timeout: float = 15.0) -> Optional[int]:
-        """Ask the lobby to stop (aborting running games) and wait."""
+        """Ask the lobby to stop (aborting running games) and wait. A clean-up: nothing is asserted, and a bot
+        that is not done within these literal waits is left to its daemon thread."""
         if self.thread.is_alive() and self._lobby_ready.wait(5):
             self.lobby.request_stop("abort")
         self.thread.join(timeout)
@@ -148,7 +150,7 @@ class BotProcess:
         """SIGKILL: the bot dies without a chance to clean up, as in a crash or a power cut."""
         assert self.process is not None
         self.process.send_signal(signal.SIGKILL)
-        self.process.wait(10)
+        self.process.wait(PATIENCE_S)
 
     def wait(self, timeout: float) -> int:
         assert self.process is not None
@@ -158,7 +160,7 @@ class BotProcess:
         if self.process is not None and self.process.poll() is None:
             self.process.terminate()
             try:
-                self.process.wait(10)
+                self.process.wait(PATIENCE_S)
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait()
