@@ -12,6 +12,7 @@ import pytest
 import yaml
 
 from bot.config import load_settings
+from tests.timing import STARTUP_S
 
 ROOT = Path(__file__).resolve().parents[1]
 COMPOSE = yaml.safe_load((ROOT / "compose.yaml").read_text())
@@ -80,7 +81,7 @@ def compose_command() -> list[str] | None:
 
     docker = shutil.which("docker")
     if docker is not None and subprocess.run([docker, "compose", "version"], capture_output=True,
-                                             timeout=60).returncode == 0:
+                                             timeout=STARTUP_S).returncode == 0:
         return [docker, "compose"]
     standalone = shutil.which("docker-compose")
     return [standalone] if standalone is not None else None
@@ -99,5 +100,5 @@ def test_docker_compose_accepts_the_file(tmp_path: Path) -> None:
     for service in SERVICES.values():
         shutil.copy(tmp_path / (service["env_file"] + ".example"), tmp_path / service["env_file"])
     result = subprocess.run([*command, "-f", "compose.yaml", "config", "--quiet"], cwd=tmp_path, capture_output=True,
-                            text=True, timeout=60)
+                            text=True, timeout=STARTUP_S)
     assert result.returncode == 0, result.stderr

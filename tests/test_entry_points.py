@@ -14,6 +14,7 @@ import requests
 
 from engine import __version__
 from engine.uci import bench_report
+from tests.timing import PATIENCE_S, STARTUP_S
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -24,7 +25,7 @@ def environment() -> dict[str, str]:
 
 
 def run(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, *args], capture_output=True, text=True, timeout=60, env=environment(),
+    return subprocess.run([sys.executable, *args], capture_output=True, text=True, timeout=STARTUP_S, env=environment(),
                           stdin=subprocess.DEVNULL)
 
 
@@ -64,15 +65,15 @@ def test_loopback_listens_on_127_0_0_1_unless_host_says_otherwise(options: list[
         found = re.search(r"server on http://([\d.]+):(\d+) ", server.stdout.readline())
         assert found is not None and found.group(1) == url_host
         port = found.group(2)
-        assert requests.post(f"http://127.0.0.1:{port}/api/token/test", data="t", timeout=10).status_code == 200
+        assert requests.post(f"http://127.0.0.1:{port}/api/token/test", data="t", timeout=PATIENCE_S).status_code == 200
         try:
-            answered = requests.post(f"http://127.0.0.2:{port}/api/token/test", data="t", timeout=10).ok
+            answered = requests.post(f"http://127.0.0.2:{port}/api/token/test", data="t", timeout=PATIENCE_S).ok
         except requests.ConnectionError:
             answered = False
         assert answered == on_every_interface
     finally:
         server.terminate()
-        server.wait(timeout=10)
+        server.wait(timeout=PATIENCE_S)
 
 
 @pytest.mark.parametrize("command, start", [

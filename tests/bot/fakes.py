@@ -16,6 +16,7 @@ from bot.wire.errors import ServerError
 from bot.wire.events import Account
 from bot.wire.gamepage import GamePage
 from bot.wire.normalise import normalise_game_line, parse_online_bot
+from tests.timing import PATIENCE_S
 
 ME = Account(id="SeirawanBot", username="SeirawanBot", title="BOT")
 
@@ -201,7 +202,7 @@ def run(server: FakeServer, engine: ScriptedEngine, settings: Settings, *, revis
     worker = GameWorker("g1", server, settings, me, engine, on_done=records.append,  # type: ignore[arg-type]
                         challenges_waiting=lambda: queue, revisit=revisit)
     worker.start()
-    worker.thread.join(10)
+    worker.thread.join(PATIENCE_S)
     assert not worker.thread.is_alive() and records
     return records[0], worker
 

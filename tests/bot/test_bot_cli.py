@@ -22,6 +22,7 @@ from tests.bot.conftest import (
     PYCHESS_STATE_1,
 )
 from tests.bot.http_fixture import Reply, ScriptedServer
+from tests.timing import PATIENCE_S, STARTUP_S
 
 FAKE = str(Path(__file__).with_name("fake_uci.py"))
 TOKEN = "lip_SECRETTOKEN42"
@@ -191,14 +192,14 @@ def test_sigterm_during_start_up_retries_exits_0_at_once(tmp_path):
     process = subprocess.Popen([sys.executable, "-m", "bot", "--config", str(path)], env=env,
                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + STARTUP_S
         output = ""
         assert process.stdout is not None
         while "cannot reach" not in output and time.monotonic() < deadline:
             output += process.stdout.readline()
         assert "cannot reach" in output, output
         process.send_signal(signal.SIGTERM)
-        assert process.wait(10) == 0  # the start-up retries would otherwise go on for 5 minutes
+        assert process.wait(PATIENCE_S) == 0  # the start-up retries would otherwise go on for 5 minutes
         rest = process.stdout.read()
         assert "stopped before the bot started playing" in rest and "Traceback" not in rest
     finally:

@@ -9,6 +9,7 @@ import pytest
 
 from bot.engines import UciEngine, parse_option
 from bot.engines.check import EngineCheckFailed, check_engine, uci_playable, xboard_playable
+from tests.timing import STARTUP_S
 
 FAKE = str(Path(__file__).with_name("fake_uci.py"))
 FAIRY_STOCKFISH_VARIANT = ("option name UCI_Variant type combo default chess var 3check var capablanca var chess "
@@ -41,13 +42,13 @@ def test_xboard_variants_map_to_the_bots_names_and_s_chess960_has_none() -> None
 
 
 def make_fake(mode: str) -> object:
-    return lambda label: UciEngine([sys.executable, FAKE, mode], {}, label=label, startup_timeout_s=10)
+    return lambda label: UciEngine([sys.executable, FAKE, mode], {}, label=label, startup_timeout_s=STARTUP_S)
 
 
 def test_the_check_refuses_a_variant_the_engine_lacks_and_names_the_fix() -> None:
     with pytest.raises(EngineCheckFailed) as caught:
         check_engine("fake plain", "uci", make_fake("plain"), ("seirawan", "chess"), drop_unplayable=False,
-                     startup_timeout_s=10)
+                     startup_timeout_s=STARTUP_S)
     message = str(caught.value)
     assert "'fake plain'" in message and "cannot play seirawan:" in message and "UCI_Variant" in message
     assert "drop_unplayable_variants" in message and "\n" not in message
@@ -55,11 +56,11 @@ def test_the_check_refuses_a_variant_the_engine_lacks_and_names_the_fix() -> Non
 
 def test_dropping_keeps_the_playable_variants_and_refuses_when_none_is_left() -> None:
     found = check_engine("fake plain", "uci", make_fake("plain"), ("seirawan", "chess"), drop_unplayable=True,
-                         startup_timeout_s=10)
+                         startup_timeout_s=STARTUP_S)
     assert found.accepted == ("chess",) and found.dropped == ("seirawan",) and found.id_name == "FakeUCI plain"
     with pytest.raises(EngineCheckFailed, match="cannot play seirawan, seirawan960"):
         check_engine("fake plain", "uci", make_fake("plain"), ("seirawan", "seirawan960"), drop_unplayable=True,
-                     startup_timeout_s=10)
+                     startup_timeout_s=STARTUP_S)
 
 
 def test_the_default_hash_is_not_an_error_for_an_engine_without_it_but_a_set_option_is() -> None:

@@ -24,7 +24,7 @@ from bot.engines import (
 )
 from bot.engines.limits import GoLimits
 from engine import Board
-from tests.timing import PATIENCE_S
+from tests.timing import PATIENCE_S, STARTUP_S
 
 FAKE = str(Path(__file__).with_name("fake_uci.py"))
 START = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR[HEhe] w KQBCDFGkqbcdfg - 0 1"
@@ -32,7 +32,7 @@ QUICK = GoLimits(movetime_ms=50, deadline_ms=1500, stop_grace_ms=300)
 
 
 def fake(mode: str, move: str = "e2e4") -> UciEngine:
-    return UciEngine([sys.executable, FAKE, mode, move], {"Hash": 16}, label="test", startup_timeout_s=5)
+    return UciEngine([sys.executable, FAKE, mode, move], {"Hash": 16}, label="test", startup_timeout_s=STARTUP_S)
 
 
 def test_parse_info_reads_depth_score_nodes_and_pv_and_skips_bounds():
@@ -155,7 +155,8 @@ def test_builtin_engine_runs_under_pypy_from_the_interpreter_setting(monkeypatch
     bare = subprocess.run([PYPY, "-c", "import engine"], cwd=tmp_path, capture_output=True, text=True,
                           env=process.engine_environment([PYPY, "-c"]), check=False)
     assert bare.returncode != 0 and "No module named 'engine'" in bare.stderr
-    engine = UciEngine([PYPY, "-m", "engine"], {"Hash": 16}, label="pypy", startup_timeout_s=30, cwd=str(tmp_path))
+    engine = UciEngine([PYPY, "-m", "engine"], {"Hash": 16}, label="pypy", startup_timeout_s=STARTUP_S,
+                       cwd=str(tmp_path))
     try:
         engine.set_variant("seirawan", False)
         engine.new_game()

@@ -27,6 +27,7 @@ from bot.engines.uci import parse_option
 from bot.engines.xboard import parse_xboard_option
 from engine.buildinfo import build_name
 from tests.bot.http_fixture import Reply, ScriptedServer
+from tests.timing import BUILD_S, PATIENCE_S
 
 REPO = Path(__file__).resolve().parents[2]
 FAKE = str(Path(__file__).with_name("fake_uci.py"))
@@ -342,7 +343,7 @@ def test_the_wheel_ships_the_sample_config(tmp_path):
     here took over 300 s on a loaded CI machine."""
     env = {**os.environ, "SCHESS_ENGINE_COMPILE": "0"}
     completed = subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--wheel-dir",
-                                str(tmp_path), str(REPO)], capture_output=True, text=True, timeout=300, env=env)
+                                str(tmp_path), str(REPO)], capture_output=True, text=True, timeout=BUILD_S, env=env)
     assert completed.returncode == 0, completed.stderr[-2000:]
     (wheel,) = tmp_path.glob("schess_bot-*.whl")
     with zipfile.ZipFile(wheel) as archive:
@@ -425,7 +426,7 @@ def test_a_refused_connection_is_named_as_such():
     from bot.wire.advice import connection_cause
 
     with pytest.raises(requests.ConnectionError) as error:
-        requests.get(f"http://127.0.0.1:{free_port()}/api/account", timeout=5)
+        requests.get(f"http://127.0.0.1:{free_port()}/api/account", timeout=PATIENCE_S)
     assert connection_cause(error.value) == "connection refused by 127.0.0.1 (nothing listens on that port)"
 
 

@@ -22,6 +22,7 @@ from bot.wire.normalise import normalise_game_line
 from bot.wire.server import StreamConnected
 from tests.bot.conftest import PYCHESS_GAME_END, PYCHESS_GAME_FULL
 from tests.bot.fakes import ME, FakeServer, ScriptedEngine
+from tests.timing import PATIENCE_S, wait_until
 
 
 def state_line(moves: str, status: str = "started", **extra: Any) -> str:
@@ -516,12 +517,14 @@ def test_a_game_over_for_us_since_an_earlier_run_is_left_at_once_when_the_bot_st
     worker = GameWorker("RpxjQkJ5", server, settings, ME, ScriptedEngine("d2d4"),  # type: ignore[arg-type]
                         on_done=records.append, remembered=note)
     worker.start()
-    time.sleep(0.3)
+    wait_until(lambda: worker.game.position is not None and worker.game.position.ply == 2,
+               "the worker to read the game's lines")
     assert worker.thread.is_alive(), "the game is live on the server: watched, nothing played"
     started = time.monotonic()
     worker.request_stop("finish")
-    worker.thread.join(5)
-    assert not worker.thread.is_alive() and time.monotonic() - started < 2
+    worker.thread.join(PATIENCE_S)
+    # far less than shutdown.finish_idle_s (60 s), which a finish-stop would otherwise wait
+    assert not worker.thread.is_alive() and time.monotonic() - started < PATIENCE_S
     assert records[0].remembered and records[0].reason.startswith("left: the bot is stopping")
     assert server.moves() == [] and ("resign",) not in server.calls
 
@@ -536,7 +539,7 @@ def test_a_game_we_resigned_before_is_resigned_again_at_once_when_the_bot_stops(
                         ScriptedEngine("d2d4"), on_done=records.append, remembered=note)
     worker.start()
     worker.request_stop("finish")
-    worker.thread.join(5)
+    worker.thread.join(PATIENCE_S)
     assert not worker.thread.is_alive()
     assert ("resign",) in server.calls and records[0].remembered
 
@@ -571,7 +574,7 @@ def test_a_search_longer_than_finish_idle_s_is_no_stall_while_the_bot_finishes_i
                         on_done=records.append)
     worker.request_stop("finish")  # before the game's first line: the stop is the oldest item
     worker.start()
-    worker.thread.join(15)
+    worker.thread.join(5 + PATIENCE_S)  # two 1.5 s searches and the reply's 0.5 s come first
     assert not worker.thread.is_alive()
     assert server.moves() == ["g1h3e", "b1a3h"]
     assert not [call for call in server.calls if call[0] in ("abort", "resign")]

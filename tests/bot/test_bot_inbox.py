@@ -14,6 +14,7 @@ from bot.game import GameRecord, GameWorker
 from bot.game.inbox import Deadlines, Inbox, StopRequested
 from tests.bot.conftest import PYCHESS_GAME_FULL
 from tests.bot.fakes import ME, FakeServer, ScriptedEngine
+from tests.timing import PATIENCE_S
 
 
 class FakeClock:
@@ -96,7 +97,7 @@ def run_on_clock(server: FakeServer, clock: FakeClock, settings: Settings,
     worker = GameWorker("RpxjQkJ5", server, settings, ME, engine or ScriptedEngine("e7e5"),  # type: ignore[arg-type]
                         on_done=records.append, monotonic=clock, wait=clock.wait)
     worker.start()
-    worker.thread.join(10)
+    worker.thread.join(PATIENCE_S)
     assert not worker.thread.is_alive() and records
     return records[0]
 
@@ -129,7 +130,7 @@ def test_a_stop_request_is_handled_in_its_turn_among_the_lines():
     server.stream.items.put(StopRequested("abort"))  # the stream's items and the stop share one queue
     server.stream.items.put(StopRequested("finish"))
     worker.start()
-    worker.thread.join(10)
+    worker.thread.join(PATIENCE_S)
     assert records and records[0].reason == "aborted: the bot is shutting down"
     assert worker.game.full is not None and worker.game.we_are_white is False, "the set-up came first"
     assert ("abort",) in server.calls and clock.waits == []

@@ -20,6 +20,7 @@ from bot.wire.normalise import normalise_lobby_line
 from tests.bot.conftest import PYCHESS_ACCOUNT, PYCHESS_CHALLENGE, PYCHESS_GAME_FULL
 from tests.bot.fakes import ME, LobbyServer, ScriptedEngine
 from tests.bot.http_fixture import Reply, ScriptedServer
+from tests.timing import GAME_S, PATIENCE_S
 
 REPO = Path(__file__).resolve().parents[2]
 FAKE = str(Path(__file__).with_name("fake_uci.py"))
@@ -50,7 +51,7 @@ def test_an_accepted_challenge_holds_its_slot_until_the_game_starts_and_workers_
     lobby._handle(challenge_event("c3"))
     assert server.calls[-1] == ("decline", "c3", "later")
     lobby.request_stop("abort")
-    deadline = time.monotonic() + 5
+    deadline = time.monotonic() + PATIENCE_S
     while lobby.workers and time.monotonic() < deadline:
         lobby._handle_stop(None)
         lobby._reap()
@@ -81,7 +82,7 @@ def test_sigterm_during_a_game_aborts_it_per_config_and_exits_0(tmp_path):
             # the greeting shows the worker has read gameFull: from then on it knows the game it must abort
             http.wait_for_hit("POST", "/api/bot/game/RpxjQkJ5/chat")
             process.send_signal(signal.SIGTERM)
-            _, err = process.communicate(timeout=15)
+            _, err = process.communicate(timeout=GAME_S)
         finally:
             if process.poll() is None:
                 process.kill()

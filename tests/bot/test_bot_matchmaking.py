@@ -114,7 +114,7 @@ def test_a_running_game_resets_the_idle_time_and_stopping_prevents_challenges() 
 
 
 def test_unanswered_challenges_are_cancelled_and_remembered() -> None:
-    maker, server, now = matchmaker(challenge_timeout_s=30)
+    maker, server, now = matchmaker(challenge_timeout_s=30)  # a config value, on the fake clock
     now[0] += 11
     maker.tick(busy=False, stopping=False)
     now[0] += 31

@@ -230,7 +230,7 @@ def test_the_chess960_flag_of_a_pychess_game_start_reaches_the_board() -> None:
     worker = GameWorker("g1", server, quiet(), Account(id="SchessBot", username="SchessBot"),  # type: ignore[arg-type]
                         ScriptedEngine("e2e4"), on_done=records.append, chess960=True)
     worker.start()
-    worker.thread.join(10)
+    worker.thread.join(PATIENCE_S)
     assert worker.game.full is not None and worker.game.full.variant == Variant("seirawan", True)
     assert worker.game.position is not None and worker.game.position.board.chess960
 

@@ -43,7 +43,7 @@ def test_ponderhit_answers_with_a_legal_move_and_reports_the_time_pondered(engin
 
     engine.ponder(CHESS_START, ["e2e4", "e7e5"], CLOCK)
     assert engine.pondering
-    time.sleep(0.3)
+    time.sleep(0.3)  # the time pondered, which the result must report: the behaviour under test, not a guess
     result = engine.ponderhit(CLOCK)
     board = Board(CHESS_START, variant="chess")
     for move in ("e2e4", "e7e5"):
@@ -58,7 +58,8 @@ def test_a_stopped_ponder_search_does_not_leak_into_the_next_search(engine: UciE
     from engine import Board
 
     engine.ponder(CHESS_START, ["e2e4", "e7e5"], CLOCK)  # white to move in the pondered position
-    time.sleep(0.1)
+    # the ponder search is under way: it has reported on its search (its bestmove is what must not leak)
+    engine.process.read_until(lambda line: line.startswith("info "), PATIENCE_S, "the ponder search's info")
     engine.stop_ponder()
     result = engine.search(CHESS_START, ["e2e4"], CLOCK)  # black to move here
     board = Board(CHESS_START, variant="chess")

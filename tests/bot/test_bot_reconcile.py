@@ -33,6 +33,7 @@ from bot.wire.gamepage import GamePage, parse_game_page
 from bot.wire.server import ServerError
 from tests.bot.fakes import FakeServer
 from tests.bot.test_bot_results import recorded_pages
+from tests.timing import PATIENCE_S
 
 DAY = 24 * 3600.0
 NOW = 10 * DAY
@@ -327,7 +328,7 @@ def test_the_thread_sleeps_until_games_are_scheduled_and_then_reads_them(tmp_pat
         assert found.schedule_all("start-up") == 0
         notes.append(note())
         assert found.schedule_all("the server is back") == 1
-        assert resigned.wait(10), "woken by schedule_all, not by a timer"
+        assert resigned.wait(PATIENCE_S), "woken by schedule_all, not by a timer"
     finally:
         found.stop()
     assert server.calls == [("page",), ("resign",)]

@@ -67,7 +67,7 @@ def drain(stream, count: int, timeout: float = PATIENCE_S) -> list[object]:
     items: list[object] = []
     deadline = time.monotonic() + timeout
     while len(items) < count and time.monotonic() < deadline:
-        item = stream.get(timeout=0.1)
+        item = stream.get(timeout=0.1)  # one poll; the loop is bounded by timeout
         if item is not None:
             items.append(item)
     return items
@@ -226,7 +226,7 @@ def test_a_silent_stream_is_dropped_by_the_watchdog_and_reconnected():
         http.route("GET", "/api/bot/game/stream/g1",
                    Reply(lines=[PYCHESS_GAME_FULL], stall_s=3.0),
                    Reply(lines=[PYCHESS_GAME_FULL, PYCHESS_GAME_END]))
-        server = make_server(http.url, stream_timeout_s=0.4)
+        server = make_server(http.url, stream_timeout_s=0.4)  # the watchdog the test lets expire
         stream = server.open_game_stream("g1")
         started = time.monotonic()
         items = drain(stream, 6, timeout=PATIENCE_S)
@@ -260,7 +260,7 @@ def test_the_socket_under_a_streamed_response_is_found_through_public_attributes
 
     with LoopbackServer(dialect="lichess", token="t") as loopback:
         response = requests.get(loopback.url + "/api/stream/event", headers={"Authorization": "Bearer t"},
-                                stream=True, timeout=5)
+                                stream=True, timeout=PATIENCE_S)
         try:
             assert isinstance(_socket_of(response), socket.socket)
         finally:

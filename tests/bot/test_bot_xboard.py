@@ -28,7 +28,7 @@ from bot.engines.xboard import (
 )
 from bot.game import PonderingEngine
 from engine import Board
-from tests.timing import PATIENCE_S
+from tests.timing import PATIENCE_S, STARTUP_S
 
 FAKE = str(Path(__file__).with_name("fake_xboard.py"))
 START = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR[HEhe] w KQBCDFGkqbcdfg - 0 1"
@@ -38,7 +38,7 @@ CASTLE_GATE_MATE = "8/8/8/8/6p1/6k1/8/4K2R[E] w K - 0 1"  # the only mate: O-O w
 
 def fake(mode: str, move: str = "g1f3h", **kwargs: object) -> XBoardEngine:
     engine = XBoardEngine([sys.executable, FAKE, mode, move], {"Hash": 16, "Style": "Risky"}, label="test",
-                          startup_timeout_s=5, **kwargs)  # type: ignore[arg-type]
+                          startup_timeout_s=STARTUP_S, **kwargs)  # type: ignore[arg-type]
     engine.set_variant("seirawan", False)
     return engine
 
@@ -97,7 +97,7 @@ def test_handshake_waits_past_done_0_answers_features_and_sends_the_options(tmp_
     log = tmp_path / "xb.log"
     monkeypatch.setenv("FAKE_XB_LOG", str(log))
     monkeypatch.setenv("FAKE_XB_PAUSE", "2.0")  # longer than the feature timeout: done=0 must extend it
-    with started("move", feature_timeout_s=1.5) as engine:
+    with started("move", feature_timeout_s=1.5) as engine:  # shorter than the pause: the behaviour under test
         assert engine.id_name == "FakeXB move"
         assert engine.feature("usermove") == "1" and "seirawan" in engine.variants
     lines = sent(log)
@@ -199,7 +199,7 @@ def test_a_variant_the_engine_does_not_list_is_refused():
 
 
 def test_a_protocol_1_engine_without_setboard_plays_from_the_start_only():
-    engine = fake("silent", "e2e4", feature_timeout_s=0.3)
+    engine = fake("silent", "e2e4", feature_timeout_s=0.3)  # waited out: a protocol 1 engine sends no features
     try:
         with pytest.raises(EngineStartError, match="does not play variant 'seirawan'"):
             engine.new_game()
@@ -238,7 +238,7 @@ FAIRYMAX = shutil.which("fairymax") or shutil.which("/usr/games/fairymax")
 
 
 def real(command: str) -> XBoardEngine:
-    engine = XBoardEngine([command], {"Hash": 16}, label="real", startup_timeout_s=10)
+    engine = XBoardEngine([command], {"Hash": 16}, label="real", startup_timeout_s=STARTUP_S)
     engine.set_variant("seirawan", False)
     engine.new_game()
     return engine

@@ -19,6 +19,7 @@ import yaml
 
 from bot.loopback import Game, LoopbackServer
 from tests.match.pyffish_board import pyffish_board
+from tests.timing import PATIENCE_S
 
 REPO = Path(__file__).resolve().parents[2]
 TOKEN = "e2e-token-do-not-log"
@@ -111,7 +112,8 @@ class BotThread:
         return self.exit_code
 
     def stop(self, timeout: float = 15.0) -> Optional[int]:
-        """Ask the lobby to stop (aborting running games) and wait."""
+        """Ask the lobby to stop (aborting running games) and wait. A clean-up: nothing is asserted, and a bot
+        that is not done within these literal waits is left to its daemon thread."""
         if self.thread.is_alive() and self._lobby_ready.wait(5):
             self.lobby.request_stop("abort")
         self.thread.join(timeout)
@@ -148,7 +150,7 @@ class BotProcess:
         """SIGKILL: the bot dies without a chance to clean up, as in a crash or a power cut."""
         assert self.process is not None
         self.process.send_signal(signal.SIGKILL)
-        self.process.wait(10)
+        self.process.wait(PATIENCE_S)
 
     def wait(self, timeout: float) -> int:
         assert self.process is not None
@@ -158,7 +160,7 @@ class BotProcess:
         if self.process is not None and self.process.poll() is None:
             self.process.terminate()
             try:
-                self.process.wait(10)
+                self.process.wait(PATIENCE_S)
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait()
@@ -238,6 +240,39 @@ def replay_pgn(path: Path, variant: str = "seirawan", chess960: bool = False) ->
 
 #: a position where the side to move has lost (the bot resigns it)
 HOPELESS = "qr4k1/8/8/8/8/8/8/7K[] w - - 0 1"
+
+#: the challenger :func:`settled` sends: :func:`calm_config` blocks it
+MARKER = "MarkerBot"
+
+
+def calm_config(port: int) -> dict[str, Any]:
+    """The config overrides :func:`settled` needs: :data:`MARKER` blocked, the status page on ``port``."""
+    return {"challenge": {"block_list": [MARKER.lower()]}, "status": {"listen": f"127.0.0.1:{port}"}}
+
+
+def settled(server: LoopbackServer, port: int, timeout: float) -> None:
+    """Wait until the bot (configured with :func:`calm_config`) has handled every event its event stream
+    brought so far, and every game worker it started has ended.
+
+    The lobby handles its events in order, so its answer to a challenge sent now (from :data:`MARKER`, which it
+    declines) comes after it handled the earlier ones (a ``gameStart`` among them, which starts a worker); its
+    status page then lists the workers still running, until each has ended and been reaped. Proves what a
+    sleep only hoped: nothing the bot was going to do about those events is still to come."""
+    import json
+    import time
+    import urllib.request
+
+    challenge_id = server.challenge(challenger=MARKER)
+    answer = server.wait_for_answer(challenge_id, timeout)
+    assert not answer.accepted, answer
+    deadline = time.monotonic() + timeout
+    while True:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/status", timeout=timeout) as reply:
+            running = json.loads(reply.read())["games"]
+        if not running:
+            return
+        assert time.monotonic() < deadline, f"games still running after {timeout:.0f} s: {running}"
+        time.sleep(0.05)
 
 #: what Lichess's PGN exports write for each final status (docs/bot.md)
 TERMINATION = {"mate": "Normal", "resign": "Normal", "stalemate": "Normal", "draw": "Normal",

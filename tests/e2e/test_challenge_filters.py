@@ -13,9 +13,12 @@ import pytest
 from bot.lobby.state import STATE_FILE_NAME
 from bot.loopback import LoopbackServer, Scripted
 from tests.e2e.conftest import KEEPALIVE_S, BotProcess, BotThread, bot_config, refereed_server
+from tests.e2e.test_matchmaking import NONE_FITS
+from tests.e2e.test_reconcile import wait_for_text
+from tests.timing import PATIENCE_S, STARTUP_S, wait_until
 
 
-def wait_for_log(caplog: pytest.LogCaptureFixture, text: str, timeout: float = 10.0) -> None:
+def wait_for_log(caplog: pytest.LogCaptureFixture, text: str, timeout: float = PATIENCE_S) -> None:
     """The bot logs its decision just after the server has it: wait for the line."""
     deadline = time.monotonic() + timeout
     while text not in caplog.text and time.monotonic() < deadline:
@@ -136,18 +139,17 @@ def test_matchmaking_declines_survive_a_crash_of_the_bot(lichess_server: Loopbac
     bot = BotProcess(config, tmp_path)
     try:
         bot.start()
-        lichess_server.wait_for_request("challenge_create", timeout=30)
+        lichess_server.wait_for_request("challenge_create", timeout=STARTUP_S)
         state = tmp_path / "games" / STATE_FILE_NAME
-        deadline = time.monotonic() + 20
-        while time.monotonic() < deadline and "grumpy" not in (state.read_text() if state.exists() else ""):
-            time.sleep(0.1)
+        wait_until(lambda: "grumpy" in (state.read_text() if state.exists() else ""), "the decline in the state file")
         bot.kill()
         saved = json.loads(state.read_text())
         assert [note["opponent"] for note in saved["matchmaking"]["declines"]] == ["grumpy"]
         assert len(saved["matchmaking"]["sent"]) == 1
         bot.start()
-        lichess_server.wait_for(lambda: lichess_server.event_stream_connections >= 2 or None, 30, "a reconnect")
-        time.sleep(2.0)
+        # the restarted bot's matchmaking looks at the online bots and finds none to challenge: it had its
+        # chance and sent nothing (a sleep would prove nothing on a slow machine)
+        wait_for_text(lambda: (tmp_path / "bot-2.log").read_text(errors="replace"), NONE_FITS, STARTUP_S)
         assert len(lichess_server.requests_to("challenge_create")) == 1, "Grumpy is still avoided after a restart"
     finally:
         bot.stop()

@@ -4,29 +4,37 @@ it: pychess's player room, Lichess's spectator room),
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 from typing import Any
 
 from bot import __version__
 from bot.loopback import LoopbackServer, Manual
 from tests.e2e.conftest import BotThread, bot_config
+from tests.timing import GAME_S, PATIENCE_S, STARTUP_S
 
 
 def bot_replies(server: LoopbackServer, game_id: str) -> list[tuple[str, str]]:
     return [(c.room, c.text) for c in server.game(game_id).chat if c.by == "bot"]
 
 
-def wait_for_replies(server: LoopbackServer, game_id: str, count: int, timeout: float = 10) -> Any:
+def wait_for_replies(server: LoopbackServer, game_id: str, count: int, timeout: float = PATIENCE_S) -> Any:
     return server.wait_for(lambda: len(bot_replies(server, game_id)) >= count or None, timeout,
                            f"{count} bot chat lines")
+
+
+def played_on(server: LoopbackServer, game_id: str) -> None:
+    """The opponent moves and the bot answers: the game stream brings the chat lines sent before the move first,
+    and the bot answers a chat line before it reads the next one, so once its move is in, every earlier line
+    has had its answer (or its silence)."""
+    server.play_opponent_move(game_id, "e7e5")
+    server.wait_for_plies(game_id, 3, GAME_S)
 
 
 def start_game(server: LoopbackServer, tmp_path: Path, bots: list[BotThread], **chat: Any) -> str:
     config = bot_config(server, tmp_path, greeting={"hello": "", "goodbye": ""}, chat=chat)
     game_id = server.challenge(color="black", opponent=Manual())
     bots.append(BotThread(config).start())
-    server.wait_for_plies(game_id, 1, 20)  # the bot (white) has moved and has an evaluation
+    server.wait_for_plies(game_id, 1, STARTUP_S)  # the bot (white) has moved and has an evaluation
     return game_id
 
 
@@ -65,7 +73,7 @@ def test_other_text_is_ignored_and_replies_are_rate_limited(
     lichess_server.send_chat(game_id, "!name")
     lichess_server.send_chat(game_id, "!name", room="spectator")
     wait_for_replies(lichess_server, game_id, 2)
-    time.sleep(0.8)
+    played_on(lichess_server, game_id)
     replies = bot_replies(lichess_server, game_id)
     assert replies[0] == ("player", "Commands: !help, !name, !eval, !queue"), "only the first word counts"
     assert [room for room, _ in replies] == ["player", "spectator"], (
@@ -88,5 +96,5 @@ def test_commands_can_be_switched_off(
 ) -> None:
     game_id = start_game(pychess_server, tmp_path, bots, commands=False)
     pychess_server.send_chat(game_id, "!help")
-    time.sleep(1.0)
+    played_on(pychess_server, game_id)
     assert bot_replies(pychess_server, game_id) == []

@@ -3,7 +3,7 @@ streams, S-chess960 and standard chess games, a server that refuses connections 
 
 from __future__ import annotations
 
-import time
+import logging
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -11,6 +11,7 @@ import pytest
 
 from bot.loopback import LoopbackServer, RandomMoves, Scripted
 from tests.e2e.conftest import KEEPALIVE_S, BotThread, assert_clean_game, bot_config, refereed_server, replay_pgn
+from tests.timing import PATIENCE_S
 
 CASTLING_READY = "r3k2r/pppppppp/8/8/8/8/PPPPPPPP/R3K2R w KQkq - 0 1"
 
@@ -88,13 +89,17 @@ def test_other_variants_played_to_the_end(
 
 
 def test_the_bot_waits_for_a_server_that_refuses_connections(
-    lichess_server: LoopbackServer, tmp_path: Path, bots: list[BotThread]
+    lichess_server: LoopbackServer, tmp_path: Path, bots: list[BotThread], caplog: pytest.LogCaptureFixture
 ) -> None:
+    caplog.set_level(logging.DEBUG, logger="bot.wire.streams")
     game_id = lichess_server.challenge(color="white", opponent=Scripted(["e2e4", "d2d4", "wait"]))
     bots.append(BotThread(bot_config(lichess_server, tmp_path), max_games=1).start())
     lichess_server.wait_for_plies(game_id, 2, 20)
-    lichess_server.faults.refuse_connections(3)
-    time.sleep(0.5)
+    lichess_server.faults.refuse_connections(3)  # it also cuts the streams
+    # the opponent plays on while the bot finds the server refusing it (an attempt to reconnect refused), or,
+    # on a machine too busy for the bot to try within the refusal's 3 s, once the refusal is over
+    lichess_server.wait_for(lambda: "still down (connection refused" in caplog.text
+                            or not lichess_server.faults.refusing, 3 + PATIENCE_S, "the bot to meet the refusal")
     lichess_server.set_opponent(game_id, RandomMoves(seed=23))
     game = lichess_server.wait_for_game_end(game_id, 90)
     assert_clean_game(game)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import logging
 import sys
+import time
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -25,6 +26,7 @@ from tests.e2e.conftest import (
     refereed_server,
     shorten_game_watch,
 )
+from tests.timing import GAME_S, STARTUP_S, wait_until
 
 FAKE_UCI = str(Path(__file__).resolve().parents[1] / "bot" / "fake_uci.py")
 FAULTY_UCI = str(Path(__file__).resolve().parents[1] / "reliability" / "faulty_uci.py")
@@ -257,7 +259,6 @@ def test_a_stream_failing_with_409_forever_without_a_game_page_is_given_up_and_l
 ) -> None:
     """Neither the stream nor the page answers: the bot gives up, but not before the clocks could have run out
     (10 s here), and sends nothing more."""
-    import time
 
     game_id = pychess_server.challenge(color="black", clock=(10, 0), opponent=Scripted(["e7e5"], then="wait"))
     config = bot_config(pychess_server, tmp_path, time={"give_up_after_s": 2},
@@ -318,11 +319,9 @@ def test_upgrade_makes_the_account_a_bot_account(dialect: str, tmp_path: Path) -
 def test_an_opponent_who_left_is_claimed_against_when_lichess_allows_it(
     lichess_server: LoopbackServer, tmp_path: Path, bots: list[BotThread]
 ) -> None:
-    import time
-
     game_id = lichess_server.challenge(color="black", opponent=Manual())  # the bot is white
     bots.append(BotThread(bot_config(lichess_server, tmp_path), max_games=1).start())
-    lichess_server.wait_for_plies(game_id, 1, 30)
+    lichess_server.wait_for_plies(game_id, 1, STARTUP_S)
     gone_at = time.time()
     lichess_server.opponent_gone(game_id, True, claim_win_in_s=2)
     game = lichess_server.wait_for_game_end(game_id, 30)
@@ -335,16 +334,22 @@ def test_an_opponent_who_left_is_claimed_against_when_lichess_allows_it(
 
 
 def test_no_claim_when_the_opponent_comes_back(
-    lichess_server: LoopbackServer, tmp_path: Path, bots: list[BotThread]
+    lichess_server: LoopbackServer, tmp_path: Path, bots: list[BotThread], caplog: pytest.LogCaptureFixture
 ) -> None:
     game_id = lichess_server.challenge(color="black", opponent=Manual())
     bots.append(BotThread(bot_config(lichess_server, tmp_path)).start())
-    lichess_server.wait_for_plies(game_id, 1, 30)
+    lichess_server.wait_for_plies(game_id, 1, STARTUP_S)
     lichess_server.opponent_gone(game_id, True, claim_win_in_s=2)
     lichess_server.opponent_gone(game_id, False)
     lichess_server.play_opponent_move(game_id, "e7e5")
-    lichess_server.wait_for_plies(game_id, 3, 30)
-    import time
-
-    time.sleep(2.5)
+    lichess_server.wait_for_plies(game_id, 3, GAME_S)
+    # the bot logs the claim's delay as it reads opponentGone, so its claim would be due 2 s after that line;
+    # a move the opponent plays after that waits in the bot's inbox until its due checks (the claim among them)
+    # have run, so once the bot has answered that move, a claim it had kept would have been sent
+    left = next(record for record in caplog.records if "claiming the win in 2 s" in record.getMessage())
+    wait_until(lambda: time.time() > left.created + 2, "the moment the bot would have claimed")
+    with lichess_server.lock:
+        reply = str(next(iter(lichess_server.game(game_id).board.legal_moves)))
+    lichess_server.play_opponent_move(game_id, reply)
+    lichess_server.wait_for_plies(game_id, 5, GAME_S)
     assert not lichess_server.requests_to("claim_victory", game_id)

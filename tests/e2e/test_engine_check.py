@@ -14,6 +14,7 @@ import yaml
 
 from bot.loopback import LoopbackServer
 from tests.e2e.conftest import REPO, TOKEN, bot_config
+from tests.timing import GAME_S, STARTUP_S
 
 FAKE_UCI = Path(__file__).resolve().parents[1] / "bot" / "fake_uci.py"
 
@@ -35,7 +36,7 @@ def run_bot_process(config: dict[str, Any], workdir: Path, *args: str) -> subpro
     path = workdir / "config.yml"
     path.write_text(yaml.safe_dump(config))
     return subprocess.run([sys.executable, "-m", "bot", "--config", str(path), *args], cwd=workdir,
-                          env=environment(), capture_output=True, text=True, timeout=60)
+                          env=environment(), capture_output=True, text=True, timeout=STARTUP_S)
 
 
 @pytest.mark.parametrize("case", sorted(BROKEN_ENGINES))
@@ -63,7 +64,7 @@ def test_a_broken_engine_stops_the_sandbox_before_its_game(case: str, tmp_path: 
     path.write_text(yaml.safe_dump({"engine": engine}))
     env = {key: value for key, value in environment().items() if key != "SCHESS_BOT_TOKEN"}
     completed = subprocess.run([sys.executable, "-m", "bot", "--sandbox", "--config", str(path)], cwd=tmp_path,
-                               env=env, capture_output=True, text=True, timeout=60)
+                               env=env, capture_output=True, text=True, timeout=STARTUP_S)
     assert completed.returncode == 2, completed.stdout + completed.stderr
     message = completed.stderr.strip().splitlines()
     assert len(message) == 1 and names in message[0] and what in message[0], completed.stderr
@@ -85,12 +86,12 @@ def test_unplayable_variants_are_dropped_with_a_warning_when_the_operator_asks(
     process = subprocess.Popen([sys.executable, "-m", "bot", "--config", str(path)], cwd=tmp_path,
                                env=environment(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
-        pychess_server.wait_for_request("stream_event", timeout=30)
+        pychess_server.wait_for_request("stream_event", timeout=STARTUP_S)
         chess = pychess_server.challenge(variant="chess", clock=(60, 1), color="white")
-        assert pychess_server.wait_for_answer(chess, 20).accepted
+        assert pychess_server.wait_for_answer(chess, STARTUP_S).accepted
         assert pychess_server.answer(seirawan) is None, "an S-chess challenge reached a bot that cannot play it"
     finally:
         process.terminate()
-        output = process.communicate(timeout=30)[0]
+        output = process.communicate(timeout=GAME_S)[0]
     assert "cannot play seirawan, seirawan960" not in output
     assert "cannot play seirawan (" in output and "not accepting it (engine.drop_unplayable_variants)" in output

@@ -29,13 +29,16 @@ from tests.e2e.conftest import (
     BotThread,
     assert_pgn_matches_server,
     bot_config,
+    calm_config,
     pgn_of,
     refereed_server,
+    settled,
 )
 from tests.e2e.test_reconcile import wait_for_text
 from tests.e2e.test_status_page import free_port, wait_until
 from tests.match.pyffish_board import PyffishBoard
 from tests.reliability.conftest import ResignAfter
+from tests.timing import PATIENCE_S
 
 WAIT_S = 90.0
 #: how long the restarted server refuses connections
@@ -114,7 +117,7 @@ def test_a_server_restart_with_two_games_logs_one_lost_and_one_back_line_each_an
     server.wait_for_plies(second, 2, WAIT_S)
 
     def running_games() -> dict[str, Any] | None:
-        status = json.loads(urllib.request.urlopen(f"http://127.0.0.1:{port}/api/status", timeout=10).read())
+        status = json.loads(urllib.request.urlopen(f"http://127.0.0.1:{port}/api/status", timeout=PATIENCE_S).read())
         games = {game["id"]: game for game in status["games"] if "opponent_rating" in game}  # set up
         return games if {first, second} <= set(games) else None
 
@@ -176,7 +179,8 @@ def test_a_game_resigned_again_after_a_server_restart_counts_as_finished_with_no
     """The first run resigns at its shutdown (too late to abort); the restarted server forgets that and has the
     game live again. The next run resigns it again: that run finished one game, and never says it plays it."""
     game_id = pychess.challenge(challenger="Alice", color="white", clock=(300, 2), opponent=Manual())
-    config = bot_config(pychess, tmp_path, shutdown={"on_signal": "abort"})
+    port = free_port()
+    config = bot_config(pychess, tmp_path, shutdown={"on_signal": "abort"}, **calm_config(port))
     first = BotProcess(config, tmp_path).start()
     try:
         play_to_ply_four(pychess, game_id)
@@ -193,7 +197,7 @@ def test_a_game_resigned_again_after_a_server_restart_counts_as_finished_with_no
     try:
         game = pychess.wait_for_game_end(game_id, WAIT_S)
         wait_for_text(second.logs, f"game {game_id}: ")
-        time.sleep(1.0)  # the worker a gameStart started (if any) ends its game
+        settled(pychess, port, PATIENCE_S)  # the worker a gameStart started (if any) has ended its game
         assert second.process is not None
         second.process.send_signal(signal.SIGTERM)
         assert second.wait(WAIT_S) == 0, second.logs()

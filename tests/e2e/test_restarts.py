@@ -23,11 +23,15 @@ from tests.e2e.conftest import (
     assert_clean_game,
     assert_pgn_matches_server,
     bot_config,
+    calm_config,
     pgn_of,
     refereed_server,
+    settled,
     shorten_game_watch,
 )
+from tests.e2e.test_status_page import free_port
 from tests.reliability.conftest import ResignAfter
+from tests.timing import PATIENCE_S, STARTUP_S
 
 
 @pytest.fixture(autouse=True)
@@ -133,7 +137,9 @@ def test_a_fresh_bot_process_resigns_again_a_game_the_restarted_server_restored_
     pychess: LoopbackServer, tmp_path: Path
 ) -> None:
     game_id = pychess.challenge(initial_fen=HOPELESS, color="black", clock=(300, 2), opponent=Manual())
-    config = bot_config(pychess, tmp_path, resign={"enabled": True, "score_cp": -500, "moves": 1})
+    port = free_port()
+    config = bot_config(pychess, tmp_path, resign={"enabled": True, "score_cp": -500, "moves": 1},
+                        **calm_config(port))
     first = BotProcess(config, tmp_path, "--games", "1").start()
     try:
         assert first.wait(60) == 0, first.logs()
@@ -151,9 +157,11 @@ def test_a_fresh_bot_process_resigns_again_a_game_the_restarted_server_restored_
     second = BotProcess(config, tmp_path).start()
     try:
         game = pychess.wait_for_game_end(game_id, 60)
-        pychess.wait_for_request("stream_event", count=2, timeout=30)
+        pychess.wait_for_request("stream_event", count=2, timeout=STARTUP_S)
         assert second.process is not None
-        time.sleep(1.0)  # a moment in which a move, had the bot decided to play one, would arrive
+        # the gameStart the event stream offered is handled, and the worker it started (if any) has ended:
+        # a move, had the bot decided to play one, has been sent
+        settled(pychess, port, PATIENCE_S)
         second.process.send_signal(signal.SIGTERM)
         assert second.wait(30) == 0, second.logs()
     finally:

@@ -38,7 +38,7 @@ def free_port() -> int:
         return int(probe.getsockname()[1])
 
 
-def get(url: str, timeout: float = 10.0) -> bytes:
+def get(url: str, timeout: float = PATIENCE_S) -> bytes:
     with urllib.request.urlopen(url, timeout=timeout) as answer:  # noqa: S310 - our own loopback page
         return bytes(answer.read())
 
@@ -224,7 +224,7 @@ class HalfOpenConnections:
 
     def open_all(self) -> HalfOpenConnections:
         self._open(self.count)
-        self.post = socket.create_connection(self.address, timeout=10)
+        self.post = socket.create_connection(self.address, timeout=PATIENCE_S)
         self.post.sendall(b"POST /api/status HTTP/1.1\r\nHost: x\r\nContent-Length: 1000000\r\n\r\n")
         threading.Thread(target=self._send_post_body, daemon=True).start()
         self.thread.start()
@@ -297,6 +297,6 @@ def _finished_ids(port: int) -> list[str]:
 
 def _try_get(url: str) -> bytes | None:
     try:
-        return get(url, timeout=5)
+        return get(url, timeout=PATIENCE_S)
     except OSError:
         return None

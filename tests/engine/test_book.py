@@ -36,6 +36,7 @@ from engine.book import (
 )
 from engine.polyglot_random import POLYGLOT_RANDOM_ARRAY
 from engine.uci import UciFrontEnd
+from tests.timing import STARTUP_S
 from tools.book.__main__ import main as book_main
 from tools.book.build import BookMoves, PvLine, add_games, best_complete_iteration, read_pgn_games, read_uci_games
 
@@ -198,7 +199,7 @@ def test_book_keys_are_the_same_in_another_process_and_interpreter(interpreter: 
         pytest.skip(f"{interpreter} is not installed")
     env = dict(os.environ, PYTHONHASHSEED="12345", PYTHONPATH=str(REPO))
     out = subprocess.run([interpreter, "-c", _KEY_SCRIPT], cwd=REPO, env=env, capture_output=True, text=True,
-                         timeout=120, check=True).stdout.strip()
+                         timeout=2 * STARTUP_S, check=True).stdout.strip()  # PyPy starts slower than CPython
     assert out == _keys_here()
     assert len(set(out.split()[1:])) == 7  # every position has its own key
 

@@ -13,6 +13,7 @@ import pytest
 
 from engine import BLACK, Board, Move, svg
 from engine.tables import SQUARE_NAMES
+from tests.timing import STARTUP_S
 from tools.diagrams import CHESS960_START, DEFAULT_DIR, EXAMPLES, GATED_MATE, played
 
 REPO = Path(__file__).resolve().parents[2]
@@ -201,7 +202,7 @@ def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
     env = dict(os.environ)
     env["PYTHONPATH"] = str(REPO) + os.pathsep + env.get("PYTHONPATH", "")
     return subprocess.run([sys.executable, "-m", "engine", "svg", *args], cwd=REPO, env=env, text=True,
-                          capture_output=True, timeout=60)
+                          capture_output=True, timeout=STARTUP_S)
 
 
 def test_cli_writes_the_diagram_flipped_with_the_last_move_and_check() -> None:

@@ -16,7 +16,7 @@ import pytest
 from engine import Board
 from engine.timeman import plan_time
 from engine.uci import UciFrontEnd
-from tests.timing import PATIENCE_S
+from tests.timing import PATIENCE_S, STARTUP_S
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -44,8 +44,9 @@ class EngineProcess:
         self.proc.stdin.write(line + "\n")
         self.proc.stdin.flush()
 
-    def read_until(self, prefix: str, timeout: float = 10.0) -> list[str]:
-        """All lines up to and including the first one starting with ``prefix``."""
+    def read_until(self, prefix: str, timeout: float = STARTUP_S) -> list[str]:
+        """All lines up to and including the first one starting with ``prefix`` (by default within STARTUP_S:
+        the first read waits for the engine process to start)."""
         deadline = time.monotonic() + timeout
         seen = []
         while True:
@@ -64,7 +65,7 @@ class EngineProcess:
         if self.proc.poll() is None:
             try:
                 self.send("quit")
-                self.proc.wait(timeout=5)
+                self.proc.wait(timeout=PATIENCE_S)
             except (OSError, subprocess.TimeoutExpired):
                 self.proc.kill()
                 self.proc.wait()
@@ -81,6 +82,23 @@ def bestmove_of(lines: list[str]) -> tuple[str, str | None]:
     parts = lines[-1].split()
     assert parts[0] == "bestmove"
     return parts[1], (parts[3] if len(parts) > 3 and parts[2] == "ponder" else None)
+
+
+def searched_for(e: EngineProcess, ms: int) -> list[str]:
+    """Read the search's lines until an ``info`` line reports ``time`` of at least ``ms`` (the engine's own
+    clock: proof that it has searched that long, however busy the machine); fail on a ``bestmove`` before."""
+    seen: list[str] = []
+    deadline = time.monotonic() + PATIENCE_S + ms / 1000
+    while True:
+        try:
+            line = e.lines.get(timeout=max(0.0, deadline - time.monotonic()))
+        except queue.Empty:
+            raise AssertionError(f"no info line with time {ms} or more; got {seen[-5:]}") from None
+        seen.append(line)
+        assert not line.startswith("bestmove"), seen[-5:]
+        words = line.split()
+        if "time" in words and int(words[words.index("time") + 1]) >= ms:
+            return seen
 
 
 def test_full_conversation(engine_process: EngineProcess) -> None:
@@ -100,7 +118,7 @@ def test_full_conversation(engine_process: EngineProcess) -> None:
     e.send("ucinewgame")
     e.send("position startpos moves e2e4 d7d5 e4d5 d8d5e")
     e.send("go wtime 10000 btime 10000 winc 100 binc 100")
-    lines = e.read_until("bestmove", timeout=15)
+    lines = e.read_until("bestmove", timeout=10 + PATIENCE_S)  # it may use its 10 s clock
     infos = [line for line in lines if line.startswith("info depth")]
     assert infos, lines
     for word in ("depth", "seldepth", "score", "nodes", "nps", "time", "pv"):
@@ -130,16 +148,17 @@ def test_full_conversation(engine_process: EngineProcess) -> None:
     board.push_uci(bestmove_of(lines)[0])
     assert board.is_checkmate() and any(" score mate 1 " in line for line in lines)
     e.send("quit")
-    assert e.proc.wait(timeout=5) == 0
+    assert e.proc.wait(timeout=PATIENCE_S) == 0
 
 
 def test_stop_during_go_infinite_answers_at_once(engine_process: EngineProcess) -> None:
     e = engine_process
     e.send("position startpos")
     e.send("go infinite")
-    time.sleep(1.0)
+    searched_for(e, 1000)  # a search with a time limit would have answered by now
     e.send("isready")
-    e.read_until("readyok", timeout=PATIENCE_S)  # answered while searching
+    lines = e.read_until("readyok", timeout=PATIENCE_S)  # answered while searching
+    assert not [line for line in lines if line.startswith("bestmove")], lines
     start = time.monotonic()
     e.send("stop")
     lines = e.read_until("bestmove", timeout=PATIENCE_S)  # an infinite search answers only to stop
@@ -176,8 +195,7 @@ def test_ponder_then_ponderhit(engine_process: EngineProcess) -> None:
     e.send("setoption name Ponder value true")
     e.send("position startpos moves e2e4 e7e5")
     e.send("go ponder wtime 2000 btime 2000")
-    time.sleep(0.3)
-    assert e.lines.empty() or not any(line.startswith("bestmove") for line in list(e.lines.queue))
+    searched_for(e, 300)  # with 2 s on its clock, a search that was not pondering would have answered by now
     e.send("ponderhit")
     lines = e.read_until("bestmove", timeout=PATIENCE_S)
     board = Board()

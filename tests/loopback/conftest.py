@@ -24,7 +24,7 @@ class LineReader:
     """Reads an ndjson stream in a background thread; ``next_line`` gives raw lines (``""``: keep-alive)."""
 
     def __init__(self, url: str, headers: dict[str, str]) -> None:
-        self.response = requests.get(url, headers=headers, stream=True, timeout=10)
+        self.response = requests.get(url, headers=headers, stream=True, timeout=PATIENCE_S)
         self.lines: queue.Queue[str] = queue.Queue()
         self.ended = threading.Event()
         self.error: Optional[BaseException] = None
@@ -67,7 +67,7 @@ class LineReader:
                 sock.shutdown(socket.SHUT_RDWR)
             except OSError:
                 pass
-        self.ended.wait(2)
+        self.ended.wait(PATIENCE_S)
         self.response.close()
 
 
@@ -83,7 +83,7 @@ class Client:
         return requests.get(
             self.server.url + path,
             headers={**self.headers, **kwargs.pop("headers", {})},
-            timeout=10,
+            timeout=PATIENCE_S,
             **kwargs,
         )
 
@@ -91,7 +91,7 @@ class Client:
         return requests.post(
             self.server.url + path,
             headers={**self.headers, **kwargs.pop("headers", {})},
-            timeout=10,
+            timeout=PATIENCE_S,
             **kwargs,
         )
 

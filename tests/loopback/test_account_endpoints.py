@@ -11,13 +11,14 @@ import requests
 from bot.loopback import LoopbackServer, Manual
 from bot.loopback.http import LoopbackHandler
 from tests.loopback.conftest import TOKEN, Client, start_game
+from tests.timing import PATIENCE_S
 
 
 @pytest.mark.parametrize("dialect", ["lichess", "pychess"])
 def test_token_test_names_the_owner_of_a_known_token_and_null_for_others(dialect: str) -> None:
     with LoopbackServer(dialect=dialect, token=TOKEN) as server:  # type: ignore[arg-type]
         # no Authorization header: the tokens to test are the body, comma-separated
-        answer = requests.post(server.url + "/api/token/test", data=f"{TOKEN},lip_unknown", timeout=10)
+        answer = requests.post(server.url + "/api/token/test", data=f"{TOKEN},lip_unknown", timeout=PATIENCE_S)
         assert answer.status_code == 200
         known = answer.json()[TOKEN]
         assert answer.json()["lip_unknown"] is None
@@ -38,13 +39,13 @@ def test_lichess_playing_lists_the_running_games_until_they_end(lichess: Loopbac
     assert playing[0]["variant"]["key"] == "seirawan"
     assert lichess_client.post(f"/api/bot/game/{game_id}/resign").status_code == 200
     assert lichess_client.get("/api/account/playing").json() == {"nowPlaying": []}
-    assert requests.get(lichess.url + "/api/account/playing", timeout=10).status_code == 401
+    assert requests.get(lichess.url + "/api/account/playing", timeout=PATIENCE_S).status_code == 401
 
 
 def test_pychess_playing_is_always_empty(pychess: LoopbackServer, pychess_client: Client) -> None:
     start_game(pychess, pychess_client, color="white", opponent=Manual())
     assert pychess_client.get("/api/account/playing").json() == {"nowPlaying": []}
-    assert requests.get(pychess.url + "/api/account/playing", timeout=10).status_code == 403
+    assert requests.get(pychess.url + "/api/account/playing", timeout=PATIENCE_S).status_code == 403
 
 
 def test_the_servers_sockets_send_small_writes_at_once(monkeypatch: pytest.MonkeyPatch,

@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests.timing import PATIENCE_S
+
 REPO = Path(__file__).resolve().parents[2]
 
 
@@ -23,7 +25,7 @@ def first_challenge(*args: str) -> tuple[str, str]:
         offered = process.stdout.readline()
     finally:
         process.kill()
-        process.wait(10)
+        process.wait(PATIENCE_S)
     found = re.match(r"challenge (\w+) offered", offered)
     assert found, offered
     return banner, found.group(1)

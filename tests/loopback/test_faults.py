@@ -10,7 +10,7 @@ import pytest
 import requests
 
 from bot.loopback import LoopbackServer, Manual
-from tests.loopback.conftest import Client, start_game
+from tests.loopback.conftest import Client, LineReader, start_game
 from tests.timing import PATIENCE_S
 
 
@@ -65,14 +65,25 @@ def test_clean_close_ends_the_response(lichess: LoopbackServer, lichess_client: 
     assert events.ended.wait(PATIENCE_S) and events.error is None
 
 
+def keepalives(reader: LineReader, count: int) -> None:
+    """Read ``reader`` until it has brought ``count`` keep-alives (other lines are skipped)."""
+    while count:
+        if reader.next_line(skip_keepalives=False) in ("", '{"type":"ping"}'):
+            count -= 1
+
+
 def test_silent_stream_sends_nothing_and_a_new_stream_works(pychess: LoopbackServer, pychess_client: Client) -> None:
     game_id, game = start_game(pychess, pychess_client, opponent=Manual())
     game.next_line(skip_keepalives=False)
     assert pychess.faults.silence_streams("game", game_id) == 1
-    time.sleep(0.1)
+    # the event stream, opened after the silence, times the wait: the server sends a keep-alive on a stream
+    # after keepalive_s (0.3 s) without a line, so while it sends three the game stream, had it kept talking,
+    # would have sent two. A line the game stream was writing as it went silent has arrived by the first one.
+    clock = pychess_client.events()
+    keepalives(clock, 1)
     while not game.lines.empty():
         game.lines.get()
-    time.sleep(1.0)
+    keepalives(clock, 3)
     assert game.lines.empty(), "no keep-alive from a silent stream"
     assert not game.ended.is_set()
     again = pychess_client.game(game_id)

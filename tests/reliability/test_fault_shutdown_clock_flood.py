@@ -21,6 +21,7 @@ from tests.reliability.conftest import (
     assert_clean_game,
     bot_config,
 )
+from tests.timing import STARTUP_S
 
 
 @pytest.mark.parametrize(("mode", "signum"), [("finish", signal.SIGTERM), ("abort", signal.SIGTERM),
@@ -74,7 +75,7 @@ def test_a_signal_with_on_signal_abort_aborts_a_game_without_moves_and_exits_0(
     bot = BotProcess(bot_config(server, tmp_path, shutdown={"on_signal": "abort"}), tmp_path).start()
     try:
         server.wait_for_game_start(game_id, 30)
-        server.wait_for_request("stream_game", timeout=30)
+        server.wait_for_request("stream_game", timeout=STARTUP_S)
         assert bot.process is not None
         bot.process.send_signal(signum)
         assert bot.wait(60) == 0, bot.logs()
@@ -95,7 +96,7 @@ def test_sigterm_during_a_60_s_429_pause_ends_the_pause_and_exits_0(server: Loop
     bot = BotProcess(bot_config(server, tmp_path), tmp_path).start()
     try:
         server.challenge(clock=(60, 0))
-        server.wait_for_request("accept", timeout=30)
+        server.wait_for_request("accept", timeout=STARTUP_S)
         deadline = time.monotonic() + 30
         while "pausing this endpoint for 60 s" not in bot.logs() and time.monotonic() < deadline:
             time.sleep(0.05)
