@@ -136,7 +136,7 @@ cdef class AlphaBetaSearch:
                            int late_limit) except -1
 
     @cython.locals(pos=Position, gives_check=bint, extend=bint, dmg=int, deg=int, dph=int, new_depth=int,
-                   reduction=int, score=int, killers=list)
+                   reduction=int, score=int, killers=list, to=int)
     cdef int _search_move(self, int m, int depth, int alpha, int beta, int ply, int mg, int eg, int phase,
                           bint in_check, bint pv_node, bint improving, bint quiet, bint prune,
                           int searched) except? -32767

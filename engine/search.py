@@ -744,6 +744,12 @@ class AlphaBetaSearch:
             if prune and not gives_check:
                 pos.unmake()
                 return NO_SCORE
+            if extend and move_kind(m) == DROP:
+                # A checking drop is extended only when the piece is safe where it lands (unattacked, or
+                # defended): in S-House most checks are drops, and a dropped piece the king or another piece
+                # just takes would otherwise extend line after line.
+                to = move_to(m)
+                extend = not pos.is_attacked(to, pos.side) or pos.is_attacked(to, -pos.side)
         new_depth = depth - 1 + (1 if extend else 0)
         if searched == 0:
             score = -self.pvs(new_depth, -beta, -alpha, ply + 1, mg + dmg, eg + deg, phase + dph, True, gives_check)
