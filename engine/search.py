@@ -842,6 +842,7 @@ class Searcher:
         best = -INFINITE
         best_move = root_moves[0]
         in_check = pos.in_check()
+        drops = pos.drops
         for index, m in enumerate(root_moves):
             dmg, deg, dph = move_delta(pos, m)
             pos.make(m)
@@ -853,7 +854,9 @@ class Searcher:
                 reduction = 0
                 if (depth >= 3 and index >= 4 and not in_check and not gives_check
                         and pos.undo_captured(pos.undo_len - 1) == 0 and move_kind(m) != PROMOTION):
-                    reduction = 1
+                    # S-House has a hundred and more root moves, most of them drops: the table's reduction
+                    # of a PV node; one ply in the other variants.
+                    reduction = _late_move_reduction(depth, index, new_depth, True, True, False) if drops else 1
                 score = -tree.pvs(new_depth - reduction, -alpha - 1, -alpha, 1, mg + dmg, eg + deg,
                                       phase + dph, True, gives_check)
                 if score > alpha:
