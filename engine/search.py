@@ -88,6 +88,9 @@ LATE_MOVE_COUNT_IMPROVING = [5 + _d * _d for _d in range(LATE_MOVE_DEPTH + 1)]
 # (d: the depth left after the late-move reduction, below SEE_QUIET_DEPTH).
 SEE_QUIET_MARGIN = 20
 SEE_QUIET_DEPTH = 8
+# A checking drop (S-House) past the first move of a non-PV node is skipped when it loses more than
+# CHECK_SEE_MARGIN x depth on its square.
+CHECK_SEE_MARGIN = 200
 
 __all__ = [  # the rules helpers the search uses keep their old import path (engine.search.see ...)
     "MATE_BOUND", "AlphaBetaSearch", "MoveOrderer", "QuiescenceSearch", "SearchAborted", "SearchControl",
@@ -729,12 +732,22 @@ class AlphaBetaSearch:
         full window when they beat alpha. A check is extended by a ply unless it loses material on its square
         (Stockfish's rule; gated moves, promotions and castling that check are always extended)."""
         pos = self.pos
-        if is_simple_move(m):
-            # A move of one piece (captures included): the check test without the board is cheaper.
+        kind = move_kind(m)
+        if is_simple_move(m) or kind == DROP:
+            # A move of one piece (captures included) or a drop: the check test without the board is cheaper.
             gives_check = gives_check_quiet(pos, m)
             if prune and not gives_check:
                 return NO_SCORE
-            extend = gives_check and see(pos, m) >= 0
+            if gives_check:
+                exchange = see(pos, m)
+                # A checking drop that loses the piece on its square (most of S-House's checks) is pruned
+                # where quiet moves are, at shallow depth (Stockfish's rule for captures and checks).
+                if (kind == DROP and searched and not pv_node and not in_check
+                        and exchange < -CHECK_SEE_MARGIN * depth):
+                    return NO_SCORE
+                extend = exchange >= 0
+            else:
+                extend = False
             dmg, deg, dph = move_delta(pos, m)
             pos.make(m)
         else:
@@ -744,12 +757,6 @@ class AlphaBetaSearch:
             if prune and not gives_check:
                 pos.unmake()
                 return NO_SCORE
-            if extend and move_kind(m) == DROP:
-                # A checking drop is extended only when the piece is safe where it lands (unattacked, or
-                # defended): in S-House most checks are drops, and a dropped piece the king or another piece
-                # just takes would otherwise extend line after line.
-                to = move_to(m)
-                extend = not pos.is_attacked(to, pos.side) or pos.is_attacked(to, -pos.side)
         new_depth = depth - 1 + (1 if extend else 0)
         if searched == 0:
             score = -self.pvs(new_depth, -beta, -alpha, ply + 1, mg + dmg, eg + deg, phase + dph, True, gives_check)
