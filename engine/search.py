@@ -766,6 +766,11 @@ class AlphaBetaSearch:
                 killers = self.orderer.killers[ply]
                 reduction = _late_move_reduction(depth, searched, new_depth, pv_node, improving,
                                                  m == killers[0] or m == killers[1])
+            elif (depth >= 3 and pos.drops and not quiet and not pv_node and not in_check and not gives_check
+                  and kind != PROMOTION):
+                # S-House: a late capture at a non-PV node (pieces stand en prise everywhere there) is
+                # searched a ply shallower first.
+                reduction = 1
             score = -self.pvs(new_depth - reduction, -alpha - 1, -alpha, ply + 1, mg + dmg, eg + deg, phase + dph,
                               True, gives_check)
             if score > alpha and (reduction or (pv_node and score < beta)):
