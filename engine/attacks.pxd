@@ -4,14 +4,14 @@ cimport cython
 from engine.position cimport Position
 
 # Constants the module imports or defines for itself alone, as C values (not importable from the compiled module).
-cdef int BISHOP, ELEPHANT, HAWK, KING, KNIGHT, PAWN, QUEEN, ROOK, EN_PASSANT, PROMOTION
+cdef int BISHOP, ELEPHANT, HAWK, KING, KNIGHT, PAWN, QUEEN, ROOK, DROP, EN_PASSANT, PROMOTION
 cdef list _ALIGNED, _ORTHO_SLIDER, _DIAG_SLIDER, _LEAPER
 cdef tuple QUEEN_RAYS
 cdef tuple ORDER_VALUE
 
 
 @cython.locals(squares="int *", side=int, frm=int, to=int, piece=int, enemy_king=int, t=int, q=int, k=int, i=int,
-               d=int)
+               d=int, drop=bint)
 cpdef bint gives_check_quiet(Position pos, int m)
 
 cdef int _ORTHO_SLIDER_AT[17]
@@ -36,7 +36,7 @@ cdef int _CAPTURES_MAX
 cdef int _least_attacker(int *squares, int sq, int side)
 
 @cython.locals(squares="int *", frm=int, to=int, piece=int, victim=int, gains="int[64]", emptied="int[64]",
-               pieces="int[64]", on_square=int, side=int, sq=int, q=int, n=int, i=int)
+               pieces="int[64]", on_square=int, side=int, sq=int, q=int, n=int, i=int, drop=bint)
 cpdef int see(Position pos, int m)
 
 @cython.locals(squares="int *", side=int, us=int, ksq=int, aligned=int, gate_types=int, hand=list, frm=int, p=int,

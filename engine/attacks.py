@@ -15,7 +15,7 @@ from array import array
 from typing import Any
 
 from .entry import entry_captures
-from .movecodes import EN_PASSANT, PROMOTION
+from .movecodes import DROP, EN_PASSANT, PROMOTION
 from .position import Position
 from .tables import (
     BISHOP,
@@ -72,13 +72,15 @@ for _t in LEAPERS:
 
 
 def gives_check_quiet(pos: Position, m: int) -> bool:
-    """Exactly whether a plain move (flag NORMAL or DOUBLE_PUSH, no gating, no capture needed) checks the
-    enemy king, without playing it: a direct check from the destination or a discovered one."""
+    """Exactly whether a plain move (flag NORMAL or DOUBLE_PUSH, no gating, no capture needed) or a drop
+    checks the enemy king, without playing it: a direct check from the destination or (not for a drop) a
+    discovered one."""
     squares = pos.squares
     side = pos.side
     frm = m & 63
     to = m >> 6 & 63
-    piece = squares[frm]
+    drop = m >> 16 == DROP
+    piece = (m >> 12 & 15) * side if drop else squares[frm]
     enemy_king = pos.king_sq[1 if side == 1 else 0]
     # The flat tables below (C arrays in the compiled build, attacks.pxd): no tuple is walked, no int made.
     if piece == side:  # a pawn: is to one of the squares a pawn of side attacks the king from?
@@ -100,6 +102,8 @@ def gives_check_quiet(pos: Position, m: int) -> bool:
                 return True
             if t != frm and squares[t]:
                 break
+    if drop:  # a piece dropped blocks a ray; it uncovers none
+        return False
     d = _DIRECTION_TO[enemy_king * 64 + frm]
     if d >= 0:
         for i in range(d * 8, d * 8 + _RAY_LENGTH[d]):
@@ -199,13 +203,14 @@ def see(pos: Position, m: int) -> int:
     """Static exchange evaluation of a capture (or any move) ``m``: the material the mover expects to win on
     the destination square when both sides keep recapturing with their cheapest piece and may stop at any
     time. The gated piece (if any) is ignored; x-rays come in as pieces leave the board. En passant counts as
-    a pawn for a pawn."""
+    a pawn for a pawn. A drop (S-House) is a move from nowhere onto its empty square."""
     squares = pos.squares
     frm = m & 63
     to = m >> 6 & 63
     if m >> 16 == EN_PASSANT:
         return 0 if pos.is_attacked(to, -pos.side) else 100
-    piece = squares[frm]
+    drop = m >> 16 == DROP
+    piece = (m >> 12 & 15) * pos.side if drop else squares[frm]
     victim = squares[to]
     # The gains of the exchange so far, and the squares it emptied with the pieces that stood there: fixed
     # arrays (C arrays on the stack in the compiled build, attacks.pxd), one slot per square of the board.
@@ -215,7 +220,7 @@ def see(pos: Position, m: int) -> int:
     gains[0] = _SEE_VALUE_AT[victim + 8]
     on_square = _SEE_VALUE_AT[piece + 8]
     emptied[0] = frm
-    pieces[0] = piece
+    pieces[0] = 0 if drop else piece  # what goes back on the mover's square afterwards (a drop's: nothing)
     n = 1
     squares[frm] = 0
     squares[to] = piece

@@ -42,7 +42,7 @@ cpdef (int, int, int) move_delta(Position pos, int code)
 
 cdef int _captured_phase(Position pos, int captured, int to)
 
-@cython.locals(hand=list, value=int, t=int, squares="int *")
+@cython.locals(hand=list, value=int, t=int, squares="int *", white="int[64]", black="int[64]")
 cpdef int drop_score(Position pos)
 
 cdef int _KD_ATTACK, _KD_WEAK, _KD_DROP_SQUARE, _KD_KNIGHT_CHECK, _KD_SLIDER_CHECK, _KD_HAND_PIECE, _KD_HAND_QUEEN
@@ -51,13 +51,16 @@ cdef int _KNIGHT_LIKE_AT[17]
 cdef int _ORTHO_AT[17]
 cdef int _DIAG_AT[17]
 
-@cython.locals(n=int, k=int, i=int, d=int, q=int)
-cdef int _attackers(int *squares, int sq, int side, int with_king) noexcept
+@cython.locals(sq=int, p=int, t=int, k=int, i=int, d=int, z=int, ortho=int, diag=int, counts="int *")
+cdef void _attack_counts(int *squares, int *white, int *black) noexcept
 
-@cython.locals(enemy=int, pieces=int, units=int, droppable=int, i=int, z=int, a=int, ortho=int, diag=int, d=int,
+@cython.locals(df=int, dr=int)
+cdef int _guards(int *own, int king, int z) noexcept
+
+@cython.locals(pieces=int, units=int, droppable=int, i=int, z=int, a=int, ortho=int, diag=int, d=int,
                r=int, f=int, ff=int, score=int)
 cdef int _king_danger(int *squares, int king, int side, int pawns, int knights, int bishops, int rooks,
-                      int queens, int hawks, int elephants) noexcept
+                      int queens, int hawks, int elephants, int *attacks, int *own) noexcept
 
 cpdef int hand_score(list hand, unsigned long long gates) except? -32767
 

@@ -223,11 +223,16 @@ def drop_score(pos: Position) -> int:
     for t in range(PAWN, ELEPHANT + 1):
         value += (hand[t] - hand[-t]) * _DROP_HAND_VALUE[t]
     squares = pos.squares
+    # How many pieces (kings aside) of each side attack each square: one walk of the board feeds both kings'
+    # danger (C arrays on the stack in the compiled build).
+    white = [0] * 64
+    black = [0] * 64
+    _attack_counts(squares, white, black)
     return (value
             + _king_danger(squares, pos.king_sq[1], -1, hand[PAWN], hand[KNIGHT], hand[BISHOP], hand[ROOK],
-                           hand[QUEEN], hand[HAWK], hand[ELEPHANT])
+                           hand[QUEEN], hand[HAWK], hand[ELEPHANT], white, black)
             - _king_danger(squares, pos.king_sq[0], 1, hand[-PAWN], hand[-KNIGHT], hand[-BISHOP], hand[-ROOK],
-                           hand[-QUEEN], hand[-HAWK], hand[-ELEPHANT]))
+                           hand[-QUEEN], hand[-HAWK], hand[-ELEPHANT], black, white))
 
 
 # S-House king danger, hand-set, in units squared / KD_DIVISOR centipawns (capped): the enemy's attackers on
@@ -259,52 +264,66 @@ _ORTHO_AT = [1 if abs(_q) in (ROOK, QUEEN, ELEPHANT) else 0 for _q in range(-8, 
 _DIAG_AT = [1 if abs(_q) in (BISHOP, QUEEN, HAWK) else 0 for _q in range(-8, 9)]
 
 
-def _attackers(squares: list[int], sq: int, side: int, with_king: int) -> int:
-    """How many pieces of ``side`` attack ``sq`` (its king only when ``with_king``)."""
-    n = 0
-    k = sq * 4 + (2 if side == 1 else 3)
-    for i in range(k * 8, k * 8 + _M_LEAP_COUNT[k]):  # pawns
-        if squares[_M_LEAP_SQUARES[i]] == side:
-            n += 1
-    for i in range(sq * 32, sq * 32 + _M_LEAP_COUNT[sq * 4]):  # knight leaps
-        q = squares[_M_LEAP_SQUARES[i]] * side
-        if q > 0 and _KNIGHT_LIKE_AT[q + 8]:
-            n += 1
-    for d in range(sq * 8, sq * 8 + 8):
-        for i in range(d * 8, d * 8 + _M_RAY_LENGTH[d]):
-            q = squares[_M_RAY_SQUARES[i]] * side
-            if q:
-                if q > 0 and (_ORTHO_AT[q + 8] if d < sq * 8 + 4 else _DIAG_AT[q + 8]):
-                    n += 1
-                break
-    if with_king:
-        for i in range(sq * 32 + 8, sq * 32 + 8 + _M_LEAP_COUNT[sq * 4 + 1]):
-            if squares[_M_LEAP_SQUARES[i]] == KING * side:
-                n += 1
-    return n
+def _attack_counts(squares: list[int], white: list[int], black: list[int]) -> None:
+    """Add to ``white[sq]`` / ``black[sq]`` one for each white / black piece but the king that attacks ``sq``
+    (a slider up to and including the first piece on its ray)."""
+    for sq in range(64):
+        p = squares[sq]
+        if p == 0:
+            continue
+        counts = white if p > 0 else black
+        t = p if p > 0 else -p
+        if t == PAWN:
+            k = sq * 4 + (3 if p > 0 else 2)  # a white pawn attacks the squares a black pawn is attacked from
+            for i in range(k * 8, k * 8 + _M_LEAP_COUNT[k]):
+                counts[_M_LEAP_SQUARES[i]] += 1
+            continue
+        if t == KING:
+            continue
+        if _KNIGHT_LIKE_AT[t + 8]:
+            for i in range(sq * 32, sq * 32 + _M_LEAP_COUNT[sq * 4]):
+                counts[_M_LEAP_SQUARES[i]] += 1
+        ortho = _ORTHO_AT[t + 8]
+        diag = _DIAG_AT[t + 8]
+        if ortho or diag:
+            for d in range(sq * 8, sq * 8 + 8):
+                if not (ortho if d < sq * 8 + 4 else diag):
+                    continue
+                for i in range(d * 8, d * 8 + _M_RAY_LENGTH[d]):
+                    z = _M_RAY_SQUARES[i]
+                    counts[z] += 1
+                    if squares[z]:
+                        break
+
+
+def _guards(own: list[int], king: int, z: int) -> int:
+    """The own pieces attacking ``z`` (``own``, from :func:`_attack_counts`), the king on ``king`` counted."""
+    df = (z & 7) - (king & 7)
+    dr = (z >> 3) - (king >> 3)
+    return own[z] + (1 if -1 <= df <= 1 and -1 <= dr <= 1 and z != king else 0)
 
 
 def _king_danger(squares: list[int], king: int, side: int, pawns: int, knights: int, bishops: int, rooks: int,
-                 queens: int, hawks: int, elephants: int) -> int:
+                 queens: int, hawks: int, elephants: int, attacks: list[int], own: list[int]) -> int:
     """The danger to ``side``'s king on ``king`` from the enemy's pieces and its hand (the counts given), in
-    centipawns (positive: bad for ``side``)."""
-    enemy = -side
+    centipawns (positive: bad for ``side``); ``attacks`` and ``own`` count the enemy's and ``side``'s
+    attackers of each square, kings aside (:func:`_attack_counts`)."""
     pieces = knights + bishops + rooks + queens + hawks + elephants
     units = pieces * _KD_HAND_PIECE + (queens + hawks + elephants) * _KD_HAND_QUEEN
     droppable = pieces + pawns
     for i in range(king * 32 + 8, king * 32 + 8 + _M_LEAP_COUNT[king * 4 + 1]):  # the king's neighbours
         z = _M_LEAP_SQUARES[i]
-        a = _attackers(squares, z, enemy, 0)
+        a = attacks[z]
         if a:
             units += a * _KD_ATTACK
-            if squares[z] * side <= 0 and not _attackers(squares, z, side, 0):
+            if squares[z] * side <= 0 and not own[z]:
                 units += _KD_WEAK
-        elif droppable and squares[z] == 0 and not _attackers(squares, z, side, 0):
+        elif droppable and squares[z] == 0 and not own[z]:
             units += _KD_DROP_SQUARE
     if knights + hawks + elephants:
         for i in range(king * 32, king * 32 + _M_LEAP_COUNT[king * 4]):
             z = _M_LEAP_SQUARES[i]
-            if squares[z] == 0 and not _attackers(squares, z, side, 1):
+            if squares[z] == 0 and not _guards(own, king, z):
                 units += _KD_KNIGHT_CHECK
     ortho = rooks + queens + elephants
     diag = bishops + queens + hawks
@@ -316,7 +335,7 @@ def _king_danger(squares: list[int], king: int, side: int, pawns: int, knights: 
                 z = _M_RAY_SQUARES[i]
                 if squares[z]:
                     break
-                if not _attackers(squares, z, side, 1):
+                if not _guards(own, king, z):
                     units += _KD_SLIDER_CHECK
                     break
     r = (king >> 3) + side

@@ -14,7 +14,7 @@ cdef int EXACT, LOWER, UPPER, SCORE_OFFSET, SCORE_SHIFT, SCORE_MASK, BOUND_SHIFT
 cdef long long MOVE_MASK
 cdef int INFINITE, MATE, _MATE_BOUND, NO_SCORE, MAX_PLY, MOVES_MAX, HISTORY_MAX, REVERSE_FUTILITY_MARGIN, CAPTURES_MAX
 cdef int REVERSE_FUTILITY_DEPTH, FUTILITY_BASE, FUTILITY_MARGIN, FUTILITY_DEPTH, LATE_MOVE_DEPTH
-cdef int SEE_QUIET_MARGIN, SEE_QUIET_DEPTH
+cdef int SEE_QUIET_MARGIN, SEE_QUIET_DEPTH, CHECK_SEE_MARGIN
 cdef list LATE_MOVE_COUNT, LATE_MOVE_COUNT_IMPROVING
 cdef list _CAPTURE_ORDER
 cdef int[::1] _LMR
@@ -136,7 +136,7 @@ cdef class AlphaBetaSearch:
                            int late_limit) except -1
 
     @cython.locals(pos=Position, gives_check=bint, extend=bint, dmg=int, deg=int, dph=int, new_depth=int,
-                   reduction=int, score=int, killers=list)
+                   reduction=int, score=int, killers=list, kind=int, exchange=int)
     cdef int _search_move(self, int m, int depth, int alpha, int beta, int ply, int mg, int eg, int phase,
                           bint in_check, bint pv_node, bint improving, bint quiet, bint prune,
                           int searched) except? -32767

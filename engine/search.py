@@ -88,6 +88,9 @@ LATE_MOVE_COUNT_IMPROVING = [5 + _d * _d for _d in range(LATE_MOVE_DEPTH + 1)]
 # (d: the depth left after the late-move reduction, below SEE_QUIET_DEPTH).
 SEE_QUIET_MARGIN = 20
 SEE_QUIET_DEPTH = 8
+# A checking drop (S-House) past the first move of a non-PV node is skipped when it loses more than
+# CHECK_SEE_MARGIN x depth on its square.
+CHECK_SEE_MARGIN = 200
 
 __all__ = [  # the rules helpers the search uses keep their old import path (engine.search.see ...)
     "MATE_BOUND", "AlphaBetaSearch", "MoveOrderer", "QuiescenceSearch", "SearchAborted", "SearchControl",
@@ -729,12 +732,22 @@ class AlphaBetaSearch:
         full window when they beat alpha. A check is extended by a ply unless it loses material on its square
         (Stockfish's rule; gated moves, promotions and castling that check are always extended)."""
         pos = self.pos
-        if is_simple_move(m):
-            # A move of one piece (captures included): the check test without the board is cheaper.
+        kind = move_kind(m)
+        if is_simple_move(m) or kind == DROP:
+            # A move of one piece (captures included) or a drop: the check test without the board is cheaper.
             gives_check = gives_check_quiet(pos, m)
             if prune and not gives_check:
                 return NO_SCORE
-            extend = gives_check and see(pos, m) >= 0
+            if gives_check:
+                exchange = see(pos, m)
+                # A checking drop that loses the piece on its square (most of S-House's checks) is pruned
+                # where quiet moves are, at shallow depth (Stockfish's rule for captures and checks).
+                if (kind == DROP and searched and not pv_node and not in_check
+                        and exchange < -CHECK_SEE_MARGIN * depth):
+                    return NO_SCORE
+                extend = exchange >= 0
+            else:
+                extend = False
             dmg, deg, dph = move_delta(pos, m)
             pos.make(m)
         else:
@@ -753,6 +766,11 @@ class AlphaBetaSearch:
                 killers = self.orderer.killers[ply]
                 reduction = _late_move_reduction(depth, searched, new_depth, pv_node, improving,
                                                  m == killers[0] or m == killers[1])
+            elif (depth >= 3 and pos.drops and not quiet and not pv_node and not in_check and not gives_check
+                  and kind != PROMOTION):
+                # S-House: a late capture at a non-PV node (pieces stand en prise everywhere there) is
+                # searched a ply shallower first.
+                reduction = 1
             score = -self.pvs(new_depth - reduction, -alpha - 1, -alpha, ply + 1, mg + dmg, eg + deg, phase + dph,
                               True, gives_check)
             if score > alpha and (reduction or (pv_node and score < beta)):
@@ -836,6 +854,7 @@ class Searcher:
         best = -INFINITE
         best_move = root_moves[0]
         in_check = pos.in_check()
+        drops = pos.drops
         for index, m in enumerate(root_moves):
             dmg, deg, dph = move_delta(pos, m)
             pos.make(m)
@@ -847,7 +866,9 @@ class Searcher:
                 reduction = 0
                 if (depth >= 3 and index >= 4 and not in_check and not gives_check
                         and pos.undo_captured(pos.undo_len - 1) == 0 and move_kind(m) != PROMOTION):
-                    reduction = 1
+                    # S-House has a hundred and more root moves, most of them drops: the table's reduction
+                    # of a PV node; one ply in the other variants.
+                    reduction = _late_move_reduction(depth, index, new_depth, True, True, False) if drops else 1
                 score = -tree.pvs(new_depth - reduction, -alpha - 1, -alpha, 1, mg + dmg, eg + deg,
                                       phase + dph, True, gives_check)
                 if score > alpha:
