@@ -1,4 +1,4 @@
-"""Command line: ``python -m tools.nnue generate|train|export|check ...`` (docs/nnue.md)."""
+"""Command line: ``python -m tools.nnue generate|fsfplay|fitk|rescale|expand|label|train ...`` (docs/nnue.md)."""
 
 from __future__ import annotations
 
@@ -18,6 +18,20 @@ def main(argv: Optional[list[str]] = None) -> int:
     p.add_argument("--openings", type=Path, default=Path("engine/data/seirawan.epd"))
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--minutes", type=float, help="start no new game after this many minutes")
+    p = sub.add_parser("fsfplay", help="positions from another UCI engine's self-play at fixed nodes (resumable)")
+    p.add_argument("--out", type=Path, required=True)
+    p.add_argument("--games", type=int, default=1000, help="play up to game number GAMES")
+    p.add_argument("--nodes", type=int, default=10000, help="nodes per move")
+    p.add_argument("--openings", type=Path, default=Path("engine/data/seirawan.epd"))
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--engine", default="/usr/games/fairy-stockfish")
+    p.add_argument("--minutes", type=float, help="start no new game after this many minutes")
+    p = sub.add_parser("fitk", help="the K of sigmoid(score / K) that best predicts the results of each file")
+    p.add_argument("data", type=Path, nargs="+")
+    p = sub.add_parser("rescale", help="a data file with every score multiplied by a factor")
+    p.add_argument("source", type=Path)
+    p.add_argument("--out", type=Path, required=True)
+    p.add_argument("--factor", type=float, required=True)
     p = sub.add_parser("expand", help="random walks from the positions of a data file, labelled by quiescence")
     p.add_argument("source", type=Path)
     p.add_argument("--out", type=Path, required=True)
@@ -45,6 +59,24 @@ def main(argv: Optional[list[str]] = None) -> int:
         from .generate import generate
 
         n = generate(args.out, args.games, args.nodes, args.openings, args.seed, args.minutes)
+        print(f"{n} positions written to {args.out}")
+    elif args.command == "fsfplay":
+        from .fsfplay import fsfplay
+
+        n = fsfplay(args.out, args.games, args.nodes, args.openings, args.seed, args.engine, args.minutes)
+        print(f"{n} positions written to {args.out}")
+    elif args.command == "fitk":
+        from .fsfplay import fit_k
+        from .train import read_positions
+
+        for path in args.data:
+            positions = read_positions(path)
+            k = fit_k([float(p[1]) for p in positions], [p[2] for p in positions])
+            print(f"{path}: K = {k:.0f} ({len(positions):,} positions)")
+    elif args.command == "rescale":
+        from .fsfplay import rescale
+
+        n = rescale(args.source, args.out, args.factor)
         print(f"{n} positions written to {args.out}")
     elif args.command == "expand":
         from .generate import expand
