@@ -81,6 +81,7 @@ def test_fsfplay_writes_quiet_positions_of_another_engines_games_and_resumes(tmp
         board = Board(fen)
         assert not board.in_check() and abs(int(score)) < 100_000 and result in ("0.0", "0.5", "1.0")
     assert len(featurize(out)["score"]) == len(rows)  # the trainer reads the file as it reads generate's
+    assert main(["fitk", str(out)]) == 0  # its scale beside the hand-made evaluation's on the same positions
 
 
 def test_fit_k_finds_the_scale_of_scores_and_rescale_converts_them(tmp_path: Path) -> None:

@@ -26,8 +26,10 @@ def main(argv: Optional[list[str]] = None) -> int:
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--engine", default="/usr/games/fairy-stockfish")
     p.add_argument("--minutes", type=float, help="start no new game after this many minutes")
-    p = sub.add_parser("fitk", help="the K of sigmoid(score / K) that best predicts the results of each file")
+    p = sub.add_parser("fitk", help="the K of sigmoid(score / K) that best predicts each file's results, and the "
+                       "hand-made evaluation's on the same positions")
     p.add_argument("data", type=Path, nargs="+")
+    p.add_argument("--every", type=int, default=1, help="fit on every n-th position")
     p = sub.add_parser("rescale", help="a data file with every score multiplied by a factor")
     p.add_argument("source", type=Path)
     p.add_argument("--out", type=Path, required=True)
@@ -66,13 +68,22 @@ def main(argv: Optional[list[str]] = None) -> int:
         n = fsfplay(args.out, args.games, args.nodes, args.openings, args.seed, args.engine, args.minutes)
         print(f"{n} positions written to {args.out}")
     elif args.command == "fitk":
+        from engine import Board
+        from engine.evaluate import evaluate_position
+
         from .fsfplay import fit_k
         from .train import read_positions
 
         for path in args.data:
-            positions = read_positions(path)
-            k = fit_k([float(p[1]) for p in positions], [p[2] for p in positions])
-            print(f"{path}: K = {k:.0f} ({len(positions):,} positions)")
+            positions = read_positions(path)[::args.every]
+            results = [p[2] for p in positions]
+            k = fit_k([float(p[1]) for p in positions], results)
+            # The hand-made evaluation on the same positions (white's view): the factor that puts the file's
+            # scores on this engine's scale, whoever played the games.
+            hand = [float(evaluate_position(Board(p[0])) * (1 if p[0].split()[1] == "w" else -1)) for p in positions]
+            k_hand = fit_k(hand, results)
+            print(f"{path}: K = {k:.0f}, hand-made evaluation K = {k_hand:.0f}, factor {k_hand / k:.3f} "
+                  f"({len(positions):,} positions)")
     elif args.command == "rescale":
         from .fsfplay import rescale
 
