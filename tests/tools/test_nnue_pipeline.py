@@ -42,8 +42,14 @@ def test_generate_train_export_and_load_a_tiny_net(tmp_path: Path) -> None:
     _, epoch, history = FloatNet.restore(net_file.with_name(net_file.name + ".ckpt.npz"))
     assert epoch == 2 and len(history) == 2
 
+    added = tmp_path / "added.nnue"  # a net trained on the difference from the hand-made evaluation
+    assert main(["train", str(data), "--out", str(added), "--hidden", "8", "--epochs", "1", "--batch", "64",
+                 "--residual"]) == 0
+    nnue.load(str(added))
+    assert nnue.loaded_adds_hand_made()
+
     info = nnue.load(str(net_file))
-    assert info.hidden == 8
+    assert info.hidden == 8 and not nnue.loaded_adds_hand_made()
     board = Board(read_openings(OPENINGS)[0])
     searcher = Searcher(1)
     searcher.use_net(True)

@@ -56,6 +56,8 @@ def main(argv: Optional[list[str]] = None) -> int:
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--minutes", type=float, help="start no new epoch after this many minutes")
     p.add_argument("--init", type=Path, help="start from the weights of this checkpoint (OUT.ckpt.npz of a run)")
+    p.add_argument("--residual", action="store_true",
+                   help="learn the difference from the hand-made evaluation (a net the engine adds to it)")
     args = parser.parse_args(argv)
     if args.command == "generate":
         from .generate import generate
@@ -104,7 +106,9 @@ def main(argv: Optional[list[str]] = None) -> int:
 
         import numpy as np
 
-        from .train import check, featurize, hand_made_loss, quantize, train
+        from engine import nnue
+
+        from .train import check, featurize, hand_made_loss, hand_made_scores, quantize, train
 
         # The validation split goes by game number in every file alike: a game held out in a generate file is
         # held out with its expand walks (same numbers); games of other runs that share a number are held out
@@ -113,9 +117,10 @@ def main(argv: Optional[list[str]] = None) -> int:
         arrays = {key: np.concatenate([part[key] for part in parts]) for key in parts[0]}
         print(f"{len(arrays['score']):,} positions from {len(args.data)} file(s)", flush=True)
         checkpoint = args.out.with_name(args.out.name + ".ckpt.npz")
+        hand_made = np.concatenate([hand_made_scores(path) for path in args.data]) if args.residual else None
         net, history = train(arrays, checkpoint, args.hidden, args.epochs, args.batch, args.lr, args.lam,
-                             args.seed, args.minutes, args.init)
-        data = quantize(net)
+                             args.seed, args.minutes, args.init, hand_made)
+        data = quantize(net, nnue.VERSION_ADDED if args.residual else nnue.VERSION)
         args.out.write_bytes(data)
         mean, worst = check(net, args.out, args.data[0])
         if len(args.data) == 1:
