@@ -79,5 +79,5 @@ cpdef int king_safety(Position pos)
                own_files=int, enemy_files=int)
 cpdef (int, int) positional(Position pos)
 
-@cython.locals(dmg=int, deg=int, p=int, score=int, phase_max=int, tempo=int, accumulator=Accumulator)
+@cython.locals(dmg=int, deg=int, p=int, score=int, phase_max=int, tempo=int, accumulator=Accumulator, net=int)
 cpdef int evaluate(Position pos, int mg, int eg, int phase)

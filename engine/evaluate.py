@@ -666,10 +666,14 @@ def activity(pos: Position) -> list[int]:
 
 def evaluate(pos: Position, mg: int, eg: int, phase: int) -> int:
     """The static score in centipawns from the side to move's point of view: the learned evaluation's
-    (:mod:`engine.nnue`) while the position carries an accumulator, else the hand-made one."""
+    (:mod:`engine.nnue`) while the position carries an accumulator, else the hand-made one; a net of the
+    version that is added to the hand-made evaluation gives the sum."""
     accumulator = pos.accumulator
+    net: int = 0
     if accumulator is not None:
-        return accumulator.evaluate(pos)  # type: ignore[attr-defined, no-any-return]  # an engine.nnue.Accumulator
+        net = accumulator.evaluate(pos)  # type: ignore[attr-defined]  # an engine.nnue.Accumulator
+        if not accumulator.adds_hand_made():  # type: ignore[attr-defined]
+            return net
     phase_max = _PHASE_MAX  # C ints in the compiled build (evaluate.pxd): the arithmetic below is C
     tempo = _TEMPO
     p = phase if phase < phase_max else phase_max
@@ -686,7 +690,7 @@ def evaluate(pos: Position, mg: int, eg: int, phase: int) -> int:
         score += hand_score(pos.hand, _ALL_GATES)
     elif pos.gates:
         score += hand_score(pos.hand, pos.gates)
-    return (score if pos.side == 1 else -score) + tempo
+    return (score if pos.side == 1 else -score) + tempo + net
 
 
 def evaluate_position(pos: Position) -> int:

@@ -8,7 +8,7 @@ from engine.position cimport MoveObserver
 cdef short _W1[299008]
 cdef short _B1[256]
 cdef short _W2[512]
-cdef int _B2, _HIDDEN, _QA, _DIV, _SCALE, _LIMIT, _SLOT, _MAXH, _STACK, _HAND_BASE, _HAND_STEPS, _GATE_BASE
+cdef int _B2, _HIDDEN, _ADDED, _QA, _DIV, _SCALE, _LIMIT, _SLOT, _MAXH, _STACK, _HAND_BASE, _HAND_STEPS, _GATE_BASE
 cdef int _PIECE_WHITE[1088]
 cdef int _PIECE_BLACK[1088]
 
@@ -29,6 +29,8 @@ cdef class Accumulator(MoveObserver):
     cpdef push(self, PositionState pos)
 
     cpdef pop(self)
+
+    cpdef bint adds_hand_made(self)
 
     # Indexes as Py_ssize_t: with -fwrapv (Python's own CFLAGS) a C int index blocks gcc's vectorizer.
     @cython.locals(h="Py_ssize_t", values="int *", a="Py_ssize_t", b="Py_ssize_t", i="Py_ssize_t", white="Py_ssize_t",

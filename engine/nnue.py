@@ -23,6 +23,8 @@ move of any variant is handled without the accumulator knowing the rules; :meth:
 
 Net files (``EvalFile``): the header ``MAGIC``, then little-endian int32 ``version, features, hidden, QA,
 QB, SCALE``, int16 ``W1[features][hidden]``, int16 ``B1[hidden]``, int16 ``W2[2 * hidden]``, int32 ``B2``.
+Version 1: the net's score is the evaluation; version :data:`VERSION_ADDED` (2): the net's score is added to
+the hand-made evaluation's (a net trained on the difference, ``train --residual``; ``evaluate.evaluate``).
 The built-in net is ``engine/data/`` :data:`DEFAULT_NET` (its hash and provenance in docs/nnue.md).
 """
 
@@ -38,6 +40,7 @@ from .position import MoveObserver, Position
 
 MAGIC = b"SCHESSNN"
 VERSION = 1
+VERSION_ADDED = 2  # the net's score is added to the hand-made evaluation's
 HAND_BASE = 1024
 HAND_STEPS = 8
 GATE_BASE = 1152
@@ -65,6 +68,7 @@ _B1 = _zeros(MAX_HIDDEN)
 _W2 = _zeros(2 * MAX_HIDDEN)
 _B2 = 0
 _HIDDEN = 0  # 0: no net loaded
+_ADDED = 0  # 1: the net in use is a VERSION_ADDED net
 _QA = QA
 _DIV = QA * QB
 _SCALE = SCALE
@@ -115,9 +119,10 @@ def parse(data: bytes, name: str = "<bytes>") -> tuple[int, array[int], array[in
     magic, version, features, hidden, qa, qb, scale = _HEADER.unpack_from(data)
     if magic != MAGIC:
         raise NetError(f"{name}: not a schess-bot net (header {magic!r})")
-    if version != VERSION or features != N_FEATURES or (qa, qb, scale) != (QA, QB, SCALE):
+    if version not in (VERSION, VERSION_ADDED) or features != N_FEATURES or (qa, qb, scale) != (QA, QB, SCALE):
         raise NetError(f"{name}: format {version}, {features} features, QA {qa} QB {qb} scale {scale}; this "
-                       f"engine reads format {VERSION}, {N_FEATURES} features, QA {QA} QB {QB} scale {SCALE}")
+                       f"engine reads format {VERSION} or {VERSION_ADDED}, {N_FEATURES} features, QA {QA} QB {QB} "
+                       f"scale {SCALE}")
     if not 1 <= hidden <= MAX_HIDDEN:
         raise NetError(f"{name}: hidden width {hidden}, expected 1..{MAX_HIDDEN}")
     expected = _HEADER.size + 2 * (features * hidden + hidden + 2 * hidden) + 4
@@ -137,9 +142,9 @@ def parse(data: bytes, name: str = "<bytes>") -> tuple[int, array[int], array[in
     return hidden, parts[0], parts[1], parts[2], bias
 
 
-def serialize(hidden: int, w1: list[int], b1: list[int], w2: list[int], b2: int) -> bytes:
+def serialize(hidden: int, w1: list[int], b1: list[int], w2: list[int], b2: int, version: int = VERSION) -> bytes:
     """A net file's bytes (the trainer's export; ``parse`` reads them back)."""
-    header = _HEADER.pack(MAGIC, VERSION, N_FEATURES, hidden, QA, QB, SCALE)
+    header = _HEADER.pack(MAGIC, version, N_FEATURES, hidden, QA, QB, SCALE)
     body = array("h", list(w1) + list(b1) + list(w2))
     if array("h", [1]).tobytes() != b"\x01\x00":
         body.byteswap()
@@ -155,12 +160,12 @@ def load(path: Optional[str] = None) -> NetInfo:
     except OSError as error:
         raise NetError(f"{file}: cannot be read ({error.strerror or error})") from None
     hidden, w1, b1, w2, b2 = parse(data, str(file))
-    _install(hidden, w1, b1, w2, b2)
+    _install(hidden, w1, b1, w2, b2, _HEADER.unpack_from(data)[1] == VERSION_ADDED)
     return NetInfo(str(file), hashlib.sha256(data).hexdigest(), hidden)
 
 
-def _install(hidden: int, w1: array[int], b1: array[int], w2: array[int], b2: int) -> None:
-    global _HIDDEN, _B2
+def _install(hidden: int, w1: array[int], b1: array[int], w2: array[int], b2: int, added: bool = False) -> None:
+    global _HIDDEN, _B2, _ADDED
     _HIDDEN = 0  # no accumulator evaluates a half-written net
     for i in range(N_FEATURES * hidden):
         _W1[i] = w1[i]
@@ -169,7 +174,13 @@ def _install(hidden: int, w1: array[int], b1: array[int], w2: array[int], b2: in
         _W2[i] = w2[i]
         _W2[hidden + i] = w2[hidden + i]
     _B2 = b2
+    _ADDED = 1 if added else 0
     _HIDDEN = hidden
+
+
+def loaded_adds_hand_made() -> bool:
+    """Whether the net in use is added to the hand-made evaluation (a :data:`VERSION_ADDED` file)."""
+    return _ADDED != 0
 
 
 def loaded_hidden() -> int:
@@ -312,6 +323,10 @@ class Accumulator(MoveObserver):
                     else:
                         _sub_row(values, white, _GATE_BASE + 8 + f, h)
                         _sub_row(values, black, _GATE_BASE + f, h)
+
+    def adds_hand_made(self) -> bool:
+        """Whether :meth:`evaluate`'s score is added to the hand-made evaluation's (a VERSION_ADDED net)."""
+        return _ADDED != 0
 
     def evaluate(self, pos: Position) -> int:
         """The net's score of ``pos`` (which this accumulator follows) in centipawns, side to move's view."""

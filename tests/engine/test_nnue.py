@@ -118,6 +118,30 @@ def test_a_net_file_reads_back_and_bad_files_are_named(tmp_path: Path) -> None:
     assert nnue.loaded_hidden() == 8  # a refused file leaves the net in use
 
 
+def test_a_net_of_the_added_version_is_added_to_the_hand_made_evaluation(tmp_path: Path) -> None:
+    from engine.evaluate import evaluate, evaluate_position, initial_scores
+
+    hidden = 8
+    path = tmp_path / "added.nnue"
+    bias = 25 * nnue.QA * nnue.QB // nnue.SCALE  # a net that says +25 cp everywhere
+    path.write_bytes(nnue.serialize(hidden, [0] * (nnue.N_FEATURES * hidden), [0] * hidden, [0] * (2 * hidden), bias,
+                                    nnue.VERSION_ADDED))
+    nnue.load(str(path))
+    assert nnue.loaded_adds_hand_made()
+    board = Board("r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R[EHeh] w KQBCDkqbcdf - 4 4")
+    hand_made = evaluate_position(board)
+    board.accumulator = nnue.Accumulator()
+    board.accumulator.refresh(board)
+    assert evaluate(board, *initial_scores(board)) == hand_made + 25
+    board.accumulator = None
+    searcher = Searcher(1)
+    searcher.use_net(True)
+    assert searcher.search(board, SearchLimits(depth=2)).best in board.legal_moves_codes()
+    random_net(tmp_path / "plain.nnue")
+    nnue.load(str(tmp_path / "plain.nnue"))
+    assert not nnue.loaded_adds_hand_made()  # a version 1 net is the evaluation again
+
+
 def test_search_with_the_net_plays_a_legal_move_and_leaves_the_board_alone(net: Path) -> None:
     board = Board("r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R[EHeh] w KQBCDkqbcdf - 4 4")
     fen = board.fen()

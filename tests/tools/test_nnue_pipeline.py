@@ -42,8 +42,14 @@ def test_generate_train_export_and_load_a_tiny_net(tmp_path: Path) -> None:
     _, epoch, history = FloatNet.restore(net_file.with_name(net_file.name + ".ckpt.npz"))
     assert epoch == 2 and len(history) == 2
 
+    added = tmp_path / "added.nnue"  # a net trained on the difference from the hand-made evaluation
+    assert main(["train", str(data), "--out", str(added), "--hidden", "8", "--epochs", "1", "--batch", "64",
+                 "--residual"]) == 0
+    nnue.load(str(added))
+    assert nnue.loaded_adds_hand_made()
+
     info = nnue.load(str(net_file))
-    assert info.hidden == 8
+    assert info.hidden == 8 and not nnue.loaded_adds_hand_made()
     board = Board(read_openings(OPENINGS)[0])
     searcher = Searcher(1)
     searcher.use_net(True)
@@ -64,3 +70,38 @@ def test_label_scores_positions_again_with_another_engine(tmp_path: Path) -> Non
     rows = [line.split(";") for line in out.read_text().splitlines()]
     assert [row[0] for row in rows] == fens and [row[3] for row in rows] == ["0", "1", "2"]
     assert all(row[2] == "0.5" for row in rows) and any(row[1] != "0" for row in rows)
+
+
+@pytest.mark.skipif(not Path(FAIRY_STOCKFISH).exists(), reason="Fairy-Stockfish is not installed")
+def test_fsfplay_writes_quiet_positions_of_another_engines_games_and_resumes(tmp_path: Path) -> None:
+    out = tmp_path / "fsf.txt"
+    args = ["fsfplay", "--out", str(out), "--nodes", "300", "--openings", str(OPENINGS), "--seed", "5",
+            "--engine", FAIRY_STOCKFISH]
+    assert main(args + ["--games", "1"]) == 0
+    assert games_done(out) == 1
+    assert main(args + ["--games", "2"]) == 0  # resumes after game 0
+    assert games_done(out) == 2
+    rows = [line.split(";") for line in out.read_text().splitlines() if not line.startswith(";")]
+    assert rows and {row[3] for row in rows} <= {"0", "1"}
+    for fen, score, result, _ in rows:
+        board = Board(fen)
+        assert not board.in_check() and abs(int(score)) < 100_000 and result in ("0.0", "0.5", "1.0")
+    assert len(featurize(out)["score"]) == len(rows)  # the trainer reads the file as it reads generate's
+    assert main(["fitk", str(out)]) == 0  # its scale beside the hand-made evaluation's on the same positions
+
+
+def test_fit_k_finds_the_scale_of_scores_and_rescale_converts_them(tmp_path: Path) -> None:
+    import math
+    import random
+
+    from tools.nnue.fsfplay import fit_k
+
+    rng = random.Random(1)
+    scores = [rng.uniform(-1500, 1500) for _ in range(4000)]
+    results = [1.0 if rng.random() < 1 / (1 + math.exp(-s / 300)) else 0.0 for s in scores]
+    assert 250 < fit_k(scores, results) < 360
+    source = tmp_path / "a.txt"
+    source.write_text("8/8/8/8/8/8/8/K6k w - - 0 1;301;0.5;0\n;;;1\n")
+    out = tmp_path / "b.txt"
+    assert main(["rescale", str(source), "--out", str(out), "--factor", "0.5"]) == 0
+    assert out.read_text() == "8/8/8/8/8/8/8/K6k w - - 0 1;150;0.5;0\n;;;1\n"

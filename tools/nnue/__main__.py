@@ -1,4 +1,4 @@
-"""Command line: ``python -m tools.nnue generate|train|export|check ...`` (docs/nnue.md)."""
+"""Command line: ``python -m tools.nnue generate|fsfplay|fitk|rescale|expand|label|train ...`` (docs/nnue.md)."""
 
 from __future__ import annotations
 
@@ -18,6 +18,22 @@ def main(argv: Optional[list[str]] = None) -> int:
     p.add_argument("--openings", type=Path, default=Path("engine/data/seirawan.epd"))
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--minutes", type=float, help="start no new game after this many minutes")
+    p = sub.add_parser("fsfplay", help="positions from another UCI engine's self-play at fixed nodes (resumable)")
+    p.add_argument("--out", type=Path, required=True)
+    p.add_argument("--games", type=int, default=1000, help="play up to game number GAMES")
+    p.add_argument("--nodes", type=int, default=10000, help="nodes per move")
+    p.add_argument("--openings", type=Path, default=Path("engine/data/seirawan.epd"))
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--engine", default="/usr/games/fairy-stockfish")
+    p.add_argument("--minutes", type=float, help="start no new game after this many minutes")
+    p = sub.add_parser("fitk", help="the K of sigmoid(score / K) that best predicts each file's results, and the "
+                       "hand-made evaluation's on the same positions")
+    p.add_argument("data", type=Path, nargs="+")
+    p.add_argument("--every", type=int, default=1, help="fit on every n-th position")
+    p = sub.add_parser("rescale", help="a data file with every score multiplied by a factor")
+    p.add_argument("source", type=Path)
+    p.add_argument("--out", type=Path, required=True)
+    p.add_argument("--factor", type=float, required=True)
     p = sub.add_parser("expand", help="random walks from the positions of a data file, labelled by quiescence")
     p.add_argument("source", type=Path)
     p.add_argument("--out", type=Path, required=True)
@@ -40,11 +56,40 @@ def main(argv: Optional[list[str]] = None) -> int:
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--minutes", type=float, help="start no new epoch after this many minutes")
     p.add_argument("--init", type=Path, help="start from the weights of this checkpoint (OUT.ckpt.npz of a run)")
+    p.add_argument("--residual", action="store_true",
+                   help="learn the difference from the hand-made evaluation (a net the engine adds to it)")
     args = parser.parse_args(argv)
     if args.command == "generate":
         from .generate import generate
 
         n = generate(args.out, args.games, args.nodes, args.openings, args.seed, args.minutes)
+        print(f"{n} positions written to {args.out}")
+    elif args.command == "fsfplay":
+        from .fsfplay import fsfplay
+
+        n = fsfplay(args.out, args.games, args.nodes, args.openings, args.seed, args.engine, args.minutes)
+        print(f"{n} positions written to {args.out}")
+    elif args.command == "fitk":
+        from engine import Board
+        from engine.evaluate import evaluate_position
+
+        from .fsfplay import fit_k
+        from .train import read_positions
+
+        for path in args.data:
+            positions = read_positions(path)[::args.every]
+            results = [p[2] for p in positions]
+            k = fit_k([float(p[1]) for p in positions], results)
+            # The hand-made evaluation on the same positions (white's view): the factor that puts the file's
+            # scores on this engine's scale, whoever played the games.
+            hand = [float(evaluate_position(Board(p[0])) * (1 if p[0].split()[1] == "w" else -1)) for p in positions]
+            k_hand = fit_k(hand, results)
+            print(f"{path}: K = {k:.0f}, hand-made evaluation K = {k_hand:.0f}, factor {k_hand / k:.3f} "
+                  f"({len(positions):,} positions)")
+    elif args.command == "rescale":
+        from .fsfplay import rescale
+
+        n = rescale(args.source, args.out, args.factor)
         print(f"{n} positions written to {args.out}")
     elif args.command == "expand":
         from .generate import expand
@@ -61,7 +106,9 @@ def main(argv: Optional[list[str]] = None) -> int:
 
         import numpy as np
 
-        from .train import check, featurize, hand_made_loss, quantize, train
+        from engine import nnue
+
+        from .train import check, featurize, hand_made_loss, hand_made_scores, quantize, train
 
         # The validation split goes by game number in every file alike: a game held out in a generate file is
         # held out with its expand walks (same numbers); games of other runs that share a number are held out
@@ -70,9 +117,10 @@ def main(argv: Optional[list[str]] = None) -> int:
         arrays = {key: np.concatenate([part[key] for part in parts]) for key in parts[0]}
         print(f"{len(arrays['score']):,} positions from {len(args.data)} file(s)", flush=True)
         checkpoint = args.out.with_name(args.out.name + ".ckpt.npz")
+        hand_made = np.concatenate([hand_made_scores(path) for path in args.data]) if args.residual else None
         net, history = train(arrays, checkpoint, args.hidden, args.epochs, args.batch, args.lr, args.lam,
-                             args.seed, args.minutes, args.init)
-        data = quantize(net)
+                             args.seed, args.minutes, args.init, hand_made)
+        data = quantize(net, nnue.VERSION_ADDED if args.residual else nnue.VERSION)
         args.out.write_bytes(data)
         mean, worst = check(net, args.out, args.data[0])
         if len(args.data) == 1:

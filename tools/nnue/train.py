@@ -125,11 +125,15 @@ class FloatNet:
         out = (c_us * c_us) @ p["w2"][:h] + (c_them * c_them) @ p["w2"][h:] + p["b2"][0]
         return out, (a_us, a_them, c_us, c_them)
 
-    def step(self, x_us: np.ndarray, x_them: np.ndarray, target: np.ndarray, lr: float) -> float:
-        """One Adam step on a batch; the batch's loss before the step."""
+    def step(self, x_us: np.ndarray, x_them: np.ndarray, target: np.ndarray, lr: float,
+             offset: Optional[np.ndarray] = None) -> float:
+        """One Adam step on a batch; the batch's loss before the step. ``offset``: added to the net's output
+        (the hand-made evaluation over SCALE, for a net trained on the difference)."""
         p = self.params
         h = self.hidden
         out, (a_us, a_them, c_us, c_them) = self.forward(x_us, x_them)
+        if offset is not None:
+            out = out + offset
         pred = sigmoid(out)
         diff = pred - target
         loss = float(np.mean(diff * diff))
@@ -189,13 +193,15 @@ def split(arrays: dict[str, np.ndarray], every: int = 20) -> tuple[np.ndarray, n
 
 
 def evaluate_loss(net: FloatNet, arrays: dict[str, np.ndarray], rows: np.ndarray, target: np.ndarray,
-                  batch: int = 4096) -> float:
+                  batch: int = 4096, offset: Optional[np.ndarray] = None) -> float:
     if len(rows) == 0:
         return float("nan")
     total = 0.0
     for start in range(0, len(rows), batch):
         idx = rows[start:start + batch]
         out, _ = net.forward(dense(arrays["us"][idx]), dense(arrays["them"][idx]))
+        if offset is not None:
+            out = out + offset[idx]
         diff = sigmoid(out) - target[idx]
         total += float(np.sum(diff * diff))
     return total / len(rows)
@@ -203,10 +209,13 @@ def evaluate_loss(net: FloatNet, arrays: dict[str, np.ndarray], rows: np.ndarray
 
 def train(arrays: dict[str, np.ndarray], checkpoint: Path, hidden: int = 128, epochs: int = 20,
           batch: int = 1024, lr: float = 1e-3, lam: float = 0.75, seed: int = 1,
-          minutes: Optional[float] = None, init: Optional[Path] = None) -> tuple[FloatNet, list[tuple[float, float]]]:
+          minutes: Optional[float] = None, init: Optional[Path] = None,
+          hand_made: Optional[np.ndarray] = None) -> tuple[FloatNet, list[tuple[float, float]]]:
     """Train (or continue training from ``checkpoint``) to ``epochs`` epochs; the net and the (training,
     validation) loss of every epoch. The learning rate falls by a cosine to a tenth over the epochs. ``init``:
-    start from the weights of another run's checkpoint (a net trained on other data), with a fresh optimizer."""
+    start from the weights of another run's checkpoint (a net trained on other data), with a fresh optimizer.
+    ``hand_made``: the hand-made evaluation of every position (side to move's centipawns): the net learns the
+    difference from it (its output is added to it; a new net's output layer starts at zero)."""
     if checkpoint.exists():
         net, done, history = FloatNet.restore(checkpoint)
     elif init is not None:
@@ -215,6 +224,9 @@ def train(arrays: dict[str, np.ndarray], checkpoint: Path, hidden: int = 128, ep
         net.params = initial.params
     else:
         net, done, history = FloatNet(hidden, seed), 0, []
+        if hand_made is not None:
+            net.params["w2"][:] = 0.0
+    offset = None if hand_made is None else (hand_made / SCALE).astype(np.float32)
     target = targets(arrays, lam)
     train_rows, valid_rows = split(arrays)
     deadline = time.time() + minutes * 60 if minutes else float("inf")
@@ -227,24 +239,26 @@ def train(arrays: dict[str, np.ndarray], checkpoint: Path, hidden: int = 128, ep
         total = 0.0
         for start in range(0, len(order), batch):
             idx = order[start:start + batch]
-            total += net.step(dense(arrays["us"][idx]), dense(arrays["them"][idx]), target[idx], rate) * len(idx)
+            total += net.step(dense(arrays["us"][idx]), dense(arrays["them"][idx]), target[idx], rate,
+                              None if offset is None else offset[idx]) * len(idx)
             bar.update(len(idx), f"loss {total / (start + len(idx)):.5f}")
         bar.close()
-        history.append((total / max(len(order), 1), evaluate_loss(net, arrays, valid_rows, target)))
+        history.append((total / max(len(order), 1), evaluate_loss(net, arrays, valid_rows, target, offset=offset)))
         print(f"epoch {epoch + 1}: training loss {history[-1][0]:.5f}, validation loss {history[-1][1]:.5f}",
               flush=True)
         net.save(checkpoint, epoch + 1, history)
     return net, history
 
 
-def quantize(net: FloatNet) -> bytes:
-    """The net file of the float net (engine.nnue's format)."""
+def quantize(net: FloatNet, version: int = nnue.VERSION) -> bytes:
+    """The net file of the float net (engine.nnue's format; ``nnue.VERSION_ADDED`` for a net trained on the
+    difference from the hand-made evaluation)."""
     p = net.params
     w1 = np.clip(np.rint(p["w1"] * nnue.QA), -32767, 32767).astype(np.int64)
     b1 = np.clip(np.rint(p["b1"] * nnue.QA), -32767, 32767).astype(np.int64)
     w2 = np.clip(np.rint(p["w2"] * nnue.QB), -32767, 32767).astype(np.int64)
     b2 = int(np.rint(p["b2"][0] * nnue.QA * nnue.QB))
-    return nnue.serialize(net.hidden, w1.ravel().tolist(), b1.tolist(), w2.tolist(), b2)
+    return nnue.serialize(net.hidden, w1.ravel().tolist(), b1.tolist(), w2.tolist(), b2, version)
 
 
 def float_centipawns(net: FloatNet, us: np.ndarray, them: np.ndarray) -> np.ndarray:
@@ -276,6 +290,27 @@ def check(net: FloatNet, net_file: Path, data: Path, count: int = 200, variant: 
     worst = float(np.max(diffs)) if diffs else 0.0
     assert mean <= tolerance_cp, f"the engine's evaluation differs from the trained net by {mean:.1f} cp on average"
     return mean, worst
+
+
+def hand_made_scores(path: Path, variant: str = "seirawan") -> np.ndarray:
+    """The hand-made evaluation of every position of a data file (side to move's centipawns), cached in
+    ``DATA.handmade.npy`` while the file has not changed length."""
+    from engine.evaluate import evaluate_position
+
+    cache = path.with_name(path.name + ".handmade.npy")
+    positions = read_positions(path)
+    if cache.exists():
+        scores: np.ndarray = np.load(cache)
+        if len(scores) == len(positions):
+            return scores
+    bar = Progress("hand-made", len(positions), "positions")
+    out = np.zeros(len(positions), dtype=np.float32)
+    for i, (fen, _, _, _) in enumerate(positions):
+        out[i] = evaluate_position(Board(fen, variant=variant))
+        bar.update()
+    bar.close()
+    np.save(cache, out)
+    return out
 
 
 def hand_made_loss(data: Path, arrays: dict[str, np.ndarray], lam: float, variant: str = "seirawan") -> float:
