@@ -15,7 +15,7 @@ from bot.loopback import LoopbackServer, Scripted
 from tests.e2e.conftest import KEEPALIVE_S, BotProcess, BotThread, bot_config, refereed_server
 from tests.e2e.test_matchmaking import NONE_FITS
 from tests.e2e.test_reconcile import wait_for_text
-from tests.timing import PATIENCE_S, STARTUP_S, wait_until
+from tests.timing import GAME_S, PATIENCE_S, STARTUP_S, wait_until
 
 
 def wait_for_log(caplog: pytest.LogCaptureFixture, text: str, timeout: float = PATIENCE_S) -> None:
@@ -43,7 +43,7 @@ def test_a_challenger_outside_the_rating_range_is_declined(
     assert_declined(server, low, "generic")
     assert_declined(server, high, "generic")
     assert server.wait_for_answer(fitting, 20).accepted
-    assert bots[0].join(60) == 0
+    assert bots[0].join(GAME_S) == 0
 
 
 def test_max_rating_diff_uses_our_rating_on_lichess_and_is_skipped_on_pychess(
@@ -60,7 +60,7 @@ def test_max_rating_diff_uses_our_rating_on_lichess_and_is_skipped_on_pychess(
     else:
         assert answer.accepted
         wait_for_log(caplog, "challenge.max_rating_diff is not applied: the server does not tell our rating")
-        assert bots[0].join(60) == 0
+        assert bots[0].join(GAME_S) == 0
 
 
 def test_max_games_per_user_declines_a_second_game_with_the_same_user(
@@ -69,7 +69,7 @@ def test_max_games_per_user_declines_a_second_game_with_the_same_user(
     first = server.challenge(challenger="Alice", color="white", opponent=Scripted(["e2e4", "wait"]))
     config = bot_config(server, tmp_path, challenge={"concurrency": 3, "max_games_per_user": 1})
     bots.append(BotThread(config).start())
-    server.wait_for_plies(first, 2, 20)
+    server.wait_for_plies(first, 2, GAME_S)
     again = server.challenge(challenger="Alice")
     other = server.challenge(challenger="Bob", color="white", opponent=Scripted(["d2d4", "wait"]))
     assert_declined(server, again, "later")
@@ -82,7 +82,7 @@ def test_reserve_for_humans_keeps_a_slot_that_bots_cannot_take(
     robot = server.challenge(challenger="RobotA", title="BOT", color="white", opponent=Scripted(["e2e4", "wait"]))
     config = bot_config(server, tmp_path, challenge={"concurrency": 2, "reserve_for_humans": 1})
     bots.append(BotThread(config).start())
-    server.wait_for_plies(robot, 2, 20)
+    server.wait_for_plies(robot, 2, GAME_S)
     second_robot = server.challenge(challenger="RobotB", title="BOT")
     human = server.challenge(challenger="Carol", color="white", opponent=Scripted(["d2d4", "wait"]))
     assert_declined(server, second_robot, "later")
@@ -119,7 +119,7 @@ def test_the_daily_count_of_bot_challenges_survives_a_restart(
     first = server.challenge(challenger="RobotA", title="BOT", color="white", opponent=Scripted(["resign"]))
     bots.append(BotThread(config, max_games=1).start())
     assert server.wait_for_answer(first, 20).accepted
-    assert bots[0].join(60) == 0
+    assert bots[0].join(GAME_S) == 0
     saved = json.loads((tmp_path / STATE_FILE_NAME).read_text())
     assert [entry["name"] for entry in saved["accepted_from_bots"]] == ["robota"]
 

@@ -10,6 +10,7 @@ from bot.lobby.challenges import Decline, accepted_clock_text, decline_message
 from bot.loopback import LoopbackServer
 from tests.e2e.conftest import BotThread, bot_config
 from tests.reliability.conftest import ResignAfter
+from tests.timing import GAME_S
 
 
 def test_the_decline_message_says_why_and_what_is_accepted_in_at_most_300_characters() -> None:
@@ -44,7 +45,7 @@ def test_challenges_wait_in_the_queue_while_the_slot_is_busy_and_are_accepted_wh
     bot = BotThread(config)
     bots.append(bot.start())
     assert server.wait_for_answer(first, 15).accepted
-    server.wait_for_plies(first, 2, 30)
+    server.wait_for_plies(first, 2, GAME_S)
     waiting = server.challenge(clock=(60, 0), opponent=ResignAfter(2, seed=2))
     withdrawn = server.challenge(clock=(60, 0))
     server.wait_for(lambda: bot.lobby is not None and len(bot.lobby.answers.queued) == 2, 15, "two queued challenges")
@@ -57,6 +58,6 @@ def test_challenges_wait_in_the_queue_while_the_slot_is_busy_and_are_accepted_wh
     declined = server.wait_for_answer(fourth, 15)
     assert not declined.accepted and declined.reason == "later", "the queue holds two at most"
     assert server.answer(third) is None
-    server.wait_for_game_end(first, 60)
+    server.wait_for_game_end(first, GAME_S)
     assert server.wait_for_answer(waiting, 20).accepted, "the oldest queued challenge gets the free slot"
     assert server.answer(withdrawn) is None

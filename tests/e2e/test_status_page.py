@@ -22,7 +22,7 @@ import pytest
 from bot.loopback import LoopbackServer, Manual, RandomMoves
 from engine import Board
 from tests.e2e.conftest import TOKEN, BotThread, assert_clean_game, bot_config
-from tests.timing import PATIENCE_S
+from tests.timing import GAME_S, PATIENCE_S
 from tools.status_bench import half_open_connections
 
 CHROMIUM = shutil.which("chromium") or ("/usr/bin/chromium" if os.path.exists("/usr/bin/chromium") else None)
@@ -156,7 +156,7 @@ def test_the_page_in_chromium_follows_a_game_and_shows_its_eval_graph(
         browser.save_screenshot(SCREENSHOT)
 
     server.opponent_resign(game_id)
-    game = server.wait_for_game_end(game_id, 30)
+    game = server.wait_for_game_end(game_id, GAME_S)
     assert_clean_game(game)
     wait_until(lambda: browser.execute_script("return document.querySelectorAll('.game').length") == 0, 15,
                "the running game to leave the page")
@@ -250,7 +250,7 @@ class HalfOpenConnections:
 
     def stop(self) -> None:
         self.stopping.set()
-        self.thread.join(10)
+        self.thread.join(10)  # clean-up only: nothing is asserted on it
         for key in list(self.selector.get_map().values()):
             key.fileobj.close()  # type: ignore[union-attr]
         self.selector.close()
@@ -281,7 +281,7 @@ def test_a_thousand_half_open_connections_and_a_megabyte_post_stall_neither_page
                 wait_until(lambda: plies(server, game_id) > played or server.game(game_id).status != "started",  # noqa: B023
                            30, "the game to go on")
         assert attack.post_answer.startswith(b"HTTP/1.0 413"), attack.post_answer
-        game = server.wait_for_game_end(game_id, 120)
+        game = server.wait_for_game_end(game_id, GAME_S)
         assert_clean_game(game)
         assert game.status in ("mate", "draw", "stalemate"), game.describe()
         wait_until(lambda: game_id in _finished_ids(port), 30, "the page to show the finished game")
