@@ -11,7 +11,7 @@ import pytest
 
 from bot.loopback import LoopbackServer
 from tests.reliability.conftest import BotThread, ResignAfter, assert_clean_game, bot_config, faulty_engine
-from tests.timing import GAME_S
+from tests.timing import GAME_S, STARTUP_S
 
 CLOCK_S = 10
 #: Lichess does not let a BOT play ultraBullet (its challenge says ``compat.bot: false`` and the bot declines),
@@ -74,7 +74,7 @@ def test_an_engine_gone_for_good_ends_the_game_stops_challenges_and_fails_the_he
     assert [r for r in caplog.records if r.levelno == logging.ERROR and "failed for good" in r.getMessage()]
 
     refused = server.challenge(clock=(LICHESS_CLOCK_S, 0))
-    answer = server.wait_for_answer(refused, 15)
+    answer = server.wait_for_answer(refused, STARTUP_S)
     assert not answer.accepted and answer.reason == "later"
     assert heartbeat.read_text().startswith("unhealthy: the engine failed for good")
     assert health.main([str(heartbeat)]) == 1
@@ -83,4 +83,4 @@ def test_an_engine_gone_for_good_ends_the_game_stops_challenges_and_fails_the_he
     server.wait_for(lambda: heartbeat.read_text().strip() == "ok", 20, "the health check to pass again")
     assert health.main([str(heartbeat)]) == 0
     accepted = server.challenge(clock=(LICHESS_CLOCK_S, 0), opponent=ResignAfter(1, seed=4))
-    assert server.wait_for_answer(accepted, 15).accepted
+    assert server.wait_for_answer(accepted, STARTUP_S).accepted

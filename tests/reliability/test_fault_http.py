@@ -23,7 +23,7 @@ from tests.reliability.conftest import (
     assert_clean_game,
     bot_config,
 )
-from tests.timing import GAME_S
+from tests.timing import GAME_S, STARTUP_S
 
 RETRY_AFTER_S = 2
 
@@ -103,8 +103,8 @@ def test_500_502_503_on_every_endpoint_are_retried_until_the_game_is_played(
                     10, "the !help reply")
     faults.append(server.faults.fail("chat", 503, times=1))  # for the goodbye
     declined = server.challenge(challenger="Late", clock=(60, 0))  # busy: declined 'later'
-    assert server.wait_for_answer(declined, 15).reason == "later"
-    assert bots[0].stop(30) == 0  # abort: too late for it (4 plies), so the bot resigns without trying
+    assert server.wait_for_answer(declined, STARTUP_S).reason == "later"
+    assert bots[0].stop(GAME_S) == 0  # abort: too late for it (4 plies), so the bot resigns without trying
     game = server.game(game_id)
     assert game.over and game.status == "resign" and game.winner is not game.bot_color
     assert not server.requests_to("abort"), "a game with moves is never aborted (pychess would play on)"
@@ -126,7 +126,7 @@ def test_connection_refused_at_start_up_and_mid_game(
     server.faults.refuse_connections(3)
     started = time.monotonic()
     bots.append(BotThread(bot_config(server, tmp_path), max_games=1).start())
-    server.wait_for(lambda: server.event_stream_connections or None, 20, "the bot to connect")
+    server.wait_for(lambda: server.event_stream_connections or None, STARTUP_S, "the bot to connect")
     assert time.monotonic() - started >= 2.5, "the bot got through while the server refused connections"
     game_id = server.challenge(color="white", clock=(120, 1), opponent=Scripted(["e2e4", "g1f3", "wait"]))
     server.wait_for_plies(game_id, 4, GAME_S)

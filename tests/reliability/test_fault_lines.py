@@ -91,7 +91,7 @@ def test_malformed_lines_are_skipped_and_broken_games_left_cleanly_while_the_oth
     assert_clean_game(game)
     assert game.status == "resign" and len(game.bot_moves()) >= 7, "the healthy game was played to its end"
     server.wait_for(lambda: (tmp_path / f"{healthy}.pgn").exists() or None, 10, "the healthy game's PGN")
-    assert bots[0].stop(20) == 0
+    assert bots[0].stop(GAME_S) == 0
     text = caplog.text
     assert text.count("skipped a malformed line") >= len(EVENT_LINES) + len(GAME_LINES) - 3  # 3 are valid shapes
     # the unknown variant is declined (the loopback server never issued that challenge, hence a 404 answer)

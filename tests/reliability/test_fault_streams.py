@@ -11,7 +11,7 @@ import pytest
 from bot.loopback import LoopbackServer, Scripted
 from tests.e2e.conftest import replay_pgn
 from tests.reliability.conftest import BotThread, ResignAfter, WorkerWatch, assert_clean_game, bot_config
-from tests.timing import GAME_S
+from tests.timing import GAME_S, PATIENCE_S
 
 
 def paused_game(server: LoopbackServer) -> str:
@@ -52,7 +52,8 @@ def test_a_silent_stream_is_dropped_by_the_watchdog_and_reopened(
     before = server.event_stream_connections, server.game(game_id).stream_connections
     assert server.faults.silence_streams(kind, None if kind == "event" else game_id) == 1  # type: ignore[arg-type]
     if kind == "event":
-        server.wait_for(lambda: server.event_stream_connections > before[0] or None, 10, "event stream reopened")
+        server.wait_for(lambda: server.event_stream_connections > before[0] or None, PATIENCE_S,
+                        "event stream reopened")
     server.set_opponent(game_id, ResignAfter(8, seed=2))
     game = server.wait_for_game_end(game_id, GAME_S)
     assert_clean_game(game)

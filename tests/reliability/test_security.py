@@ -64,10 +64,10 @@ def test_a_full_run_never_writes_the_token_anywhere(pychess_server: LoopbackServ
         server.wait_for_plies(game_id, 4, GAME_S)
         for line in HOSTILE_CHAT:
             server.send_chat(game_id, line)
-        server.wait_for(lambda: len([c for c in server.game(game_id).chat if c.by == "bot"]) >= 3 or None, 10,
+        server.wait_for(lambda: len([c for c in server.game(game_id).chat if c.by == "bot"]) >= 3 or None, PATIENCE_S,
                         "the chat replies")
         server.set_opponent(game_id, ResignAfter(6, seed=9))
-        assert bot.wait(60) == 0, bot.logs()
+        assert bot.wait(GAME_S) == 0, bot.logs()
     finally:
         bot.stop()
     replies = [c.text for c in server.game(game_id).chat if c.by == "bot"]
