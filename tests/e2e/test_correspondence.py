@@ -11,7 +11,7 @@ import pytest
 
 from bot.loopback import LoopbackServer, Manual
 from tests.e2e.conftest import BotThread, bot_config, replay_pgn
-from tests.timing import GAME_S, PATIENCE_S
+from tests.timing import GAME_S, PATIENCE_S, STARTUP_S
 
 VISITS = {"check_interval_s": 1, "disconnect_after_s": 0.3}
 
@@ -35,7 +35,7 @@ def test_a_correspondence_game_is_played_in_visits(
     config = correspondence_config(server, tmp_path)
     game_id = server.challenge(clock=None, days=3, color="black", opponent=Manual())
     bots.append(BotThread(config).start())
-    assert server.wait_for_answer(game_id, 10).accepted
+    assert server.wait_for_answer(game_id, STARTUP_S).accepted
     server.wait_for_plies(game_id, 1, GAME_S)
     wait_until_parked(server, bots[0], 1, caplog)
     connections = server.game(game_id).stream_connections
@@ -80,7 +80,7 @@ def test_correspondence_challenges_follow_challenge_speeds(
     config = correspondence_config(server, tmp_path, challenge={"speeds": ["blitz", "rapid"]})
     bots.append(BotThread(config).start())
     declined = server.challenge(clock=None, days=3)
-    answer = server.wait_for_answer(declined, 10)
+    answer = server.wait_for_answer(declined, STARTUP_S)
     assert (answer.accepted, answer.reason) == (False, "timeControl")
 
 
@@ -91,9 +91,9 @@ def test_correspondence_games_do_not_take_the_real_time_slot(
     config["correspondence"] = dict(VISITS, max_games=1)
     bots.append(BotThread(config).start())
     first = server.challenge(challenger="Corr1", clock=None, days=3, color="white", opponent=Manual())
-    assert server.wait_for_answer(first, 10).accepted
-    server.wait_for_game_start(first, 10)
+    assert server.wait_for_answer(first, STARTUP_S).accepted
+    server.wait_for_game_start(first, STARTUP_S)
     second = server.challenge(challenger="Corr2", clock=None, days=3, color="white", opponent=Manual())
-    assert server.wait_for_answer(second, 10).reason == "later", "correspondence.max_games is 1"
+    assert server.wait_for_answer(second, STARTUP_S).reason == "later", "correspondence.max_games is 1"
     blitz = server.challenge(challenger="Blitz", clock=(180, 2), color="white", opponent=Manual())
-    assert server.wait_for_answer(blitz, 10).accepted, "the real-time slot is still free"
+    assert server.wait_for_answer(blitz, STARTUP_S).accepted, "the real-time slot is still free"

@@ -11,7 +11,7 @@ import pytest
 
 from bot.loopback import LoopbackServer, RandomMoves, Scripted
 from tests.e2e.conftest import KEEPALIVE_S, BotThread, assert_clean_game, bot_config, refereed_server, replay_pgn
-from tests.timing import GAME_S, PATIENCE_S
+from tests.timing import GAME_S, PATIENCE_S, STARTUP_S
 
 CASTLING_READY = "r3k2r/pppppppp/8/8/8/8/PPPPPPPP/R3K2R w KQkq - 0 1"
 
@@ -80,7 +80,7 @@ def test_other_variants_played_to_the_end(
     game_id = server.challenge(variant=variant, chess960=chess960, clock=(120, 1), opponent=RandomMoves(seed=22))
     variants = ["seirawan", "seirawan960", "chess", "chess960"]
     bots.append(BotThread(bot_config(server, tmp_path, challenge={"variants": variants}), max_games=1).start())
-    assert server.wait_for_answer(game_id, 15).accepted
+    assert server.wait_for_answer(game_id, STARTUP_S).accepted
     game = server.wait_for_game_end(game_id, GAME_S)
     assert_clean_game(game)
     assert game.status in ("mate", "draw", "stalemate"), game.describe()

@@ -172,11 +172,11 @@ def test_an_s_chess960_challenge_from_a_person(
 ) -> None:
     config = bot_config(pychess_server, tmp_path, challenge={"variants": ["seirawan960"]})
     bots.append(BotThread(config, max_games=1).start())
-    pychess_server.wait_for(lambda: pychess_server.capabilities, 15, "the capability header")
+    pychess_server.wait_for(lambda: pychess_server.capabilities, STARTUP_S, "the capability header")
     assert pychess_server.capabilities == {"version": 1, "variants": ["seirawan960"]}
     plain = pychess_server.challenge(challenger="Bob", chess960=False)
     game_id = pychess_server.challenge(challenger="Alice", chess960=True, opponent=Scripted(["wait"]))
-    game = pychess_server.wait_for_game_start(game_id, 15)
+    game = pychess_server.wait_for_game_start(game_id, STARTUP_S)
     assert not pychess_server.challenges[plain].offered, "S-chess was not advertised, so it is not offered"
     pychess_server.wait_for_plies(game_id, 1 if game.bot_color else 0, GAME_S)
     pychess_server.opponent_resign(game_id)
@@ -195,7 +195,7 @@ def test_an_s_chess960_challenge_is_not_offered_without_the_960_name(
     pychess_server: LoopbackServer, tmp_path: Path, bots: list[BotThread]
 ) -> None:
     bots.append(BotThread(bot_config(pychess_server, tmp_path, challenge={"variants": ["seirawan"]})).start())
-    pychess_server.wait_for(lambda: pychess_server.capabilities, 15, "the capability header")
+    pychess_server.wait_for(lambda: pychess_server.capabilities, STARTUP_S, "the capability header")
     challenge_id = pychess_server.challenge(challenger="Alice", chess960=True)
     assert not pychess_server.challenges[challenge_id].offered
 
@@ -204,7 +204,7 @@ def test_an_s_chess960_challenge_is_not_offered_without_the_960_name(
 def test_a_wrong_token_exits_2_and_says_token(dialect: str, tmp_path: Path) -> None:
     with refereed_server(dialect, token="the-right-token") as server:
         process = BotProcess(bot_config(server, tmp_path / "games"), tmp_path).start()
-        assert process.wait(60) == 2
+        assert process.wait(STARTUP_S) == 2
     output = process.logs()
     assert "rejected the token" in output and f"{dialect} dialect" in output, output
     assert ("HTTP 403" if dialect == "pychess" else "HTTP 401") in output
@@ -220,13 +220,13 @@ def test_a_token_revoked_while_the_bot_runs_exits_2_with_one_line_and_its_fix(
         config = bot_config(server, tmp_path / "games", challenge={"block_list": ["bob"]})
         process = BotProcess(config, tmp_path).start()
         first = server.challenge(challenger="Bob", variant="chess")  # declined: the bot is listening
-        server.wait_for(lambda: server.answer(first), 60, "the bot's first answer")
+        server.wait_for(lambda: server.answer(first), STARTUP_S, "the bot's first answer")
         server.token = "revoked"
         if refused_by == "the event stream":
             server.faults.drop_streams("event")  # it connects again, and is refused
         else:
             server.challenge(challenger="Alice")  # the bot's accept is refused
-        assert process.wait(60) == 2
+        assert process.wait(STARTUP_S) == 2
     output = process.logs()
     last = output.strip().splitlines()[-1]
     status = "HTTP 403" if dialect == "pychess" else "HTTP 401"
@@ -310,8 +310,8 @@ def test_upgrade_makes_the_account_a_bot_account(dialect: str, tmp_path: Path) -
     with refereed_server(dialect, bot_title=None) as server:
         process = BotProcess(bot_config(server, tmp_path / "games"), tmp_path, "--upgrade").start()
         try:
-            server.wait_for(lambda: server.requests_to("upgrade"), 30, "the upgrade request")
-            server.wait_for(lambda: server.event_stream_connections, 30, "the event stream")
+            server.wait_for(lambda: server.requests_to("upgrade"), STARTUP_S, "the upgrade request")
+            server.wait_for(lambda: server.event_stream_connections, STARTUP_S, "the event stream")
             assert server.bot_title == "BOT"
         finally:
             process.stop()

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from bot.loopback import LoopbackServer, Manual, RandomMoves, Scripted
 from tests.e2e.conftest import BotThread, assert_clean_game, bot_config, replay_pgn
-from tests.timing import GAME_S
+from tests.timing import GAME_S, STARTUP_S
 
 MATE_IN_ONE = "6k1/5ppp/8/8/8/8/5PPP/R5K1[] w - - 0 1"
 HOPELESS = "qr4k1/8/8/8/8/8/8/7K[] w - - 0 1"
@@ -18,7 +18,7 @@ def test_a_complete_s_chess_game_from_the_start_position(
 ) -> None:
     game_id = server.challenge(challenger="Alice", clock=(120, 2), opponent=RandomMoves(seed=11))
     bots.append(BotThread(bot_config(server, tmp_path), max_games=1).start())
-    assert server.wait_for_answer(game_id, 15).accepted
+    assert server.wait_for_answer(game_id, STARTUP_S).accepted
     game = server.wait_for_game_end(game_id, GAME_S)
     assert_clean_game(game)
     assert game.status in ("mate", "draw", "stalemate"), game.describe()

@@ -22,7 +22,7 @@ def test_a_run_with_a_log_file_keeps_the_start_up_block_engine_lines_and_no_toke
     bot = BotProcess(config, tmp_path, "--games", "1").start()
     try:
         pychess_server.wait_for_game_end(game_id, GAME_S)
-        assert bot.wait(60) == 0
+        assert bot.wait(GAME_S) == 0
     finally:
         bot.stop()
     text = log_file.read_text()

@@ -60,7 +60,7 @@ def test_our_move_in_flight_at_a_sigterm_is_in_the_pgn_and_the_ply_count(server:
         server.wait_for_plies(game_id, 4, GAME_S)
         assert bot.process is not None
         bot.process.send_signal(signal.SIGTERM)
-        assert bot.wait(60) == 0, bot.logs()
+        assert bot.wait(GAME_S) == 0, bot.logs()
     finally:
         bot.stop()
     game = server.game(game_id)

@@ -95,7 +95,7 @@ def test_the_bot_resumes_its_game_after_a_restart(server: LoopbackServer, tmp_pa
         game = server.wait_for_game_end(game_id, GAME_S)
         assert_clean_game(game)
         assert game.stream_connections >= 2 and server.event_stream_connections >= 2
-        assert bot.wait(30) == 0, bot.logs()
+        assert bot.wait(GAME_S) == 0, bot.logs()
     finally:
         bot.stop()
     assert "e2e-token-do-not-log" not in bot.logs(), "the token never appears in the logs"

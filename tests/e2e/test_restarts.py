@@ -144,7 +144,7 @@ def test_a_fresh_bot_process_resigns_again_a_game_the_restarted_server_restored_
                         **calm_config(port))
     first = BotProcess(config, tmp_path, "--games", "1").start()
     try:
-        assert first.wait(60) == 0, first.logs()
+        assert first.wait(GAME_S) == 0, first.logs()
     finally:
         first.stop()
     game = pychess.game(game_id)
@@ -165,7 +165,7 @@ def test_a_fresh_bot_process_resigns_again_a_game_the_restarted_server_restored_
         # a move, had the bot decided to play one, has been sent
         settled(pychess, port, PATIENCE_S)
         second.process.send_signal(signal.SIGTERM)
-        assert second.wait(30) == 0, second.logs()
+        assert second.wait(GAME_S) == 0, second.logs()
     finally:
         second.stop()
     assert (game.status, game.winner) == ("resign", False), "resigned again, as the earlier run did"

@@ -54,7 +54,7 @@ def test_a_server_restarted_with_the_same_seed_gets_the_reused_ids_new_game_play
         config = bot_config(first_server, tmp_path)
         bots.append(BotThread(config, max_games=2).start())
         first_server.wait_for_game_end(first, GAME_S)
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + GAME_S
         while bots[-1].lobby is None or bots[-1].lobby.games_finished < 1:  # its slot is free: not declined
             assert time.monotonic() < deadline, "the first game never finished for the bot"
             time.sleep(0.05)
@@ -69,7 +69,7 @@ def test_a_server_restarted_with_the_same_seed_gets_the_reused_ids_new_game_play
         assert reused == first, "the same seed gives the same first id"
         bots.append(BotThread(bot_config(restarted, tmp_path)).start())
         game = restarted.wait_for_game_end(reused, GAME_S)
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + GAME_S
         while not [m for m in messages(caplog) if m.startswith(f"game {second}: the server has no record")] \
                 or bots[-1].lobby.games_finished < 1:
             assert time.monotonic() < deadline, "the 404 record was never given up, or the game never finished"

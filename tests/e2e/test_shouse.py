@@ -35,7 +35,7 @@ def test_a_complete_s_house_game_on_pychess(
     game_id = server.challenge(challenger="Alice", variant="shouse", clock=(120, 2), opponent=RandomMoves(seed=46))
     config = bot_config(server, tmp_path, challenge={"variants": ["seirawan", "shouse"]})
     bots.append(BotThread(config, max_games=1).start())
-    assert server.wait_for_answer(game_id, 15).accepted
+    assert server.wait_for_answer(game_id, STARTUP_S).accepted
     game = server.wait_for_game_end(game_id, 240)  # a longer game than GAME_S covers: S-House, 2+2 clocks, to mate
     assert_clean_game(game)
     assert game.status in ("mate", "draw", "stalemate"), game.describe()

@@ -121,7 +121,7 @@ def test_the_page_in_chromium_follows_a_game_and_shows_its_eval_graph(
     game_id = server.challenge(challenger="Alice", color="black", clock=(300, 3), opponent=Manual())
     bot = BotThread(page_config(server, tmp_path, port)).start()  # stopped once the browser has left
     bots.append(bot)
-    wait_until(lambda: plies(server, game_id) == 1, 30, "the bot's first move")
+    wait_until(lambda: plies(server, game_id) == 1, GAME_S, "the bot's first move")
 
     marker = f'<div class="game" data-id="{game_id}" data-ply="1">'  # once the bot has seen its move echoed
 
@@ -145,7 +145,7 @@ def test_the_page_in_chromium_follows_a_game_and_shows_its_eval_graph(
         moves = list(server.game(game_id).moves)
         server.play_opponent_move(game_id, opponent_move(moves))
         answered = len(moves) + 2
-        wait_until(lambda: plies(server, game_id) == answered, 30, "the bot's answer")  # noqa: B023
+        wait_until(lambda: plies(server, game_id) == answered, GAME_S, "the bot's answer")  # noqa: B023
         seen.append(wait_until(lambda: (fen := board_fen(browser)) not in seen and fen, 15,
                                "the page's board to follow the game"))
     assert len(set(seen)) == len(seen) == 6, "the live board changed with every pair of moves"
@@ -265,7 +265,7 @@ def test_a_thousand_half_open_connections_and_a_megabyte_post_stall_neither_page
     game_id = server.challenge(challenger="Mallory", clock=(120, 2), opponent=RandomMoves(seed=5))
     bot = BotThread(page_config(server, tmp_path, port))  # stopped at the end: the page must stay up till then
     bots.append(bot.start())
-    wait_until(lambda: plies(server, game_id) >= 2, 30, "the game to start")
+    wait_until(lambda: plies(server, game_id) >= 2, GAME_S, "the game to start")
     attack = HalfOpenConnections(("127.0.0.1", port), 1000).open_all()
     try:
         answered = []
@@ -279,7 +279,7 @@ def test_a_thousand_half_open_connections_and_a_megabyte_post_stall_neither_page
             if game_id in server.games and server.game(game_id).status == "started":
                 assert [game["id"] for game in status["games"]] == [game_id]
                 wait_until(lambda: plies(server, game_id) > played or server.game(game_id).status != "started",  # noqa: B023
-                           30, "the game to go on")
+                           GAME_S, "the game to go on")
         assert attack.post_answer.startswith(b"HTTP/1.0 413"), attack.post_answer
         game = server.wait_for_game_end(game_id, GAME_S)
         assert_clean_game(game)

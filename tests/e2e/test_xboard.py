@@ -13,7 +13,7 @@ import pytest
 
 from bot.loopback import LoopbackServer, Manual, RandomMoves, Scripted
 from tests.e2e.conftest import BotThread, assert_clean_game, bot_config, replay_pgn
-from tests.timing import GAME_S
+from tests.timing import GAME_S, STARTUP_S
 
 SJAAK = shutil.which("sjaakii") or shutil.which("/usr/games/sjaakii")
 pytestmark = pytest.mark.skipif(SJAAK is None, reason="Sjaak II is not installed (apt-get install sjaakii)")
@@ -52,7 +52,7 @@ def test_sjaak_plays_a_complete_s_chess_game_from_the_start_position(
 ) -> None:
     game_id = pychess_server.challenge(color="black", clock=(120, 2), opponent=RandomMoves(seed=5))
     bots.append(BotThread(sjaak_config(pychess_server, tmp_path), max_games=1).start())
-    assert pychess_server.wait_for_answer(game_id, 15).accepted
+    assert pychess_server.wait_for_answer(game_id, STARTUP_S).accepted
     game = pychess_server.wait_for_game_end(game_id, 180)  # above GAME_S: a whole 2+2 game against Sjaak II over xboard
     assert_clean_game(game)
     assert game.status in ("mate", "draw", "stalemate"), game.describe()
