@@ -22,7 +22,7 @@ import pytest
 from bot.loopback import LoopbackServer, Manual, RandomMoves
 from engine import Board
 from tests.e2e.conftest import TOKEN, BotThread, assert_clean_game, bot_config
-from tests.timing import GAME_S, PATIENCE_S
+from tests.timing import GAME_S, PATIENCE_S, STARTUP_S
 from tools.status_bench import half_open_connections
 
 CHROMIUM = shutil.which("chromium") or ("/usr/bin/chromium" if os.path.exists("/usr/bin/chromium") else None)
@@ -129,6 +129,7 @@ def test_the_page_in_chromium_follows_a_game_and_shows_its_eval_graph(
         html = get(base + "/").decode()
         return html if marker in html else None
 
+    # the page follows the bot within a second; 15 s, above PATIENCE_S, is the bound these page waits always had
     first_answer = wait_until(page_with_the_first_move, 15, "the page to draw the bot's first move")
     card = first_answer.split(marker, 1)[1]
     board = Board(variant="seirawan")
@@ -139,14 +140,14 @@ def test_the_page_in_chromium_follows_a_game_and_shows_its_eval_graph(
     assert '<div class="value" id="slots">1 / 1</div>' in first_answer
 
     browser.get(base + "/")
-    first = wait_until(lambda: board_fen(browser), 15, "the live board on the page")
+    first = wait_until(lambda: board_fen(browser), STARTUP_S, "the live board on the page")  # Chromium's first load
     seen = [first]
     for _ in range(5):
         moves = list(server.game(game_id).moves)
         server.play_opponent_move(game_id, opponent_move(moves))
         answered = len(moves) + 2
         wait_until(lambda: plies(server, game_id) == answered, GAME_S, "the bot's answer")  # noqa: B023
-        seen.append(wait_until(lambda: (fen := board_fen(browser)) not in seen and fen, 15,
+        seen.append(wait_until(lambda: (fen := board_fen(browser)) not in seen and fen, 15,  # as the first move's
                                "the page's board to follow the game"))
     assert len(set(seen)) == len(seen) == 6, "the live board changed with every pair of moves"
     text = browser.find_element("css selector", ".game").text
@@ -158,6 +159,7 @@ def test_the_page_in_chromium_follows_a_game_and_shows_its_eval_graph(
     server.opponent_resign(game_id)
     game = server.wait_for_game_end(game_id, GAME_S)
     assert_clean_game(game)
+    # the page redraws within a second: 15 s as for the moves above
     wait_until(lambda: browser.execute_script("return document.querySelectorAll('.game').length") == 0, 15,
                "the running game to leave the page")
     wait_until(lambda: browser.execute_script(
@@ -284,6 +286,7 @@ def test_a_thousand_half_open_connections_and_a_megabyte_post_stall_neither_page
         game = server.wait_for_game_end(game_id, GAME_S)
         assert_clean_game(game)
         assert game.status in ("mate", "draw", "stalemate"), game.describe()
+        # the page lists the game once the bot has filed it: well under GAME_S, a literal above PATIENCE_S
         wait_until(lambda: game_id in _finished_ids(port), 30, "the page to show the finished game")
     finally:
         attack.stop()
