@@ -17,7 +17,7 @@ from engine.sharedtable import SharedTable
 from engine.smp import HelperPool, helper_depth
 from engine.tt import EXACT, LOWER, UPPER, TranspositionTable, slots_for, tt_key
 from engine.uci import UciFrontEnd
-from tests.timing import PATIENCE_S
+from tests.timing import GAME_S, PATIENCE_S
 
 
 def _over(shared: SharedTable) -> TranspositionTable:
@@ -137,7 +137,9 @@ class Session:
         self.engine.handle(line)
 
     def wait_bestmove(self) -> str:
-        assert self.bestmove.wait(120), self.lines[-5:]
+        # a depth 3-5 search with helper processes, or a stop answered: seconds, but two minutes (GAME_S's
+        # bound for the bot's replies) on a busy machine; a hang is what fails
+        assert self.bestmove.wait(GAME_S), self.lines[-5:]
         self.bestmove.clear()
         return [line for line in self.lines if line.startswith("bestmove")][-1]
 
