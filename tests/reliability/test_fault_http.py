@@ -23,7 +23,7 @@ from tests.reliability.conftest import (
     assert_clean_game,
     bot_config,
 )
-from tests.timing import GAME_S, STARTUP_S
+from tests.timing import GAME_S, PATIENCE_S, STARTUP_S
 
 RETRY_AFTER_S = 2
 
@@ -100,7 +100,7 @@ def test_500_502_503_on_every_endpoint_are_retried_until_the_game_is_played(
     faults.append(server.faults.fail("chat", 502, times=1))
     server.send_chat(game_id, "!help")
     server.wait_for(lambda: [c for c in server.game(game_id).chat if c.by == "bot" and "!eval" in c.text] or None,
-                    10, "the !help reply")
+                    PATIENCE_S, "the !help reply")
     faults.append(server.faults.fail("chat", 503, times=1))  # for the goodbye
     declined = server.challenge(challenger="Late", clock=(60, 0))  # busy: declined 'later'
     assert server.wait_for_answer(declined, STARTUP_S).reason == "later"
