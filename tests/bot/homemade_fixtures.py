@@ -43,7 +43,7 @@ class Sleeper(HomemadeEngine):
     """Answers only once :data:`RELEASE` is set."""
 
     def choose_move(self, board: Board, clocks: Clocks) -> str:
-        RELEASE.wait(30)
+        RELEASE.wait(30)  # the fake engine stalls until the test releases it; 30 s only ends a stall it forgot
         return min(move.uci() for move in board.legal_moves)
 
 

@@ -15,6 +15,7 @@ from bot.loopback import LoopbackServer, Scripted
 from engine import Board
 from engine.book import DEFAULT_BOOK, open_book
 from tests.e2e.conftest import BotThread, assert_clean_game, bot_config
+from tests.timing import GAME_S
 
 
 def polyglot_book(path: Path, lines: list[list[str]]) -> Path:
@@ -45,8 +46,8 @@ def test_chess_opening_moves_come_from_a_polyglot_book(
                         engine={"polyglot": {"enabled": True, "book": {"standard": str(book)},
                                              "selection": "best_move"}})
     bots.append(BotThread(config, max_games=1).start())
-    game = lichess_server.wait_for_game_end(game_id, 60)
-    assert bots[0].join(20) == 0
+    game = lichess_server.wait_for_game_end(game_id, GAME_S)
+    assert bots[0].join(GAME_S) == 0
     assert_clean_game(game)
     assert game.bot_moves() == ["e2e4", "g1f3", "f1b5"], "every move the book has, in book order"
     book_lines = [r.getMessage() for r in caplog.records if "(book move)" in r.getMessage()]
@@ -61,8 +62,8 @@ def test_s_chess_starts_from_the_shipped_book_until_max_depth(
     config = bot_config(pychess_server, tmp_path,
                         engine={"polyglot": {"enabled": True, "max_depth": 1, "selection": "best_move"}})
     bots.append(BotThread(config, max_games=1).start())
-    game = pychess_server.wait_for_game_end(game_id, 60)
-    assert bots[0].join(20) == 0
+    game = pychess_server.wait_for_game_end(game_id, GAME_S)
+    assert bots[0].join(GAME_S) == 0
     assert_clean_game(game)
     first = game.bot_moves()[0]
     with open_book(DEFAULT_BOOK) as book:

@@ -15,7 +15,7 @@ from bot.loopback import LoopbackServer, Scripted
 from tests.e2e.conftest import KEEPALIVE_S, BotProcess, BotThread, bot_config, refereed_server
 from tests.e2e.test_matchmaking import NONE_FITS
 from tests.e2e.test_reconcile import wait_for_text
-from tests.timing import PATIENCE_S, STARTUP_S, wait_until
+from tests.timing import GAME_S, PATIENCE_S, STARTUP_S, wait_until
 
 
 def wait_for_log(caplog: pytest.LogCaptureFixture, text: str, timeout: float = PATIENCE_S) -> None:
@@ -27,7 +27,7 @@ def wait_for_log(caplog: pytest.LogCaptureFixture, text: str, timeout: float = P
 
 
 def assert_declined(server: LoopbackServer, challenge_id: str, reason: str) -> None:
-    answer = server.wait_for_answer(challenge_id, 20)
+    answer = server.wait_for_answer(challenge_id, STARTUP_S)
     assert (answer.accepted, answer.reason) == (False, reason)
     assert server.wait_for_request("decline", challenge_id)[0].form == {"reason": reason}
 
@@ -42,8 +42,8 @@ def test_a_challenger_outside_the_rating_range_is_declined(
     bots.append(BotThread(config, max_games=1).start())
     assert_declined(server, low, "generic")
     assert_declined(server, high, "generic")
-    assert server.wait_for_answer(fitting, 20).accepted
-    assert bots[0].join(60) == 0
+    assert server.wait_for_answer(fitting, STARTUP_S).accepted
+    assert bots[0].join(GAME_S) == 0
 
 
 def test_max_rating_diff_uses_our_rating_on_lichess_and_is_skipped_on_pychess(
@@ -53,14 +53,14 @@ def test_max_rating_diff_uses_our_rating_on_lichess_and_is_skipped_on_pychess(
     # the loopback's bot is rated 2000: Lichess shows it as destUser.rating; pychess tells a bot nothing
     far = server.challenge(challenger="Far", rating=1500, opponent=Scripted(["resign"]), color="white")
     bots.append(BotThread(bot_config(server, tmp_path, challenge={"max_rating_diff": 300}), max_games=1).start())
-    answer = server.wait_for_answer(far, 20)
+    answer = server.wait_for_answer(far, STARTUP_S)
     if server.dialect == "lichess":
         assert (answer.accepted, answer.reason) == (False, "generic")
         wait_for_log(caplog, "rating 1500 is more than max_rating_diff 300 from ours (2000)")
     else:
         assert answer.accepted
         wait_for_log(caplog, "challenge.max_rating_diff is not applied: the server does not tell our rating")
-        assert bots[0].join(60) == 0
+        assert bots[0].join(GAME_S) == 0
 
 
 def test_max_games_per_user_declines_a_second_game_with_the_same_user(
@@ -69,11 +69,11 @@ def test_max_games_per_user_declines_a_second_game_with_the_same_user(
     first = server.challenge(challenger="Alice", color="white", opponent=Scripted(["e2e4", "wait"]))
     config = bot_config(server, tmp_path, challenge={"concurrency": 3, "max_games_per_user": 1})
     bots.append(BotThread(config).start())
-    server.wait_for_plies(first, 2, 20)
+    server.wait_for_plies(first, 2, GAME_S)
     again = server.challenge(challenger="Alice")
     other = server.challenge(challenger="Bob", color="white", opponent=Scripted(["d2d4", "wait"]))
     assert_declined(server, again, "later")
-    assert server.wait_for_answer(other, 20).accepted, "another user may still play"
+    assert server.wait_for_answer(other, STARTUP_S).accepted, "another user may still play"
 
 
 def test_reserve_for_humans_keeps_a_slot_that_bots_cannot_take(
@@ -82,11 +82,11 @@ def test_reserve_for_humans_keeps_a_slot_that_bots_cannot_take(
     robot = server.challenge(challenger="RobotA", title="BOT", color="white", opponent=Scripted(["e2e4", "wait"]))
     config = bot_config(server, tmp_path, challenge={"concurrency": 2, "reserve_for_humans": 1})
     bots.append(BotThread(config).start())
-    server.wait_for_plies(robot, 2, 20)
+    server.wait_for_plies(robot, 2, GAME_S)
     second_robot = server.challenge(challenger="RobotB", title="BOT")
     human = server.challenge(challenger="Carol", color="white", opponent=Scripted(["d2d4", "wait"]))
     assert_declined(server, second_robot, "later")
-    assert server.wait_for_answer(human, 20).accepted, "the reserved slot goes to a human"
+    assert server.wait_for_answer(human, STARTUP_S).accepted, "the reserved slot goes to a human"
 
 
 def test_challenges_lichess_marks_unplayable_by_a_bot_are_declined(
@@ -118,8 +118,8 @@ def test_the_daily_count_of_bot_challenges_survives_a_restart(
     config = bot_config(server, tmp_path, challenge={"max_bot_challenges_per_day": 1})
     first = server.challenge(challenger="RobotA", title="BOT", color="white", opponent=Scripted(["resign"]))
     bots.append(BotThread(config, max_games=1).start())
-    assert server.wait_for_answer(first, 20).accepted
-    assert bots[0].join(60) == 0
+    assert server.wait_for_answer(first, STARTUP_S).accepted
+    assert bots[0].join(GAME_S) == 0
     saved = json.loads((tmp_path / STATE_FILE_NAME).read_text())
     assert [entry["name"] for entry in saved["accepted_from_bots"]] == ["robota"]
 
@@ -127,7 +127,7 @@ def test_the_daily_count_of_bot_challenges_survives_a_restart(
     second = server.challenge(challenger="RobotB", title="BOT")
     human = server.challenge(challenger="Carol", color="white", opponent=Scripted(["resign"]))
     assert_declined(server, second, "later")
-    assert server.wait_for_answer(human, 20).accepted, "humans are not counted"
+    assert server.wait_for_answer(human, STARTUP_S).accepted, "humans are not counted"
 
 
 def test_matchmaking_declines_survive_a_crash_of_the_bot(lichess_server: LoopbackServer, tmp_path: Path) -> None:

@@ -10,6 +10,7 @@ from bot.lobby.challenges import Decline, accepted_clock_text, decline_message
 from bot.loopback import LoopbackServer
 from tests.e2e.conftest import BotThread, bot_config
 from tests.reliability.conftest import ResignAfter
+from tests.timing import GAME_S, STARTUP_S
 
 
 def test_the_decline_message_says_why_and_what_is_accepted_in_at_most_300_characters() -> None:
@@ -31,7 +32,7 @@ def test_pychess_gets_the_decline_reason_as_text_and_lichess_the_key(server: Loo
                                                      "decline_message": "S-chess only, {clock}."})
     bots.append(BotThread(config).start())
     fast = server.challenge(clock=(60, 0))
-    reason = server.wait_for_answer(fast, 15).reason
+    reason = server.wait_for_answer(fast, STARTUP_S).reason
     assert reason == ("S-chess only, 3+2 or slower." if server.dialect == "pychess" else "tooFast")
 
 
@@ -43,20 +44,21 @@ def test_challenges_wait_in_the_queue_while_the_slot_is_busy_and_are_accepted_wh
     first = server.challenge(clock=(60, 0), color="white", opponent=ResignAfter(6, seed=1))
     bot = BotThread(config)
     bots.append(bot.start())
-    assert server.wait_for_answer(first, 15).accepted
-    server.wait_for_plies(first, 2, 30)
+    assert server.wait_for_answer(first, STARTUP_S).accepted
+    server.wait_for_plies(first, 2, GAME_S)
     waiting = server.challenge(clock=(60, 0), opponent=ResignAfter(2, seed=2))
     withdrawn = server.challenge(clock=(60, 0))
-    server.wait_for(lambda: bot.lobby is not None and len(bot.lobby.answers.queued) == 2, 15, "two queued challenges")
+    server.wait_for(lambda: bot.lobby is not None and len(bot.lobby.answers.queued) == 2, STARTUP_S,
+                    "two queued challenges")
     assert server.answer(waiting) is None and server.answer(withdrawn) is None, "queued, not declined"
     assert bot.lobby.challenges_waiting() == 2  # what !queue says
     server.cancel_challenge(withdrawn)
-    server.wait_for(lambda: len(bot.lobby.answers.queued) == 1, 15, "the withdrawn challenge to leave the queue")
+    server.wait_for(lambda: len(bot.lobby.answers.queued) == 1, STARTUP_S, "the withdrawn challenge to leave the queue")
     third = server.challenge(clock=(60, 0))
     fourth = server.challenge(clock=(60, 0))
-    declined = server.wait_for_answer(fourth, 15)
+    declined = server.wait_for_answer(fourth, STARTUP_S)
     assert not declined.accepted and declined.reason == "later", "the queue holds two at most"
     assert server.answer(third) is None
-    server.wait_for_game_end(first, 60)
-    assert server.wait_for_answer(waiting, 20).accepted, "the oldest queued challenge gets the free slot"
+    server.wait_for_game_end(first, GAME_S)
+    assert server.wait_for_answer(waiting, STARTUP_S).accepted, "the oldest queued challenge gets the free slot"
     assert server.answer(withdrawn) is None

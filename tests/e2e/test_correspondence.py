@@ -11,7 +11,7 @@ import pytest
 
 from bot.loopback import LoopbackServer, Manual
 from tests.e2e.conftest import BotThread, bot_config, replay_pgn
-from tests.timing import PATIENCE_S
+from tests.timing import GAME_S, PATIENCE_S, STARTUP_S
 
 VISITS = {"check_interval_s": 1, "disconnect_after_s": 0.3}
 
@@ -35,12 +35,12 @@ def test_a_correspondence_game_is_played_in_visits(
     config = correspondence_config(server, tmp_path)
     game_id = server.challenge(clock=None, days=3, color="black", opponent=Manual())
     bots.append(BotThread(config).start())
-    assert server.wait_for_answer(game_id, 10).accepted
-    server.wait_for_plies(game_id, 1, 20)
+    assert server.wait_for_answer(game_id, STARTUP_S).accepted
+    server.wait_for_plies(game_id, 1, GAME_S)
     wait_until_parked(server, bots[0], 1, caplog)
     connections = server.game(game_id).stream_connections
     server.play_opponent_move(game_id, "e7e5")
-    game = server.wait_for_plies(game_id, 3, 10)  # the next visit sees the move and answers
+    game = server.wait_for_plies(game_id, 3, GAME_S)  # the next visit sees the move and answers
     assert server.game(game_id).stream_connections > connections
     assert [r.by for r in game.move_log] == ["bot", "opponent", "bot"]
     wait_until_parked(server, bots[0], 2, caplog)
@@ -59,16 +59,16 @@ def test_a_correspondence_game_survives_a_restart_and_ends_with_a_pgn(
     game_id = server.challenge(clock=None, days=2, color="black", variant="chess", opponent=Manual())
     first = BotThread(correspondence_config(server, tmp_path)).start()
     bots.append(first)
-    server.wait_for_plies(game_id, 1, 20)
+    server.wait_for_plies(game_id, 1, GAME_S)
     assert first.stop() == 0
     assert not server.game(game_id).over, "stopping the bot (even with abort) leaves correspondence games alone"
     assert not server.requests_to("abort") and not server.requests_to("resign")
     server.play_opponent_move(game_id, "e7e5")
     bots.append(BotThread(correspondence_config(server, tmp_path), max_games=1).start())
-    server.wait_for_plies(game_id, 3, 20)  # gameStart is re-sent on connect: the new bot answers
+    server.wait_for_plies(game_id, 3, GAME_S)  # gameStart is re-sent on connect: the new bot answers
     wait_until_parked(server, bots[1], 2, caplog)
     server.opponent_resign(game_id)  # gameFinish for a parked game: one last visit writes the PGN
-    assert bots[1].join(20) == 0
+    assert bots[1].join(GAME_S) == 0
     saved = tmp_path / f"{game_id}.pgn"
     assert replay_pgn(saved, variant="chess") == server.game(game_id).moves
     assert "1-0" in saved.read_text()
@@ -80,7 +80,7 @@ def test_correspondence_challenges_follow_challenge_speeds(
     config = correspondence_config(server, tmp_path, challenge={"speeds": ["blitz", "rapid"]})
     bots.append(BotThread(config).start())
     declined = server.challenge(clock=None, days=3)
-    answer = server.wait_for_answer(declined, 10)
+    answer = server.wait_for_answer(declined, STARTUP_S)
     assert (answer.accepted, answer.reason) == (False, "timeControl")
 
 
@@ -91,9 +91,9 @@ def test_correspondence_games_do_not_take_the_real_time_slot(
     config["correspondence"] = dict(VISITS, max_games=1)
     bots.append(BotThread(config).start())
     first = server.challenge(challenger="Corr1", clock=None, days=3, color="white", opponent=Manual())
-    assert server.wait_for_answer(first, 10).accepted
-    server.wait_for_game_start(first, 10)
+    assert server.wait_for_answer(first, STARTUP_S).accepted
+    server.wait_for_game_start(first, STARTUP_S)
     second = server.challenge(challenger="Corr2", clock=None, days=3, color="white", opponent=Manual())
-    assert server.wait_for_answer(second, 10).reason == "later", "correspondence.max_games is 1"
+    assert server.wait_for_answer(second, STARTUP_S).reason == "later", "correspondence.max_games is 1"
     blitz = server.challenge(challenger="Blitz", clock=(180, 2), color="white", opponent=Manual())
-    assert server.wait_for_answer(blitz, 10).accepted, "the real-time slot is still free"
+    assert server.wait_for_answer(blitz, STARTUP_S).accepted, "the real-time slot is still free"

@@ -11,7 +11,7 @@ import pytest
 
 from bot.loopback import LoopbackServer, RandomMoves, Scripted
 from tests.e2e.conftest import KEEPALIVE_S, BotThread, assert_clean_game, bot_config, refereed_server, replay_pgn
-from tests.timing import PATIENCE_S
+from tests.timing import GAME_S, PATIENCE_S, STARTUP_S
 
 CASTLING_READY = "r3k2r/pppppppp/8/8/8/8/PPPPPPPP/R3K2R w KQkq - 0 1"
 
@@ -38,7 +38,7 @@ def test_lichess_king_takes_rook_castling_in_the_move_list(
         variant="chess", initial_fen=CASTLING_READY, color="black", opponent=Scripted(["e8g8", "resign"])
     )
     bots.append(BotThread(bot_config(server, tmp_path), max_games=1).start())
-    game = server.wait_for_game_end(game_id, 30)
+    game = server.wait_for_game_end(game_id, GAME_S)
     assert_clean_game(game)
     assert game.moves[1] == "e8g8" and game.wire_moves[1] == "e8h8", "the server wrote king-takes-rook"
     assert (game.status, game.winner, len(game.moves)) == ("resign", True, 3), "the bot moved after the castling"
@@ -59,7 +59,7 @@ def test_a_game_with_server_quirks(
     server = start(make_server, dialect, **options)
     game_id = server.challenge(clock=(120, 1), opponent=RandomMoves(seed=21))
     bots.append(BotThread(bot_config(server, tmp_path), max_games=1).start())
-    game = server.wait_for_game_end(game_id, 90)
+    game = server.wait_for_game_end(game_id, GAME_S)
     assert_clean_game(game)
     assert game.status in ("mate", "draw", "stalemate"), game.describe()
 
@@ -80,11 +80,11 @@ def test_other_variants_played_to_the_end(
     game_id = server.challenge(variant=variant, chess960=chess960, clock=(120, 1), opponent=RandomMoves(seed=22))
     variants = ["seirawan", "seirawan960", "chess", "chess960"]
     bots.append(BotThread(bot_config(server, tmp_path, challenge={"variants": variants}), max_games=1).start())
-    assert server.wait_for_answer(game_id, 15).accepted
-    game = server.wait_for_game_end(game_id, 90)
+    assert server.wait_for_answer(game_id, STARTUP_S).accepted
+    game = server.wait_for_game_end(game_id, GAME_S)
     assert_clean_game(game)
     assert game.status in ("mate", "draw", "stalemate"), game.describe()
-    assert bots[0].join(20) == 0
+    assert bots[0].join(GAME_S) == 0
     assert replay_pgn(tmp_path / f"{game_id}.pgn", variant, chess960) == game.moves
 
 
@@ -94,13 +94,13 @@ def test_the_bot_waits_for_a_server_that_refuses_connections(
     caplog.set_level(logging.DEBUG, logger="bot.wire.streams")
     game_id = lichess_server.challenge(color="white", opponent=Scripted(["e2e4", "d2d4", "wait"]))
     bots.append(BotThread(bot_config(lichess_server, tmp_path), max_games=1).start())
-    lichess_server.wait_for_plies(game_id, 2, 20)
+    lichess_server.wait_for_plies(game_id, 2, GAME_S)
     lichess_server.faults.refuse_connections(3)  # it also cuts the streams
     # the opponent plays on while the bot finds the server refusing it (an attempt to reconnect refused), or,
     # on a machine too busy for the bot to try within the refusal's 3 s, once the refusal is over
     lichess_server.wait_for(lambda: "still down (connection refused" in caplog.text
                             or not lichess_server.faults.refusing, 3 + PATIENCE_S, "the bot to meet the refusal")
     lichess_server.set_opponent(game_id, RandomMoves(seed=23))
-    game = lichess_server.wait_for_game_end(game_id, 90)
+    game = lichess_server.wait_for_game_end(game_id, GAME_S)
     assert_clean_game(game)
     assert game.stream_connections >= 2

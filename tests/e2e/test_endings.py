@@ -63,8 +63,8 @@ def test_we_mate(server: LoopbackServer, tmp_path: Path, bots: list[BotThread],
                  caplog: pytest.LogCaptureFixture) -> None:
     game_id = server.challenge(initial_fen=MATE_IN_ONE, color="black", opponent=Manual())
     bots.append(BotThread(bot_config(server, tmp_path), max_games=1).start())
-    game = server.wait_for_game_end(game_id, 30)
-    assert bots[0].join(20) == 0
+    game = server.wait_for_game_end(game_id, GAME_S)
+    assert bots[0].join(GAME_S) == 0
     assert (game.status, game.moves) == ("mate", ["a1a8"])
     assert_pgn_matches_server(game, tmp_path)
     assert "finished 1-0 (mate; Normal, 1 ply)" in finished_line(caplog, game_id)
@@ -77,8 +77,8 @@ def test_we_are_mated_and_never_see_the_mating_move_on_pychess(
     engine = scripted_engine(monkeypatch, "f2f3 e7e5 g2g4 d8h4")
     game_id = server.challenge(color="black", opponent=Scripted(["e7e5", "d8h4"]))
     bots.append(BotThread(bot_config(server, tmp_path, engine={"command": engine}), max_games=1).start())
-    game = server.wait_for_game_end(game_id, 30)
-    assert bots[0].join(20) == 0
+    game = server.wait_for_game_end(game_id, GAME_S)
+    assert bots[0].join(GAME_S) == 0
     assert (game.status, game.winner, len(game.moves)) == ("mate", False, 4)
     assert_pgn_matches_server(game, tmp_path)
     line = finished_line(caplog, game_id)
@@ -91,8 +91,8 @@ def test_we_resign(server: LoopbackServer, tmp_path: Path, bots: list[BotThread]
     game_id = server.challenge(initial_fen=HOPELESS, color="black", opponent=Manual())
     config = bot_config(server, tmp_path, resign={"enabled": True, "score_cp": -500, "moves": 1})
     bots.append(BotThread(config, max_games=1).start())
-    game = server.wait_for_game_end(game_id, 30)
-    assert bots[0].join(20) == 0
+    game = server.wait_for_game_end(game_id, GAME_S)
+    assert bots[0].join(GAME_S) == 0
     assert (game.status, game.winner) == ("resign", False)
     assert_pgn_matches_server(game, tmp_path)
 
@@ -100,8 +100,8 @@ def test_we_resign(server: LoopbackServer, tmp_path: Path, bots: list[BotThread]
 def test_they_resign(server: LoopbackServer, tmp_path: Path, bots: list[BotThread]) -> None:
     game_id = server.challenge(color="black", opponent=Scripted(["e7e5", "g8f6", "resign"]))
     bots.append(BotThread(bot_config(server, tmp_path), max_games=1).start())
-    game = server.wait_for_game_end(game_id, 30)
-    assert bots[0].join(20) == 0
+    game = server.wait_for_game_end(game_id, GAME_S)
+    assert bots[0].join(GAME_S) == 0
     assert (game.status, game.winner, len(game.moves)) == ("resign", True, 5)
     assert_pgn_matches_server(game, tmp_path)
 
@@ -111,8 +111,9 @@ def test_a_bot_resignation_that_never_reaches_us_is_read_from_the_game_page(
 ) -> None:
     game_id = pychess_server.challenge(color="black", clock=(600, 0), opponent=Scripted(["e7e5"], then="wait"))
     bots.append(BotThread(bot_config(pychess_server, tmp_path), max_games=1).start())
-    pychess_server.wait_for_plies(game_id, 3, 30)
+    pychess_server.wait_for_plies(game_id, 3, GAME_S)
     pychess_server.opponent_resign(game_id, announce=False)  # as a BOT's resignation on the real server
+    # the bound is the point: the bot must leave without a gameEnd, well under GAME_S
     assert bots[0].join(30) == 0, "the bot must not wait for a gameEnd that never comes"
     game = pychess_server.game(game_id)
     assert (game.status, game.winner, len(game.moves)) == ("resign", True, 3)
@@ -127,10 +128,10 @@ def test_we_flag(running_clock_server: LoopbackServer, tmp_path: Path, bots: lis
     engine = f"{sys.executable} {FAULTY_UCI} --hang-on=2 --counter={tmp_path / 'searches'}"
     game_id = server.challenge(color="white", clock=(60, 0), opponent=Scripted(["e2e4", "d2d4"]))
     bots.append(BotThread(bot_config(server, tmp_path, engine={"command": engine}), max_games=1).start())
-    server.wait_for_plies(game_id, 3, 30)
+    server.wait_for_plies(game_id, 3, GAME_S)
     server.set_clock(game_id, False, 1)
-    game = server.wait_for_game_end(game_id, 30)
-    assert bots[0].join(30) == 0
+    game = server.wait_for_game_end(game_id, GAME_S)
+    assert bots[0].join(GAME_S) == 0
     assert (game.status, game.winner, len(game.moves)) == ("outoftime", True, 3)
     assert_pgn_matches_server(game, tmp_path)
 
@@ -139,10 +140,10 @@ def test_they_flag(running_clock_server: LoopbackServer, tmp_path: Path, bots: l
     server = running_clock_server
     game_id = server.challenge(color="black", clock=(60, 0), opponent=Manual())
     bots.append(BotThread(bot_config(server, tmp_path), max_games=1).start())
-    server.wait_for_plies(game_id, 1, 30)
+    server.wait_for_plies(game_id, 1, GAME_S)
     server.set_clock(game_id, False, 1)
-    game = server.wait_for_game_end(game_id, 30)
-    assert bots[0].join(30) == 0
+    game = server.wait_for_game_end(game_id, GAME_S)
+    assert bots[0].join(GAME_S) == 0
     assert (game.status, game.winner, len(game.moves)) == ("outoftime", True, 1)
     assert_pgn_matches_server(game, tmp_path)
 
@@ -150,8 +151,8 @@ def test_they_flag(running_clock_server: LoopbackServer, tmp_path: Path, bots: l
 def test_draw_by_the_fifty_move_rule(server: LoopbackServer, tmp_path: Path, bots: list[BotThread]) -> None:
     game_id = server.challenge(initial_fen=FIFTY_MOVES_NEAR, color="black", opponent=Manual())
     bots.append(BotThread(bot_config(server, tmp_path), max_games=1).start())
-    game = server.wait_for_game_end(game_id, 30)
-    assert bots[0].join(20) == 0
+    game = server.wait_for_game_end(game_id, GAME_S)
+    assert bots[0].join(GAME_S) == 0
     assert (game.status, game.winner, len(game.moves)) == ("draw", None, 1)
     assert_pgn_matches_server(game, tmp_path)
 
@@ -159,8 +160,8 @@ def test_draw_by_the_fifty_move_rule(server: LoopbackServer, tmp_path: Path, bot
 def test_abort_when_the_opponent_never_moves(server: LoopbackServer, tmp_path: Path, bots: list[BotThread]) -> None:
     game_id = server.challenge(color="black", opponent=Manual())  # the bot is white and moves first
     bots.append(BotThread(bot_config(server, tmp_path, time={"abort_unstarted_after_s": 1}), max_games=1).start())
-    game = server.wait_for_game_end(game_id, 30)
-    assert bots[0].join(20) == 0
+    game = server.wait_for_game_end(game_id, GAME_S)
+    assert bots[0].join(GAME_S) == 0
     assert (game.status, len(game.moves)) == ("aborted", 1)
     tags = assert_pgn_matches_server(game, tmp_path)
     assert tags["Result"] == "*"
@@ -171,15 +172,15 @@ def test_an_s_chess960_challenge_from_a_person(
 ) -> None:
     config = bot_config(pychess_server, tmp_path, challenge={"variants": ["seirawan960"]})
     bots.append(BotThread(config, max_games=1).start())
-    pychess_server.wait_for(lambda: pychess_server.capabilities, 15, "the capability header")
+    pychess_server.wait_for(lambda: pychess_server.capabilities, STARTUP_S, "the capability header")
     assert pychess_server.capabilities == {"version": 1, "variants": ["seirawan960"]}
     plain = pychess_server.challenge(challenger="Bob", chess960=False)
     game_id = pychess_server.challenge(challenger="Alice", chess960=True, opponent=Scripted(["wait"]))
-    game = pychess_server.wait_for_game_start(game_id, 15)
+    game = pychess_server.wait_for_game_start(game_id, STARTUP_S)
     assert not pychess_server.challenges[plain].offered, "S-chess was not advertised, so it is not offered"
-    pychess_server.wait_for_plies(game_id, 1 if game.bot_color else 0, 15)
+    pychess_server.wait_for_plies(game_id, 1 if game.bot_color else 0, GAME_S)
     pychess_server.opponent_resign(game_id)
-    assert bots[0].join(30) == 0
+    assert bots[0].join(GAME_S) == 0
     tags = assert_pgn_matches_server(game, tmp_path)
     from engine import Board
 
@@ -194,7 +195,7 @@ def test_an_s_chess960_challenge_is_not_offered_without_the_960_name(
     pychess_server: LoopbackServer, tmp_path: Path, bots: list[BotThread]
 ) -> None:
     bots.append(BotThread(bot_config(pychess_server, tmp_path, challenge={"variants": ["seirawan"]})).start())
-    pychess_server.wait_for(lambda: pychess_server.capabilities, 15, "the capability header")
+    pychess_server.wait_for(lambda: pychess_server.capabilities, STARTUP_S, "the capability header")
     challenge_id = pychess_server.challenge(challenger="Alice", chess960=True)
     assert not pychess_server.challenges[challenge_id].offered
 
@@ -203,7 +204,7 @@ def test_an_s_chess960_challenge_is_not_offered_without_the_960_name(
 def test_a_wrong_token_exits_2_and_says_token(dialect: str, tmp_path: Path) -> None:
     with refereed_server(dialect, token="the-right-token") as server:
         process = BotProcess(bot_config(server, tmp_path / "games"), tmp_path).start()
-        assert process.wait(60) == 2
+        assert process.wait(STARTUP_S) == 2
     output = process.logs()
     assert "rejected the token" in output and f"{dialect} dialect" in output, output
     assert ("HTTP 403" if dialect == "pychess" else "HTTP 401") in output
@@ -219,13 +220,13 @@ def test_a_token_revoked_while_the_bot_runs_exits_2_with_one_line_and_its_fix(
         config = bot_config(server, tmp_path / "games", challenge={"block_list": ["bob"]})
         process = BotProcess(config, tmp_path).start()
         first = server.challenge(challenger="Bob", variant="chess")  # declined: the bot is listening
-        server.wait_for(lambda: server.answer(first), 60, "the bot's first answer")
+        server.wait_for(lambda: server.answer(first), STARTUP_S, "the bot's first answer")
         server.token = "revoked"
         if refused_by == "the event stream":
             server.faults.drop_streams("event")  # it connects again, and is refused
         else:
             server.challenge(challenger="Alice")  # the bot's accept is refused
-        assert process.wait(60) == 2
+        assert process.wait(STARTUP_S) == 2
     output = process.logs()
     last = output.strip().splitlines()[-1]
     status = "HTTP 403" if dialect == "pychess" else "HTTP 401"
@@ -245,11 +246,11 @@ def test_a_stream_failing_with_409_ends_the_game_from_the_game_page(
 ) -> None:
     game_id = pychess_server.challenge(color="black", clock=(600, 0), opponent=Scripted(["e7e5"], then="wait"))
     bots.append(BotThread(bot_config(pychess_server, tmp_path), max_games=1).start())
-    pychess_server.wait_for_plies(game_id, 3, 30)
+    pychess_server.wait_for_plies(game_id, 3, GAME_S)
     pychess_server.faults.fail("stream_game", 409, times=None, target=game_id)  # "Duplicate BOT game_stream"
     pychess_server.faults.drop_streams("game", game_id)
     pychess_server.opponent_resign(game_id, announce=False)
-    assert bots[0].join(40) == 0
+    assert bots[0].join(GAME_S) == 0
     game = pychess_server.game(game_id)
     assert_pgn_matches_server(game, tmp_path)
 
@@ -264,11 +265,12 @@ def test_a_stream_failing_with_409_forever_without_a_game_page_is_given_up_and_l
     config = bot_config(pychess_server, tmp_path, time={"give_up_after_s": 2},
                         challenge={"speeds": ["ultraBullet"]})
     bots.append(BotThread(config, max_games=1).start())
-    pychess_server.wait_for_plies(game_id, 3, 30)
+    pychess_server.wait_for_plies(game_id, 3, GAME_S)
     pychess_server.faults.fail("stream_game", 409, times=None, target=game_id)
     pychess_server.faults.fail("game_page", 502, times=None, target=game_id)
     pychess_server.faults.drop_streams("game", game_id)
     failing_since = time.time()
+    # the bound is the point: given up after 2 s once the 10 s clocks could have run out, well under GAME_S
     assert bots[0].join(40) == 0, "the given-up game frees the bot (--games 1 counts it)"
     game = pychess_server.game(game_id)
     assert not _game_sends(pychess_server, game_id, failing_since), "nothing is sent to a given-up game"
@@ -292,10 +294,10 @@ def test_a_lichess_game_whose_stream_never_says_how_it_ended_gets_the_exports_re
     game_id = lichess_server.challenge(color="black", clock=(600, 0), opponent=Scripted(["e7e5"], then="wait"))
     bots.append(BotThread(bot_config(lichess_server, tmp_path, server={"stream_timeout_s": 30}),
                           max_games=1).start())
-    lichess_server.wait_for_plies(game_id, 3, 30)
+    lichess_server.wait_for_plies(game_id, 3, GAME_S)
     lichess_server.faults.silence_streams("game", game_id)
     lichess_server.opponent_resign(game_id)
-    assert bots[0].join(30) == 0
+    assert bots[0].join(GAME_S) == 0
     game = lichess_server.game(game_id)
     assert lichess_server.requests_to("game_export", game_id), "the result comes from the game export"
     assert_pgn_matches_server(game, tmp_path)
@@ -308,8 +310,8 @@ def test_upgrade_makes_the_account_a_bot_account(dialect: str, tmp_path: Path) -
     with refereed_server(dialect, bot_title=None) as server:
         process = BotProcess(bot_config(server, tmp_path / "games"), tmp_path, "--upgrade").start()
         try:
-            server.wait_for(lambda: server.requests_to("upgrade"), 30, "the upgrade request")
-            server.wait_for(lambda: server.event_stream_connections, 30, "the event stream")
+            server.wait_for(lambda: server.requests_to("upgrade"), STARTUP_S, "the upgrade request")
+            server.wait_for(lambda: server.event_stream_connections, STARTUP_S, "the event stream")
             assert server.bot_title == "BOT"
         finally:
             process.stop()
@@ -324,8 +326,8 @@ def test_an_opponent_who_left_is_claimed_against_when_lichess_allows_it(
     lichess_server.wait_for_plies(game_id, 1, STARTUP_S)
     gone_at = time.time()
     lichess_server.opponent_gone(game_id, True, claim_win_in_s=2)
-    game = lichess_server.wait_for_game_end(game_id, 30)
-    assert bots[0].join(20) == 0
+    game = lichess_server.wait_for_game_end(game_id, GAME_S)
+    assert bots[0].join(GAME_S) == 0
     claims = lichess_server.requests_to("claim_victory", game_id)
     assert [r.status for r in claims] == [200], "one claim, once it was allowed"
     assert claims[0].started_at >= gone_at + 2

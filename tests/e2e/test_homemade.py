@@ -8,6 +8,7 @@ from pathlib import Path
 from bot.loopback import Game, LoopbackServer, RandomMoves
 from tests.bot import homemade_fixtures
 from tests.e2e.conftest import BotThread, assert_clean_game, bot_config, replay_pgn
+from tests.timing import GAME_S
 
 
 def play_one_game(server: LoopbackServer, tmp_path: Path, bots: list[BotThread], command: str, seed: int,
@@ -24,7 +25,7 @@ def test_the_example_engine_plays_a_whole_s_chess_game(server: LoopbackServer, t
     game_id, game = play_one_game(server, tmp_path, bots, "bot.engines.homemade_example:MaterialGreedy", 9, 120)
     assert_clean_game(game)
     assert len(game.bot_moves()) >= 2
-    assert bots[0].join(30) == 0
+    assert bots[0].join(GAME_S) == 0
     pgn = tmp_path / f"{game_id}.pgn"
     assert replay_pgn(pgn) == game.moves
     assert ",1]" in pgn.read_text(), "the example's evaluations (depth 1) reach the PGN"
@@ -38,5 +39,5 @@ def test_a_homemade_engine_that_keeps_failing_is_resigned_within_two_moves(
     assert_clean_game(game)
     assert game.status == "resign" and game.winner is False, game.describe()
     assert len(game.bot_moves()) == 3, "two engine moves and one stand-in, then the resignation"
-    assert bots[0].join(30) == 0
+    assert bots[0].join(GAME_S) == 0
     assert "stand-in move" in (tmp_path / f"{game_id}.pgn").read_text()

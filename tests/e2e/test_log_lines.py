@@ -38,9 +38,8 @@ from tests.e2e.test_reconcile import wait_for_text
 from tests.e2e.test_status_page import free_port, wait_until
 from tests.match.pyffish_board import PyffishBoard
 from tests.reliability.conftest import ResignAfter
-from tests.timing import PATIENCE_S
+from tests.timing import GAME_S, PATIENCE_S
 
-WAIT_S = 90.0
 #: how long the restarted server refuses connections
 DOWN_S = 1.5
 
@@ -57,11 +56,11 @@ def lines_with(messages: list[str], *parts: str) -> list[str]:
 
 def play_to_ply_four(server: LoopbackServer, game_id: str) -> None:
     """The opponent (White, a :class:`Manual`) plays two moves, the bot answers each: White to move at ply 4."""
-    server.wait_for_game_start(game_id, WAIT_S)
-    server.wait_for_request("stream_game", target=game_id, timeout=WAIT_S)
+    server.wait_for_game_start(game_id, GAME_S)
+    server.wait_for_request("stream_game", target=game_id, timeout=GAME_S)
     for ply, move in ((1, "e2e4"), (3, "g1f3")):
         server.play_opponent_move(game_id, move)
-        server.wait_for_plies(game_id, ply + 1, WAIT_S)
+        server.wait_for_plies(game_id, ply + 1, GAME_S)
 
 
 def test_the_shutdown_line_names_each_game_resigned_too_late_to_abort_or_aborted(
@@ -74,11 +73,11 @@ def test_the_shutdown_line_names_each_game_resigned_too_late_to_abort_or_aborted
         late = server.challenge(challenger="Alice", color="white", clock=(300, 2), opponent=Manual())
         play_to_ply_four(server, late)
         early = server.challenge(challenger="Bob", color="white", clock=(300, 2), opponent=Manual())
-        server.wait_for_game_start(early, WAIT_S)
-        server.wait_for_request("stream_game", target=early, timeout=WAIT_S)
+        server.wait_for_game_start(early, GAME_S)
+        server.wait_for_request("stream_game", target=early, timeout=GAME_S)
         assert bot.process is not None
         bot.process.send_signal(signal.SIGTERM)
-        assert bot.wait(WAIT_S) == 0, bot.logs()
+        assert bot.wait(GAME_S) == 0, bot.logs()
     finally:
         bot.stop()
     log = bot.logs()
@@ -110,18 +109,18 @@ def test_a_server_restart_with_two_games_logs_one_lost_and_one_back_line_each_an
                         status={"listen": f"127.0.0.1:{port}"})
     bots.append(BotThread(config).start())
     first = server.challenge(challenger="Alice", rating=1612, color="white", clock=(300, 2), opponent=Manual())
-    server.wait_for_game_start(first, WAIT_S)
-    server.wait_for_request("stream_game", target=first, timeout=WAIT_S)
+    server.wait_for_game_start(first, GAME_S)
+    server.wait_for_request("stream_game", target=first, timeout=GAME_S)
     second = server.challenge(challenger="OppBot", title="BOT", rating=1733, color="white", clock=(300, 2),
                               opponent=Scripted(["e2e4"], then="wait"))
-    server.wait_for_plies(second, 2, WAIT_S)
+    server.wait_for_plies(second, 2, GAME_S)
 
     def running_games() -> dict[str, Any] | None:
         status = json.loads(urllib.request.urlopen(f"http://127.0.0.1:{port}/api/status", timeout=PATIENCE_S).read())
         games = {game["id"]: game for game in status["games"] if "opponent_rating" in game}  # set up
         return games if {first, second} <= set(games) else None
 
-    games = wait_until(running_games, WAIT_S, "both games on the status page")
+    games = wait_until(running_games, GAME_S, "both games on the status page")
     assert (games[first]["opponent_rating"], games[first]["opponent_title"]) == (1612, None), games[first]
     assert (games[second]["opponent_rating"], games[second]["opponent_title"]) == (1733, "BOT"), games[second]
 
@@ -137,13 +136,13 @@ def test_a_server_restart_with_two_games_logs_one_lost_and_one_back_line_each_an
 
     server.api_move = go_down_as_our_move_arrives  # type: ignore[method-assign]
     server.play_opponent_move(first, "e2e4")
-    server.wait_for_plies(first, 2, WAIT_S)
+    server.wait_for_plies(first, 2, GAME_S)
     assert went_down, "the server went down as our move arrived"
     up_at = went_down["at"] + DOWN_S
 
     for stream in (f"game {first}: game stream", f"game {second}: game stream", "event stream"):
         server.wait_for(lambda stream=stream: lines_with(messages(caplog), f"{stream} back after ") or None,
-                        WAIT_S, f"the back line of the {stream}")
+                        GAME_S, f"the back line of the {stream}")
     records = [r for r in caplog.records if r.name.startswith("bot")]
     for game_id in (first, second):
         lost = [r for r in records if r.getMessage().startswith(f"game {game_id}: game stream lost (")]
@@ -167,7 +166,7 @@ def test_a_server_restart_with_two_games_logs_one_lost_and_one_back_line_each_an
 
     for game_id in (first, second):
         server.opponent_resign(game_id)
-        server.wait_for_game_end(game_id, WAIT_S)
+        server.wait_for_game_end(game_id, GAME_S)
 
 
 def messages(caplog: pytest.LogCaptureFixture) -> list[str]:
@@ -186,7 +185,7 @@ def test_a_game_resigned_again_after_a_server_restart_counts_as_finished_with_no
         play_to_ply_four(pychess, game_id)
         assert first.process is not None
         first.process.send_signal(signal.SIGTERM)
-        assert first.wait(WAIT_S) == 0, first.logs()
+        assert first.wait(GAME_S) == 0, first.logs()
     finally:
         first.stop()
     assert (pychess.game(game_id).status, pychess.game(game_id).result()) == ("resign", "1-0")
@@ -195,12 +194,12 @@ def test_a_game_resigned_again_after_a_server_restart_counts_as_finished_with_no
     assert not pychess.game(game_id).over
     second = BotProcess(config, tmp_path).start()
     try:
-        game = pychess.wait_for_game_end(game_id, WAIT_S)
+        game = pychess.wait_for_game_end(game_id, GAME_S)
         wait_for_text(second.logs, f"game {game_id}: ")
         settled(pychess, port, PATIENCE_S)  # the worker a gameStart started (if any) has ended its game
         assert second.process is not None
         second.process.send_signal(signal.SIGTERM)
-        assert second.wait(WAIT_S) == 0, second.logs()
+        assert second.wait(GAME_S) == 0, second.logs()
     finally:
         second.stop()
     assert (game.status, game.result()) == ("resign", "1-0"), "resigned again"
@@ -220,8 +219,8 @@ def test_a_960_pgn_keeps_the_servers_initial_fen_verbatim_and_replays_in_pyffish
         bots.append(BotThread(config, max_games=1).start())
         game_id = server.challenge(challenger="Alice", variant=variant, chess960=True, clock=(300, 2),
                                    opponent=ResignAfter(6, seed=11))
-        game: Game = server.wait_for_game_end(game_id, WAIT_S)
-        assert bots[0].join(WAIT_S) == 0
+        game: Game = server.wait_for_game_end(game_id, GAME_S)
+        assert bots[0].join(GAME_S) == 0
     if dialect == "pychess":  # pychess's own form: [HEhe], KQ and the gating files (docs/server-api.md)
         assert re.search(r"\[HEhe\] w KQ[A-H]{5}kq[a-h]{5} - 0 1$", game.initial_fen), game.initial_fen
     tags = assert_pgn_matches_server(game, tmp_path)

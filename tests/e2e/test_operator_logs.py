@@ -7,6 +7,7 @@ from pathlib import Path
 
 from bot.loopback import LoopbackServer, RandomMoves
 from tests.e2e.conftest import TOKEN, BotProcess, bot_config
+from tests.timing import GAME_S
 
 
 def test_a_run_with_a_log_file_keeps_the_start_up_block_engine_lines_and_no_token(
@@ -20,8 +21,8 @@ def test_a_run_with_a_log_file_keeps_the_start_up_block_engine_lines_and_no_toke
     game_id = pychess_server.challenge(color="black", clock=(60, 1), opponent=RandomMoves(seed=2))
     bot = BotProcess(config, tmp_path, "--games", "1").start()
     try:
-        pychess_server.wait_for_game_end(game_id, 120)
-        assert bot.wait(60) == 0
+        pychess_server.wait_for_game_end(game_id, GAME_S)
+        assert bot.wait(GAME_S) == 0
     finally:
         bot.stop()
     text = log_file.read_text()

@@ -18,6 +18,7 @@ import pytest
 
 from bot.loopback import LoopbackServer, RandomMoves, Scripted
 from tests.e2e.conftest import KEEPALIVE_S, BotThread, assert_clean_game, bot_config, refereed_server
+from tests.timing import GAME_S
 
 FAKE = Path(__file__).resolve().parents[1] / "bot" / "fake_uci.py"
 # the whole game as the fake engine predicts it; the opponent follows it for two moves, then deviates
@@ -46,7 +47,7 @@ def test_ponderhit_gains_time_and_a_wrong_guess_is_stopped(
     config = bot_config(slow_server, tmp_path, engine={"command": command, "ponder": True, "limits": {}})
     game_id = slow_server.challenge(clock=(60, 1), color="black", opponent=Scripted(OPPONENT))
     bots.append(BotThread(config, max_games=1).start())
-    game = slow_server.wait_for_game_end(game_id, 30)
+    game = slow_server.wait_for_game_end(game_id, GAME_S)
     assert_clean_game(game)
     assert game.moves == ["e2e4", "e7e5", "g1f3", "b8c6", "f1c4", "a7a6", "d2d3"]
     played = [r.getMessage() for r in caplog.records if ": played " in r.getMessage()]
@@ -56,7 +57,7 @@ def test_ponderhit_gains_time_and_a_wrong_guess_is_stopped(
     assert len(gains) == 2 and all(gain >= 0.3 for gain in gains), played
     assert "ponderhit" not in played[0] and "ponderhit" in played[1] and "ponderhit" in played[2]
     assert "[ponder miss: expected g8f6]" in played[3] and "ponderhit" not in played[3]
-    assert bots[0].join(20) == 0  # the engine is closed: its log is complete
+    assert bots[0].join(GAME_S) == 0  # the engine is closed: its log is complete
     sent = uci_log.read_text().splitlines()
     assert "setoption name Ponder value true" in sent
     goes = [line for line in sent if line.startswith(("go", "ponderhit", "stop"))]
@@ -77,8 +78,8 @@ def test_no_pondering_when_it_is_off(
     config = bot_config(lichess_server, tmp_path, engine={"command": command, "limits": {}})
     game_id = lichess_server.challenge(clock=(60, 1), color="black", opponent=Scripted(OPPONENT))
     bots.append(BotThread(config, max_games=1).start())
-    assert_clean_game(lichess_server.wait_for_game_end(game_id, 30))
-    assert bots[0].join(20) == 0
+    assert_clean_game(lichess_server.wait_for_game_end(game_id, GAME_S))
+    assert bots[0].join(GAME_S) == 0
     sent = uci_log.read_text()
     assert "ponder" not in sent.replace("option name Ponder", "")
 
@@ -97,7 +98,7 @@ def test_real_engines_ponder_through_a_game(
     game_id = lichess_server.challenge(clock=(60, 1), color="black",
                                        opponent=Scripted(["e7e5", "b8c6", "g8f6", "resign"], seed=1))
     bots.append(BotThread(config, max_games=1).start())
-    game = lichess_server.wait_for_game_end(game_id, 40)
+    game = lichess_server.wait_for_game_end(game_id, GAME_S)
     assert_clean_game(game)
     assert game.status == "resign" and len(game.bot_moves()) == 4
     assert caplog.text.count(": pondering on ") >= 3, "each move of ours is followed by a ponder search"
@@ -110,6 +111,6 @@ def test_pondering_against_random_moves_stays_legal(
     config = bot_config(pychess_server, tmp_path, engine={"ponder": True, "limits": {"depth": 1}})
     game_id = pychess_server.challenge(clock=(30, 1), color="white", opponent=RandomMoves(seed=5))
     bots.append(BotThread(config).start())
-    game = pychess_server.wait_for_plies(game_id, 16, 40)
+    game = pychess_server.wait_for_plies(game_id, 16, GAME_S)
     assert not [r for r in game.move_log if not r.legal]
     assert not [r for r in game.rejected if r[1] == "illegal"]

@@ -30,8 +30,8 @@ from tests.e2e.conftest import (
     shorten_game_watch,
 )
 from tests.reliability.conftest import ResignAfter
+from tests.timing import GAME_S
 
-WAIT_S = 90.0
 #: Black to move and lost (a lone king against queen and rook): the bot resigns at its first move
 BLACK_IS_LOST = "7k/8/8/8/8/8/8/QR4K1[] b - - 0 1"
 
@@ -46,7 +46,7 @@ def sent_after(server: LoopbackServer, game_id: str, moment: float, endpoint: st
     return [r for r in server.requests_to(endpoint, game_id) if r.started_at > moment]
 
 
-def wait_for_text(read: Any, text: str, timeout: float = WAIT_S) -> str:
+def wait_for_text(read: Any, text: str, timeout: float = GAME_S) -> str:
     """Wait until ``read()`` (a log) holds ``text``; returns what it read."""
     deadline = time.monotonic() + timeout
     while True:
@@ -64,14 +64,14 @@ def resign_as_black_at_a_shutdown(pychess: LoopbackServer, tmp_path: Path) -> tu
     config = bot_config(pychess, tmp_path, shutdown={"on_signal": "abort"})
     first = BotProcess(config, tmp_path).start()
     try:
-        pychess.wait_for_game_start(game_id, WAIT_S)
-        pychess.wait_for_request("stream_game", timeout=WAIT_S)
+        pychess.wait_for_game_start(game_id, GAME_S)
+        pychess.wait_for_request("stream_game", timeout=GAME_S)
         for ply, move in ((1, "e2e4"), (3, "g1f3")):
             pychess.play_opponent_move(game_id, move)
-            pychess.wait_for_plies(game_id, ply + 1, WAIT_S)
+            pychess.wait_for_plies(game_id, ply + 1, GAME_S)
         assert first.process is not None
         first.process.send_signal(signal.SIGTERM)
-        assert first.wait(WAIT_S) == 0, first.logs()
+        assert first.wait(GAME_S) == 0, first.logs()
     finally:
         first.stop()
     game = pychess.game(game_id)
@@ -89,7 +89,7 @@ def test_as_black_against_a_bot_the_restarted_bot_resigns_again_a_game_the_serve
     restarted = time.time()
     second.start()
     try:
-        game = pychess.wait_for_game_end(game_id, WAIT_S)
+        game = pychess.wait_for_game_end(game_id, GAME_S)
         wait_for_text(second.logs, "resigned again without a gameStart")
     finally:
         second.stop()
@@ -105,7 +105,7 @@ def test_as_black_against_a_bot_the_pgn_takes_the_servers_result_when_the_oppone
     """hC36PJW1: after the restart White's clock ran out and the server recorded 0-1 on time; our PGN said 1-0."""
     game_id, second = resign_as_black_at_a_shutdown(pychess, tmp_path)
     pychess.set_clock(game_id, True, 300)  # White (the BOT, to move) runs out while our bot is down
-    game = pychess.wait_for_game_end(game_id, WAIT_S)
+    game = pychess.wait_for_game_end(game_id, GAME_S)
     assert (game.status, game.result()) == ("outoftime", "0-1"), game.describe()
     restarted = time.time()
     second.start()
@@ -125,7 +125,7 @@ def rewrite_lines(caplog: pytest.LogCaptureFixture) -> list[str]:
     def lines() -> list[str]:
         return [r.getMessage() for r in list(caplog.records) if "PGN rewritten" in r.getMessage()]
 
-    deadline = time.monotonic() + WAIT_S
+    deadline = time.monotonic() + GAME_S
     while not lines():
         assert time.monotonic() < deadline, "no line says the PGN was rewritten"
         time.sleep(0.1)
@@ -149,12 +149,12 @@ def test_a_running_bot_resigns_again_after_a_server_restart_it_noticed(
                                 initial_fen=BLACK_IS_LOST, opponent=Manual())
     config = bot_config(pychess, tmp_path, resign={"enabled": True, "score_cp": -500, "moves": 1})
     bots.append(BotThread(config).start())
-    game = pychess.wait_for_game_end(game_id, WAIT_S)
+    game = pychess.wait_for_game_end(game_id, GAME_S)
     assert (game.status, game.result()) == ("resign", "1-0"), game.describe()
-    pychess.wait_for(lambda: (tmp_path / f"{game_id}.pgn").exists() or None, WAIT_S, "our PGN")
+    pychess.wait_for(lambda: (tmp_path / f"{game_id}.pgn").exists() or None, GAME_S, "our PGN")
     assert pychess.faults.restart_server(0.5, terminated=False, clean=False) == [game_id]
     restarted = time.time()
-    game = pychess.wait_for_game_end(game_id, WAIT_S)
+    game = pychess.wait_for_game_end(game_id, GAME_S)
     assert (game.status, game.result()) == ("resign", "1-0"), "resigned again"
     assert len(sent_after(pychess, game_id, restarted, "resign")) == 1
     messages = [r.getMessage() for r in caplog.records]
@@ -170,14 +170,14 @@ def test_an_opponent_bots_resignation_the_server_forgot_ends_our_pgn_as_the_serv
     game_id = pychess.challenge(challenger="OppBot", title="BOT", color="white", clock=(300, 2),
                                 opponent=ResignAfter(3, seed=5))
     bots.append(BotThread(bot_config(pychess, tmp_path)).start())
-    game = pychess.wait_for_game_end(game_id, WAIT_S)
+    game = pychess.wait_for_game_end(game_id, GAME_S)
     assert (game.status, game.result()) == ("resign", "0-1"), game.describe()
     path = tmp_path / f"{game_id}.pgn"
-    pychess.wait_for(lambda: path.exists() or None, WAIT_S, "our PGN")
+    pychess.wait_for(lambda: path.exists() or None, GAME_S, "our PGN")
     assert pgn_of(path)[0]["Termination"] == "Normal"
     assert pychess.faults.restart_server(0.5, terminated=False, clean=False) == [game_id]
     pychess.set_clock(game_id, True, 1500)
-    game = pychess.wait_for_game_end(game_id, WAIT_S)
+    game = pychess.wait_for_game_end(game_id, GAME_S)
     assert (game.status, game.result()) == ("outoftime", "0-1"), game.describe()
     lines = rewrite_lines(caplog)
     assert len(lines) == 1 and "Termination Normal -> Time forfeit" in lines[0], lines
@@ -199,9 +199,9 @@ def test_a_given_up_game_gets_the_servers_result_once_the_game_page_answers_agai
                             challenge={"speeds": ["ultraBullet", "bullet"]})
         bots.append(BotThread(config).start())
         path = tmp_path / f"{game_id}.pgn"
-        server.wait_for(lambda: path.exists() or None, WAIT_S, "the given-up game's PGN")
+        server.wait_for(lambda: path.exists() or None, GAME_S, "the given-up game's PGN")
         assert (pgn_of(path)[0]["Result"], pgn_of(path)[0]["Termination"]) == ("*", "Unknown")
-        game = server.wait_for_game_end(game_id, WAIT_S)
+        game = server.wait_for_game_end(game_id, GAME_S)
         assert (game.status, game.result()) == ("outoftime", "1-0"), game.describe()
         server.faults.clear()  # the page answers again
         lines = rewrite_lines(caplog)

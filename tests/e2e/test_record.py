@@ -27,6 +27,7 @@ from tests.e2e.conftest import (
     shorten_game_watch,
 )
 from tests.reliability.conftest import ResignAfter
+from tests.timing import GAME_S
 
 
 @pytest.fixture
@@ -56,10 +57,10 @@ def test_our_move_in_flight_at_a_sigterm_is_in_the_pgn_and_the_ply_count(server:
     config = bot_config(server, tmp_path, shutdown={"on_signal": "abort"})
     bot = BotProcess(config, tmp_path).start()
     try:
-        server.wait_for_plies(game_id, 4, 30)
+        server.wait_for_plies(game_id, 4, GAME_S)
         assert bot.process is not None
         bot.process.send_signal(signal.SIGTERM)
-        assert bot.wait(60) == 0, bot.logs()
+        assert bot.wait(GAME_S) == 0, bot.logs()
     finally:
         bot.stop()
     game = server.game(game_id)
@@ -96,7 +97,7 @@ def test_a_replayed_old_state_does_not_cancel_a_finished_search(
     game_id = pychess.challenge(color="white", clock=(300, 2), opponent=Scripted(["e2e4", "g1f3", "resign"]))
     config = bot_config(pychess, tmp_path, engine={"limits": {"depth": None, "movetime_ms": 1500}})
     bots.append(BotThread(config, max_games=1).start())
-    assert bots[0].join(60) == 0
+    assert bots[0].join(GAME_S) == 0
     game = pychess.game(game_id)
     assert (game.status, len(game.moves)) == ("resign", 4), game.describe()
     ply_4 = next(r for r in game.move_log if r.ply == 4)
@@ -121,10 +122,10 @@ def test_an_opponent_bots_silent_resignation_frees_the_slot_within_15_s(
     caplog.set_level(logging.INFO)
     game_id = pychess.challenge(color="white", clock=(600, 0), opponent=Scripted(["e2e4"], then="wait"))
     bots.append(BotThread(bot_config(pychess, tmp_path), max_games=1).start())
-    pychess.wait_for_plies(game_id, 2, 30)
+    pychess.wait_for_plies(game_id, 2, GAME_S)
     resigned_at = time.monotonic()
     pychess.opponent_resign(game_id, announce=False)
-    assert bots[0].join(15) == 0, "the slot stayed busy"
+    assert bots[0].join(15) == 0, "the slot stayed busy"  # wall_clock: the 15 s is the watch timing under test
     assert time.monotonic() - resigned_at < 15
     game = pychess.game(game_id)
     assert (game.status, game.winner) == ("resign", game.bot_color)
@@ -143,9 +144,9 @@ def test_moves_learned_from_the_game_page_carry_their_clocks_in_the_pgn(
     monkeypatch.setattr("bot.wire.streams.RECONNECT_BASE_S", 0.1)
     game_id = pychess.challenge(color="black", clock=(300, 2), opponent=ResignAfter(8, seed=4))
     bots.append(BotThread(bot_config(pychess, tmp_path), max_games=1).start())
-    pychess.wait_for_plies(game_id, 4, 30)
+    pychess.wait_for_plies(game_id, 4, GAME_S)
     pychess.faults.lose_game_stream(game_id)
-    assert bots[0].join(90) == 0
+    assert bots[0].join(GAME_S) == 0
     game = pychess.game(game_id)
     assert_pgn_matches_server(game, tmp_path)
     assert any("the game stream is down; the game page is at ply" in m for m in messages(caplog))

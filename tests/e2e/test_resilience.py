@@ -8,6 +8,7 @@ import pytest
 
 from bot.loopback import LoopbackServer, RandomMoves, Scripted
 from tests.e2e.conftest import BotProcess, BotThread, assert_clean_game, bot_config, replay_pgn
+from tests.timing import GAME_S, PATIENCE_S
 
 
 def start_paused_game(server: LoopbackServer) -> str:
@@ -21,15 +22,15 @@ def test_reconnects_after_the_server_drops_the_streams_mid_game(
 ) -> None:
     game_id = start_paused_game(server)
     bots.append(BotThread(bot_config(server, tmp_path), max_games=1).start())
-    server.wait_for_plies(game_id, 4, 20)
+    server.wait_for_plies(game_id, 4, GAME_S)
     assert server.faults.drop_streams(streams) >= 1  # type: ignore[arg-type]
     server.set_opponent(game_id, RandomMoves(seed=8))  # the opponent moves while the bot is disconnected
-    game = server.wait_for_game_end(game_id, 90)
+    game = server.wait_for_game_end(game_id, GAME_S)
     assert_clean_game(game)
     assert game.stream_connections >= 2
     if streams == "any":
         assert server.event_stream_connections >= 2
-    assert bots[0].join(20) == 0
+    assert bots[0].join(GAME_S) == 0
     assert replay_pgn(tmp_path / f"{game_id}.pgn") == game.moves
 
 
@@ -39,10 +40,10 @@ def test_reconnects_when_the_game_stream_goes_silent(
     game_id = start_paused_game(pychess_server)
     config = bot_config(pychess_server, tmp_path, server={"stream_timeout_s": 2})
     bots.append(BotThread(config, max_games=1).start())
-    pychess_server.wait_for_plies(game_id, 4, 20)
+    pychess_server.wait_for_plies(game_id, 4, GAME_S)
     assert pychess_server.faults.silence_streams("game", game_id) == 1
     pychess_server.set_opponent(game_id, RandomMoves(seed=9))
-    game = pychess_server.wait_for_game_end(game_id, 90)
+    game = pychess_server.wait_for_game_end(game_id, GAME_S)
     assert_clean_game(game)
     assert game.stream_connections >= 2
 
@@ -56,7 +57,7 @@ def test_a_429_on_the_move_endpoint_is_waited_out_and_the_move_resent(
     game_id = server.challenge(color="black", clock=(180, 2), opponent=RandomMoves(seed=3))
     server.faults.fail("move", 429, times=1, retry_after_s=3)
     bots.append(BotThread(bot_config(server, tmp_path), max_games=1).start())
-    game = server.wait_for_game_end(game_id, 90)
+    game = server.wait_for_game_end(game_id, GAME_S)
     assert_clean_game(game)
     moves = server.requests_to("move", game_id)
     assert [r.status for r in moves[:2]] == [429, 200], "exactly one request while limited"
@@ -69,16 +70,16 @@ def test_a_pychess_takeback_shrinks_the_move_list_and_the_bot_plays_on(
 ) -> None:
     game_id = start_paused_game(pychess_server)
     bots.append(BotThread(bot_config(pychess_server, tmp_path), max_games=1).start())
-    pychess_server.wait_for_plies(game_id, 4, 20)
+    pychess_server.wait_for_plies(game_id, 4, GAME_S)
     taken_back = pychess_server.game(game_id).moves[3]
     assert pychess_server.takeback(game_id, plies=1) == 1, "the bot's last move is taken back"
-    game = pychess_server.wait_for_plies(game_id, 4, 20)
+    game = pychess_server.wait_for_plies(game_id, 4, GAME_S)
     assert [r.ply for r in game.move_log if r.by == "bot"][:3] == [2, 4, 4], "the bot moved again at ply 4"
     pychess_server.set_opponent(game_id, RandomMoves(seed=10))
-    game = pychess_server.wait_for_game_end(game_id, 90)
+    game = pychess_server.wait_for_game_end(game_id, GAME_S)
     assert_clean_game(game)
     assert game.bot_moves()[1] == taken_back
-    assert bots[0].join(20) == 0
+    assert bots[0].join(GAME_S) == 0
     assert replay_pgn(tmp_path / f"{game_id}.pgn") == game.moves, "the PGN has the line after the takeback"
 
 
@@ -86,15 +87,15 @@ def test_the_bot_resumes_its_game_after_a_restart(server: LoopbackServer, tmp_pa
     game_id = start_paused_game(server)
     bot = BotProcess(bot_config(server, tmp_path), tmp_path, "--games", "1").start()
     try:
-        server.wait_for_plies(game_id, 4, 30)
+        server.wait_for_plies(game_id, 4, GAME_S)
         bot.kill()
         server.set_opponent(game_id, RandomMoves(seed=12))
-        server.wait_for_plies(game_id, 5, 10)
+        server.wait_for_plies(game_id, 5, PATIENCE_S)  # the server's own random opponent moves
         bot.start()
-        game = server.wait_for_game_end(game_id, 90)
+        game = server.wait_for_game_end(game_id, GAME_S)
         assert_clean_game(game)
         assert game.stream_connections >= 2 and server.event_stream_connections >= 2
-        assert bot.wait(30) == 0, bot.logs()
+        assert bot.wait(GAME_S) == 0, bot.logs()
     finally:
         bot.stop()
     assert "e2e-token-do-not-log" not in bot.logs(), "the token never appears in the logs"
@@ -103,10 +104,10 @@ def test_the_bot_resumes_its_game_after_a_restart(server: LoopbackServer, tmp_pa
 def test_the_bot_plays_on_after_a_server_restart(server: LoopbackServer, tmp_path: Path, bots: list[BotThread]) -> None:
     game_id = start_paused_game(server)
     bots.append(BotThread(bot_config(server, tmp_path), max_games=1).start())
-    server.wait_for_plies(game_id, 4, 20)
+    server.wait_for_plies(game_id, 4, GAME_S)
     server.faults.restart_server(down_s=2)  # pychess: "terminated", then gameFull says initialFen "None"
     server.set_opponent(game_id, RandomMoves(seed=13))
-    game = server.wait_for_game_end(game_id, 90)
+    game = server.wait_for_game_end(game_id, GAME_S)
     assert_clean_game(game)
     assert game.stream_connections >= 2 and server.event_stream_connections >= 2
-    assert bots[0].join(20) == 0
+    assert bots[0].join(GAME_S) == 0

@@ -31,7 +31,7 @@ from tests.e2e.conftest import (
 )
 from tests.e2e.test_status_page import free_port
 from tests.reliability.conftest import ResignAfter
-from tests.timing import PATIENCE_S, STARTUP_S
+from tests.timing import GAME_S, PATIENCE_S, STARTUP_S
 
 
 @pytest.fixture(autouse=True)
@@ -61,11 +61,11 @@ def test_a_bot_whose_game_stream_is_not_restored_plays_from_the_game_page_to_the
 ) -> None:
     game_id = pychess.challenge(color="black", clock=(300, 2), opponent=ResignAfter(8, seed=4))
     bots.append(BotThread(bot_config(pychess, tmp_path), max_games=1).start())
-    pychess.wait_for_plies(game_id, 4, 30)
+    pychess.wait_for_plies(game_id, 4, GAME_S)
     restarted = time.time()
     # as on the real server: no "terminated", the connections drop, and this game's stream never comes back
     pychess.faults.restart_server(0.5, terminated=False, clean=False, lose_game_streams=(game_id,))
-    assert bots[0].join(90) == 0
+    assert bots[0].join(GAME_S) == 0
     game = pychess.game(game_id)
     assert_clean_game(game)
     assert game.status in ("resign", "mate") and game.winner is game.bot_color, game.describe()
@@ -94,6 +94,7 @@ def test_a_given_up_game_has_every_ply_in_its_pgn_including_our_unconfirmed_move
         config = bot_config(server, tmp_path, time={"give_up_after_s": 1},
                             challenge={"speeds": ["ultraBullet", "bullet"]})
         bots.append(BotThread(config, max_games=1).start())
+        # the bound is the point: given up after 1 s once the 10 s clocks could have run out, well under GAME_S
         assert bots[0].join(40) == 0, "the given-up game frees the bot (--games 1 counts it)"
         game = server.game(game_id)
         assert len(game.moves) == 5
@@ -124,6 +125,7 @@ def test_our_move_into_a_game_that_ended_silently_is_noticed_and_not_counted(
 
     pychess.api_move = resign_first_at_our_second_move  # type: ignore[method-assign]
     bots.append(BotThread(bot_config(pychess, tmp_path), max_games=1).start())
+    # the bound is the point: the bot must read the game page rather than wait for the echo, well under GAME_S
     assert bots[0].join(40) == 0, "the bot must not wait for the echo of a move the server ignored"
     game = pychess.game(game_id)
     assert (game.status, game.winner, len(game.moves)) == ("resign", game.bot_color, 3)
@@ -142,7 +144,7 @@ def test_a_fresh_bot_process_resigns_again_a_game_the_restarted_server_restored_
                         **calm_config(port))
     first = BotProcess(config, tmp_path, "--games", "1").start()
     try:
-        assert first.wait(60) == 0, first.logs()
+        assert first.wait(GAME_S) == 0, first.logs()
     finally:
         first.stop()
     game = pychess.game(game_id)
@@ -156,14 +158,14 @@ def test_a_fresh_bot_process_resigns_again_a_game_the_restarted_server_restored_
     restarted = time.time()
     second = BotProcess(config, tmp_path).start()
     try:
-        game = pychess.wait_for_game_end(game_id, 60)
+        game = pychess.wait_for_game_end(game_id, GAME_S)
         pychess.wait_for_request("stream_event", count=2, timeout=STARTUP_S)
         assert second.process is not None
         # the gameStart the event stream offered is handled, and the worker it started (if any) has ended:
         # a move, had the bot decided to play one, has been sent
         settled(pychess, port, PATIENCE_S)
         second.process.send_signal(signal.SIGTERM)
-        assert second.wait(30) == 0, second.logs()
+        assert second.wait(GAME_S) == 0, second.logs()
     finally:
         second.stop()
     assert (game.status, game.winner) == ("resign", False), "resigned again, as the earlier run did"

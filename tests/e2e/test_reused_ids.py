@@ -27,6 +27,7 @@ from tests.e2e.conftest import (
     refereed_server,
 )
 from tests.reliability.conftest import ResignAfter
+from tests.timing import GAME_S
 
 SEED = 51
 #: shutdown.finish_idle_s in these tests, and what leaving a game may add to it (a page read, a resignation,
@@ -52,13 +53,13 @@ def test_a_server_restarted_with_the_same_seed_gets_the_reused_ids_new_game_play
         first = first_server.challenge(color="black", clock=(120, 2), opponent=ResignAfter(4, seed=1))
         config = bot_config(first_server, tmp_path)
         bots.append(BotThread(config, max_games=2).start())
-        first_server.wait_for_game_end(first, 60)
-        deadline = time.monotonic() + 30
+        first_server.wait_for_game_end(first, GAME_S)
+        deadline = time.monotonic() + GAME_S
         while bots[-1].lobby is None or bots[-1].lobby.games_finished < 1:  # its slot is free: not declined
             assert time.monotonic() < deadline, "the first game never finished for the bot"
             time.sleep(0.05)
         second = first_server.challenge(color="black", clock=(120, 2), opponent=ResignAfter(4, seed=2))
-        assert bots[-1].join(60) == 0
+        assert bots[-1].join(GAME_S) == 0
         first_game = first_server.game(first)
     old_sans = pgn_of(tmp_path / f"{first}.pgn")[1]
     assert old_sans == first_game.sans
@@ -67,8 +68,8 @@ def test_a_server_restarted_with_the_same_seed_gets_the_reused_ids_new_game_play
         reused = restarted.challenge(color="white", clock=(120, 2), opponent=ResignAfter(6, seed=3))
         assert reused == first, "the same seed gives the same first id"
         bots.append(BotThread(bot_config(restarted, tmp_path)).start())
-        game = restarted.wait_for_game_end(reused, 60)
-        deadline = time.monotonic() + 30
+        game = restarted.wait_for_game_end(reused, GAME_S)
+        deadline = time.monotonic() + GAME_S
         while not [m for m in messages(caplog) if m.startswith(f"game {second}: the server has no record")] \
                 or bots[-1].lobby.games_finished < 1:
             assert time.monotonic() < deadline, "the 404 record was never given up, or the game never finished"
@@ -97,7 +98,7 @@ def test_sigterm_with_a_stuck_game_exits_within_the_bound_with_exit_0_and_the_pg
         config = bot_config(server, tmp_path, shutdown={"on_signal": "finish", "finish_idle_s": FINISH_IDLE_S})
         bot = BotProcess(config, tmp_path).start()
         try:
-            server.wait_for_plies(game_id, 3, 60)
+            server.wait_for_plies(game_id, 3, GAME_S)
             assert bot.process is not None
             signalled = time.monotonic()
             bot.process.send_signal(signal.SIGTERM)

@@ -12,6 +12,7 @@ import pyffish as sf
 from bot.loopback import LoopbackServer, RandomMoves
 from tests.e2e.conftest import BotThread, assert_clean_game, bot_config
 from tests.match.pyffish_board import PyffishBoard
+from tests.timing import GAME_S, STARTUP_S
 
 
 def replay_pgn_with_pyffish(path: Path) -> tuple[dict[str, str], list[str], PyffishBoard]:
@@ -34,12 +35,12 @@ def test_a_complete_s_house_game_on_pychess(
     game_id = server.challenge(challenger="Alice", variant="shouse", clock=(120, 2), opponent=RandomMoves(seed=46))
     config = bot_config(server, tmp_path, challenge={"variants": ["seirawan", "shouse"]})
     bots.append(BotThread(config, max_games=1).start())
-    assert server.wait_for_answer(game_id, 15).accepted
-    game = server.wait_for_game_end(game_id, 240)
+    assert server.wait_for_answer(game_id, STARTUP_S).accepted
+    game = server.wait_for_game_end(game_id, 240)  # a longer game than GAME_S covers: S-House, 2+2 clocks, to mate
     assert_clean_game(game)
     assert game.status in ("mate", "draw", "stalemate"), game.describe()
     assert any("@" in move for move in game.moves), "an S-House game without a drop"
-    assert bots[0].join(30) == 0
+    assert bots[0].join(GAME_S) == 0
     caps = json.loads(server.requests_to("stream_event")[0].headers["X-PyChess-Bot-Capabilities"])
     assert "shouse" in caps["variants"]
     headers, moves, board = replay_pgn_with_pyffish(tmp_path / f"{game_id}.pgn")
@@ -55,5 +56,5 @@ def test_a_lichess_config_with_s_house_is_refused_at_start_up(
     config = bot_config(lichess_server, tmp_path, challenge={"variants": ["chess", "shouse"]})
     bot = BotThread(config, max_games=1).start()
     bots.append(bot)
-    assert bot.join(30) == 2
+    assert bot.join(STARTUP_S) == 2
     assert not lichess_server.requests_to("stream_event"), "the bot must not listen for games"

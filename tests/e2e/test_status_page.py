@@ -22,7 +22,7 @@ import pytest
 from bot.loopback import LoopbackServer, Manual, RandomMoves
 from engine import Board
 from tests.e2e.conftest import TOKEN, BotThread, assert_clean_game, bot_config
-from tests.timing import PATIENCE_S
+from tests.timing import GAME_S, PATIENCE_S, STARTUP_S
 from tools.status_bench import half_open_connections
 
 CHROMIUM = shutil.which("chromium") or ("/usr/bin/chromium" if os.path.exists("/usr/bin/chromium") else None)
@@ -121,7 +121,7 @@ def test_the_page_in_chromium_follows_a_game_and_shows_its_eval_graph(
     game_id = server.challenge(challenger="Alice", color="black", clock=(300, 3), opponent=Manual())
     bot = BotThread(page_config(server, tmp_path, port)).start()  # stopped once the browser has left
     bots.append(bot)
-    wait_until(lambda: plies(server, game_id) == 1, 30, "the bot's first move")
+    wait_until(lambda: plies(server, game_id) == 1, GAME_S, "the bot's first move")
 
     marker = f'<div class="game" data-id="{game_id}" data-ply="1">'  # once the bot has seen its move echoed
 
@@ -129,6 +129,7 @@ def test_the_page_in_chromium_follows_a_game_and_shows_its_eval_graph(
         html = get(base + "/").decode()
         return html if marker in html else None
 
+    # the page follows the bot within a second; 15 s, above PATIENCE_S, is the bound these page waits always had
     first_answer = wait_until(page_with_the_first_move, 15, "the page to draw the bot's first move")
     card = first_answer.split(marker, 1)[1]
     board = Board(variant="seirawan")
@@ -139,14 +140,14 @@ def test_the_page_in_chromium_follows_a_game_and_shows_its_eval_graph(
     assert '<div class="value" id="slots">1 / 1</div>' in first_answer
 
     browser.get(base + "/")
-    first = wait_until(lambda: board_fen(browser), 15, "the live board on the page")
+    first = wait_until(lambda: board_fen(browser), STARTUP_S, "the live board on the page")  # Chromium's first load
     seen = [first]
     for _ in range(5):
         moves = list(server.game(game_id).moves)
         server.play_opponent_move(game_id, opponent_move(moves))
         answered = len(moves) + 2
-        wait_until(lambda: plies(server, game_id) == answered, 30, "the bot's answer")  # noqa: B023
-        seen.append(wait_until(lambda: (fen := board_fen(browser)) not in seen and fen, 15,
+        wait_until(lambda: plies(server, game_id) == answered, GAME_S, "the bot's answer")  # noqa: B023
+        seen.append(wait_until(lambda: (fen := board_fen(browser)) not in seen and fen, 15,  # as the first move's
                                "the page's board to follow the game"))
     assert len(set(seen)) == len(seen) == 6, "the live board changed with every pair of moves"
     text = browser.find_element("css selector", ".game").text
@@ -156,8 +157,9 @@ def test_the_page_in_chromium_follows_a_game_and_shows_its_eval_graph(
         browser.save_screenshot(SCREENSHOT)
 
     server.opponent_resign(game_id)
-    game = server.wait_for_game_end(game_id, 30)
+    game = server.wait_for_game_end(game_id, GAME_S)
     assert_clean_game(game)
+    # the page redraws within a second: 15 s as for the moves above
     wait_until(lambda: browser.execute_script("return document.querySelectorAll('.game').length") == 0, 15,
                "the running game to leave the page")
     wait_until(lambda: browser.execute_script(
@@ -250,7 +252,7 @@ class HalfOpenConnections:
 
     def stop(self) -> None:
         self.stopping.set()
-        self.thread.join(10)
+        self.thread.join(10)  # clean-up only: nothing is asserted on it
         for key in list(self.selector.get_map().values()):
             key.fileobj.close()  # type: ignore[union-attr]
         self.selector.close()
@@ -265,7 +267,7 @@ def test_a_thousand_half_open_connections_and_a_megabyte_post_stall_neither_page
     game_id = server.challenge(challenger="Mallory", clock=(120, 2), opponent=RandomMoves(seed=5))
     bot = BotThread(page_config(server, tmp_path, port))  # stopped at the end: the page must stay up till then
     bots.append(bot.start())
-    wait_until(lambda: plies(server, game_id) >= 2, 30, "the game to start")
+    wait_until(lambda: plies(server, game_id) >= 2, GAME_S, "the game to start")
     attack = HalfOpenConnections(("127.0.0.1", port), 1000).open_all()
     try:
         answered = []
@@ -279,11 +281,12 @@ def test_a_thousand_half_open_connections_and_a_megabyte_post_stall_neither_page
             if game_id in server.games and server.game(game_id).status == "started":
                 assert [game["id"] for game in status["games"]] == [game_id]
                 wait_until(lambda: plies(server, game_id) > played or server.game(game_id).status != "started",  # noqa: B023
-                           30, "the game to go on")
+                           GAME_S, "the game to go on")
         assert attack.post_answer.startswith(b"HTTP/1.0 413"), attack.post_answer
-        game = server.wait_for_game_end(game_id, 120)
+        game = server.wait_for_game_end(game_id, GAME_S)
         assert_clean_game(game)
         assert game.status in ("mate", "draw", "stalemate"), game.describe()
+        # the page lists the game once the bot has filed it: well under GAME_S, a literal above PATIENCE_S
         wait_until(lambda: game_id in _finished_ids(port), 30, "the page to show the finished game")
     finally:
         attack.stop()

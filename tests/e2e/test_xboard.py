@@ -13,6 +13,7 @@ import pytest
 
 from bot.loopback import LoopbackServer, Manual, RandomMoves, Scripted
 from tests.e2e.conftest import BotThread, assert_clean_game, bot_config, replay_pgn
+from tests.timing import GAME_S, STARTUP_S
 
 SJAAK = shutil.which("sjaakii") or shutil.which("/usr/games/sjaakii")
 pytestmark = pytest.mark.skipif(SJAAK is None, reason="Sjaak II is not installed (apt-get install sjaakii)")
@@ -51,12 +52,12 @@ def test_sjaak_plays_a_complete_s_chess_game_from_the_start_position(
 ) -> None:
     game_id = pychess_server.challenge(color="black", clock=(120, 2), opponent=RandomMoves(seed=5))
     bots.append(BotThread(sjaak_config(pychess_server, tmp_path), max_games=1).start())
-    assert pychess_server.wait_for_answer(game_id, 15).accepted
-    game = pychess_server.wait_for_game_end(game_id, 180)
+    assert pychess_server.wait_for_answer(game_id, STARTUP_S).accepted
+    game = pychess_server.wait_for_game_end(game_id, 180)  # above GAME_S: a whole 2+2 game against Sjaak II over xboard
     assert_clean_game(game)
     assert game.status in ("mate", "draw", "stalemate"), game.describe()
     assert len(game.bot_moves()) >= 2
-    assert bots[0].join(20) == 0
+    assert bots[0].join(GAME_S) == 0
     assert_engine_moves_only(caplog)
     assert replay_pgn(tmp_path / f"{game_id}.pgn") == game.moves
 
@@ -66,10 +67,10 @@ def test_sjaak_mates_by_castling_with_a_gate_on_the_rook_square(
 ) -> None:
     game_id = pychess_server.challenge(initial_fen=CASTLE_GATE_MATE, color="black", opponent=Manual())
     bots.append(BotThread(sjaak_config(pychess_server, tmp_path), max_games=1).start())
-    game = pychess_server.wait_for_game_end(game_id, 60)
+    game = pychess_server.wait_for_game_end(game_id, GAME_S)
     assert_clean_game(game)
     assert (game.status, game.winner, game.moves) == ("mate", True, ["h1e1e"]), game.describe()
-    assert bots[0].join(20) == 0
+    assert bots[0].join(GAME_S) == 0
     assert_engine_moves_only(caplog)
 
 
@@ -81,7 +82,7 @@ def test_the_opponents_gating_and_castling_with_a_gate_reach_sjaak(
     opponent = Scripted(["h1e1h", "b1c3e"], then="random", seed=3)
     game_id = pychess_server.challenge(initial_fen=ITALIAN, color="white", clock=(120, 2), opponent=opponent)
     bots.append(BotThread(sjaak_config(pychess_server, tmp_path, debug=True), max_games=1).start())
-    game = pychess_server.wait_for_game_end(game_id, 180)
+    game = pychess_server.wait_for_game_end(game_id, 180)  # above GAME_S: a whole 2+2 game against Sjaak II over xboard
     assert_clean_game(game)
     assert game.moves[0] == "h1e1h" and game.moves[2] == "b1c3e", game.describe()
     assert len(game.moves) >= 4, "the bot answered the gated Elephant too"
@@ -91,5 +92,5 @@ def test_the_opponents_gating_and_castling_with_a_gate_reach_sjaak(
     sent = [r.getMessage().split(" < ", 1)[1].removeprefix("usermove ") for r in caplog.records
             if r.name == "bot.engine.io" and " < " in r.getMessage()]
     assert "h1e1h" in sent and "b1c3e" in sent, sent
-    assert bots[0].join(20) == 0
+    assert bots[0].join(GAME_S) == 0
     assert_engine_moves_only(caplog)

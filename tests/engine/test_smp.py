@@ -17,6 +17,7 @@ from engine.sharedtable import SharedTable
 from engine.smp import HelperPool, helper_depth
 from engine.tt import EXACT, LOWER, UPPER, TranspositionTable, slots_for, tt_key
 from engine.uci import UciFrontEnd
+from tests.timing import GAME_S, PATIENCE_S
 
 
 def _over(shared: SharedTable) -> TranspositionTable:
@@ -136,7 +137,9 @@ class Session:
         self.engine.handle(line)
 
     def wait_bestmove(self) -> str:
-        assert self.bestmove.wait(120), self.lines[-5:]
+        # a depth 3-5 search with helper processes, or a stop answered: seconds, but two minutes (GAME_S's
+        # bound for the bot's replies) on a busy machine; a hang is what fails
+        assert self.bestmove.wait(GAME_S), self.lines[-5:]
         self.bestmove.clear()
         return [line for line in self.lines if line.startswith("bestmove")][-1]
 
@@ -201,7 +204,7 @@ def test_the_bots_engine_options_start_the_helpers_of_the_bundled_engine() -> No
         assert process is not None
         pid = process.pid
         # A child that was just forked has no command line until it has exec'd: look again until each has one.
-        for _ in range(100):
+        for _ in range(int(PATIENCE_S / 0.1)):
             children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
             commands = [Path(f"/proc/{child}/cmdline").read_bytes().replace(b"\0", b" ") for child in children]
             if commands and all(commands):

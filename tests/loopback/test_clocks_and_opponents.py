@@ -9,7 +9,7 @@ import pytest
 from bot.loopback import Clock, EngineOpponent, LoopbackServer, Manual, RandomMoves, Scripted, start_fen
 from bot.loopback.opponents import OpponentView
 from tests.loopback.conftest import Client, start_game
-from tests.timing import PATIENCE_S
+from tests.timing import GAME_S, PATIENCE_S, STARTUP_S
 
 FAIRY_STOCKFISH = shutil.which("fairy-stockfish") or "/usr/games/fairy-stockfish"
 
@@ -67,7 +67,7 @@ def test_scripted_opponent_falls_back_when_its_move_is_illegal() -> None:
 def test_uci_engine_opponent_plays_legal_s_chess_moves(pychess: LoopbackServer, pychess_client: Client) -> None:
     engine = EngineOpponent([FAIRY_STOCKFISH], movetime_ms=20)
     game_id, _ = start_game(pychess, pychess_client, color="white", opponent=engine)
-    game = pychess.wait_for_plies(game_id, 1, 10)
+    game = pychess.wait_for_plies(game_id, 1, STARTUP_S)  # Fairy-Stockfish starts, then 20 ms
     assert len(game.moves) == 1 and game.move_log[0].by == "opponent"
     assert engine.fallbacks == 0
 
@@ -95,6 +95,6 @@ def test_a_bad_start_position_is_refused_when_the_challenge_is_made(pychess: Loo
 def test_the_bundled_engine_can_be_the_opponent(pychess: LoopbackServer, pychess_client: Client) -> None:
     opponent = EngineOpponent(depth=1, movetime_ms=None)
     game_id, _ = start_game(pychess, pychess_client, color="white", opponent=opponent)
-    game = pychess.wait_for_plies(game_id, 1, 20)
+    game = pychess.wait_for_plies(game_id, 1, GAME_S)
     assert len(game.moves) == 1 and game.move_log[0].by == "opponent"
     assert opponent.fallbacks == 0, "the move came from the engine, not the random fallback"

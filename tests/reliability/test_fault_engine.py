@@ -11,6 +11,7 @@ import pytest
 
 from bot.loopback import LoopbackServer
 from tests.reliability.conftest import BotThread, ResignAfter, assert_clean_game, bot_config, faulty_engine
+from tests.timing import GAME_S, STARTUP_S
 
 CLOCK_S = 10
 #: Lichess does not let a BOT play ultraBullet (its challenge says ``compat.bot: false`` and the bot declines),
@@ -35,7 +36,7 @@ def test_an_engine_fault_costs_one_move_not_the_game(
     config = bot_config(server, tmp_path, engine={"command": command, "limits": {"depth": None}},
                         challenge={"speeds": ["ultraBullet", "bullet"]})
     bots.append(BotThread(config, max_games=1).start())
-    game = server.wait_for_game_end(game_id, 60)
+    game = server.wait_for_game_end(game_id, GAME_S)
     assert_clean_game(game)
     assert game.status == "resign", f"the bot lost: {game.status} ({game.termination})"
     assert len(game.bot_moves()) >= 8, "the bot played every move after the fault"
@@ -43,7 +44,7 @@ def test_an_engine_fault_costs_one_move_not_the_game(
     assert log_line in caplog.text
     bot_times = [r for r in game.move_log if r.by == "bot"]
     assert all(r.remaining_ms is None or r.remaining_ms > 0 for r in bot_times), "never out of time"
-    assert bots[0].join(20) == 0
+    assert bots[0].join(GAME_S) == 0
 
 
 def test_an_engine_gone_for_good_ends_the_game_stops_challenges_and_fails_the_health_check(
@@ -64,7 +65,7 @@ def test_an_engine_gone_for_good_ends_the_game_stops_challenges_and_fails_the_he
     config = bot_config(server, tmp_path, engine={"command": command, "limits": {"depth": None}},
                         challenge={"speeds": ["ultraBullet", "bullet"]}, heartbeat_file=str(heartbeat))
     bots.append(BotThread(config).start())
-    game = server.wait_for_game_end(game_id, 60)
+    game = server.wait_for_game_end(game_id, GAME_S)
     assert_clean_game(game)
     assert game.status == "resign" and game.winner is False, game.describe()  # the bot (white) resigned
     assert len(game.bot_moves()) == 3, "two engine moves, one stand-in, then the resignation"
@@ -73,7 +74,7 @@ def test_an_engine_gone_for_good_ends_the_game_stops_challenges_and_fails_the_he
     assert [r for r in caplog.records if r.levelno == logging.ERROR and "failed for good" in r.getMessage()]
 
     refused = server.challenge(clock=(LICHESS_CLOCK_S, 0))
-    answer = server.wait_for_answer(refused, 15)
+    answer = server.wait_for_answer(refused, STARTUP_S)
     assert not answer.accepted and answer.reason == "later"
     assert heartbeat.read_text().startswith("unhealthy: the engine failed for good")
     assert health.main([str(heartbeat)]) == 1
@@ -82,4 +83,4 @@ def test_an_engine_gone_for_good_ends_the_game_stops_challenges_and_fails_the_he
     server.wait_for(lambda: heartbeat.read_text().strip() == "ok", 20, "the health check to pass again")
     assert health.main([str(heartbeat)]) == 0
     accepted = server.challenge(clock=(LICHESS_CLOCK_S, 0), opponent=ResignAfter(1, seed=4))
-    assert server.wait_for_answer(accepted, 15).accepted
+    assert server.wait_for_answer(accepted, STARTUP_S).accepted

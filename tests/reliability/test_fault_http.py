@@ -23,6 +23,7 @@ from tests.reliability.conftest import (
     assert_clean_game,
     bot_config,
 )
+from tests.timing import GAME_S, PATIENCE_S, STARTUP_S
 
 RETRY_AFTER_S = 2
 
@@ -55,10 +56,10 @@ def test_429_on_accept_move_and_chat_is_waited_out_with_one_request_in_flight(
                         greeting={"hello": "Hello {opponent}", "goodbye": "Thanks"})
     bots.append(BotThread(config, max_games=2).start())
     # generous waits: on a busy machine the two games and their engines share what CPU is left
-    server.wait_for_plies(ids[0], 2, 120)
-    server.wait_for_plies(ids[1], 2, 120)
+    server.wait_for_plies(ids[0], 2, GAME_S)
+    server.wait_for_plies(ids[1], 2, GAME_S)
     server.faults.fail("move", 429, times=1, retry_after_s=RETRY_AFTER_S)
-    games = [server.wait_for_game_end(game_id, 180) for game_id in ids]
+    games = [server.wait_for_game_end(game_id, 180) for game_id in ids]  # above GAME_S: two games at once
     for game in games:
         assert_clean_game(game)
         assert game.status == "resign", "no one lost on time while the move endpoint was paused"
@@ -69,7 +70,7 @@ def test_429_on_accept_move_and_chat_is_waited_out_with_one_request_in_flight(
     assert [name for name, _, _ in pauses.pauses].count("chat") == 1
     # (Outside a pause the two games may chat at the same moment: only the pause holds chat lines back.)
     assert not pauses.admitted_during_pauses("chat"), "a chat line was sent while chat was paused"
-    assert bots[0].join(20) == 0
+    assert bots[0].join(GAME_S) == 0
 
 
 # per endpoint, the failures injected in a row: each retried call sees them, then the real answer
@@ -95,15 +96,15 @@ def test_500_502_503_on_every_endpoint_are_retried_until_the_game_is_played(
     game_id = server.challenge(color="white", clock=(120, 1), opponent=Scripted(["e2e4", "g1f3", "wait"]))
     config = bot_config(server, tmp_path, greeting={"hello": "hi", "goodbye": "bye"})
     bots.append(BotThread(config).start())
-    server.wait_for_plies(game_id, 4, 30)
+    server.wait_for_plies(game_id, 4, GAME_S)
     faults.append(server.faults.fail("chat", 502, times=1))
     server.send_chat(game_id, "!help")
     server.wait_for(lambda: [c for c in server.game(game_id).chat if c.by == "bot" and "!eval" in c.text] or None,
-                    10, "the !help reply")
+                    PATIENCE_S, "the !help reply")
     faults.append(server.faults.fail("chat", 503, times=1))  # for the goodbye
     declined = server.challenge(challenger="Late", clock=(60, 0))  # busy: declined 'later'
-    assert server.wait_for_answer(declined, 15).reason == "later"
-    assert bots[0].stop(30) == 0  # abort: too late for it (4 plies), so the bot resigns without trying
+    assert server.wait_for_answer(declined, STARTUP_S).reason == "later"
+    assert bots[0].stop(GAME_S) == 0  # abort: too late for it (4 plies), so the bot resigns without trying
     game = server.game(game_id)
     assert game.over and game.status == "resign" and game.winner is not game.bot_color
     assert not server.requests_to("abort"), "a game with moves is never aborted (pychess would play on)"
@@ -125,17 +126,17 @@ def test_connection_refused_at_start_up_and_mid_game(
     server.faults.refuse_connections(3)
     started = time.monotonic()
     bots.append(BotThread(bot_config(server, tmp_path), max_games=1).start())
-    server.wait_for(lambda: server.event_stream_connections or None, 20, "the bot to connect")
+    server.wait_for(lambda: server.event_stream_connections or None, STARTUP_S, "the bot to connect")
     assert time.monotonic() - started >= 2.5, "the bot got through while the server refused connections"
     game_id = server.challenge(color="white", clock=(120, 1), opponent=Scripted(["e2e4", "g1f3", "wait"]))
-    server.wait_for_plies(game_id, 4, 30)
+    server.wait_for_plies(game_id, 4, GAME_S)
     connections = server.game(game_id).stream_connections
     server.faults.refuse_connections(3)  # as a restarting server: streams cut, new connections refused
     server.set_opponent(game_id, ResignAfter(8, seed=3))
-    game = server.wait_for_game_end(game_id, 60)
+    game = server.wait_for_game_end(game_id, GAME_S)
     assert_clean_game(game)
     assert game.status == "resign" and game.stream_connections > connections
-    assert bots[0].join(20) == 0
+    assert bots[0].join(GAME_S) == 0
 
 
 def test_thirty_seconds_of_refused_connections_at_start_up_are_waited_out_with_default_settings() -> None:

@@ -15,6 +15,7 @@ from bot.loopback import LoopbackServer, Scripted
 from bot.loopback.games import default_board_factory
 from tests.e2e.conftest import refereed_server
 from tests.reliability.conftest import KEEPALIVE_S, BotThread, ResignAfter, assert_clean_game, bot_config
+from tests.timing import GAME_S
 
 BAD_FEN = "not-a-fen"
 
@@ -66,7 +67,7 @@ def test_malformed_lines_are_skipped_and_broken_games_left_cleanly_while_the_oth
                                opponent=Scripted(["e2e4", "g1f3", "wait"]))
     config = bot_config(server, tmp_path, challenge={"concurrency": 3, "variants": ["seirawan", "chess"]})
     bots.append(BotThread(config).start())
-    server.wait_for_plies(healthy, 2, 30)
+    server.wait_for_plies(healthy, 2, GAME_S)
     for line in EVENT_LINES:
         server.inject_event_line(line)
     for line in GAME_LINES:
@@ -79,18 +80,18 @@ def test_malformed_lines_are_skipped_and_broken_games_left_cleanly_while_the_oth
                                opponent=Scripted(["wait"]))
     illegal = server.challenge(challenger="Illegal", color="white", clock=(120, 1),
                                opponent=Scripted(["e2e4", "g1f3", "wait"]))
-    server.wait_for_plies(illegal, 2, 30)
+    server.wait_for_plies(illegal, 2, GAME_S)
     server.inject_game_line(illegal, '{"type": "gameState", "moves": "e2e4 e7e5 e1e8", "wtime": 100000.5, '
                             '"btime": 100000, "winc": 1, "binc": 1, "status": "started"}')
-    assert server.wait_for_game_end(bad_fen, 20).status == "aborted", "a game the board cannot set up: aborted"
-    broken = server.wait_for_game_end(illegal, 20)
+    assert server.wait_for_game_end(bad_fen, GAME_S).status == "aborted", "a game the board cannot set up: aborted"
+    broken = server.wait_for_game_end(illegal, GAME_S)
     assert broken.status in ("aborted", "resign") and broken.winner is not broken.bot_color
     server.set_opponent(healthy, ResignAfter(8, seed=4))
-    game = server.wait_for_game_end(healthy, 60)
+    game = server.wait_for_game_end(healthy, GAME_S)
     assert_clean_game(game)
     assert game.status == "resign" and len(game.bot_moves()) >= 7, "the healthy game was played to its end"
     server.wait_for(lambda: (tmp_path / f"{healthy}.pgn").exists() or None, 10, "the healthy game's PGN")
-    assert bots[0].stop(20) == 0
+    assert bots[0].stop(GAME_S) == 0
     text = caplog.text
     assert text.count("skipped a malformed line") >= len(EVENT_LINES) + len(GAME_LINES) - 3  # 3 are valid shapes
     # the unknown variant is declined (the loopback server never issued that challenge, hence a 404 answer)

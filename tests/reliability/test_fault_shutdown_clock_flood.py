@@ -21,7 +21,7 @@ from tests.reliability.conftest import (
     assert_clean_game,
     bot_config,
 )
-from tests.timing import STARTUP_S
+from tests.timing import GAME_S, STARTUP_S
 
 
 @pytest.mark.parametrize(("mode", "signum"), [("finish", signal.SIGTERM), ("abort", signal.SIGTERM),
@@ -39,15 +39,15 @@ def test_sigterm_during_games_with_moves_finishes_or_resigns_them_writes_the_pgn
     bot = BotProcess(config, tmp_path).start()
     try:
         for game_id in ids:
-            server.wait_for_plies(game_id, 4, 30)
+            server.wait_for_plies(game_id, 4, GAME_S)
         assert bot.process is not None
         bot.process.send_signal(signum)
         late = server.challenge(challenger="Late", clock=(60, 0))
-        assert server.wait_for_answer(late, 15).reason == "later", "no new games once stopping"
+        assert server.wait_for_answer(late, STARTUP_S).reason == "later", "no new games once stopping"
         if mode == "finish":
             for game_id in ids:
                 server.set_opponent(game_id, ResignAfter(6, seed=6))
-        assert bot.wait(60) == 0, bot.logs()
+        assert bot.wait(GAME_S) == 0, bot.logs()
     finally:
         bot.stop()
     for game_id in ids:
@@ -74,11 +74,11 @@ def test_a_signal_with_on_signal_abort_aborts_a_game_without_moves_and_exits_0(
     game_id = server.challenge(color="white", clock=(120, 1), opponent=Scripted(["wait"]))
     bot = BotProcess(bot_config(server, tmp_path, shutdown={"on_signal": "abort"}), tmp_path).start()
     try:
-        server.wait_for_game_start(game_id, 30)
+        server.wait_for_game_start(game_id, STARTUP_S)
         server.wait_for_request("stream_game", timeout=STARTUP_S)
         assert bot.process is not None
         bot.process.send_signal(signum)
-        assert bot.wait(60) == 0, bot.logs()
+        assert bot.wait(GAME_S) == 0, bot.logs()
     finally:
         bot.stop()
     game = server.game(game_id)
@@ -97,7 +97,7 @@ def test_sigterm_during_a_60_s_429_pause_ends_the_pause_and_exits_0(server: Loop
     try:
         server.challenge(clock=(60, 0))
         server.wait_for_request("accept", timeout=STARTUP_S)
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + STARTUP_S
         while "pausing this endpoint for 60 s" not in bot.logs() and time.monotonic() < deadline:
             time.sleep(0.05)
         assert "pausing this endpoint for 60 s" in bot.logs(), bot.logs()
@@ -133,17 +133,17 @@ def test_the_bot_never_loses_on_time_under_clock_pressure_with_network_delay(
     # the shipped time settings (300 ms move overhead) and an engine with no depth limit: time management only
     config = bot_config(server, tmp_path, engine={"limits": {"depth": None}}, time={"move_overhead_ms": 300})
     bots.append(BotThread(config, max_games=1).start())
-    game = server.wait_for_plies(game_id, 4, 30)
+    game = server.wait_for_plies(game_id, 4, GAME_S)
     server.set_clock(game_id, game.bot_color, left_ms)
     server.set_opponent(game_id, ResignAfter(2 + short_clock_moves, seed=7))  # it has made 2 moves
-    game = server.wait_for_game_end(game_id, 60)
+    game = server.wait_for_game_end(game_id, GAME_S)
     assert_clean_game(game)
     assert game.status != "outoftime", game.termination
     assert game.status in ("resign", "mate", "stalemate", "draw"), f"{game.status}: {game.termination}"
     assert game.status != "resign" or len(game.bot_moves()) == 2 + short_clock_moves, "moves on the short clock"
     flagged = [r for r in game.move_log if r.by == "bot" and r.remaining_ms is not None and r.remaining_ms <= 0]
     assert not flagged
-    assert bots[0].join(20) == 0
+    assert bots[0].join(GAME_S) == 0
 
 
 def test_a_flood_of_200_challenges_is_decided_in_order_within_the_concurrency(
@@ -151,10 +151,10 @@ def test_a_flood_of_200_challenges_is_decided_in_order_within_the_concurrency(
 ) -> None:
     config = bot_config(server, tmp_path, challenge={"concurrency": 2})
     bots.append(BotThread(config).start())
-    server.wait_for(lambda: server.event_stream_connections or None, 10, "the bot to connect")
+    server.wait_for(lambda: server.event_stream_connections or None, STARTUP_S, "the bot to connect")
     server.faults.fail("decline", 429, times=1, retry_after_s=1)  # a rate limit in the middle of it
     ids = server.flood_challenges(200, clock=(60, 1), opponent=ResignAfter(3, seed=8))
-    answers = [server.wait_for_answer(challenge_id, 60) for challenge_id in ids]
+    answers = [server.wait_for_answer(challenge_id, STARTUP_S) for challenge_id in ids]
     accepted = [challenge_id for challenge_id, answer in zip(ids, answers, strict=True) if answer.accepted]
     assert accepted == ids[:2], "the first two are accepted, the rest find no room"
     assert all(answer.reason == "later" for answer in answers[2:]), "every declined one got its answer"
@@ -163,6 +163,6 @@ def test_a_flood_of_200_challenges_is_decided_in_order_within_the_concurrency(
     assert all(r.in_flight == 1 for r in server.requests_to("decline")), "one decline in flight at a time"
     assert len([r for r in server.requests_to("decline") if r.status == 429]) == 1
     for game_id in accepted:
-        assert_clean_game(server.wait_for_game_end(game_id, 60))
+        assert_clean_game(server.wait_for_game_end(game_id, GAME_S))
     assert sorted(set(workers.started)) == sorted(accepted), "no game beyond the concurrency"
-    assert bots[0].stop(20) == 0
+    assert bots[0].stop(GAME_S) == 0

@@ -18,7 +18,7 @@ from bot.game.chat import COMMANDS, parse_command
 from bot.loopback import LoopbackServer, Scripted
 from bot.records.pgn import safe_file_id, write_pgn
 from tests.reliability.conftest import TOKEN, BotProcess, ResignAfter, bot_config, faulty_engine
-from tests.timing import PATIENCE_S
+from tests.timing import GAME_S, PATIENCE_S
 
 SAFE_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}\.pgn$")
 HOSTILE_IDS = ["../../etc/x", "..", ".", "", "/etc/passwd", "a/../../b", "..\\..\\windows", "x\x00y", "~root",
@@ -61,13 +61,13 @@ def test_a_full_run_never_writes_the_token_anywhere(pychess_server: LoopbackServ
                         greeting={"hello": "", "goodbye": ""}, chat={"cooldown_s": 0, "eval_rooms": ["player"]})
     bot = BotProcess(config, tmp_path, "--log-level", "DEBUG", "--games", "1").start()
     try:
-        server.wait_for_plies(game_id, 4, 30)
+        server.wait_for_plies(game_id, 4, GAME_S)
         for line in HOSTILE_CHAT:
             server.send_chat(game_id, line)
-        server.wait_for(lambda: len([c for c in server.game(game_id).chat if c.by == "bot"]) >= 3 or None, 10,
+        server.wait_for(lambda: len([c for c in server.game(game_id).chat if c.by == "bot"]) >= 3 or None, PATIENCE_S,
                         "the chat replies")
         server.set_opponent(game_id, ResignAfter(6, seed=9))
-        assert bot.wait(60) == 0, bot.logs()
+        assert bot.wait(GAME_S) == 0, bot.logs()
     finally:
         bot.stop()
     replies = [c.text for c in server.game(game_id).chat if c.by == "bot"]
