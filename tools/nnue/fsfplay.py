@@ -16,14 +16,12 @@ from __future__ import annotations
 import math
 import random
 import subprocess
-import time
 from pathlib import Path
 from typing import Optional
 
 from engine import Board
 
-from .generate import RANDOM_PLIES, SKIP_PLIES, _is_noisy, games_done, read_openings
-from .progress import Progress
+from .generate import RANDOM_PLIES, SKIP_PLIES, _is_noisy, write_games
 
 MAX_PLIES = 360
 #: a game whose score (the UCI engine's centipawns) stays beyond this for ADJUDICATE_PLIES plies is scored
@@ -142,32 +140,13 @@ def play_game(player: UciPlayer, opening: str, rng: random.Random, nodes: int,
 
 def fsfplay(out: Path, games: int, nodes: int, openings: Path, seed: int, engine: str,
             minutes: Optional[float] = None) -> int:
-    """Play games ``games_done(out)`` .. ``games - 1`` and append their positions to ``out``; the number of
-    positions written. With ``minutes``, no game starts after that time."""
-    lines = read_openings(openings)
-    first = games_done(out)
-    deadline = time.time() + minutes * 60 if minutes is not None else float("inf")
-    written = 0
+    """Fairy-Stockfish's self-play at ``nodes`` a move into ``out`` (:func:`generate.write_games`)."""
     player = UciPlayer(engine)
-    bar = Progress("games", games, "games", done=first)
     try:
-        with out.open("a", encoding="utf-8") as sink:
-            for game in range(first, games):
-                if time.time() >= deadline:
-                    break
-                rng = random.Random(seed * 1_000_003 + game)
-                positions = play_game(player, rng.choice(lines), rng, nodes)
-                for fen, score, result in positions or []:
-                    sink.write(f"{fen};{score};{result};{game}\n")
-                if not positions:
-                    sink.write(f";;;{game}\n")  # a dropped game still takes its number (the resume point)
-                sink.flush()
-                written += len(positions or [])
-                bar.update(1, f"{written:,} positions")
+        return write_games(out, games, openings, seed, minutes,
+                           lambda opening, rng: play_game(player, opening, rng, nodes))
     finally:
         player.close()
-    bar.close()
-    return written
 
 
 def fit_k(scores: list[float], results: list[float]) -> float:

@@ -17,7 +17,7 @@ import math
 import random
 import time
 from pathlib import Path
-from typing import Optional
+from typing import Callable, Optional
 
 from engine import Board
 from engine.movecodes import EN_PASSANT, PROMOTION
@@ -96,13 +96,16 @@ def play_game(searcher: Searcher, opening: str, rng: random.Random, nodes: int,
     return [(fen, score, result) for fen, score in kept]
 
 
-def generate(out: Path, games: int, nodes: int, openings: Path, seed: int, minutes: Optional[float] = None,
-             hash_mb: int = 16) -> int:
-    """Play games ``games_done(out)`` .. ``games - 1`` and append their positions to ``out``; the number of
-    positions written. With ``minutes``, no game starts after that time."""
+Positions = Optional[list[tuple[str, int, float]]]
+
+
+def write_games(out: Path, games: int, openings: Path, seed: int, minutes: Optional[float],
+                play: Callable[[str, random.Random], Positions]) -> int:
+    """Play games ``games_done(out)`` .. ``games - 1`` with ``play(opening, rng)`` and append their positions
+    to ``out`` (a dropped game, ``None``, still takes its number: a marker line keeps the resume point); the
+    number of positions written. With ``minutes``, no game starts after that time."""
     lines = read_openings(openings)
     first = games_done(out)
-    searcher = Searcher(hash_mb)
     deadline = time.time() + minutes * 60 if minutes is not None else float("inf")
     written = 0
     bar = Progress("games", games, "games", done=first)
@@ -111,8 +114,7 @@ def generate(out: Path, games: int, nodes: int, openings: Path, seed: int, minut
             if time.time() >= deadline:
                 break
             rng = random.Random(seed * 1_000_003 + game)
-            positions = play_game(searcher, rng.choice(lines), rng, nodes)
-            # A dropped game still takes its number (a marker line keeps the resume point).
+            positions = play(rng.choice(lines), rng)
             for fen, score, result in positions or []:
                 sink.write(f"{fen};{score};{result};{game}\n")
             if not positions:
@@ -122,6 +124,14 @@ def generate(out: Path, games: int, nodes: int, openings: Path, seed: int, minut
             bar.update(1, f"{written:,} positions")
     bar.close()
     return written
+
+
+def generate(out: Path, games: int, nodes: int, openings: Path, seed: int, minutes: Optional[float] = None,
+             hash_mb: int = 16) -> int:
+    """This engine's self-play at ``nodes`` a move into ``out`` (:func:`write_games`)."""
+    searcher = Searcher(hash_mb)
+    return write_games(out, games, openings, seed, minutes,
+                       lambda opening, rng: play_game(searcher, opening, rng, nodes))
 
 
 def expand(source: Path, out: Path, per_position: int, seed: int, variant: str = "seirawan") -> int:
