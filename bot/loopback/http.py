@@ -151,9 +151,6 @@ class LoopbackHandler(BaseHTTPRequestHandler):
         except Exception:  # noqa: BLE001 - a bug in the test server must show up as a 500, not a dead socket
             log.exception("loopback server: %s %s failed", method, path)
             reply = Reply(500, "500 Internal Server Error (loopback server bug, see the log)\n")
-        finally:
-            if counted:
-                loopback.request_finished(endpoint)
         status = reply.status if isinstance(reply, Reply) else 200
         headers = {}
         if endpoint == "stream_event" and self.headers.get(CAPABILITIES_HEADER) is not None:
@@ -171,7 +168,8 @@ class LoopbackHandler(BaseHTTPRequestHandler):
                 headers=headers,
                 started_at=started_at,
                 in_flight=in_flight,
-            )
+            ),
+            finished=endpoint if counted else None,
         )
         if isinstance(reply, Stream):
             self._stream(reply)

@@ -22,6 +22,7 @@ class Observers:
     challenges: dict[str, LoopbackChallenge]
     requests: list[RequestRecord]
     event_streams: list[Stream]
+    _in_flight: dict[str, int]
     _cond: threading.Condition
 
     # --- looking at what happened ---
@@ -80,11 +81,13 @@ class Observers:
         return self.wait_for(reached, timeout, f"{plies} plies in game {game_id}")
 
     def wait_for_game_end(self, game_id: str, timeout: float = 60.0) -> Game:
-        """Wait until the game is over; returns it (``status``, ``winner``, ``moves``, ``pgn()``...)."""
+        """Wait until the game is over and no request is being answered (the one that ended the game is then in
+        ``requests``); returns the game (``status``, ``winner``, ``moves``, ``pgn()``...)."""
 
         def ended() -> Optional[Game]:
             game = self.games.get(game_id)
-            return game if game is not None and game.over else None
+            settled = not any(self._in_flight.values())
+            return game if game is not None and game.over and settled else None
 
         return self.wait_for(ended, timeout, f"game {game_id} to end")
 

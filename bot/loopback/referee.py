@@ -306,13 +306,12 @@ class Referee(AccountDesk, StreamDesk, ChallengeDesk, GameDesk):
             self._in_flight[endpoint] = self._in_flight.get(endpoint, 0) + 1
             return self._in_flight[endpoint]
 
-    def request_finished(self, endpoint: str) -> None:
-        """The request to ``endpoint`` has its answer."""
-        with self._cond:
-            self._in_flight[endpoint] -= 1
-
-    def record(self, entry: RequestRecord) -> None:
-        """Keep a request for the tests' assertions."""
+    def record(self, entry: RequestRecord, finished: Optional[str] = None) -> None:
+        """Keep a request for the tests' assertions; ``finished`` names the counted endpoint whose request this
+        answers, which stops being in flight in the same step (so a wait for a game's end, which also waits for
+        the requests in flight, never sees the game ended by a request that is not recorded yet)."""
         with self._cond:
             self.requests.append(entry)
+            if finished is not None:
+                self._in_flight[finished] -= 1
             self._cond.notify_all()
