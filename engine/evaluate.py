@@ -211,7 +211,7 @@ def _hand_value(hawks: int, elephants: int, gate_count: int) -> int:
 
 # Drop variants (S-House), hand-set: the value of a piece in hand by type (a little above its board value: it
 # can land anywhere); the danger to the kings is ``_king_danger`` below.
-DROP_HAND_VALUE = (0, 130, 340, 350, 520, 940, 0, 800, 890)
+DROP_HAND_VALUE = (0, 241, 364, 373, 607, 704, 0, 713, 747)
 _DROP_HAND_VALUE = list(DROP_HAND_VALUE)  # a C array in the compiled build
 
 
@@ -238,16 +238,16 @@ def drop_score(pos: Position) -> int:
 # S-House king danger, hand-set, in units squared / KD_DIVISOR centipawns (capped): the enemy's attackers on
 # the king's zone, zone squares it attacks that no own piece guards, empty unguarded zone squares it could drop
 # on, unguarded squares where a piece from its hand would give check, its pieces in hand, missing shelter pawns.
-KD_ATTACK = 2  # per enemy attacker of a square next to the king
-KD_WEAK = 3  # a square next to the king attacked by the enemy and guarded by no own piece but the king
-KD_DROP_SQUARE = 2  # an empty square next to the king, unguarded, while the enemy holds something to drop
-KD_KNIGHT_CHECK = 4  # an empty unguarded square where a knight-like piece in the enemy's hand would check
-KD_SLIDER_CHECK = 4  # a ray of the king with an empty unguarded square a slider in hand would check from
-KD_HAND_PIECE = 2  # per piece (not pawn) in the enemy's hand
-KD_HAND_QUEEN = 3  # extra per queen-like piece (queen, Hawk, Elephant) in the enemy's hand
-KD_SHELTER = 2  # per missing own pawn on the three squares in front of the king
+KD_ATTACK = 17  # per enemy attacker of a square next to the king
+KD_WEAK = 25  # a square next to the king attacked by the enemy and guarded by no own piece but the king
+KD_DROP_SQUARE = 12  # an empty square next to the king, unguarded, while the enemy holds something to drop
+KD_KNIGHT_CHECK = 43  # an empty unguarded square where a knight-like piece in the enemy's hand would check
+KD_SLIDER_CHECK = 22  # a ray of the king with an empty unguarded square a slider in hand would check from
+KD_HAND_PIECE = 7  # per piece (not pawn) in the enemy's hand
+KD_HAND_QUEEN = 0  # extra per queen-like piece (queen, Hawk, Elephant) in the enemy's hand
+KD_SHELTER = 13  # per missing own pawn on the three squares in front of the king
 KD_DIVISOR = 10
-KD_CAP = 1500
+KD_CAP = 2183
 _KD_ATTACK = KD_ATTACK  # C ints in the compiled build
 _KD_WEAK = KD_WEAK
 _KD_DROP_SQUARE = KD_DROP_SQUARE

@@ -90,6 +90,21 @@ def test_fsfplay_writes_quiet_positions_of_another_engines_games_and_resumes(tmp
     assert main(["fitk", str(out)]) == 0  # its scale beside the hand-made evaluation's on the same positions
 
 
+def test_fsfplay_plays_s_house_games_when_asked(tmp_path: Path) -> None:
+    """``--variant shouse``: Fairy-Stockfish plays S-House (captured pieces go to hand) from the S-chess
+    openings; the positions read back as S-House and ``fitk`` reads them in it."""
+    out = tmp_path / "shouse.txt"
+    assert main(["fsfplay", "--out", str(out), "--nodes", "300", "--openings", str(OPENINGS), "--seed", "5",
+                 "--engine", FAIRY_STOCKFISH, "--games", "2", "--variant", "shouse"]) == 0
+    rows = [line.split(";") for line in out.read_text().splitlines() if not line.startswith(";")]
+    assert rows
+    boards = [Board(fen, variant="shouse") for fen, *_ in rows]
+    assert all(not board.in_check() for board in boards)
+    # A capture put a piece other than a Hawk or an Elephant in a hand: only S-House does that.
+    assert any(board.hand[t] or board.hand[-t] for board in boards for t in (1, 2, 3, 4, 5))
+    assert main(["fitk", str(out), "--variant", "shouse"]) == 0
+
+
 def test_fit_k_finds_the_scale_of_scores_and_rescale_converts_them(tmp_path: Path) -> None:
     import math
     import random

@@ -26,10 +26,14 @@ def main(argv: Optional[list[str]] = None) -> int:
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--engine", default="/usr/games/fairy-stockfish")
     p.add_argument("--minutes", type=float, help="start no new game after this many minutes")
+    p.add_argument("--variant", choices=("seirawan", "shouse"), default="seirawan",
+                   help="the variant the games are played in (the openings' FENs start them in it)")
     p = sub.add_parser("fitk", help="the K of sigmoid(score / K) that best predicts each file's results, and the "
                        "hand-made evaluation's on the same positions")
     p.add_argument("data", type=Path, nargs="+")
     p.add_argument("--every", type=int, default=1, help="fit on every n-th position")
+    p.add_argument("--variant", choices=("seirawan", "shouse"), default="seirawan",
+                   help="the variant of the positions (for the hand-made evaluation)")
     p = sub.add_parser("rescale", help="a data file with every score multiplied by a factor")
     p.add_argument("source", type=Path)
     p.add_argument("--out", type=Path, required=True)
@@ -67,7 +71,8 @@ def main(argv: Optional[list[str]] = None) -> int:
     elif args.command == "fsfplay":
         from .fsfplay import fsfplay
 
-        n = fsfplay(args.out, args.games, args.nodes, args.openings, args.seed, args.engine, args.minutes)
+        n = fsfplay(args.out, args.games, args.nodes, args.openings, args.seed, args.engine, args.minutes,
+                    args.variant)
         print(f"{n} positions written to {args.out}")
     elif args.command == "fitk":
         from engine import Board
@@ -82,7 +87,8 @@ def main(argv: Optional[list[str]] = None) -> int:
             k = fit_k([float(p[1]) for p in positions], results)
             # The hand-made evaluation on the same positions (white's view): the factor that puts the file's
             # scores on this engine's scale, whoever played the games.
-            hand = [float(evaluate_position(Board(p[0])) * (1 if p[0].split()[1] == "w" else -1)) for p in positions]
+            hand = [float(evaluate_position(Board(p[0], variant=args.variant)) * (1 if p[0].split()[1] == "w" else -1))
+                    for p in positions]
             k_hand = fit_k(hand, results)
             print(f"{path}: K = {k:.0f}, hand-made evaluation K = {k_hand:.0f}, factor {k_hand / k:.3f} "
                   f"({len(positions):,} positions)")

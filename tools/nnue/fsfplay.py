@@ -139,12 +139,13 @@ def play_game(player: UciPlayer, opening: str, rng: random.Random, nodes: int,
 
 
 def fsfplay(out: Path, games: int, nodes: int, openings: Path, seed: int, engine: str,
-            minutes: Optional[float] = None) -> int:
-    """Fairy-Stockfish's self-play at ``nodes`` a move into ``out`` (:func:`generate.write_games`)."""
-    player = UciPlayer(engine)
+            minutes: Optional[float] = None, variant: str = "seirawan") -> int:
+    """Fairy-Stockfish's self-play of ``variant`` at ``nodes`` a move into ``out``
+    (:func:`generate.write_games`)."""
+    player = UciPlayer(engine, variant)
     try:
         return write_games(out, games, openings, seed, minutes,
-                           lambda opening, rng: play_game(player, opening, rng, nodes))
+                           lambda opening, rng: play_game(player, opening, rng, nodes, variant))
     finally:
         player.close()
 

@@ -1,4 +1,4 @@
-"""Command line: ``python -m tools.tune extract|label|fit ...``."""
+"""Command line: ``python -m tools.tune extract|selfplay|label|fit|drops ...``."""
 
 from __future__ import annotations
 
@@ -56,6 +56,15 @@ def main(argv: Optional[list[str]] = None) -> int:
     p.add_argument("--only-terms", action="store_true",
                    help="fit only the activity terms' weights; the tables and the other terms keep theirs")
     p.add_argument("--write", type=Path, help="write the fitted weights here (engine/eval_weights.py)")
+    p = sub.add_parser("drops", help="fit S-House's drop terms (hand values, king danger) on S-House games")
+    p.add_argument("data", nargs="+", type=Path, help="fen;score;result;game files (tools.nnue fsfplay "
+                                                     "--variant shouse)")
+    p.add_argument("--lam", type=float, default=0.5, help="share of the game result in the label (the rest "
+                                                         "is the playing engine's score)")
+    p.add_argument("--every", type=int, default=1, help="fit on every n-th position")
+    p.add_argument("--steps", type=int, default=2000)
+    p.add_argument("--rate", type=float, default=2.0, help="Adam step size in centipawns")
+    p.add_argument("--divisor", type=int, default=10, help="KD_DIVISOR of the integer weights printed")
     args = parser.parse_args(argv)
 
     if args.command == "extract":
@@ -76,9 +85,42 @@ def main(argv: Optional[list[str]] = None) -> int:
         label_with_engine(samples, args.engine, args.depth)
         write_samples(samples, args.out)
         print(f"{len(samples)} positions labelled at depth {args.depth} -> {args.out}")
+    elif args.command == "drops":
+        run_drops(args)
     else:
         run_fit(args)
     return 0
+
+
+def run_drops(args: argparse.Namespace) -> None:
+    """Fit the drop terms on nine tenths of the positions (the last tenth, whole games, held out) and print
+    the engine's settings before and after with both losses."""
+    from . import drops
+
+    data = drops.features(args.data, args.every,
+                          lambda n: print(f"  {n:,} positions read", end="\r", flush=True))
+    n = len(data["base"])
+    print()
+    if n < 100:
+        raise SystemExit(f"only {n} positions in {', '.join(map(str, args.data))}: too few to fit")
+    k_engine = drops.fit_k(data["score"], data["result"])
+    y = args.lam * data["result"] + (1 - args.lam) * drops.sigmoid(data["score"], k_engine)
+    cut = n - n // 10
+    train = {key: value[:cut] for key, value in data.items()}
+    test = {key: value[cut:] for key, value in data.items()}
+    p0 = drops.current_params()
+    k = drops.fit_k(drops.evaluation(train, p0), y[:cut])
+    print(f"{n:,} positions ({cut:,} to fit, {n - cut:,} held out); K: playing engine {k_engine:.0f}, "
+          f"evaluation {k:.0f}")
+    p = drops.fit(train, y[:cut], p0, k, args.steps, args.rate)
+    fitted = drops.as_settings(p, args.divisor)
+    rounded = drops.from_settings(fitted)
+    current = drops.as_settings(p0, drops.ev.KD_DIVISOR)
+    for name, before, after in (("current", p0, p0), ("fitted", p, p), ("fitted, rounded", rounded, rounded)):
+        print(f"{name}: loss {drops.loss(train, y[:cut], before, k):.6f} fitted positions, "
+              f"{drops.loss(test, y[cut:], after, k):.6f} held out")
+    for name, value in fitted.items():
+        print(f"  {name}: {current[name] if name != 'KD_DIVISOR' else drops.ev.KD_DIVISOR} -> {value}")
 
 
 def run_fit(args: argparse.Namespace) -> None:
