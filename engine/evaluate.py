@@ -1,14 +1,15 @@
 """Static evaluation: material and tapered piece-square tables (kept incrementally by the search), pieces in
 hand against the gates left to bring them in, and a few cheap positional terms. In S-House (a drop variant)
-pieces in hand are worth their board value and more, and empty squares next to a king weigh against it by
-the pieces the opponent could drop there.
+pieces in hand are worth about their board value, and each king's danger (the enemy's attackers near it,
+squares to drop on, checks its hand could give) weighs against it, quadratically.
 
 Scores are centipawns. The tables are from white's point of view; ``evaluate`` returns the score from
 the side to move. The search keeps ``mg``/``eg`` (the sums of ``PST_MG``/``PST_EG`` over the board) and
 ``phase`` up to date with :func:`move_delta` instead of rescanning the board at every node.
 
 The weights are in ``engine/eval_weights.py``, fitted to Fairy-Stockfish self-play by ``tools/tune`` from
-hand-set starting values (material from Fairy-Stockfish's S-chess values scaled to a queen of about 900).
+hand-set starting values (material from Fairy-Stockfish's S-chess values scaled to a queen of about 900);
+S-House's drop terms are here, fitted to its S-House games by ``python -m tools.tune drops``.
 """
 
 from __future__ import annotations
@@ -209,8 +210,8 @@ def _hand_value(hawks: int, elephants: int, gate_count: int) -> int:
     return value
 
 
-# Drop variants (S-House), hand-set: the value of a piece in hand by type (a little above its board value: it
-# can land anywhere); the danger to the kings is ``_king_danger`` below.
+# Drop variants (S-House): the value of a piece in hand by type; the danger to the kings is ``_king_danger``
+# below. Both fitted to Fairy-Stockfish's S-House games by ``python -m tools.tune drops`` (docs/engine.md).
 DROP_HAND_VALUE = (0, 241, 364, 373, 607, 704, 0, 713, 747)
 _DROP_HAND_VALUE = list(DROP_HAND_VALUE)  # a C array in the compiled build
 
@@ -235,9 +236,10 @@ def drop_score(pos: Position) -> int:
                            hand[-QUEEN], hand[-HAWK], hand[-ELEPHANT], black, white))
 
 
-# S-House king danger, hand-set, in units squared / KD_DIVISOR centipawns (capped): the enemy's attackers on
-# the king's zone, zone squares it attacks that no own piece guards, empty unguarded zone squares it could drop
-# on, unguarded squares where a piece from its hand would give check, its pieces in hand, missing shelter pawns.
+# S-House king danger, fitted (above), in units squared / KD_DIVISOR centipawns (capped): the enemy's attackers
+# on the king's zone, zone squares it attacks that no own piece guards, empty unguarded zone squares it could
+# drop on, unguarded squares where a piece from its hand would give check, its pieces in hand, missing shelter
+# pawns.
 KD_ATTACK = 17  # per enemy attacker of a square next to the king
 KD_WEAK = 25  # a square next to the king attacked by the enemy and guarded by no own piece but the king
 KD_DROP_SQUARE = 12  # an empty square next to the king, unguarded, while the enemy holds something to drop
