@@ -10,6 +10,7 @@ import pytest
 import requests
 
 from bot.loopback import LoopbackServer, Manual
+from bot.loopback.model import RequestRecord
 from tests.loopback.conftest import Client, LineReader, start_game
 from tests.timing import PATIENCE_S
 
@@ -243,3 +244,21 @@ def test_pychess_restart_puts_a_casual_games_clocks_back_to_the_initial_time(
     else:
         # White's clock (to move) runs again from the restart on; Black's waits at the full minute
         assert 60_000 - (REFUSAL_S + PATIENCE_S) * 1000 <= state["wtime"] <= 60_000 == state["btime"], state
+
+
+def test_a_games_end_is_seen_once_the_request_that_ended_it_is_recorded(
+    pychess: LoopbackServer, pychess_client: Client
+) -> None:
+    """The server records a request after answering it: a wait for the game's end also waits for the
+    requests in flight, so a test that reads ``requests_to`` then finds the one that ended the game."""
+    game_id, _ = start_game(pychess, pychess_client, color="black", opponent=Manual())
+    pychess.request_started("abort")  # the bot's abort is being answered...
+    pychess.abort_game(game_id)  # ...and answering it ended the game
+    with pytest.raises(TimeoutError):  # nothing changes until the record: no wall time is asserted
+        pychess.wait_for_game_end(game_id, 0.2)
+    now = time.time()
+    pychess.record(RequestRecord(at=now, method="POST", path=f"/api/bot/game/{game_id}/abort", endpoint="abort",
+                                 target=game_id, form={}, json_body=None, status=200, started_at=now),
+                   finished="abort")
+    assert pychess.wait_for_game_end(game_id, PATIENCE_S).status == "aborted"
+    assert [r.status for r in pychess.requests_to("abort", game_id)] == [200]
