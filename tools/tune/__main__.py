@@ -95,6 +95,8 @@ def main(argv: Optional[list[str]] = None) -> int:
 def run_drops(args: argparse.Namespace) -> None:
     """Fit the drop terms on nine tenths of the positions (the last tenth, whole games, held out) and print
     the engine's settings before and after with both losses."""
+    from engine import evaluate as ev
+
     from . import drops
 
     data = drops.features(args.data, args.every,
@@ -115,12 +117,12 @@ def run_drops(args: argparse.Namespace) -> None:
     p = drops.fit(train, y[:cut], p0, k, args.steps, args.rate)
     fitted = drops.as_settings(p, args.divisor)
     rounded = drops.from_settings(fitted)
-    current = drops.as_settings(p0, drops.ev.KD_DIVISOR)
+    current = drops.as_settings(p0, ev.KD_DIVISOR)
     for name, before, after in (("current", p0, p0), ("fitted", p, p), ("fitted, rounded", rounded, rounded)):
         print(f"{name}: loss {drops.loss(train, y[:cut], before, k):.6f} fitted positions, "
               f"{drops.loss(test, y[cut:], after, k):.6f} held out")
     for name, value in fitted.items():
-        print(f"  {name}: {current[name] if name != 'KD_DIVISOR' else drops.ev.KD_DIVISOR} -> {value}")
+        print(f"  {name}: {current[name] if name != 'KD_DIVISOR' else ev.KD_DIVISOR} -> {value}")
 
 
 def run_fit(args: argparse.Namespace) -> None:

@@ -25,7 +25,7 @@ import numpy as np
 from engine import Board
 from engine import evaluate as ev
 from engine.buildinfo import compiled_modules
-from engine.tables import ELEPHANT, KING, PAWN
+from engine.tables import BISHOP, ELEPHANT, HAWK, KING, KNIGHT, PAWN, QUEEN, ROOK
 
 #: The king-danger weights in the order of the fit's columns.
 KD = ("KD_ATTACK", "KD_WEAK", "KD_DROP_SQUARE", "KD_KNIGHT_CHECK", "KD_SLIDER_CHECK", "KD_HAND_PIECE",
@@ -41,9 +41,8 @@ def require_pure_build() -> None:
                          "values in the compiled one): run it from a checkout without engine/*.so")
 
 
-def danger_counts(board: Board) -> tuple[list[int], list[int]]:
+def danger_counts(pos: Board) -> tuple[list[int], list[int]]:
     """The eight counts (``KD`` order) of the danger to the white king and to the black king."""
-    pos = board
     hand = pos.hand
     squares = pos.squares
     white = [0] * 64
@@ -57,10 +56,12 @@ def danger_counts(board: Board) -> tuple[list[int], list[int]]:
         for name in KD:
             for other in KD:
                 setattr(ev, "_" + other, 1 if other == name else 0)
+            # Each king against the other side's attackers and hand (s: the sign of the enemy's pieces).
             for color, (king, side, s) in enumerate(((pos.king_sq[0], 1, -1), (pos.king_sq[1], -1, 1))):
                 attacks, own = (black, white) if side == 1 else (white, black)
-                units2 = ev._king_danger(squares, king, side, hand[PAWN * s], hand[2 * s], hand[3 * s],
-                                         hand[4 * s], hand[5 * s], hand[7 * s], hand[8 * s], attacks, own)
+                units2 = ev._king_danger(squares, king, side, hand[PAWN * s], hand[KNIGHT * s], hand[BISHOP * s],
+                                         hand[ROOK * s], hand[QUEEN * s], hand[HAWK * s], hand[ELEPHANT * s],
+                                         attacks, own)
                 out[color].append(math.isqrt(units2))
     finally:
         for name, value in saved.items():
@@ -90,12 +91,12 @@ def features(paths: list[Path], every: int = 1,
             n += 1
             if (n - 1) % every:
                 continue
-            pos = board = Board(fen, variant="shouse")
+            pos = Board(fen, variant="shouse")
             side = 1 if fen.split()[1] == "w" else -1
             white_view = ev.evaluate_position(pos) * side
             base.append(white_view - ev.drop_score(pos))
             hands.append([pos.hand[t] - pos.hand[-t] for t in HAND_TYPES])
-            w, b = danger_counts(board)
+            w, b = danger_counts(pos)
             whites.append(w)
             blacks.append(b)
             scores.append(score)
@@ -129,7 +130,7 @@ def evaluation(data: dict[str, np.ndarray], params: np.ndarray) -> np.ndarray:
     hand, weights, cap = params[:n_hand], params[n_hand:n_hand + len(KD)], params[-1]
     black, _ = _danger(data["black"], weights, cap)
     white, _ = _danger(data["white"], weights, cap)
-    return data["base"] + data["hand"] @ hand + black - white
+    return np.asarray(data["base"] + data["hand"] @ hand + black - white)
 
 
 def sigmoid(e: np.ndarray, k: float) -> np.ndarray:
@@ -182,7 +183,7 @@ def fit(data: dict[str, np.ndarray], y: np.ndarray, params: np.ndarray, k: float
         p -= rate * step_scale * (m / (1 - beta1 ** t)) / (np.sqrt(v / (1 - beta2 ** t)) + 1e-12)
         p[n_hand:n_hand + len(KD)] = np.maximum(p[n_hand:n_hand + len(KD)], 0.0)
         p[-1] = max(p[-1], 100.0)
-    return p
+    return np.asarray(p)
 
 
 def as_settings(params: np.ndarray, divisor: int) -> dict[str, int]:
