@@ -96,31 +96,30 @@ def run_drops(args: argparse.Namespace) -> None:
     """Fit the drop terms on nine tenths of the positions (the last tenth, whole games, held out) and print
     the engine's settings before and after with both losses."""
     from engine import evaluate as ev
+    from tools.nnue.fsfplay import fit_k
 
     from . import drops
 
-    data = drops.features(args.data, args.every,
-                          lambda n: print(f"  {n:,} positions read", end="\r", flush=True))
+    data = drops.features(args.data, args.every)
     n = len(data["base"])
-    print()
     if n < 100:
         raise SystemExit(f"only {n} positions in {', '.join(map(str, args.data))}: too few to fit")
-    k_engine = drops.fit_k(data["score"], data["result"])
+    k_engine = fit_k(data["score"].tolist(), data["result"].tolist())
     y = args.lam * data["result"] + (1 - args.lam) * drops.sigmoid(data["score"], k_engine)
     cut = n - n // 10
     train = {key: value[:cut] for key, value in data.items()}
     test = {key: value[cut:] for key, value in data.items()}
     p0 = drops.current_params()
-    k = drops.fit_k(drops.evaluation(train, p0), y[:cut])
+    k = fit_k(drops.evaluation(train, p0).tolist(), y[:cut].tolist())
     print(f"{n:,} positions ({cut:,} to fit, {n - cut:,} held out); K: playing engine {k_engine:.0f}, "
           f"evaluation {k:.0f}")
     p = drops.fit(train, y[:cut], p0, k, args.steps, args.rate)
     fitted = drops.as_settings(p, args.divisor)
     rounded = drops.from_settings(fitted)
     current = drops.as_settings(p0, ev.KD_DIVISOR)
-    for name, before, after in (("current", p0, p0), ("fitted", p, p), ("fitted, rounded", rounded, rounded)):
-        print(f"{name}: loss {drops.loss(train, y[:cut], before, k):.6f} fitted positions, "
-              f"{drops.loss(test, y[cut:], after, k):.6f} held out")
+    for name, params in (("current", p0), ("fitted", p), ("fitted, rounded", rounded)):
+        print(f"{name}: loss {drops.loss(train, y[:cut], params, k):.6f} fitted positions, "
+              f"{drops.loss(test, y[cut:], params, k):.6f} held out")
     for name, value in fitted.items():
         print(f"  {name}: {current[name] if name != 'KD_DIVISOR' else ev.KD_DIVISOR} -> {value}")
 

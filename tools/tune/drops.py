@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
-from typing import Callable, Iterator
 
 import numpy as np
 
@@ -26,6 +25,8 @@ from engine import Board
 from engine import evaluate as ev
 from engine.buildinfo import compiled_modules
 from engine.tables import BISHOP, ELEPHANT, HAWK, KING, KNIGHT, PAWN, QUEEN, ROOK
+from tools.nnue.progress import Progress
+from tools.nnue.train import read_positions
 
 #: The king-danger weights in the order of the fit's columns.
 KD = ("KD_ATTACK", "KD_WEAK", "KD_DROP_SQUARE", "KD_KNIGHT_CHECK", "KD_SLIDER_CHECK", "KD_HAND_PIECE",
@@ -69,40 +70,26 @@ def danger_counts(pos: Board) -> tuple[list[int], list[int]]:
     return out
 
 
-def read_rows(path: Path) -> Iterator[tuple[str, int, float]]:
-    """(fen, score, result), white's view, of a ``fen;score;result;game`` file (marker lines skipped)."""
-    with path.open(encoding="utf-8") as lines:
-        for line in lines:
-            fields = line.rstrip("\n").split(";")
-            if len(fields) == 4 and fields[0]:
-                yield fields[0], int(fields[1]), float(fields[2])
-
-
-def features(paths: list[Path], every: int = 1,
-             progress: Callable[[int], None] | None = None) -> dict[str, np.ndarray]:
+def features(paths: list[Path], every: int = 1) -> dict[str, np.ndarray]:
     """Per position (white's view): ``base`` (the evaluation without its drop terms), ``hand`` (white's minus
     black's count of each type in hand), ``white``/``black`` (each king's danger counts), ``score``,
-    ``result``."""
+    ``result``: every ``every``-th position of the files (read by ``tools.nnue``'s ``read_positions``)."""
     require_pure_build()
+    rows = [row for path in paths for row in read_positions(path)][::every]
     base, hands, whites, blacks, scores, results = [], [], [], [], [], []
-    n = 0
-    for path in paths:
-        for fen, score, result in read_rows(path):
-            n += 1
-            if (n - 1) % every:
-                continue
-            pos = Board(fen, variant="shouse")
-            side = 1 if fen.split()[1] == "w" else -1
-            white_view = ev.evaluate_position(pos) * side
-            base.append(white_view - ev.drop_score(pos))
-            hands.append([pos.hand[t] - pos.hand[-t] for t in HAND_TYPES])
-            w, b = danger_counts(pos)
-            whites.append(w)
-            blacks.append(b)
-            scores.append(score)
-            results.append(result)
-            if progress and len(base) % 1000 == 0:
-                progress(len(base))
+    bar = Progress("positions", len(rows), "positions")
+    for fen, score, result, _ in rows:
+        pos = Board(fen, variant="shouse")
+        side = 1 if fen.split()[1] == "w" else -1
+        base.append(ev.evaluate_position(pos) * side - ev.drop_score(pos))
+        hands.append([pos.hand[t] - pos.hand[-t] for t in HAND_TYPES])
+        w, b = danger_counts(pos)
+        whites.append(w)
+        blacks.append(b)
+        scores.append(score)
+        results.append(result)
+        bar.update(1)
+    bar.close()
     return {"base": np.array(base, dtype=float), "hand": np.array(hands, dtype=float),
             "white": np.array(whites, dtype=float), "black": np.array(blacks, dtype=float),
             "score": np.array(scores, dtype=float), "result": np.array(results, dtype=float)}
@@ -124,30 +111,26 @@ def _danger(counts: np.ndarray, weights: np.ndarray, cap: float) -> tuple[np.nda
     return np.minimum(danger, cap), slope
 
 
-def evaluation(data: dict[str, np.ndarray], params: np.ndarray) -> np.ndarray:
-    """The evaluation of every position (white's view) under ``params``."""
+Parts = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+
+
+def _evaluate(data: dict[str, np.ndarray], params: np.ndarray) -> Parts:
+    """The evaluation of every position (white's view) under ``params``, then each king's danger and its
+    slope (black's, then white's)."""
     n_hand = len(HAND_TYPES)
     hand, weights, cap = params[:n_hand], params[n_hand:n_hand + len(KD)], params[-1]
-    black, _ = _danger(data["black"], weights, cap)
-    white, _ = _danger(data["white"], weights, cap)
-    return np.asarray(data["base"] + data["hand"] @ hand + black - white)
+    black, black_slope = _danger(data["black"], weights, cap)
+    white, white_slope = _danger(data["white"], weights, cap)
+    return data["base"] + data["hand"] @ hand + black - white, black, black_slope, white, white_slope
+
+
+def evaluation(data: dict[str, np.ndarray], params: np.ndarray) -> np.ndarray:
+    """The evaluation of every position (white's view) under ``params``."""
+    return _evaluate(data, params)[0]
 
 
 def sigmoid(e: np.ndarray, k: float) -> np.ndarray:
     return 1.0 / (1.0 + np.exp(-np.clip(e / k, -50, 50)))
-
-
-def fit_k(e: np.ndarray, y: np.ndarray) -> float:
-    """The K of ``sigmoid(e / K)`` that best predicts ``y`` (golden-section search over 20-5000)."""
-    lo, hi = math.log(20.0), math.log(5000.0)
-    ratio = (math.sqrt(5) - 1) / 2
-    for _ in range(60):
-        a, b = hi - ratio * (hi - lo), lo + ratio * (hi - lo)
-        if np.mean((sigmoid(e, math.exp(a)) - y) ** 2) < np.mean((sigmoid(e, math.exp(b)) - y) ** 2):
-            hi = b
-        else:
-            lo = a
-    return math.exp((lo + hi) / 2)
 
 
 def loss(data: dict[str, np.ndarray], y: np.ndarray, params: np.ndarray, k: float) -> float:
@@ -167,10 +150,8 @@ def fit(data: dict[str, np.ndarray], y: np.ndarray, params: np.ndarray, k: float
     v = np.zeros_like(p)
     beta1, beta2 = 0.9, 0.999
     for t in range(1, steps + 1):
-        hand, weights, cap = p[:n_hand], p[n_hand:n_hand + len(KD)], p[-1]
-        black, black_slope = _danger(data["black"], weights, cap)
-        white, white_slope = _danger(data["white"], weights, cap)
-        e = data["base"] + data["hand"] @ hand + black - white
+        e, black, black_slope, white, white_slope = _evaluate(data, p)
+        cap = p[-1]
         s = sigmoid(e, k)
         de = 2 * (s - y) * s * (1 - s) / k / len(y)  # d loss / d eval of each position
         grad = np.zeros_like(p)
