@@ -96,21 +96,22 @@ def run_drops(args: argparse.Namespace) -> None:
     """Fit the drop terms on nine tenths of the positions (the last tenth, whole games, held out) and print
     the engine's settings before and after with both losses."""
     from engine import evaluate as ev
-    from tools.nnue.fsfplay import fit_k
 
     from . import drops
 
-    data = drops.features(args.data, args.every)
+    data = drops.features(args.data, args.every,
+                          lambda n: print(f"  {n:,} positions read", end="\r", file=sys.stderr, flush=True))
     n = len(data["base"])
+    print(file=sys.stderr)
     if n < 100:
         raise SystemExit(f"only {n} positions in {', '.join(map(str, args.data))}: too few to fit")
-    k_engine = fit_k(data["score"].tolist(), data["result"].tolist())
+    k_engine = drops.fit_k(data["score"], data["result"])
     y = args.lam * data["result"] + (1 - args.lam) * drops.sigmoid(data["score"], k_engine)
     cut = n - n // 10
     train = {key: value[:cut] for key, value in data.items()}
     test = {key: value[cut:] for key, value in data.items()}
     p0 = drops.current_params()
-    k = fit_k(drops.evaluation(train, p0).tolist(), y[:cut].tolist())
+    k = drops.fit_k(drops.evaluation(train, p0), y[:cut])
     print(f"{n:,} positions ({cut:,} to fit, {n - cut:,} held out); K: playing engine {k_engine:.0f}, "
           f"evaluation {k:.0f}")
     p = drops.fit(train, y[:cut], p0, k, args.steps, args.rate)

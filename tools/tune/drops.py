@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
+from typing import Callable, Iterator, Optional
 
 import numpy as np
 
@@ -25,8 +26,6 @@ from engine import Board
 from engine import evaluate as ev
 from engine.buildinfo import compiled_modules
 from engine.tables import BISHOP, ELEPHANT, HAWK, KING, KNIGHT, PAWN, QUEEN, ROOK
-from tools.nnue.progress import Progress
-from tools.nnue.train import read_positions
 
 #: The king-danger weights in the order of the fit's columns.
 KD = ("KD_ATTACK", "KD_WEAK", "KD_DROP_SQUARE", "KD_KNIGHT_CHECK", "KD_SLIDER_CHECK", "KD_HAND_PIECE",
@@ -70,15 +69,25 @@ def danger_counts(pos: Board) -> tuple[list[int], list[int]]:
     return out
 
 
-def features(paths: list[Path], every: int = 1) -> dict[str, np.ndarray]:
+def read_rows(path: Path) -> Iterator[tuple[str, int, float]]:
+    """(fen, score, result), white's view, of a ``fen;score;result;game`` file (marker lines skipped; the
+    format of ``tools.nnue``'s data files, which one tool does not import from another)."""
+    with path.open(encoding="utf-8") as lines:
+        for line in lines:
+            fields = line.rstrip("\n").split(";")
+            if len(fields) == 4 and fields[0]:
+                yield fields[0], int(fields[1]), float(fields[2])
+
+
+def features(paths: list[Path], every: int = 1,
+             progress: Optional[Callable[[int], None]] = None) -> dict[str, np.ndarray]:
     """Per position (white's view): ``base`` (the evaluation without its drop terms), ``hand`` (white's minus
     black's count of each type in hand), ``white``/``black`` (each king's danger counts), ``score``,
-    ``result``: every ``every``-th position of the files (read by ``tools.nnue``'s ``read_positions``)."""
+    ``result``: every ``every``-th position of the files; ``progress(n)`` hears of each thousand."""
     require_pure_build()
-    rows = [row for path in paths for row in read_positions(path)][::every]
+    rows = [row for path in paths for row in read_rows(path)][::every]
     base, hands, whites, blacks, scores, results = [], [], [], [], [], []
-    bar = Progress("positions", len(rows), "positions")
-    for fen, score, result, _ in rows:
+    for fen, score, result in rows:
         pos = Board(fen, variant="shouse")
         side = 1 if fen.split()[1] == "w" else -1
         base.append(ev.evaluate_position(pos) * side - ev.drop_score(pos))
@@ -88,8 +97,8 @@ def features(paths: list[Path], every: int = 1) -> dict[str, np.ndarray]:
         blacks.append(b)
         scores.append(score)
         results.append(result)
-        bar.update(1)
-    bar.close()
+        if progress and len(base) % 1000 == 0:
+            progress(len(base))
     return {"base": np.array(base, dtype=float), "hand": np.array(hands, dtype=float),
             "white": np.array(whites, dtype=float), "black": np.array(blacks, dtype=float),
             "score": np.array(scores, dtype=float), "result": np.array(results, dtype=float)}
@@ -131,6 +140,20 @@ def evaluation(data: dict[str, np.ndarray], params: np.ndarray) -> np.ndarray:
 
 def sigmoid(e: np.ndarray, k: float) -> np.ndarray:
     return 1.0 / (1.0 + np.exp(-np.clip(e / k, -50, 50)))
+
+
+def fit_k(e: np.ndarray, y: np.ndarray) -> float:
+    """The K of ``sigmoid(e / K)`` that best predicts ``y`` (golden-section search over 20-5000, on arrays:
+    ``tools.nnue.fsfplay.fit_k`` does the same on lists, in the tool this one does not import)."""
+    lo, hi = math.log(20.0), math.log(5000.0)
+    ratio = (math.sqrt(5) - 1) / 2
+    for _ in range(60):
+        a, b = hi - ratio * (hi - lo), lo + ratio * (hi - lo)
+        if np.mean((sigmoid(e, math.exp(a)) - y) ** 2) < np.mean((sigmoid(e, math.exp(b)) - y) ** 2):
+            hi = b
+        else:
+            lo = a
+    return math.exp((lo + hi) / 2)
 
 
 def loss(data: dict[str, np.ndarray], y: np.ndarray, params: np.ndarray, k: float) -> float:
