@@ -42,7 +42,10 @@ cpdef (int, int, int) move_delta(Position pos, int code)
 
 cdef int _captured_phase(Position pos, int captured, int to)
 
-@cython.locals(hand=list, value=int, t=int, squares="int *", white="int[64]", black="int[64]")
+cdef int _DROP_BOARD_VALUE[9]
+cdef int _DROP_TEMPO
+
+@cython.locals(hand=list, value=int, t=int, squares="int *", white="int[64]", black="int[64]", sq=int, p=int)
 cpdef int drop_score(Position pos)
 
 cdef int _KD_ATTACK, _KD_WEAK, _KD_DROP_SQUARE, _KD_KNIGHT_CHECK, _KD_SLIDER_CHECK, _KD_HAND_PIECE, _KD_HAND_QUEEN

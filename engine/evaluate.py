@@ -212,8 +212,14 @@ def _hand_value(hawks: int, elephants: int, gate_count: int) -> int:
 
 # Drop variants (S-House): the value of a piece in hand by type; the danger to the kings is ``_king_danger``
 # below. Both fitted to Fairy-Stockfish's S-House games by ``python -m tools.tune drops`` (docs/engine.md).
-DROP_HAND_VALUE = (0, 241, 364, 373, 607, 704, 0, 713, 747)
+DROP_HAND_VALUE = (0, 221, 344, 378, 531, 738, 0, 708, 751)
 _DROP_HAND_VALUE = list(DROP_HAND_VALUE)  # a C array in the compiled build
+# Added to each piece on the board by type (S-House's values are flatter than S-chess's: a captured piece
+# changes sides), and the side to move's extra tempo; both fitted with the rest.
+DROP_BOARD_VALUE = (0, 183, 159, 133, 91, -28, 0, 10, -69)
+_DROP_BOARD_VALUE = list(DROP_BOARD_VALUE)  # a C array in the compiled build
+DROP_TEMPO = 145
+_DROP_TEMPO = DROP_TEMPO
 
 
 def drop_score(pos: Position) -> int:
@@ -224,6 +230,13 @@ def drop_score(pos: Position) -> int:
     for t in range(PAWN, ELEPHANT + 1):
         value += (hand[t] - hand[-t]) * _DROP_HAND_VALUE[t]
     squares = pos.squares
+    for sq in range(64):
+        p = squares[sq]
+        if p > 0:
+            value += _DROP_BOARD_VALUE[p]
+        elif p < 0:
+            value -= _DROP_BOARD_VALUE[-p]
+    value += _DROP_TEMPO if pos.side == 1 else -_DROP_TEMPO
     # How many pieces (kings aside) of each side attack each square: one walk of the board feeds both kings'
     # danger (C arrays on the stack in the compiled build).
     white = [0] * 64
@@ -242,14 +255,14 @@ def drop_score(pos: Position) -> int:
 # pawns.
 KD_ATTACK = 17  # per enemy attacker of a square next to the king
 KD_WEAK = 25  # a square next to the king attacked by the enemy and guarded by no own piece but the king
-KD_DROP_SQUARE = 12  # an empty square next to the king, unguarded, while the enemy holds something to drop
-KD_KNIGHT_CHECK = 43  # an empty unguarded square where a knight-like piece in the enemy's hand would check
-KD_SLIDER_CHECK = 22  # a ray of the king with an empty unguarded square a slider in hand would check from
+KD_DROP_SQUARE = 13  # an empty square next to the king, unguarded, while the enemy holds something to drop
+KD_KNIGHT_CHECK = 42  # an empty unguarded square where a knight-like piece in the enemy's hand would check
+KD_SLIDER_CHECK = 23  # a ray of the king with an empty unguarded square a slider in hand would check from
 KD_HAND_PIECE = 7  # per piece (not pawn) in the enemy's hand
 KD_HAND_QUEEN = 0  # extra per queen-like piece (queen, Hawk, Elephant) in the enemy's hand
-KD_SHELTER = 13  # per missing own pawn on the three squares in front of the king
+KD_SHELTER = 10  # per missing own pawn on the three squares in front of the king
 KD_DIVISOR = 10
-KD_CAP = 2183
+KD_CAP = 2020
 _KD_ATTACK = KD_ATTACK  # C ints in the compiled build
 _KD_WEAK = KD_WEAK
 _KD_DROP_SQUARE = KD_DROP_SQUARE

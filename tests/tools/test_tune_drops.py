@@ -53,6 +53,7 @@ def test_the_counts_and_the_current_settings_give_the_engines_evaluation(fens: l
     assert np.abs(drops.evaluation(data, drops.current_params()) - engine).max() <= 2
     settings = drops.as_settings(drops.current_params(), ev.KD_DIVISOR)
     assert settings["KD_ATTACK"] == ev.KD_ATTACK and settings["DROP_HAND_VALUE[2]"] == ev.DROP_HAND_VALUE[2]
+    assert settings["DROP_BOARD_VALUE[1]"] == ev.DROP_BOARD_VALUE[1] and settings["DROP_TEMPO"] == ev.DROP_TEMPO
     assert np.allclose(drops.from_settings(settings), drops.current_params())
 
 
@@ -64,15 +65,15 @@ def test_a_fit_moves_the_settings_toward_the_labels(fens: list[str], tmp_path: P
     data = drops.features([path])
     start = drops.current_params()
     truth = start.copy()
-    n_hand = len(drops.HAND_TYPES)
-    truth[n_hand:n_hand + len(drops.KD)] *= 2
+    n_lin = drops.N_LINEAR
+    truth[n_lin:n_lin + len(drops.KD)] *= 2
     knight = drops.HAND_TYPES.index(2)
     truth[knight] -= 150
     k = 400.0
     y = drops.sigmoid(drops.evaluation(data, truth), k)
     fitted = drops.fit(data, y, start, k, steps=600)
     assert drops.loss(data, y, fitted, k) < 0.5 * drops.loss(data, y, start, k)
-    attack = n_hand + drops.KD.index("KD_ATTACK")
+    attack = n_lin + drops.KD.index("KD_ATTACK")
     assert fitted[attack] > start[attack] and fitted[knight] < start[knight]
 
 
