@@ -11,9 +11,9 @@ fsfplay --variant shouse``: ``fen;score;result;game``, white's view) and minimis
 between ``sigmoid(eval / K)`` and a label blended from the game's result and the score of the engine that
 played it (``lam`` is the result's share; that engine's score is read through its own K, fitted on the
 same games), over the 7 hand values, the 7 board values, the tempo, the 8 weights and the cap; K of the
-evaluation is fitted first, on the current weights. The counts are the engine's own: each position's eight counts per king are read off
-``evaluate._king_danger`` with one weight set to 1 at a time, so the pure-Python build is needed (the
-compiled one keeps its weights in C).
+evaluation is fitted first, on the current weights. The counts are the engine's own: each position's eight
+counts per king are read off ``evaluate._king_danger`` with one weight set to 1 at a time, so the
+pure-Python build is needed (the compiled one keeps its weights in C).
 """
 
 from __future__ import annotations
