@@ -8,7 +8,7 @@ from engine.position cimport MoveObserver
 cdef short _W1[299008]
 cdef short _B1[256]
 cdef short _W2[512]
-cdef int _B2, _HIDDEN, _ADDED, _QA, _DIV, _SCALE, _LIMIT, _SLOT, _MAXH, _STACK, _HAND_BASE, _HAND_STEPS, _GATE_BASE
+cdef int _B2, _HIDDEN, _ADDED, _W2_FITS_INT, _QA, _DIV, _SCALE, _LIMIT, _SLOT, _MAXH, _STACK, _HAND_BASE, _HAND_STEPS, _GATE_BASE
 cdef int _PIECE_WHITE[1088]
 cdef int _PIECE_BLACK[1088]
 
@@ -18,6 +18,7 @@ cdef class Accumulator(MoveObserver):
     cdef int board[12288]
     cdef int hands[3072]
     cdef unsigned long long gate_masks[192]
+    cdef char filled[192]
     cdef public int top
     cdef public int overflow
     cdef public bint stale
@@ -39,7 +40,8 @@ cdef class Accumulator(MoveObserver):
                    row_black=int, k=int, gates="unsigned long long", changed="unsigned long long", f=int)
     cdef _advance(self, PositionState pos, int src, int dst)
 
-    @cython.locals(h="Py_ssize_t", values="int *", us="Py_ssize_t", them="Py_ssize_t", total="long long",
+    @cython.locals(h="Py_ssize_t", values="int *", us="Py_ssize_t", them="Py_ssize_t", total="long long", top=int,
+                   src=int, qa=int, c=int, half_us=int, half_them=int,
                    i="Py_ssize_t", v="long long",
                    score="long long")
     cpdef int evaluate(self, PositionState pos) except? -32767

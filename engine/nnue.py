@@ -16,10 +16,13 @@ Every step is integer arithmetic with Python's floor division, so the compiled b
 and the pure build compute the same numbers and the search the same nodes.
 
 The accumulator keeps one slot per ply of the line being searched: each slot holds the two perspectives'
-sums and a snapshot of what they describe (board, hands, gates). :meth:`Accumulator.push` (after ``make``)
-fills the next slot from the last one plus the difference between the snapshot and the new position, so any
-move of any variant is handled without the accumulator knowing the rules; :meth:`Accumulator.pop` (after
-``unmake``) goes back one slot. Null moves change no input and touch no slot.
+sums and a snapshot of what they describe (board, hands, gates). The slots are filled lazily:
+:meth:`Accumulator.push` (after ``make``) only moves to the next slot and marks it empty, and
+:meth:`Accumulator.evaluate` fills an empty slot from the nearest filled one below it plus the difference
+between that slot's snapshot and the position, so the nodes the search leaves without evaluating them (table
+cut-offs, moves pruned after ``make``) cost no update, and any move of any variant is handled without the
+accumulator knowing the rules. :meth:`Accumulator.pop` (after ``unmake``) goes back one slot. Null moves
+change no input and touch no slot.
 
 Net files (``EvalFile``): the header ``MAGIC``, then little-endian int32 ``version, features, hidden, QA,
 QB, SCALE``, int16 ``W1[features][hidden]``, int16 ``B1[hidden]``, int16 ``W2[2 * hidden]``, int32 ``B2``.
@@ -69,6 +72,7 @@ _W2 = _zeros(2 * MAX_HIDDEN)
 _B2 = 0
 _HIDDEN = 0  # 0: no net loaded
 _ADDED = 0  # 1: the net in use is a VERSION_ADDED net
+_W2_FITS_INT = 0  # 1: the output layer's sums of the net in use fit a C int (Accumulator.evaluate)
 _QA = QA
 _DIV = QA * QB
 _SCALE = SCALE
@@ -165,7 +169,7 @@ def load(path: Optional[str] = None) -> NetInfo:
 
 
 def _install(hidden: int, w1: array[int], b1: array[int], w2: array[int], b2: int, added: bool = False) -> None:
-    global _HIDDEN, _B2, _ADDED
+    global _HIDDEN, _B2, _ADDED, _W2_FITS_INT
     _HIDDEN = 0  # no accumulator evaluates a half-written net
     for i in range(N_FEATURES * hidden):
         _W1[i] = w1[i]
@@ -175,6 +179,10 @@ def _install(hidden: int, w1: array[int], b1: array[int], w2: array[int], b2: in
         _W2[hidden + i] = w2[hidden + i]
     _B2 = b2
     _ADDED = 1 if added else 0
+    # The output layer's sum of each half, at most QA^2 times the sum of its |weights|: in 32 bits when that
+    # cannot overflow (every net trained here), else in 64.
+    bound = QA * QA * max(sum(abs(w) for w in w2[:hidden]), sum(abs(w) for w in w2[hidden:2 * hidden]))
+    _W2_FITS_INT = 1 if bound < 2 ** 31 else 0
     _HIDDEN = hidden
 
 
@@ -217,6 +225,7 @@ class Accumulator(MoveObserver):
         self.board = _zeros(STACK_PLIES * 64)
         self.hands = _zeros(STACK_PLIES * 16)  # white's pieces in hand by type - 1, then black's
         self.gate_masks = _zeros(STACK_PLIES)
+        self.filled = _zeros(STACK_PLIES)  # 1: the slot's sums and snapshot are set (else push left it empty)
         self.top = 0
         self.overflow = 0  # pushes past the last slot, updated in place there
         self.stale = False  # the top slot may not describe the position (popped past it): redo before use
@@ -236,16 +245,18 @@ class Accumulator(MoveObserver):
         self.overflow = 0
         self.stale = False
         self._advance(pos, 0, 0)
+        self.filled[0] = 1
 
     def push(self, pos: Position) -> None:
-        """After ``pos.make``: the next slot describes ``pos``."""
+        """After ``pos.make``: the next slot is ``pos``'s, left empty until :meth:`evaluate` needs it (past
+        the last slot, the last one is marked stale instead and brought up to date in place)."""
         top = self.top
         if top < _STACK - 1 and not self.overflow:
-            self._advance(pos, top, top + 1)
             self.top = top + 1
+            self.filled[top + 1] = 0
         else:
-            self._advance(pos, top, top)
             self.overflow += 1
+            self.stale = True
 
     def pop(self) -> None:
         """After ``pos.unmake``: back to the slot of the position before the move."""
@@ -263,11 +274,16 @@ class Accumulator(MoveObserver):
         h = _HIDDEN
         values = self.values
         if src != dst:
+            # Each perspective's sums copied: a local offset (a C global could alias the values the loop
+            # writes and be read again each time) lets the compiler vectorize the loops.
             a = src * _SLOT
             b = dst * _SLOT
             for i in range(h):
                 values[b + i] = values[a + i]
-                values[b + _MAXH + i] = values[a + _MAXH + i]
+            a += _MAXH
+            b += _MAXH
+            for i in range(h):
+                values[b + i] = values[a + i]
         white = dst * _SLOT
         black = white + _MAXH
         squares = pos.squares
@@ -330,24 +346,50 @@ class Accumulator(MoveObserver):
 
     def evaluate(self, pos: Position) -> int:
         """The net's score of ``pos`` (which this accumulator follows) in centipawns, side to move's view."""
-        if self.stale:
-            self._advance(pos, self.top, self.top)
+        top = self.top
+        if not self.filled[top]:
+            src = top - 1
+            while not self.filled[src]:  # slot 0 is filled by refresh
+                src -= 1
+            self._advance(pos, src, top)
+            self.filled[top] = 1
+            self.stale = False
+        elif self.stale:
+            self._advance(pos, top, top)
             self.stale = False
         h = _HIDDEN
         values = self.values
-        us = self.top * _SLOT + (0 if pos.side == 1 else _MAXH)
-        them = self.top * _SLOT + (_MAXH if pos.side == 1 else 0)
+        us = top * _SLOT + (0 if pos.side == 1 else _MAXH)
+        them = top * _SLOT + (_MAXH if pos.side == 1 else 0)
         total = 0
-        for i in range(h):
-            v = values[us + i]
-            if v > 0:
-                if v > _QA:
-                    v = _QA
+        qa = _QA
+        if _W2_FITS_INT:
+            # Each half's sum fits a C int for this net (checked by _install): 32-bit arithmetic, which the
+            # compiler vectorizes; the clipping as conditional moves (the signs of the sums are unpredictable).
+            half_us = 0
+            half_them = 0
+            for i in range(h):
+                c = values[us + i]
+                c = c if c > 0 else 0
+                c = c if c < qa else qa
+                half_us += c * c * _W2[i]
+            for i in range(h):
+                c = values[them + i]
+                c = c if c > 0 else 0
+                c = c if c < qa else qa
+                half_them += c * c * _W2[h + i]
+            total = half_us
+            total += half_them
+        else:
+            for i in range(h):
+                v = values[us + i]
+                v = v if v > 0 else 0
+                v = v if v < qa else qa
                 total += v * v * _W2[i]
-            v = values[them + i]
-            if v > 0:
-                if v > _QA:
-                    v = _QA
+            for i in range(h):
+                v = values[them + i]
+                v = v if v > 0 else 0
+                v = v if v < qa else qa
                 total += v * v * _W2[h + i]
         total = total // _QA + _B2
         score = total * _SCALE // _DIV

@@ -61,6 +61,32 @@ def test_accumulator_follows_make_and_unmake_as_a_fresh_one_would(net: Path) -> 
                 assert accumulator.evaluate(board) == fresh_eval(board), board.fen()
 
 
+def test_accumulator_filled_lazily_from_an_older_slot_equals_a_fresh_one(net: Path) -> None:
+    # The search evaluates some nodes only: a slot left empty by push is filled from the nearest filled one
+    # below it, across several moves, captures, gatings and takebacks.
+    rng = random.Random(5)
+    accumulator = nnue.Accumulator()
+    evaluated = 0
+    for variant in ("seirawan", "shouse"):
+        board = Board(variant=variant)
+        board.accumulator = accumulator
+        accumulator.refresh(board)
+        made = 0
+        for _ in range(150):
+            moves = board.legal_moves_codes()
+            if not moves:
+                break
+            board.make(rng.choice(moves))
+            made += 1
+            if made and rng.random() < 0.35:
+                board.unmake()
+                made -= 1
+            if rng.random() < 0.25:
+                assert accumulator.evaluate(board) == fresh_eval(board), board.fen()
+                evaluated += 1
+    assert evaluated > 40
+
+
 def test_accumulator_stays_right_past_its_last_slot_and_below_its_first(net: Path) -> None:
     board = Board("n3k3/8/8/8/8/8/8/4K2N w - - 0 1")
     accumulator = nnue.Accumulator()
@@ -83,6 +109,28 @@ def test_accumulator_stays_right_past_its_last_slot_and_below_its_first(net: Pat
     accumulator.refresh(board)
     board.unmake()  # a takeback past the position the accumulator started from
     assert accumulator.evaluate(board) == fresh_eval(board)
+
+
+@pytest.mark.parametrize("w2_limit", [80, 30000])  # the output layer's sums in 32 bits, and in 64
+def test_the_net_computes_its_documented_formula(tmp_path: Path, w2_limit: int) -> None:
+    hidden = 16
+    rng = random.Random(w2_limit)
+    w1 = [rng.randint(-60, 60) for _ in range(nnue.N_FEATURES * hidden)]
+    b1 = [rng.randint(0, 90) for _ in range(hidden)]
+    w2 = [rng.randint(-w2_limit, w2_limit) for _ in range(2 * hidden)]
+    path = tmp_path / "formula.nnue"
+    path.write_bytes(nnue.serialize(hidden, w1, b1, w2, -700))
+    nnue.load(str(path))
+    board = Board("r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R[EHeh] b KQBCDkqbcdf - 4 4")
+
+    def half(perspective: int, weights: list[int]) -> int:
+        active = nnue.features(list(board.squares), board.hand, board.gates, perspective)
+        sums = [b1[i] + sum(w1[f * hidden + i] for f in active) for i in range(hidden)]
+        return sum(min(max(v, 0), nnue.QA) ** 2 * w for v, w in zip(sums, weights, strict=True))
+
+    total = (half(board.side, w2[:hidden]) + half(-board.side, w2[hidden:])) // nnue.QA - 700
+    expected = max(-nnue.EVAL_LIMIT, min(nnue.EVAL_LIMIT, total * nnue.SCALE // (nnue.QA * nnue.QB)))
+    assert nnue.evaluate_from_scratch(board) == expected
 
 
 def test_features_of_the_start_position_count_pieces_hands_and_gates() -> None:
