@@ -82,6 +82,7 @@ _SLOT = 2 * MAX_HIDDEN  # accumulator values per slot: white's perspective, then
 _MAXH = MAX_HIDDEN
 _STACK = STACK_PLIES
 _HAND_BASE = HAND_BASE
+_CHANGES_MAX = 64 + 16 * HAND_STEPS + 16
 _HAND_STEPS = HAND_STEPS
 _GATE_BASE = GATE_BASE
 
@@ -226,6 +227,10 @@ class Accumulator(MoveObserver):
         self.hands = _zeros(STACK_PLIES * 16)  # white's pieces in hand by type - 1, then black's
         self.gate_masks = _zeros(STACK_PLIES)
         self.filled = _zeros(STACK_PLIES)  # 1: the slot's sums and snapshot are set (else push left it empty)
+        # The features _advance adds and removes (white's and black's row of each): at most every square, a
+        # full hand of each type and every gate.
+        self.added = _zeros(2 * _CHANGES_MAX)
+        self.removed = _zeros(2 * _CHANGES_MAX)
         self.top = 0
         self.overflow = 0  # pushes past the last slot, updated in place there
         self.stale = False  # the top slot may not describe the position (popped past it): redo before use
@@ -270,22 +275,13 @@ class Accumulator(MoveObserver):
 
     def _advance(self, pos: Position, src: int, dst: int) -> None:
         """Slot ``dst`` := slot ``src`` plus the features that differ between its snapshot and ``pos``
-        (``src == dst`` updates a slot in place)."""
-        h = _HIDDEN
-        values = self.values
-        if src != dst:
-            # Each perspective's sums copied: a local offset (a C global could alias the values the loop
-            # writes and be read again each time) lets the compiler vectorize the loops.
-            a = src * _SLOT
-            b = dst * _SLOT
-            for i in range(h):
-                values[b + i] = values[a + i]
-            a += _MAXH
-            b += _MAXH
-            for i in range(h):
-                values[b + i] = values[a + i]
-        white = dst * _SLOT
-        black = white + _MAXH
+        (``src == dst`` updates a slot in place): the differences are listed first, then each perspective's
+        sums are written in one pass for the first feature added and removed (a move's usual change) and
+        one more pass for each other feature."""
+        added = self.added  # feature rows, white's perspective at 2k, black's at 2k + 1
+        removed = self.removed
+        n_add = 0
+        n_sub = 0
         squares = pos.squares
         old_board = src * 64
         new_board = dst * 64
@@ -294,11 +290,13 @@ class Accumulator(MoveObserver):
             old = self.board[old_board + sq]
             if new != old:
                 if old:
-                    _sub_row(values, white, _PIECE_WHITE[(old + 8) * 64 + sq], h)
-                    _sub_row(values, black, _PIECE_BLACK[(old + 8) * 64 + sq], h)
+                    removed[2 * n_sub] = _PIECE_WHITE[(old + 8) * 64 + sq]
+                    removed[2 * n_sub + 1] = _PIECE_BLACK[(old + 8) * 64 + sq]
+                    n_sub += 1
                 if new:
-                    _add_row(values, white, _PIECE_WHITE[(new + 8) * 64 + sq], h)
-                    _add_row(values, black, _PIECE_BLACK[(new + 8) * 64 + sq], h)
+                    added[2 * n_add] = _PIECE_WHITE[(new + 8) * 64 + sq]
+                    added[2 * n_add + 1] = _PIECE_BLACK[(new + 8) * 64 + sq]
+                    n_add += 1
             self.board[new_board + sq] = new
         hand = pos.hand
         for slot in range(16):
@@ -313,32 +311,35 @@ class Accumulator(MoveObserver):
                 row_white = _HAND_BASE + slot * _HAND_STEPS
                 row_black = _HAND_BASE + (slot ^ 8) * _HAND_STEPS
                 for k in range(old, new):
-                    _add_row(values, white, row_white + k, h)
-                    _add_row(values, black, row_black + k, h)
+                    added[2 * n_add] = row_white + k
+                    added[2 * n_add + 1] = row_black + k
+                    n_add += 1
                 for k in range(new, old):
-                    _sub_row(values, white, row_white + k, h)
-                    _sub_row(values, black, row_black + k, h)
+                    removed[2 * n_sub] = row_white + k
+                    removed[2 * n_sub + 1] = row_black + k
+                    n_sub += 1
             elif src != dst:
                 self.hands[dst * 16 + slot] = new
         gates = pos.gates
         changed = gates ^ self.gate_masks[src]
         self.gate_masks[dst] = gates
         if changed:
-            for f in range(8):
-                if changed >> f & 1:  # white's back rank: own for white, the enemy's for black
-                    if gates >> f & 1:
-                        _add_row(values, white, _GATE_BASE + f, h)
-                        _add_row(values, black, _GATE_BASE + 8 + f, h)
+            for f in range(16):
+                sq = f if f < 8 else 48 + f  # the back ranks: white's is own for white, the enemy's for black
+                if changed >> sq & 1:
+                    f = sq & 7
+                    row_white = _GATE_BASE + (f if sq < 8 else 8 + f)
+                    row_black = _GATE_BASE + (8 + f if sq < 8 else f)
+                    if gates >> sq & 1:
+                        added[2 * n_add] = row_white
+                        added[2 * n_add + 1] = row_black
+                        n_add += 1
                     else:
-                        _sub_row(values, white, _GATE_BASE + f, h)
-                        _sub_row(values, black, _GATE_BASE + 8 + f, h)
-                if changed >> (56 + f) & 1:
-                    if gates >> (56 + f) & 1:
-                        _add_row(values, white, _GATE_BASE + 8 + f, h)
-                        _add_row(values, black, _GATE_BASE + f, h)
-                    else:
-                        _sub_row(values, white, _GATE_BASE + 8 + f, h)
-                        _sub_row(values, black, _GATE_BASE + f, h)
+                        removed[2 * n_sub] = row_white
+                        removed[2 * n_sub + 1] = row_black
+                        n_sub += 1
+        _apply(self.values, src * _SLOT, dst * _SLOT, added, n_add, removed, n_sub, 0, _HIDDEN)
+        _apply(self.values, src * _SLOT + _MAXH, dst * _SLOT + _MAXH, added, n_add, removed, n_sub, 1, _HIDDEN)
 
     def adds_hand_made(self) -> bool:
         """Whether :meth:`evaluate`'s score is added to the hand-made evaluation's (a VERSION_ADDED net)."""
@@ -398,6 +399,40 @@ class Accumulator(MoveObserver):
         if score < -_LIMIT:
             return -_LIMIT
         return score
+
+
+def _apply(values: list[int], a: int, b: int, added: list[int], n_add: int, removed: list[int], n_sub: int,
+           perspective: int, h: int) -> None:
+    """One perspective's sums: ``values[b:b + h]`` := ``values[a:a + h]`` plus the W1 rows of ``added`` and
+    minus those of ``removed`` (the perspective's rows at ``2k + perspective``), the first of each fused with
+    the copy (C loops in the compiled build, which the compiler vectorizes)."""
+    j = 0
+    k = 0
+    if n_add and n_sub:
+        plus = added[perspective] * h
+        minus = removed[perspective] * h
+        for i in range(h):
+            values[b + i] = values[a + i] + _W1[plus + i] - _W1[minus + i]
+        j = k = 1
+    elif n_add:
+        plus = added[perspective] * h
+        for i in range(h):
+            values[b + i] = values[a + i] + _W1[plus + i]
+        j = 1
+    elif n_sub:
+        minus = removed[perspective] * h
+        for i in range(h):
+            values[b + i] = values[a + i] - _W1[minus + i]
+        k = 1
+    elif a != b:
+        for i in range(h):
+            values[b + i] = values[a + i]
+    while j < n_add:
+        _add_row(values, b, added[2 * j + perspective], h)
+        j += 1
+    while k < n_sub:
+        _sub_row(values, b, removed[2 * k + perspective], h)
+        k += 1
 
 
 def _add_row(values: list[int], at: int, feature: int, h: int) -> None:
