@@ -28,7 +28,8 @@ Net files (``EvalFile``): the header ``MAGIC``, then little-endian int32 ``versi
 QB, SCALE``, int16 ``W1[features][hidden]``, int16 ``B1[hidden]``, int16 ``W2[2 * hidden]``, int32 ``B2``.
 Version 1: the net's score is the evaluation; version :data:`VERSION_ADDED` (2): the net's score is added to
 the hand-made evaluation's (a net trained on the difference, ``train --residual``; ``evaluate.evaluate``).
-The built-in net is ``engine/data/`` :data:`DEFAULT_NET` (its hash and provenance in docs/nnue.md).
+The built-in nets are in ``engine/data/``: :data:`DEFAULT_NET` and one per variant in :data:`VARIANT_NETS` (their
+hashes and provenance in docs/nnue.md).
 """
 
 from __future__ import annotations
@@ -55,6 +56,9 @@ SCALE = 400
 EVAL_LIMIT = 12000  # |eval| in centipawns, well short of the search's mate scores
 STACK_PLIES = 192  # accumulator slots; deeper lines update the last slot in place
 DEFAULT_NET = "schess-nnue.bin"
+#: The built-in net of each variant that has one of its own (S-House: drops, pockets of every piece type);
+#: the other variants (S-chess, its rule variants, chess) use DEFAULT_NET.
+VARIANT_NETS = {"shouse": "shouse-nnue.bin"}
 _HEADER = struct.Struct("<8s6i")
 
 
@@ -113,8 +117,13 @@ class NetInfo:
         return f"NetInfo({self.path!r}, sha256={self.sha256[:12]}, hidden={self.hidden})"
 
 
-def default_path() -> Path:
-    return Path(__file__).resolve().parent / "data" / DEFAULT_NET
+def builtin_net(variant: str = "seirawan") -> str:
+    """The file name (in ``engine/data/``) of the built-in net for ``variant``."""
+    return VARIANT_NETS.get(variant, DEFAULT_NET)
+
+
+def default_path(variant: str = "seirawan") -> Path:
+    return Path(__file__).resolve().parent / "data" / builtin_net(variant)
 
 
 def parse(data: bytes, name: str = "<bytes>") -> tuple[int, array[int], array[int], array[int], int]:
@@ -156,10 +165,10 @@ def serialize(hidden: int, w1: list[int], b1: list[int], w2: list[int], b2: int,
     return header + body.tobytes() + struct.pack("<i", b2)
 
 
-def load(path: Optional[str] = None) -> NetInfo:
-    """Read a net file (default: the built-in net) and make it the one every accumulator evaluates with;
-    NetError (the net in use unchanged) when it cannot be read or is not a net of this engine."""
-    file = Path(path) if path else default_path()
+def load(path: Optional[str] = None, variant: str = "seirawan") -> NetInfo:
+    """Read a net file (default: the built-in net of ``variant``) and make it the one every accumulator
+    evaluates with; NetError (the net in use unchanged) when it cannot be read or is not a net of this engine."""
+    file = Path(path) if path else default_path(variant)
     try:
         data = file.read_bytes()
     except OSError as error:

@@ -12,6 +12,7 @@ import pytest
 from engine import Board, nnue
 from engine.movecodes import PROMOTION
 from engine.search import Searcher, SearchLimits
+from engine.uci import UciFrontEnd
 from tests.engine.test_uci import run_commands
 
 
@@ -213,8 +214,57 @@ def test_uci_evalfile_that_cannot_be_read_is_reported_and_replaced(tmp_path: Pat
     assert any(line.startswith("bestmove") for line in out)
 
 
-def test_the_built_in_net_ships_and_loads() -> None:
-    info = nnue.load()
-    assert info.hidden >= 1 and info.path.endswith(nnue.DEFAULT_NET)
+@pytest.mark.parametrize("variant", ["seirawan", "shouse"])
+def test_the_built_in_nets_ship_and_load(variant: str) -> None:
+    info = nnue.load(None, variant)
+    assert info.hidden >= 1 and info.path.endswith(nnue.builtin_net(variant))
     readme = (Path(nnue.__file__).resolve().parent / "data" / "README.md").read_text(encoding="utf-8")
     assert info.sha256 in readme  # the hash the docs give is the file's
+
+
+def _evaluation(engine: UciFrontEnd) -> str:
+    """The file name of the net the engine's search evaluates with, or "hand-made"."""
+    if engine.searcher.accumulator is None:
+        return "hand-made"
+    assert engine.net is not None
+    return Path(engine.net.path).name
+
+
+def test_use_nnue_auto_evaluates_with_the_net_only_where_it_is_the_default(tmp_path: Path) -> None:
+    out: list[str] = []
+    engine = UciFrontEnd(out.append)
+    assert any("option name Use NNUE type combo default auto" in line for line in _declarations(engine))
+    assert _evaluation(engine) == "hand-made"  # S-chess: the hand-made evaluation by default
+    engine.handle("setoption name UCI_Variant value shouse")
+    assert _evaluation(engine) == "shouse-nnue.bin"  # S-House: its built-in net
+    engine.handle("setoption name Use NNUE value false")
+    assert _evaluation(engine) == "hand-made"
+    engine.handle("setoption name Use NNUE value true")
+    assert _evaluation(engine) == "shouse-nnue.bin"
+    engine.handle("setoption name UCI_Variant value seirawan")
+    assert _evaluation(engine) == "schess-nnue.bin"  # true: each variant's own built-in net
+    engine.handle("setoption name Use NNUE value auto")
+    assert _evaluation(engine) == "hand-made"
+    # An EvalFile is the net of every variant that uses one.
+    other = random_net(tmp_path / "other.nnue")
+    engine.handle(f"setoption name EvalFile value {other}")
+    engine.handle("setoption name UCI_Variant value shouse")
+    assert _evaluation(engine) == "other.nnue"
+    engine.handle("setoption name EvalFile value <built-in>")
+    assert _evaluation(engine) == "shouse-nnue.bin"
+    engine.handle("setoption name Use NNUE value maybe")
+    assert any("Use NNUE: expected auto, true or false" in line for line in out)
+    assert _evaluation(engine) == "shouse-nnue.bin"  # the refused value changed nothing
+    # bench searches S-chess and chess positions: the hand-made evaluation under auto, the S-chess net when asked.
+    engine.handle("bench 1")
+    assert "Evaluation: hand-made" in out
+    engine.handle("bench 1 nnue")
+    assert "Evaluation: NNUE" in out
+    assert _evaluation(engine) == "shouse-nnue.bin"  # back to the variant being played
+    engine.stop_search()
+
+
+def _declarations(engine: UciFrontEnd) -> list[str]:
+    out: list[str] = []
+    UciFrontEnd(out.append).handle("uci")
+    return out
