@@ -16,16 +16,20 @@ Every step is integer arithmetic with Python's floor division, so the compiled b
 and the pure build compute the same numbers and the search the same nodes.
 
 The accumulator keeps one slot per ply of the line being searched: each slot holds the two perspectives'
-sums and a snapshot of what they describe (board, hands, gates). :meth:`Accumulator.push` (after ``make``)
-fills the next slot from the last one plus the difference between the snapshot and the new position, so any
-move of any variant is handled without the accumulator knowing the rules; :meth:`Accumulator.pop` (after
-``unmake``) goes back one slot. Null moves change no input and touch no slot.
+sums and a snapshot of what they describe (board, hands, gates). The slots are filled lazily:
+:meth:`Accumulator.push` (after ``make``) only moves to the next slot and marks it empty, and
+:meth:`Accumulator.evaluate` fills an empty slot from the nearest filled one below it plus the difference
+between that slot's snapshot and the position, so the nodes the search leaves without evaluating them (table
+cut-offs, moves pruned after ``make``) cost no update, and any move of any variant is handled without the
+accumulator knowing the rules. :meth:`Accumulator.pop` (after ``unmake``) goes back one slot. Null moves
+change no input and touch no slot.
 
 Net files (``EvalFile``): the header ``MAGIC``, then little-endian int32 ``version, features, hidden, QA,
 QB, SCALE``, int16 ``W1[features][hidden]``, int16 ``B1[hidden]``, int16 ``W2[2 * hidden]``, int32 ``B2``.
 Version 1: the net's score is the evaluation; version :data:`VERSION_ADDED` (2): the net's score is added to
 the hand-made evaluation's (a net trained on the difference, ``train --residual``; ``evaluate.evaluate``).
-The built-in net is ``engine/data/`` :data:`DEFAULT_NET` (its hash and provenance in docs/nnue.md).
+The built-in nets are in ``engine/data/``: :data:`DEFAULT_NET` and one per variant in :data:`VARIANT_NETS` (their
+hashes and provenance in docs/nnue.md).
 """
 
 from __future__ import annotations
@@ -52,6 +56,9 @@ SCALE = 400
 EVAL_LIMIT = 12000  # |eval| in centipawns, well short of the search's mate scores
 STACK_PLIES = 192  # accumulator slots; deeper lines update the last slot in place
 DEFAULT_NET = "schess-nnue.bin"
+#: The built-in net of each variant that has one of its own (S-House: drops, pockets of every piece type);
+#: the other variants (S-chess, its rule variants, chess) use DEFAULT_NET.
+VARIANT_NETS = {"shouse": "shouse-nnue.bin"}
 _HEADER = struct.Struct("<8s6i")
 
 
@@ -69,6 +76,7 @@ _W2 = _zeros(2 * MAX_HIDDEN)
 _B2 = 0
 _HIDDEN = 0  # 0: no net loaded
 _ADDED = 0  # 1: the net in use is a VERSION_ADDED net
+_W2_FITS_INT = 0  # 1: the output layer's sums of the net in use fit a C int (Accumulator.evaluate)
 _QA = QA
 _DIV = QA * QB
 _SCALE = SCALE
@@ -78,6 +86,7 @@ _SLOT = 2 * MAX_HIDDEN  # accumulator values per slot: white's perspective, then
 _MAXH = MAX_HIDDEN
 _STACK = STACK_PLIES
 _HAND_BASE = HAND_BASE
+_CHANGES_MAX = 64 + 16 * HAND_STEPS + 16
 _HAND_STEPS = HAND_STEPS
 _GATE_BASE = GATE_BASE
 
@@ -108,8 +117,13 @@ class NetInfo:
         return f"NetInfo({self.path!r}, sha256={self.sha256[:12]}, hidden={self.hidden})"
 
 
-def default_path() -> Path:
-    return Path(__file__).resolve().parent / "data" / DEFAULT_NET
+def builtin_net(variant: str = "seirawan") -> str:
+    """The file name (in ``engine/data/``) of the built-in net for ``variant``."""
+    return VARIANT_NETS.get(variant, DEFAULT_NET)
+
+
+def default_path(variant: str = "seirawan") -> Path:
+    return Path(__file__).resolve().parent / "data" / builtin_net(variant)
 
 
 def parse(data: bytes, name: str = "<bytes>") -> tuple[int, array[int], array[int], array[int], int]:
@@ -151,10 +165,10 @@ def serialize(hidden: int, w1: list[int], b1: list[int], w2: list[int], b2: int,
     return header + body.tobytes() + struct.pack("<i", b2)
 
 
-def load(path: Optional[str] = None) -> NetInfo:
-    """Read a net file (default: the built-in net) and make it the one every accumulator evaluates with;
-    NetError (the net in use unchanged) when it cannot be read or is not a net of this engine."""
-    file = Path(path) if path else default_path()
+def load(path: Optional[str] = None, variant: str = "seirawan") -> NetInfo:
+    """Read a net file (default: the built-in net of ``variant``) and make it the one every accumulator
+    evaluates with; NetError (the net in use unchanged) when it cannot be read or is not a net of this engine."""
+    file = Path(path) if path else default_path(variant)
     try:
         data = file.read_bytes()
     except OSError as error:
@@ -165,7 +179,7 @@ def load(path: Optional[str] = None) -> NetInfo:
 
 
 def _install(hidden: int, w1: array[int], b1: array[int], w2: array[int], b2: int, added: bool = False) -> None:
-    global _HIDDEN, _B2, _ADDED
+    global _HIDDEN, _B2, _ADDED, _W2_FITS_INT
     _HIDDEN = 0  # no accumulator evaluates a half-written net
     for i in range(N_FEATURES * hidden):
         _W1[i] = w1[i]
@@ -175,6 +189,10 @@ def _install(hidden: int, w1: array[int], b1: array[int], w2: array[int], b2: in
         _W2[hidden + i] = w2[hidden + i]
     _B2 = b2
     _ADDED = 1 if added else 0
+    # The output layer's sum of each half, at most QA^2 times the sum of its |weights|: in 32 bits when that
+    # cannot overflow (every net trained here), else in 64.
+    bound = QA * QA * max(sum(abs(w) for w in w2[:hidden]), sum(abs(w) for w in w2[hidden:2 * hidden]))
+    _W2_FITS_INT = 1 if bound < 2 ** 31 else 0
     _HIDDEN = hidden
 
 
@@ -217,6 +235,11 @@ class Accumulator(MoveObserver):
         self.board = _zeros(STACK_PLIES * 64)
         self.hands = _zeros(STACK_PLIES * 16)  # white's pieces in hand by type - 1, then black's
         self.gate_masks = _zeros(STACK_PLIES)
+        self.filled = _zeros(STACK_PLIES)  # 1: the slot's sums and snapshot are set (else push left it empty)
+        # The features _advance adds and removes (white's and black's row of each): at most every square, a
+        # full hand of each type and every gate.
+        self.added = _zeros(2 * _CHANGES_MAX)
+        self.removed = _zeros(2 * _CHANGES_MAX)
         self.top = 0
         self.overflow = 0  # pushes past the last slot, updated in place there
         self.stale = False  # the top slot may not describe the position (popped past it): redo before use
@@ -236,16 +259,18 @@ class Accumulator(MoveObserver):
         self.overflow = 0
         self.stale = False
         self._advance(pos, 0, 0)
+        self.filled[0] = 1
 
     def push(self, pos: Position) -> None:
-        """After ``pos.make``: the next slot describes ``pos``."""
+        """After ``pos.make``: the next slot is ``pos``'s, left empty until :meth:`evaluate` needs it (past
+        the last slot, the last one is marked stale instead and brought up to date in place)."""
         top = self.top
         if top < _STACK - 1 and not self.overflow:
-            self._advance(pos, top, top + 1)
             self.top = top + 1
+            self.filled[top + 1] = 0
         else:
-            self._advance(pos, top, top)
             self.overflow += 1
+            self.stale = True
 
     def pop(self) -> None:
         """After ``pos.unmake``: back to the slot of the position before the move."""
@@ -259,17 +284,13 @@ class Accumulator(MoveObserver):
 
     def _advance(self, pos: Position, src: int, dst: int) -> None:
         """Slot ``dst`` := slot ``src`` plus the features that differ between its snapshot and ``pos``
-        (``src == dst`` updates a slot in place)."""
-        h = _HIDDEN
-        values = self.values
-        if src != dst:
-            a = src * _SLOT
-            b = dst * _SLOT
-            for i in range(h):
-                values[b + i] = values[a + i]
-                values[b + _MAXH + i] = values[a + _MAXH + i]
-        white = dst * _SLOT
-        black = white + _MAXH
+        (``src == dst`` updates a slot in place): the differences are listed first, then each perspective's
+        sums are written in one pass for the first feature added and removed (a move's usual change) and
+        one more pass for each other feature."""
+        added = self.added  # feature rows, white's perspective at 2k, black's at 2k + 1
+        removed = self.removed
+        n_add = 0
+        n_sub = 0
         squares = pos.squares
         old_board = src * 64
         new_board = dst * 64
@@ -278,11 +299,13 @@ class Accumulator(MoveObserver):
             old = self.board[old_board + sq]
             if new != old:
                 if old:
-                    _sub_row(values, white, _PIECE_WHITE[(old + 8) * 64 + sq], h)
-                    _sub_row(values, black, _PIECE_BLACK[(old + 8) * 64 + sq], h)
+                    removed[2 * n_sub] = _PIECE_WHITE[(old + 8) * 64 + sq]
+                    removed[2 * n_sub + 1] = _PIECE_BLACK[(old + 8) * 64 + sq]
+                    n_sub += 1
                 if new:
-                    _add_row(values, white, _PIECE_WHITE[(new + 8) * 64 + sq], h)
-                    _add_row(values, black, _PIECE_BLACK[(new + 8) * 64 + sq], h)
+                    added[2 * n_add] = _PIECE_WHITE[(new + 8) * 64 + sq]
+                    added[2 * n_add + 1] = _PIECE_BLACK[(new + 8) * 64 + sq]
+                    n_add += 1
             self.board[new_board + sq] = new
         hand = pos.hand
         for slot in range(16):
@@ -297,32 +320,35 @@ class Accumulator(MoveObserver):
                 row_white = _HAND_BASE + slot * _HAND_STEPS
                 row_black = _HAND_BASE + (slot ^ 8) * _HAND_STEPS
                 for k in range(old, new):
-                    _add_row(values, white, row_white + k, h)
-                    _add_row(values, black, row_black + k, h)
+                    added[2 * n_add] = row_white + k
+                    added[2 * n_add + 1] = row_black + k
+                    n_add += 1
                 for k in range(new, old):
-                    _sub_row(values, white, row_white + k, h)
-                    _sub_row(values, black, row_black + k, h)
+                    removed[2 * n_sub] = row_white + k
+                    removed[2 * n_sub + 1] = row_black + k
+                    n_sub += 1
             elif src != dst:
                 self.hands[dst * 16 + slot] = new
         gates = pos.gates
         changed = gates ^ self.gate_masks[src]
         self.gate_masks[dst] = gates
         if changed:
-            for f in range(8):
-                if changed >> f & 1:  # white's back rank: own for white, the enemy's for black
-                    if gates >> f & 1:
-                        _add_row(values, white, _GATE_BASE + f, h)
-                        _add_row(values, black, _GATE_BASE + 8 + f, h)
+            for f in range(16):
+                sq = f if f < 8 else 48 + f  # the back ranks: white's is own for white, the enemy's for black
+                if changed >> sq & 1:
+                    f = sq & 7
+                    row_white = _GATE_BASE + (f if sq < 8 else 8 + f)
+                    row_black = _GATE_BASE + (8 + f if sq < 8 else f)
+                    if gates >> sq & 1:
+                        added[2 * n_add] = row_white
+                        added[2 * n_add + 1] = row_black
+                        n_add += 1
                     else:
-                        _sub_row(values, white, _GATE_BASE + f, h)
-                        _sub_row(values, black, _GATE_BASE + 8 + f, h)
-                if changed >> (56 + f) & 1:
-                    if gates >> (56 + f) & 1:
-                        _add_row(values, white, _GATE_BASE + 8 + f, h)
-                        _add_row(values, black, _GATE_BASE + f, h)
-                    else:
-                        _sub_row(values, white, _GATE_BASE + 8 + f, h)
-                        _sub_row(values, black, _GATE_BASE + f, h)
+                        removed[2 * n_sub] = row_white
+                        removed[2 * n_sub + 1] = row_black
+                        n_sub += 1
+        _apply(self.values, src * _SLOT, dst * _SLOT, added, n_add, removed, n_sub, 0, _HIDDEN)
+        _apply(self.values, src * _SLOT + _MAXH, dst * _SLOT + _MAXH, added, n_add, removed, n_sub, 1, _HIDDEN)
 
     def adds_hand_made(self) -> bool:
         """Whether :meth:`evaluate`'s score is added to the hand-made evaluation's (a VERSION_ADDED net)."""
@@ -330,24 +356,50 @@ class Accumulator(MoveObserver):
 
     def evaluate(self, pos: Position) -> int:
         """The net's score of ``pos`` (which this accumulator follows) in centipawns, side to move's view."""
-        if self.stale:
-            self._advance(pos, self.top, self.top)
+        top = self.top
+        if not self.filled[top]:
+            src = top - 1
+            while not self.filled[src]:  # slot 0 is filled by refresh
+                src -= 1
+            self._advance(pos, src, top)
+            self.filled[top] = 1
+            self.stale = False
+        elif self.stale:
+            self._advance(pos, top, top)
             self.stale = False
         h = _HIDDEN
         values = self.values
-        us = self.top * _SLOT + (0 if pos.side == 1 else _MAXH)
-        them = self.top * _SLOT + (_MAXH if pos.side == 1 else 0)
+        us = top * _SLOT + (0 if pos.side == 1 else _MAXH)
+        them = top * _SLOT + (_MAXH if pos.side == 1 else 0)
         total = 0
-        for i in range(h):
-            v = values[us + i]
-            if v > 0:
-                if v > _QA:
-                    v = _QA
+        qa = _QA
+        if _W2_FITS_INT:
+            # Each half's sum fits a C int for this net (checked by _install): 32-bit arithmetic, which the
+            # compiler vectorizes; the clipping as conditional moves (the signs of the sums are unpredictable).
+            half_us = 0
+            half_them = 0
+            for i in range(h):
+                c = values[us + i]
+                c = c if c > 0 else 0
+                c = c if c < qa else qa
+                half_us += c * c * _W2[i]
+            for i in range(h):
+                c = values[them + i]
+                c = c if c > 0 else 0
+                c = c if c < qa else qa
+                half_them += c * c * _W2[h + i]
+            total = half_us
+            total += half_them
+        else:
+            for i in range(h):
+                v = values[us + i]
+                v = v if v > 0 else 0
+                v = v if v < qa else qa
                 total += v * v * _W2[i]
-            v = values[them + i]
-            if v > 0:
-                if v > _QA:
-                    v = _QA
+            for i in range(h):
+                v = values[them + i]
+                v = v if v > 0 else 0
+                v = v if v < qa else qa
                 total += v * v * _W2[h + i]
         total = total // _QA + _B2
         score = total * _SCALE // _DIV
@@ -356,6 +408,40 @@ class Accumulator(MoveObserver):
         if score < -_LIMIT:
             return -_LIMIT
         return score
+
+
+def _apply(values: list[int], a: int, b: int, added: list[int], n_add: int, removed: list[int], n_sub: int,
+           perspective: int, h: int) -> None:
+    """One perspective's sums: ``values[b:b + h]`` := ``values[a:a + h]`` plus the W1 rows of ``added`` and
+    minus those of ``removed`` (the perspective's rows at ``2k + perspective``), the first of each fused with
+    the copy (C loops in the compiled build, which the compiler vectorizes)."""
+    j = 0
+    k = 0
+    if n_add and n_sub:
+        plus = added[perspective] * h
+        minus = removed[perspective] * h
+        for i in range(h):
+            values[b + i] = values[a + i] + _W1[plus + i] - _W1[minus + i]
+        j = k = 1
+    elif n_add:
+        plus = added[perspective] * h
+        for i in range(h):
+            values[b + i] = values[a + i] + _W1[plus + i]
+        j = 1
+    elif n_sub:
+        minus = removed[perspective] * h
+        for i in range(h):
+            values[b + i] = values[a + i] - _W1[minus + i]
+        k = 1
+    elif a != b:
+        for i in range(h):
+            values[b + i] = values[a + i]
+    while j < n_add:
+        _add_row(values, b, added[2 * j + perspective], h)
+        j += 1
+    while k < n_sub:
+        _sub_row(values, b, removed[2 * k + perspective], h)
+        k += 1
 
 
 def _add_row(values: list[int], at: int, feature: int, h: int) -> None:

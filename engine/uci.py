@@ -19,7 +19,7 @@ from . import __version__
 from .board import Board
 from .book import DEFAULT_BOOK, Book, BookError, open_book
 from .buildinfo import build_name
-from .nnue import DEFAULT_NET, NetError, NetInfo
+from .nnue import NetError, NetInfo, builtin_net
 from .nnue import load as load_net
 from .perft import perft_divide
 from .search import MATE_BOUND, Searcher, SearchLimits
@@ -42,8 +42,13 @@ BENCH_POSITIONS = (
     ("chess", "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1"),
 )
 BENCH_DEPTH = 6
-# ``Use NNUE``'s default: the hand-made evaluation until a net measurably beats it (docs/nnue.md).
-USE_NNUE_DEFAULT = False
+# ``Use NNUE``: ``auto`` (the default) evaluates with the built-in net of the variants where it measurably beats
+# the hand-made evaluation at a fixed time (NET_BY_DEFAULT; docs/nnue.md), ``true`` with a net in every variant,
+# ``false`` with the hand-made evaluation everywhere.
+USE_NNUE_DEFAULT = "auto"
+NET_BY_DEFAULT = frozenset({"shouse"})
+# ``EvalFile``'s default: the built-in net of the variant being played (engine.nnue.builtin_net).
+EVAL_FILE_BUILT_IN = "<built-in>"
 
 Writer = Callable[[str], None]
 MAX_THREADS = 64
@@ -64,8 +69,8 @@ class Options:
         self.ponder = False
         self.own_book = False
         self.book_file = DEFAULT_BOOK
-        self.use_nnue = USE_NNUE_DEFAULT
-        self.eval_file = DEFAULT_NET  # the built-in net (engine/data/), or a path
+        self.use_nnue = USE_NNUE_DEFAULT  # auto, true or false
+        self.eval_file = EVAL_FILE_BUILT_IN  # the variant's built-in net (engine/data/), or a path
 
     @staticmethod
     def declarations() -> list[str]:
@@ -82,9 +87,13 @@ class Options:
             "option name Ponder type check default false",
             "option name OwnBook type check default false",
             f"option name BookFile type string default {DEFAULT_BOOK}",
-            f"option name Use NNUE type check default {'true' if USE_NNUE_DEFAULT else 'false'}",
-            f"option name EvalFile type string default {DEFAULT_NET}",
+            f"option name Use NNUE type combo default {USE_NNUE_DEFAULT} var auto var true var false",
+            f"option name EvalFile type string default {EVAL_FILE_BUILT_IN}",
         ]
+
+    def net_wanted(self, variant: str) -> bool:
+        """Whether ``Use NNUE`` asks for the net in ``variant``."""
+        return self.use_nnue == "true" or (self.use_nnue == "auto" and variant in NET_BY_DEFAULT)
 
     def effective_skill(self) -> int:
         if self.limit_strength:
@@ -99,6 +108,16 @@ def _parse_bool(value: str) -> bool:
     if lowered in ("false", "0", "no", "off"):
         return False
     raise ValueError(f"expected true or false, got {value!r}")
+
+
+def _parse_use_nnue(value: str) -> str:
+    """``Use NNUE``: auto, or true/false as any check option takes them."""
+    if value.strip().lower() == "auto":
+        return "auto"
+    try:
+        return "true" if _parse_bool(value) else "false"
+    except ValueError:
+        raise ValueError(f"option Use NNUE: expected auto, true or false, got {value!r}") from None
 
 
 def _parse_int(value: str, low: int, high: int, name: str) -> int:
@@ -248,8 +267,8 @@ class UciFrontEnd:
         self._book_failed: Optional[str] = None  # the BookFile that could not be opened (reported once)
         self._book_rng = random.Random()
         self.net: Optional[NetInfo] = None  # the net loaded for ``Use NNUE``
-        if self.options.use_nnue:
-            self._configure_net()
+        self._net_key: Optional[tuple[str, str]] = None  # (EvalFile, built-in file name) of that net
+        self._configure_net()
 
     # ------------------------------------------------------------------ output
 
@@ -328,6 +347,7 @@ class UciFrontEnd:
                 raise ValueError(f"option UCI_Variant: unsupported variant {value!r} ({', '.join(VARIANTS)})")
             opts.variant = variant
             self._set_position(None, [])
+            self._configure_net()
         elif key == "uci_chess960":
             opts.chess960 = _parse_bool(value)
             self._set_position(None, [])
@@ -358,44 +378,53 @@ class UciFrontEnd:
             opts.book_file = "" if path == "<empty>" else path
             self._close_book()
         elif key == "use nnue":
-            opts.use_nnue = _parse_bool(value)
+            opts.use_nnue = _parse_use_nnue(value)
             self._configure_net()
         elif key == "evalfile":
             path = value.strip()
-            opts.eval_file = DEFAULT_NET if path in ("", "<empty>") else path
-            self.net = None
+            opts.eval_file = EVAL_FILE_BUILT_IN if path in ("", "<empty>") else path
+            self._net_key = None
             self._configure_net()
         else:
             raise ValueError(f"unknown option {name!r}")
 
     def _configure_net(self) -> None:
-        """Evaluate as ``Use NNUE`` and ``EvalFile`` say: load the net when needed; a net that cannot be read
-        is reported (``info string error``) and the built-in net is used instead, or the hand-made evaluation
-        when even that one cannot be read."""
+        """Evaluate as ``Use NNUE`` and ``EvalFile`` say for the variant being played: load its net when
+        needed (``EvalFile``, else the variant's built-in net); a net that cannot be read is reported
+        (``info string error``) and the built-in net is used instead, or the hand-made evaluation when even that
+        one cannot be read."""
         opts = self.options
-        if not opts.use_nnue:
+        if not opts.net_wanted(opts.variant):
             self.searcher.use_net(False)
             return
-        if self.net is None:
-            path = None if opts.eval_file == DEFAULT_NET else opts.eval_file
-            try:
-                self.net = load_net(path)
-            except NetError as problem:
-                if path is None:
-                    self.error(f"EvalFile: {problem}; using the hand-made evaluation")
-                    self.searcher.use_net(False)
-                    return
-                self.error(f"EvalFile: {problem}; using the built-in net {DEFAULT_NET}")
+        self.searcher.use_net(self._load_net(opts.variant))
+
+    def _load_net(self, variant: str) -> bool:
+        """Make the net of ``EvalFile`` (or ``variant``'s built-in one) the loaded net unless it already is;
+        False, after an ``info string error``, when no net could be loaded."""
+        explicit = self.options.eval_file != EVAL_FILE_BUILT_IN
+        key = (self.options.eval_file, "") if explicit else (EVAL_FILE_BUILT_IN, builtin_net(variant))
+        if self.net is not None and self._net_key == key:
+            return True
+        self.net = None
+        self._net_key = None
+        try:
+            if explicit:
                 try:
-                    self.net = load_net(None)
-                except NetError as fallback:
-                    self.error(f"EvalFile: {fallback}; using the hand-made evaluation")
-                    self.searcher.use_net(False)
-                    return
-            self.search_thread.net_path = self.net.path
-            self.send(f"info string NNUE evaluation using {self.net.path} (hidden {self.net.hidden}, "
-                      f"sha256 {self.net.sha256[:16]})")
-        self.searcher.use_net(True)
+                    self.net = load_net(self.options.eval_file)
+                except NetError as problem:
+                    self.error(f"EvalFile: {problem}; using the built-in net {builtin_net(variant)}")
+                    self.net = load_net(None, variant)
+            else:
+                self.net = load_net(None, variant)
+        except NetError as problem:
+            self.error(f"EvalFile: {problem}; using the hand-made evaluation")
+            return False
+        self._net_key = key
+        self.search_thread.net_path = self.net.path
+        self.send(f"info string NNUE evaluation using {self.net.path} (hidden {self.net.hidden}, "
+                  f"sha256 {self.net.sha256[:16]})")
+        return True
 
     def cmd_position(self, args: list[str]) -> None:
         self.stop_search()
@@ -540,15 +569,16 @@ class UciFrontEnd:
         perft_report(self.board, depth, self.send)
 
     def cmd_bench(self, args: list[str]) -> None:
-        """``bench [DEPTH] [nnue|classical]``: the evaluation of ``Use NNUE`` unless named."""
+        """``bench [DEPTH] [nnue|classical]``: the evaluation of ``Use NNUE`` in S-chess (the bench positions'
+        variants) unless named; ``nnue`` evaluates with ``EvalFile`` or the S-chess built-in net."""
         self.stop_search()
-        if len(args) > 1:
-            if args[1] not in ("nnue", "classical"):
-                raise ValueError(f"bench: expected nnue or classical after the depth, got {args[1]!r}")
-            if (args[1] == "nnue") != self.options.use_nnue:
-                self.options.use_nnue = args[1] == "nnue"
-                self._configure_net()
-        bench_report(int(args[0]) if args else BENCH_DEPTH, self.send, self.searcher.accumulator is not None)
+        if len(args) > 1 and args[1] not in ("nnue", "classical"):
+            raise ValueError(f"bench: expected nnue or classical after the depth, got {args[1]!r}")
+        use_net = args[1] == "nnue" if len(args) > 1 else self.options.net_wanted("seirawan")
+        if use_net:
+            use_net = self._load_net("seirawan")
+        bench_report(int(args[0]) if args else BENCH_DEPTH, self.send, use_net)
+        self._configure_net()  # the net of the variant being played again
 
 
 def perft_report(board: Board, depth: int, send: Writer) -> None:

@@ -12,6 +12,7 @@ import pytest
 from engine import Board, nnue
 from engine.movecodes import PROMOTION
 from engine.search import Searcher, SearchLimits
+from engine.uci import UciFrontEnd
 from tests.engine.test_uci import run_commands
 
 
@@ -61,6 +62,32 @@ def test_accumulator_follows_make_and_unmake_as_a_fresh_one_would(net: Path) -> 
                 assert accumulator.evaluate(board) == fresh_eval(board), board.fen()
 
 
+def test_accumulator_filled_lazily_from_an_older_slot_equals_a_fresh_one(net: Path) -> None:
+    # The search evaluates some nodes only: a slot left empty by push is filled from the nearest filled one
+    # below it, across several moves, captures, gatings and takebacks.
+    rng = random.Random(5)
+    accumulator = nnue.Accumulator()
+    evaluated = 0
+    for variant in ("seirawan", "shouse"):
+        board = Board(variant=variant)
+        board.accumulator = accumulator
+        accumulator.refresh(board)
+        made = 0
+        for _ in range(150):
+            moves = board.legal_moves_codes()
+            if not moves:
+                break
+            board.make(rng.choice(moves))
+            made += 1
+            if made and rng.random() < 0.35:
+                board.unmake()
+                made -= 1
+            if rng.random() < 0.25:
+                assert accumulator.evaluate(board) == fresh_eval(board), board.fen()
+                evaluated += 1
+    assert evaluated > 40
+
+
 def test_accumulator_stays_right_past_its_last_slot_and_below_its_first(net: Path) -> None:
     board = Board("n3k3/8/8/8/8/8/8/4K2N w - - 0 1")
     accumulator = nnue.Accumulator()
@@ -83,6 +110,28 @@ def test_accumulator_stays_right_past_its_last_slot_and_below_its_first(net: Pat
     accumulator.refresh(board)
     board.unmake()  # a takeback past the position the accumulator started from
     assert accumulator.evaluate(board) == fresh_eval(board)
+
+
+@pytest.mark.parametrize("w2_limit", [80, 30000])  # the output layer's sums in 32 bits, and in 64
+def test_the_net_computes_its_documented_formula(tmp_path: Path, w2_limit: int) -> None:
+    hidden = 16
+    rng = random.Random(w2_limit)
+    w1 = [rng.randint(-60, 60) for _ in range(nnue.N_FEATURES * hidden)]
+    b1 = [rng.randint(0, 90) for _ in range(hidden)]
+    w2 = [rng.randint(-w2_limit, w2_limit) for _ in range(2 * hidden)]
+    path = tmp_path / "formula.nnue"
+    path.write_bytes(nnue.serialize(hidden, w1, b1, w2, -700))
+    nnue.load(str(path))
+    board = Board("r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R[EHeh] b KQBCDkqbcdf - 4 4")
+
+    def half(perspective: int, weights: list[int]) -> int:
+        active = nnue.features(list(board.squares), board.hand, board.gates, perspective)
+        sums = [b1[i] + sum(w1[f * hidden + i] for f in active) for i in range(hidden)]
+        return sum(min(max(v, 0), nnue.QA) ** 2 * w for v, w in zip(sums, weights, strict=True))
+
+    total = (half(board.side, w2[:hidden]) + half(-board.side, w2[hidden:])) // nnue.QA - 700
+    expected = max(-nnue.EVAL_LIMIT, min(nnue.EVAL_LIMIT, total * nnue.SCALE // (nnue.QA * nnue.QB)))
+    assert nnue.evaluate_from_scratch(board) == expected
 
 
 def test_features_of_the_start_position_count_pieces_hands_and_gates() -> None:
@@ -165,8 +214,57 @@ def test_uci_evalfile_that_cannot_be_read_is_reported_and_replaced(tmp_path: Pat
     assert any(line.startswith("bestmove") for line in out)
 
 
-def test_the_built_in_net_ships_and_loads() -> None:
-    info = nnue.load()
-    assert info.hidden >= 1 and info.path.endswith(nnue.DEFAULT_NET)
+@pytest.mark.parametrize("variant", ["seirawan", "shouse"])
+def test_the_built_in_nets_ship_and_load(variant: str) -> None:
+    info = nnue.load(None, variant)
+    assert info.hidden >= 1 and info.path.endswith(nnue.builtin_net(variant))
     readme = (Path(nnue.__file__).resolve().parent / "data" / "README.md").read_text(encoding="utf-8")
     assert info.sha256 in readme  # the hash the docs give is the file's
+
+
+def _evaluation(engine: UciFrontEnd) -> str:
+    """The file name of the net the engine's search evaluates with, or "hand-made"."""
+    if engine.searcher.accumulator is None:
+        return "hand-made"
+    assert engine.net is not None
+    return Path(engine.net.path).name
+
+
+def test_use_nnue_auto_evaluates_with_the_net_only_where_it_is_the_default(tmp_path: Path) -> None:
+    out: list[str] = []
+    engine = UciFrontEnd(out.append)
+    assert any("option name Use NNUE type combo default auto" in line for line in _declarations(engine))
+    assert _evaluation(engine) == "hand-made"  # S-chess: the hand-made evaluation by default
+    engine.handle("setoption name UCI_Variant value shouse")
+    assert _evaluation(engine) == "shouse-nnue.bin"  # S-House: its built-in net
+    engine.handle("setoption name Use NNUE value false")
+    assert _evaluation(engine) == "hand-made"
+    engine.handle("setoption name Use NNUE value true")
+    assert _evaluation(engine) == "shouse-nnue.bin"
+    engine.handle("setoption name UCI_Variant value seirawan")
+    assert _evaluation(engine) == "schess-nnue.bin"  # true: each variant's own built-in net
+    engine.handle("setoption name Use NNUE value auto")
+    assert _evaluation(engine) == "hand-made"
+    # An EvalFile is the net of every variant that uses one.
+    other = random_net(tmp_path / "other.nnue")
+    engine.handle(f"setoption name EvalFile value {other}")
+    engine.handle("setoption name UCI_Variant value shouse")
+    assert _evaluation(engine) == "other.nnue"
+    engine.handle("setoption name EvalFile value <built-in>")
+    assert _evaluation(engine) == "shouse-nnue.bin"
+    engine.handle("setoption name Use NNUE value maybe")
+    assert any("Use NNUE: expected auto, true or false" in line for line in out)
+    assert _evaluation(engine) == "shouse-nnue.bin"  # the refused value changed nothing
+    # bench searches S-chess and chess positions: the hand-made evaluation under auto, the S-chess net when asked.
+    engine.handle("bench 1")
+    assert "Evaluation: hand-made" in out
+    engine.handle("bench 1 nnue")
+    assert "Evaluation: NNUE" in out
+    assert _evaluation(engine) == "shouse-nnue.bin"  # back to the variant being played
+    engine.stop_search()
+
+
+def _declarations(engine: UciFrontEnd) -> list[str]:
+    out: list[str] = []
+    UciFrontEnd(out.append).handle("uci")
+    return out

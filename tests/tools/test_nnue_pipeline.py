@@ -5,9 +5,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from engine import Board, nnue
+from engine.evaluate import evaluate_position
 from engine.search import Searcher, SearchLimits
 from tools.nnue.__main__ import main
 from tools.nnue.generate import games_done, read_openings
@@ -103,6 +105,13 @@ def test_fsfplay_plays_s_house_games_when_asked(tmp_path: Path) -> None:
     # A capture put a piece other than a Hawk or an Elephant in a hand: only S-House does that.
     assert any(board.hand[t] or board.hand[-t] for board in boards for t in (1, 2, 3, 4, 5))
     assert main(["fitk", str(out), "--variant", "shouse"]) == 0
+    # A net for S-House learns the difference from S-House's hand-made evaluation (its drop terms).
+    net_file = tmp_path / "shouse.nnue"
+    assert main(["train", str(out), "--variant", "shouse", "--residual", "--out", str(net_file), "--hidden", "8",
+                 "--epochs", "1", "--batch", "64"]) == 0
+    hand_made = np.load(out.with_name(out.name + ".handmade.npy"))
+    assert list(hand_made) == [evaluate_position(board) for board in boards]
+    assert nnue.load(str(net_file)).hidden == 8
 
 
 def test_fit_k_finds_the_scale_of_scores_and_rescale_converts_them(tmp_path: Path) -> None:

@@ -62,6 +62,8 @@ def main(argv: Optional[list[str]] = None) -> int:
     p.add_argument("--init", type=Path, help="start from the weights of this checkpoint (OUT.ckpt.npz of a run)")
     p.add_argument("--residual", action="store_true",
                    help="learn the difference from the hand-made evaluation (a net the engine adds to it)")
+    p.add_argument("--variant", choices=("seirawan", "shouse"), default="seirawan",
+                   help="the variant of the positions (their FENs, the hand-made evaluation)")
     args = parser.parse_args(argv)
     if args.command == "generate":
         from .generate import generate
@@ -119,19 +121,20 @@ def main(argv: Optional[list[str]] = None) -> int:
         # The validation split goes by game number in every file alike: a game held out in a generate file is
         # held out with its expand walks (same numbers); games of other runs that share a number are held out
         # together, which costs nothing.
-        parts = [featurize(path) for path in args.data]
+        parts = [featurize(path, variant=args.variant) for path in args.data]
         arrays = {key: np.concatenate([part[key] for part in parts]) for key in parts[0]}
         print(f"{len(arrays['score']):,} positions from {len(args.data)} file(s)", flush=True)
         checkpoint = args.out.with_name(args.out.name + ".ckpt.npz")
-        hand_made = np.concatenate([hand_made_scores(path) for path in args.data]) if args.residual else None
+        hand_made = (np.concatenate([hand_made_scores(path, args.variant) for path in args.data]) if args.residual
+                     else None)
         net, history = train(arrays, checkpoint, args.hidden, args.epochs, args.batch, args.lr, args.lam,
                              args.seed, args.minutes, args.init, hand_made)
         data = quantize(net, nnue.VERSION_ADDED if args.residual else nnue.VERSION)
         args.out.write_bytes(data)
-        mean, worst = check(net, args.out, args.data[0])
+        mean, worst = check(net, args.out, args.data[0], variant=args.variant)
         if len(args.data) == 1:
             print(f"validation loss: net {history[-1][1]:.5f}, hand-made evaluation "
-                  f"{hand_made_loss(args.data[0], arrays, args.lam):.5f}")
+                  f"{hand_made_loss(args.data[0], arrays, args.lam, args.variant):.5f}")
         print(f"wrote {args.out} ({len(data):,} bytes, sha256 {hashlib.sha256(data).hexdigest()}); "
               f"engine vs float net: mean {mean:.2f} cp, max {worst:.1f} cp")
     return 0
