@@ -404,7 +404,9 @@ class UciFrontEnd:
         False, after an ``info string error``, when no net could be loaded."""
         explicit = self.options.eval_file != EVAL_FILE_BUILT_IN
         key = (self.options.eval_file, "") if explicit else (EVAL_FILE_BUILT_IN, builtin_net(variant))
-        if self.net is not None and self._net_key == key:
+        # an EvalFile that could not be read stands in as this variant's built-in net: keyed by both
+        fallback = (self.options.eval_file, builtin_net(variant))
+        if self.net is not None and self._net_key in (key, fallback if explicit else key):
             return True
         self.net = None
         self._net_key = None
@@ -415,6 +417,7 @@ class UciFrontEnd:
                 except NetError as problem:
                     self.error(f"EvalFile: {problem}; using the built-in net {builtin_net(variant)}")
                     self.net = load_net(None, variant)
+                    key = fallback
             else:
                 self.net = load_net(None, variant)
         except NetError as problem:

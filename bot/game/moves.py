@@ -113,7 +113,10 @@ class MoveMaker:
             game.scores, board.fullmove_number, game.settings.draw)
         san = board.san(move)
         try:
-            game.server.make_move(game.game_id, move.uci(), offer_draw=offer, san=san)
+            # plies: a move never goes out twice (once an attempt may have landed, the server's record is
+            # asked first); resend: the last call failed, perhaps after its move landed
+            game.server.make_move(game.game_id, move.uci(), offer_draw=offer, san=san, plies=len(state.moves),
+                                  resend=self.failed_sends > 0)
         except ServerError as error:
             self.failed_sends += 1
             if error.status is None or error.status >= 429:  # worth another try; a 4xx waits for news

@@ -98,6 +98,8 @@ class Faults:
         self.refusing = False
         #: game ids whose stream a restart did not restore -> requests for it since
         self._lost_game_streams: dict[str, int] = {}
+        #: requests carried out and then left unanswered (the connection closed): endpoint, target, times
+        self._lost_answers: list[HttpFault] = []
 
     # --- HTTP errors ---
     def fail(
@@ -143,10 +145,31 @@ class Faults:
                 return fault.reply()
         return None
 
+    def lose_answers(self, endpoint: str, times: int = 1, target: Optional[str] = None) -> None:
+        """Carry out the next ``times`` requests to ``endpoint`` (for ``target`` only, if given), then close
+        the connection without an answer, as a server going down between doing a move and answering it."""
+        if endpoint not in ENDPOINTS:
+            raise ValueError(f"unknown endpoint {endpoint!r}; one of {', '.join(ENDPOINTS)}")
+        with self._lock:
+            self._lost_answers.append(HttpFault(endpoint, 0, times, target))
+
+    def answer_lost(self, endpoint: str, target: Optional[str]) -> bool:
+        """Called per request after it was carried out: whether its answer is to be lost."""
+        with self._lock:
+            for fault in self._lost_answers:
+                if fault.endpoint == endpoint and fault.target in (None, target):
+                    fault.hits += 1
+                    fault.times = (fault.times or 1) - 1
+                    if fault.times <= 0:
+                        self._lost_answers.remove(fault)
+                    return True
+        return False
+
     def clear(self) -> None:
-        """Remove every HTTP fault and the network delay."""
+        """Remove every HTTP fault, lost answer and the network delay."""
         with self._lock:
             self._http.clear()
+            self._lost_answers.clear()
             self.delay_s = 0.0
 
     # --- game streams a restart did not restore ---

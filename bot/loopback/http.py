@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import re
@@ -151,7 +152,8 @@ class LoopbackHandler(BaseHTTPRequestHandler):
         except Exception:  # noqa: BLE001 - a bug in the test server must show up as a 500, not a dead socket
             log.exception("loopback server: %s %s failed", method, path)
             reply = Reply(500, "500 Internal Server Error (loopback server bug, see the log)\n")
-        status = reply.status if isinstance(reply, Reply) else 200
+        lost = isinstance(reply, Reply) and loopback.faults.answer_lost(endpoint, target)
+        status = 0 if lost else reply.status if isinstance(reply, Reply) else 200
         headers = {}
         if endpoint == "stream_event" and self.headers.get(CAPABILITIES_HEADER) is not None:
             headers[CAPABILITIES_HEADER] = self.headers.get(CAPABILITIES_HEADER, "")
@@ -171,7 +173,11 @@ class LoopbackHandler(BaseHTTPRequestHandler):
             ),
             finished=endpoint if counted else None,
         )
-        if isinstance(reply, Stream):
+        if lost:  # carried out, never answered
+            self.close_connection = True
+            with contextlib.suppress(OSError):
+                self.connection.shutdown(socket.SHUT_RDWR)
+        elif isinstance(reply, Stream):
             self._stream(reply)
         elif isinstance(reply, list):
             self._send(Reply(200, "".join(json.dumps(item) + "\n" for item in reply)), "application/x-ndjson")

@@ -23,7 +23,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Mapping
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 from urllib.parse import quote, urlparse
 
 import berserk
@@ -61,6 +61,8 @@ log = logging.getLogger(__name__)
 
 #: first retry delay of a failed request (doubled per attempt)
 RETRY_BASE_S = 1.0
+#: the connection errors (as :func:`connection_cause` words them) where the request surely never left
+NOT_SENT_CAUSES = ("connection refused", "DNS lookup failed")
 #: at start-up, how long ``fetch_account`` keeps retrying an unreachable server (refused connections, 5xx)
 STARTUP_RETRY_S = 300.0
 #: the longest pause between two start-up attempts
@@ -96,6 +98,10 @@ GAME_ENDPOINTS = frozenset({"move", "chat", "abort", "resign", "game page", "gam
                             "takeback", "stream game"})
 
 T = TypeVar("T")
+
+
+class _Unsettled(Exception):
+    """An attempt of :meth:`Transport._call` not sent: the server could not say whether the last one landed."""
 
 
 def endpoint_path(endpoint: str, **parts: str) -> str:
@@ -208,30 +214,49 @@ class Transport:
         return response
 
     def _call(self, endpoint: str, function: Callable[[], T], *, attempts: int = 4,
-              retry_base_s: float | None = None, wait_when_limited: bool = True, what: str = "") -> T:
+              retry_base_s: float | None = None, wait_when_limited: bool = True, what: str = "",
+              landed: Callable[[], bool | None] | None = None) -> T:
         """Call with the endpoint's 429 pause, retrying connection errors and 5xx with back-off.
 
         ``wait_when_limited=False``: raise :class:`RateLimited` instead of waiting out a 429 pause (for
         calls that can simply be skipped: chat replies, matchmaking). ``what``: the call as the log names it
-        (``game abc123: move Nf3 (g1f3)``), the endpoint by default."""
+        (``game abc123: move Nf3 (g1f3)``), the endpoint by default.
+
+        ``landed``: for a call that must not take effect twice (a move). Once an attempt may have reached the
+        server (a 5xx, a connection dropped or timed out after the request went out; not a refused
+        connection), every later attempt first asks ``landed()``: True, the request took effect (the call
+        returns None); False, it did not (send it again); None, the server cannot say (this attempt is not
+        sent, and counts as failed)."""
         what = what or endpoint
         failures = 0
         rate_limited = 0
         detail = ""
+        uncertain = False
         while True:
             if self.closed:
                 raise ServerStopped(f"{endpoint}: the bot is stopping")
             if not wait_when_limited and (paused := self.limits.remaining_s(endpoint)) > 0:
                 raise RateLimited(f"{endpoint}: rate limited for another {paused:.0f} s", paused)
             response: requests.Response | None = None
+            verdict = landed() if uncertain and landed is not None else False
+            if verdict:
+                return cast(T, None)
+            unsettled = verdict is None
             try:
+                if unsettled:
+                    raise _Unsettled()
+                uncertain = False
                 return self.limits.call(endpoint, function, lambda seconds: self.wait_for(endpoint, seconds), what)
+            except _Unsettled:
+                status = 0
             except berserk.exceptions.ResponseError as error:
                 status, response = error.status_code, error.response
+                uncertain = uncertain or status >= 500
             except berserk.exceptions.ApiError as error:
                 status = 0
                 detail = connection_cause(error)
-            if status != 429:
+                uncertain = uncertain or not detail.startswith(NOT_SENT_CAUSES)
+            if status != 429 and not unsettled:
                 metrics.HTTP_ERRORS.labels(endpoint=endpoint).inc()
             if status == 429:
                 rate_limited += 1
@@ -249,7 +274,8 @@ class Transport:
                 body = short_body(response)
                 raise ServerError(f"{endpoint}: HTTP {status}{': ' + body if body else ''}", status)
             failures += 1
-            reason = f"HTTP {status}" if status else f"connection error ({detail})"
+            reason = ("not sent: it is unknown whether the last attempt took effect" if unsettled
+                      else f"HTTP {status}" if status else f"connection error ({detail})")
             if failures >= attempts:
                 raise ServerError(f"{endpoint}: {reason}, gave up after {failures} attempts", status or None)
             delay = backoff_s(failures - 1, RETRY_BASE_S if retry_base_s is None else retry_base_s)
@@ -391,18 +417,58 @@ class Server(Transport):
 
     # ---- games ----
 
-    def make_move(self, game_id: str, uci: str, *, offer_draw: bool = False, san: str = "") -> None:
-        """Send a move. Connection errors and 5xx are retried quickly (the clock is running); sending the
-        same move twice is harmless on both servers. Draw offers go only to a server that has them. ``san``:
-        the move as the log names it besides its UCI (each retry's line names game, move and attempt)."""
+    def make_move(self, game_id: str, uci: str, *, offer_draw: bool = False, san: str = "",
+                  plies: int | None = None, resend: bool = False) -> None:
+        """Send a move. Connection errors and 5xx are retried quickly (the clock is running). Draw offers go
+        only to a server that has them. ``san``: the move as the log names it besides its UCI (each retry's
+        line names game, move and attempt).
+
+        ``plies``: how many plies the position the move answers has. With it, a move is never sent again
+        blindly once an attempt may have reached the server: the server's own record of the game (pychess's
+        game page, Lichess's export) says first whether the move is already on it. A move that was played
+        and sent again would land in the position after the opponent's reply, where pychess takes an illegal
+        move as a lost game. ``resend``: this move already failed once, in an earlier call; check first."""
         what = f"game {game_id}: move {san} ({uci})" if san else f"game {game_id}: move {uci}"
+        landed = None if plies is None else (lambda: self._move_landed(game_id, plies, what))
+        if resend and landed is not None and landed():
+            return
         if offer_draw and self.dialect is not None and self.dialect.draw_offers:
             self._call("move", lambda: self._request("move", params={"offeringDraw": "true"}, game_id=game_id,
                                                      move=uci),
-                       attempts=5, retry_base_s=RETRY_BASE_S / 4, what=what)
+                       attempts=5, retry_base_s=RETRY_BASE_S / 4, what=what, landed=landed)
             return
         self._call("move", lambda: self.client.bots.make_move(game_id, uci), attempts=5,
-                   retry_base_s=RETRY_BASE_S / 4, what=what)
+                   retry_base_s=RETRY_BASE_S / 4, what=what, landed=landed)
+
+    def _move_landed(self, game_id: str, plies: int, what: str) -> bool | None:
+        """Whether a move sent into the position after ``plies`` plies is on the server's record: True when
+        the record has moved past that position (or the game is over there), False when it still stands
+        there, None when the record cannot be had."""
+        record: GamePage | GameExport
+        try:
+            if self.dialect is not None and self.dialect.name == "pychess":
+                record = self.fetch_game_page(game_id)
+                on_record = len(record.moves)
+            else:
+                record = self.fetch_game_export(game_id)
+                on_record = len(record.sans)
+        except ServerStopped:
+            raise
+        except ServerError as error:
+            log.warning("%s: cannot tell whether the last attempt took effect (%s); not sending it blind",
+                        what, error)
+            return None
+        if record.finished:
+            log.info("%s: the game is over on the server; not sending it again", what)
+            return True
+        if on_record > plies:
+            log.info("%s: the server has it (its record is at ply %d); not sending it again", what, on_record)
+            return True
+        if on_record < plies:
+            log.warning("%s: the server's record is at ply %d, before this move's position (ply %d): "
+                        "a takeback; not sending it", what, on_record, plies)
+            return True
+        return False
 
     def chat(self, game_id: str, text: str, room: str = "player", *, wait: bool = True) -> None:
         """Write in the game chat. ``wait=False``: raise :class:`RateLimited` rather than wait out a 429."""

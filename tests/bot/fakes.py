@@ -86,7 +86,8 @@ class FakeServer:
             for event in normalise_game_line(line, self.dialect):  # type: ignore[arg-type]
                 self.stream.items.put(event)
 
-    def make_move(self, game_id: str, uci: str, *, offer_draw: bool = False, san: str = "") -> None:
+    def make_move(self, game_id: str, uci: str, *, offer_draw: bool = False, san: str = "",
+                  plies: int | None = None, resend: bool = False) -> None:
         if self.fail_moves:
             self.fail_moves -= 1
             raise ServerError("move: HTTP 503, gave up", 503)

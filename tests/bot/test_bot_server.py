@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import html
 import json
+import logging
 import time
 from urllib.parse import parse_qs
 
@@ -171,6 +173,62 @@ def test_429_pauses_the_endpoint_for_retry_after_then_retries():
         server.make_move("g1", "e2e4")
         assert len(http.hits("POST", "/api/bot/game/g1/move/e2e4")) == 2
         assert fake.waits == [90.0]
+
+
+def game_page(*plies: str, status: int = -1) -> str:
+    """A pychess game page with these plies (status -1: the game runs)."""
+    steps = [{"fen": "", "san": None}] + [{"fen": "", "move": uci, "san": uci} for uci in plies]
+    board = html.escape(json.dumps({"status": status, "result": "*", "steps": steps}), quote=True)
+    return f'<body id="pychess-variants" data-gameid="g1" data-status="{status}" data-board="{board}"></body>'
+
+
+MOVE_PATH = "/api/bot/game/g1/move/d4e5"
+
+
+@pytest.mark.parametrize(("page", "sends", "why"), [
+    (game_page("d2d4", "e7e5", "d4e5", "b8c6"), 1, "the server has it (its record is at ply 4)"),
+    (game_page("d2d4", "e7e5", "d4e5", status=1), 1, "the game is over on the server"),
+    (game_page("d2d4", "e7e5"), 2, None),
+])
+def test_a_move_whose_answer_was_lost_is_sent_again_only_when_the_server_does_not_have_it(page, sends, why, caplog):
+    """pychess takes an illegal move as a lost game: a move that landed, sent again after the opponent's reply,
+    would lose. After a 502 (the server may have carried the move out) the game page says whether it did."""
+    caplog.set_level(logging.INFO, logger="bot.wire.server")
+    fake = FakeTime()
+    with ScriptedServer() as http:
+        http.route("POST", MOVE_PATH, Reply(502, "Bad Gateway"), Reply())
+        http.route("GET", "/g1", Reply(body=page))
+        make_server(http.url, fake=fake).make_move("g1", "d4e5", san="dxe5", plies=2)
+        assert [r.path for r in http.requests] == [MOVE_PATH, "/g1", MOVE_PATH][:sends + 1]
+    if why is not None:
+        assert any(why in record.getMessage() for record in caplog.records)
+
+
+def test_a_move_is_not_sent_again_while_the_servers_record_cannot_be_read():
+    fake = FakeTime()
+    with ScriptedServer() as http:
+        http.route("POST", MOVE_PATH, Reply(503), Reply(503), Reply())
+        http.route("GET", "/g1", Reply(502), Reply(502), Reply(body=game_page("d2d4", "e7e5")))
+        make_server(http.url, fake=fake).make_move("g1", "d4e5", plies=2)
+        # the page fails twice (one check): that attempt is not sent; every later attempt asks first
+        assert [r.path for r in http.requests] == [MOVE_PATH, "/g1", "/g1", "/g1", MOVE_PATH, "/g1", MOVE_PATH]
+
+
+def test_a_move_that_failed_in_an_earlier_call_is_checked_before_it_is_sent_again():
+    with ScriptedServer() as http:
+        http.route("POST", MOVE_PATH, Reply())
+        http.route("GET", "/g1", Reply(body=game_page("d2d4", "e7e5", "d4e5")))
+        make_server(http.url, fake=FakeTime()).make_move("g1", "d4e5", plies=2, resend=True)
+        assert [r.path for r in http.requests] == ["/g1"]
+
+
+def test_lichess_asks_its_export_before_sending_a_move_again():
+    with ScriptedServer() as http:
+        http.route("POST", MOVE_PATH, Reply(500, "{}"), Reply())
+        http.route("GET", "/game/export/g1", Reply(body=json.dumps(
+            {"id": "g1", "status": "started", "moves": "d4 e5 dxe5 Nc6"})))
+        make_server(http.url, dialect="lichess", fake=FakeTime()).make_move("g1", "d4e5", plies=2)
+        assert [r.path for r in http.requests] == [MOVE_PATH, "/game/export/g1"]
 
 
 def test_429_without_retry_after_waits_a_full_minute_and_only_that_endpoint():

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 
 import pytest
@@ -63,6 +64,26 @@ def test_a_429_on_the_move_endpoint_is_waited_out_and_the_move_resent(
     assert [r.status for r in moves[:2]] == [429, 200], "exactly one request while limited"
     assert moves[0].path == moves[1].path, "the same move is sent again"
     assert moves[1].at - moves[0].at >= 2.9, "Retry-After is honoured"
+
+
+def test_a_move_whose_answer_is_lost_is_not_sent_again_after_the_opponents_reply(
+    server: LoopbackServer, tmp_path: Path, bots: list[BotThread], caplog: pytest.LogCaptureFixture
+) -> None:
+    """The server carries the bot's move out and drops the connection before answering; the opponent replies at
+    once. Sent again blind, the old move would land in the new position: on pychess an illegal move, a lost
+    game (seen when a restart cut a move's answer). The server's record says the move is there."""
+    caplog.set_level(logging.INFO, logger="bot.wire.server")
+    game_id = server.challenge(color="white", clock=(180, 2), opponent=RandomMoves(seed=5))
+    server.faults.lose_answers("move", times=1, target=game_id)
+    bots.append(BotThread(bot_config(server, tmp_path), max_games=1).start())
+    game = server.wait_for_game_end(game_id, GAME_S)
+    assert_clean_game(game)
+    assert not game.rejected, "no move was sent twice"
+    first, second = server.requests_to("move", game_id)[:2]
+    assert first.status == 0 and second.path != first.path, "the next move sent is the next position's"
+    assert any("the server has it" in r.getMessage() for r in caplog.records)
+    assert bots[0].join(GAME_S) == 0
+    assert replay_pgn(tmp_path / f"{game_id}.pgn") == game.moves
 
 
 def test_a_pychess_takeback_shrinks_the_move_list_and_the_bot_plays_on(

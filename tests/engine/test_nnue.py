@@ -214,6 +214,21 @@ def test_uci_evalfile_that_cannot_be_read_is_reported_and_replaced(tmp_path: Pat
     assert any(line.startswith("bestmove") for line in out)
 
 
+def test_an_unreadable_evalfile_falls_back_to_the_built_in_net_of_the_variant_being_played(tmp_path: Path) -> None:
+    out: list[str] = []
+    engine = UciFrontEnd(out.append)
+    engine.handle("setoption name Use NNUE value true")
+    engine.handle(f"setoption name EvalFile value {tmp_path / 'missing.nnue'}")
+    assert _evaluation(engine) == "schess-nnue.bin"
+    engine.handle("setoption name UCI_Variant value shouse")
+    assert _evaluation(engine) == "shouse-nnue.bin"  # the stand-in follows the variant
+    errors = [line for line in out if line.startswith("info string error")]
+    assert len(errors) == 2 and "using the built-in net shouse-nnue.bin" in errors[-1]
+    engine.handle("setoption name Use NNUE value true")  # same variant, same file: nothing is read again
+    assert len([line for line in out if line.startswith("info string error")]) == 2
+    engine.stop_search()
+
+
 @pytest.mark.parametrize("variant", ["seirawan", "shouse"])
 def test_the_built_in_nets_ship_and_load(variant: str) -> None:
     info = nnue.load(None, variant)
