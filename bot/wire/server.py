@@ -430,8 +430,13 @@ class Server(Transport):
         move as a lost game. ``resend``: this move already failed once, in an earlier call; check first."""
         what = f"game {game_id}: move {san} ({uci})" if san else f"game {game_id}: move {uci}"
         landed = None if plies is None else (lambda: self._move_landed(game_id, plies, what))
-        if resend and landed is not None and landed():
-            return
+        if resend and landed is not None:
+            verdict = landed()
+            if verdict:
+                return
+            if verdict is None:
+                raise ServerError("move: not sent: the server's record cannot be read to tell whether the move "
+                                  "sent before took effect")
         if offer_draw and self.dialect is not None and self.dialect.draw_offers:
             self._call("move", lambda: self._request("move", params={"offeringDraw": "true"}, game_id=game_id,
                                                      move=uci),

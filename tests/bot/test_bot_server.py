@@ -222,6 +222,16 @@ def test_a_move_that_failed_in_an_earlier_call_is_checked_before_it_is_sent_agai
         assert [r.path for r in http.requests] == ["/g1"]
 
 
+def test_a_move_that_failed_before_is_not_sent_while_the_record_cannot_be_read():
+    with ScriptedServer() as http:
+        http.route("POST", MOVE_PATH, Reply())
+        http.route("GET", "/g1", Reply(502))
+        with pytest.raises(ServerError, match="not sent") as raised:
+            make_server(http.url, fake=FakeTime()).make_move("g1", "d4e5", plies=2, resend=True)
+        assert raised.value.status is None  # the mover tries again in 1 s
+        assert [r.path for r in http.requests] == ["/g1", "/g1"]
+
+
 def test_lichess_asks_its_export_before_sending_a_move_again():
     with ScriptedServer() as http:
         http.route("POST", MOVE_PATH, Reply(500, "{}"), Reply())
