@@ -100,10 +100,6 @@ GAME_ENDPOINTS = frozenset({"move", "chat", "abort", "resign", "game page", "gam
 T = TypeVar("T")
 
 
-class _Unsettled(Exception):
-    """An attempt of :meth:`Transport._call` not sent: the server could not say whether the last one landed."""
-
-
 def endpoint_path(endpoint: str, **parts: str) -> str:
     """The path of ``endpoint`` with every part quoted (an id can never add a path segment)."""
     return ENDPOINTS[endpoint][1].format(**{name: quote(value, safe="") for name, value in parts.items()})
@@ -241,21 +237,19 @@ class Transport:
             verdict = landed() if uncertain and landed is not None else False
             if verdict:
                 return cast(T, None)
-            unsettled = verdict is None
-            try:
-                if unsettled:
-                    raise _Unsettled()
+            unsettled = verdict is None  # this attempt is not sent
+            status = 0
+            if not unsettled:
                 uncertain = False
-                return self.limits.call(endpoint, function, lambda seconds: self.wait_for(endpoint, seconds), what)
-            except _Unsettled:
-                status = 0
-            except berserk.exceptions.ResponseError as error:
-                status, response = error.status_code, error.response
-                uncertain = uncertain or status >= 500
-            except berserk.exceptions.ApiError as error:
-                status = 0
-                detail = connection_cause(error)
-                uncertain = uncertain or not detail.startswith(NOT_SENT_CAUSES)
+                try:
+                    return self.limits.call(endpoint, function, lambda seconds: self.wait_for(endpoint, seconds),
+                                            what)
+                except berserk.exceptions.ResponseError as error:
+                    status, response = error.status_code, error.response
+                    uncertain = status >= 500
+                except berserk.exceptions.ApiError as error:
+                    detail = connection_cause(error)
+                    uncertain = not detail.startswith(NOT_SENT_CAUSES)
             if status != 429 and not unsettled:
                 metrics.HTTP_ERRORS.labels(endpoint=endpoint).inc()
             if status == 429:
