@@ -431,13 +431,11 @@ class Server(Transport):
             if verdict is None:
                 raise ServerError("move: not sent: the server's record cannot be read to tell whether the move "
                                   "sent before took effect")
+        send: Callable[[], object] = lambda: self.client.bots.make_move(game_id, uci)  # noqa: E731
         if offer_draw and self.dialect is not None and self.dialect.draw_offers:
-            self._call("move", lambda: self._request("move", params={"offeringDraw": "true"}, game_id=game_id,
-                                                     move=uci),
-                       attempts=5, retry_base_s=RETRY_BASE_S / 4, what=what, landed=landed)
-            return
-        self._call("move", lambda: self.client.bots.make_move(game_id, uci), attempts=5,
-                   retry_base_s=RETRY_BASE_S / 4, what=what, landed=landed)
+            send = lambda: self._request("move", params={"offeringDraw": "true"},  # noqa: E731
+                                         game_id=game_id, move=uci)
+        self._call("move", send, attempts=5, retry_base_s=RETRY_BASE_S / 4, what=what, landed=landed)
 
     def _move_landed(self, game_id: str, plies: int, what: str) -> bool | None:
         """Whether a move sent into the position after ``plies`` plies is on the server's record: True when
@@ -445,7 +443,7 @@ class Server(Transport):
         there, None when the record cannot be had."""
         record: GamePage | GameExport
         try:
-            if self.dialect is not None and self.dialect.name == "pychess":
+            if self.dialect is not None and self.dialect.has_game_page:
                 record = self.fetch_game_page(game_id)
                 on_record = len(record.moves)
             else:
