@@ -345,11 +345,16 @@ class UciFrontEnd:
             variant = value.strip().lower()
             if variant not in VARIANTS:
                 raise ValueError(f"option UCI_Variant: unsupported variant {value!r} ({', '.join(VARIANTS)})")
+            if variant != opts.variant:
+                self.searcher.new_game()  # the table's scores are of another variant's rules
             opts.variant = variant
             self._set_position(None, [])
             self._configure_net()
         elif key == "uci_chess960":
-            opts.chess960 = _parse_bool(value)
+            chess960 = _parse_bool(value)
+            if chess960 != opts.chess960:
+                self.searcher.new_game()
+            opts.chess960 = chess960
             self._set_position(None, [])
         elif key == "hash":
             opts.hash_mb = _parse_int(value, 1, 1024, name)
@@ -394,10 +399,13 @@ class UciFrontEnd:
         (``info string error``) and the built-in net is used instead, or the hand-made evaluation when even that
         one cannot be read."""
         opts = self.options
+        before = (self.searcher.accumulator is not None, self._net_key)
         if not opts.net_wanted(opts.variant):
             self.searcher.use_net(False)
-            return
-        self.searcher.use_net(self._load_net(opts.variant))
+        else:
+            self.searcher.use_net(self._load_net(opts.variant))
+        if (self.searcher.accumulator is not None, self._net_key) != before:
+            self.searcher.new_game()  # the table's scores are another evaluation's
 
     def _load_net(self, variant: str) -> bool:
         """Make the net of ``EvalFile`` (or ``variant``'s built-in one) the loaded net unless it already is;

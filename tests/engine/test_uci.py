@@ -332,3 +332,31 @@ def test_main_runs_a_command_from_the_arguments(capsys: pytest.CaptureFixture[st
 
     assert main(["bench", "1"]) == 0
     assert "Nodes searched" in capsys.readouterr().out
+
+
+def _search_lines(out: list[str]) -> list[str]:
+    """The search's info and bestmove lines without their timing fields (time, nps)."""
+    lines = []
+    for line in out:
+        if line.startswith("info depth") or line.startswith("bestmove"):
+            words = line.split()
+            for field in ("time", "nps"):
+                if field in words:
+                    at = words.index(field)
+                    del words[at:at + 2]
+            lines.append(" ".join(words))
+    return lines
+
+
+@pytest.mark.parametrize("switch", [
+    ("setoption name UCI_Variant value shouse", "setoption name UCI_Variant value seirawan"),
+    ("setoption name Use NNUE value false", "setoption name Use NNUE value true"),
+])
+def test_a_change_of_rules_or_evaluation_forgets_the_earlier_searches(switch: tuple[str, str]) -> None:
+    """Scores in the transposition table are of the rules and evaluation that searched them: after a change
+    of variant or evaluation the engine searches as a fresh one would (an S-House search's drop scores once
+    made an S-chess start position +884)."""
+    before, after = switch
+    fresh = run_commands(after, "position startpos", "go nodes 3000")
+    reused = run_commands(before, "position startpos", "go nodes 3000", after, "position startpos", "go nodes 3000")
+    assert _search_lines(reused)[-len(_search_lines(fresh)):] == _search_lines(fresh)
