@@ -341,20 +341,16 @@ class UciFrontEnd:
         key = name.lower()
         opts = self.options
         self.stop_search()
+        searched = self._searched()
         if key == "uci_variant":
             variant = value.strip().lower()
             if variant not in VARIANTS:
                 raise ValueError(f"option UCI_Variant: unsupported variant {value!r} ({', '.join(VARIANTS)})")
-            if variant != opts.variant:
-                self.searcher.new_game()  # the table's scores are of another variant's rules
             opts.variant = variant
             self._set_position(None, [])
             self._configure_net()
         elif key == "uci_chess960":
-            chess960 = _parse_bool(value)
-            if chess960 != opts.chess960:
-                self.searcher.new_game()
-            opts.chess960 = chess960
+            opts.chess960 = _parse_bool(value)
             self._set_position(None, [])
         elif key == "hash":
             opts.hash_mb = _parse_int(value, 1, 1024, name)
@@ -392,6 +388,14 @@ class UciFrontEnd:
             self._configure_net()
         else:
             raise ValueError(f"unknown option {name!r}")
+        if self._searched() != searched:
+            self.searcher.new_game()  # the table's scores and the history are of other rules or another evaluation
+
+    def _searched(self) -> tuple[object, ...]:
+        """What the table's scores depend on: the rules (variant, 960 castling) and the evaluation (the net in
+        use, or none)."""
+        opts = self.options
+        return opts.variant, opts.chess960, self.searcher.accumulator is not None, self._net_key
 
     def _configure_net(self) -> None:
         """Evaluate as ``Use NNUE`` and ``EvalFile`` say for the variant being played: load its net when
@@ -399,13 +403,10 @@ class UciFrontEnd:
         (``info string error``) and the built-in net is used instead, or the hand-made evaluation when even that
         one cannot be read."""
         opts = self.options
-        before = (self.searcher.accumulator is not None, self._net_key)
         if not opts.net_wanted(opts.variant):
             self.searcher.use_net(False)
-        else:
-            self.searcher.use_net(self._load_net(opts.variant))
-        if (self.searcher.accumulator is not None, self._net_key) != before:
-            self.searcher.new_game()  # the table's scores are another evaluation's
+            return
+        self.searcher.use_net(self._load_net(opts.variant))
 
     def _load_net(self, variant: str) -> bool:
         """Make the net of ``EvalFile`` (or ``variant``'s built-in one) the loaded net unless it already is;
