@@ -43,10 +43,14 @@ BENCH_POSITIONS = (
 )
 BENCH_DEPTH = 6
 # ``Use NNUE``: ``auto`` (the default) evaluates with the built-in net of the variants where it measurably beats
-# the hand-made evaluation at a fixed time (NET_BY_DEFAULT; docs/nnue.md), ``true`` with a net in every variant,
+# the hand-made evaluation at a fixed time in this build (docs/nnue.md): S-House in both builds, S-chess (and
+# S-chess960) in the compiled build only; the pure build evaluates the net at a third of its hand-made
+# evaluation's speed and gained nothing from it at 30+0.3. ``true`` evaluates with a net in every variant,
 # ``false`` with the hand-made evaluation everywhere.
 USE_NNUE_DEFAULT = "auto"
-NET_BY_DEFAULT = frozenset({"shouse"})
+NET_BY_DEFAULT_COMPILED = frozenset({"seirawan", "shouse"})
+NET_BY_DEFAULT_PURE = frozenset({"shouse"})
+NET_BY_DEFAULT = NET_BY_DEFAULT_COMPILED if BUILD.startswith("compiled") else NET_BY_DEFAULT_PURE
 # ``EvalFile``'s default: the built-in net of the variant being played (engine.nnue.builtin_net).
 EVAL_FILE_BUILT_IN = "<built-in>"
 
@@ -268,7 +272,8 @@ class UciFrontEnd:
         self._book_rng = random.Random()
         self.net: Optional[NetInfo] = None  # the net loaded for ``Use NNUE``
         self._net_key: Optional[tuple[str, str]] = None  # (EvalFile, built-in file name) of that net
-        self._configure_net()
+        # The default net loads at start, silently: nothing may precede the answer to ``uci``, which names it.
+        self._configure_net(announce=False)
 
     # ------------------------------------------------------------------ output
 
@@ -322,6 +327,8 @@ class UciFrontEnd:
         self.send(f"id author {ENGINE_AUTHOR}")
         for line in Options.declarations():
             self.send(line)
+        if self.net is not None and self.searcher.accumulator is not None:
+            self._announce_net()
         self.send("uciok")
 
     def cmd_ucinewgame(self, args: list[str]) -> None:
@@ -397,7 +404,7 @@ class UciFrontEnd:
         opts = self.options
         return opts.variant, opts.chess960, self.searcher.accumulator is not None, self._net_key
 
-    def _configure_net(self) -> None:
+    def _configure_net(self, announce: bool = True) -> None:
         """Evaluate as ``Use NNUE`` and ``EvalFile`` say for the variant being played: load its net when
         needed (``EvalFile``, else the variant's built-in net); a net that cannot be read is reported
         (``info string error``) and the built-in net is used instead, or the hand-made evaluation when even that
@@ -406,11 +413,12 @@ class UciFrontEnd:
         if not opts.net_wanted(opts.variant):
             self.searcher.use_net(False)
             return
-        self.searcher.use_net(self._load_net(opts.variant))
+        self.searcher.use_net(self._load_net(opts.variant, announce))
 
-    def _load_net(self, variant: str) -> bool:
-        """Make the net of ``EvalFile`` (or ``variant``'s built-in one) the loaded net unless it already is;
-        False, after an ``info string error``, when no net could be loaded."""
+    def _load_net(self, variant: str, announce: bool = True) -> bool:
+        """Make the net of ``EvalFile`` (or ``variant``'s built-in one) the loaded net unless it already is,
+        saying which (``info string NNUE evaluation using ...``) when ``announce``; False, after an
+        ``info string error``, when no net could be loaded."""
         explicit = self.options.eval_file != EVAL_FILE_BUILT_IN
         key = (self.options.eval_file, "") if explicit else (EVAL_FILE_BUILT_IN, builtin_net(variant))
         # an EvalFile that could not be read stands in as this variant's built-in net: keyed by both
@@ -434,9 +442,14 @@ class UciFrontEnd:
             return False
         self._net_key = key
         self.search_thread.net_path = self.net.path
+        if announce:
+            self._announce_net()
+        return True
+
+    def _announce_net(self) -> None:
+        assert self.net is not None
         self.send(f"info string NNUE evaluation using {self.net.path} (hidden {self.net.hidden}, "
                   f"sha256 {self.net.sha256[:16]})")
-        return True
 
     def cmd_position(self, args: list[str]) -> None:
         self.stop_search()
@@ -581,12 +594,13 @@ class UciFrontEnd:
         perft_report(self.board, depth, self.send)
 
     def cmd_bench(self, args: list[str]) -> None:
-        """``bench [DEPTH] [nnue|classical]``: the evaluation of ``Use NNUE`` in S-chess (the bench positions'
-        variants) unless named; ``nnue`` evaluates with ``EvalFile`` or the S-chess built-in net."""
+        """``bench [DEPTH] [nnue|classical]``: the net (``EvalFile`` or the S-chess built-in net) unless
+        ``Use NNUE`` is false or ``classical`` is named. Under ``auto`` that is the compiled build's S-chess
+        default in both builds, so that the two search the same tree and their node counts compare."""
         self.stop_search()
         if len(args) > 1 and args[1] not in ("nnue", "classical"):
             raise ValueError(f"bench: expected nnue or classical after the depth, got {args[1]!r}")
-        use_net = args[1] == "nnue" if len(args) > 1 else self.options.net_wanted("seirawan")
+        use_net = args[1] == "nnue" if len(args) > 1 else self.options.use_nnue != "false"
         if use_net:
             use_net = self._load_net("seirawan")
         bench_report(int(args[0]) if args else BENCH_DEPTH, self.send, use_net)

@@ -12,7 +12,7 @@ import pytest
 from engine import Board, nnue
 from engine.movecodes import PROMOTION
 from engine.search import Searcher, SearchLimits
-from engine.uci import UciFrontEnd
+from engine.uci import BUILD, UciFrontEnd
 from tests.engine.test_uci import run_commands
 
 
@@ -249,17 +249,33 @@ def test_use_nnue_auto_evaluates_with_the_net_only_where_it_is_the_default(tmp_p
     out: list[str] = []
     engine = UciFrontEnd(out.append)
     assert any("option name Use NNUE type combo default auto" in line for line in _declarations(engine))
-    assert _evaluation(engine) == "hand-made"  # S-chess: the hand-made evaluation by default
+    # S-chess: the net in the compiled build, the hand-made evaluation in the pure one (a third of the speed there)
+    schess_default = "schess-nnue.bin" if BUILD == "compiled (Cython)" else "hand-made"
+    assert _evaluation(engine) == schess_default
+    assert out == []  # the default net loads silently: nothing may come before the answer to uci
+    engine.handle("uci")
+    named = [line for line in out if line.startswith("info string NNUE evaluation using ")]
+    assert [Path(line.split()[5]).name for line in named] == ([] if schess_default == "hand-made" else [schess_default])
+    assert out[-1] == "uciok" and out[0].startswith("id name ")
+    out.clear()
+    engine.handle("setoption name UCI_Chess960 value true")
+    assert _evaluation(engine) == schess_default  # S-chess960 is S-chess
+    engine.handle("setoption name UCI_Variant value chess")
+    assert _evaluation(engine) == "hand-made"  # chess: the hand-made evaluation in both builds
     engine.handle("setoption name UCI_Variant value shouse")
-    assert _evaluation(engine) == "shouse-nnue.bin"  # S-House: its built-in net
+    assert _evaluation(engine) == "shouse-nnue.bin"  # S-House: its built-in net in both builds
     engine.handle("setoption name Use NNUE value false")
     assert _evaluation(engine) == "hand-made"
     engine.handle("setoption name Use NNUE value true")
     assert _evaluation(engine) == "shouse-nnue.bin"
     engine.handle("setoption name UCI_Variant value seirawan")
     assert _evaluation(engine) == "schess-nnue.bin"  # true: each variant's own built-in net
+    engine.handle("setoption name UCI_Variant value chess")
+    assert _evaluation(engine) == "schess-nnue.bin"  # chess has none of its own
     engine.handle("setoption name Use NNUE value auto")
     assert _evaluation(engine) == "hand-made"
+    engine.handle("setoption name UCI_Variant value seirawan")
+    assert _evaluation(engine) == schess_default
     # An EvalFile is the net of every variant that uses one.
     other = random_net(tmp_path / "other.nnue")
     engine.handle(f"setoption name EvalFile value {other}")
@@ -270,12 +286,16 @@ def test_use_nnue_auto_evaluates_with_the_net_only_where_it_is_the_default(tmp_p
     engine.handle("setoption name Use NNUE value maybe")
     assert any("Use NNUE: expected auto, true or false" in line for line in out)
     assert _evaluation(engine) == "shouse-nnue.bin"  # the refused value changed nothing
-    # bench searches S-chess and chess positions: the hand-made evaluation under auto, the S-chess net when asked.
-    engine.handle("bench 1")
-    assert "Evaluation: hand-made" in out
-    engine.handle("bench 1 nnue")
-    assert "Evaluation: NNUE" in out
-    assert _evaluation(engine) == "shouse-nnue.bin"  # back to the variant being played
+    # bench searches S-chess and chess positions with the S-chess net under auto in both builds (one node
+    # count for both), with the hand-made evaluation when asked or under false.
+    for command, evaluation in (("bench 1", "NNUE"), ("bench 1 classical", "hand-made"),
+                                ("setoption name Use NNUE value false", None), ("bench 1", "hand-made"),
+                                ("bench 1 nnue", "NNUE")):
+        out.clear()
+        engine.handle(command)
+        if evaluation:
+            assert [line for line in out if line.startswith("Evaluation:")] == [f"Evaluation: {evaluation}"]
+    assert _evaluation(engine) == "hand-made"  # back to the variant being played, as Use NNUE says
     engine.stop_search()
 
 
