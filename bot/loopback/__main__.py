@@ -3,7 +3,8 @@
     python -m bot.loopback --dialect pychess --port 8765 --token secret --challenges 3
 
 It prints the URL, challenges the bot again each time a game ends (``--challenges`` games in all; a challenge
-declined with ``later`` is offered again), prints each game's PGN, and serves until Ctrl-C.
+declined for later, with the key or a pychess sentence saying "later", is offered again), prints each game's
+PGN, and serves until Ctrl-C.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import functools
 import secrets
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Optional
 
 from bot import SERVER_KINDS
@@ -27,7 +28,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="python -m bot.loopback",
         description="Run the loopback BOT API server on 127.0.0.1 (or --host) on its own, to point any BOT API "
                     "client at it. It prints the URL, challenges the bot again each time a game ends "
-                    "(--challenges games in all; a challenge declined with 'later' is offered again), prints "
+                    "(--challenges games in all; a challenge declined for later is offered again), prints "
                     "each game's PGN, and serves until Ctrl-C.",
         epilog="example: python -m bot.loopback --dialect pychess --port 8765 --token secret --challenges 3")
     parser.add_argument("--dialect", choices=SERVER_KINDS, default="pychess",
@@ -65,6 +66,25 @@ def settled(server: LoopbackServer, game_id: str) -> bool:
     return status != "created" and (status != "accepted" or server.games[game_id].over)
 
 
+def offer_in_turn(server: LoopbackServer, count: int, offer: Callable[[int], str], *,
+                  retry_after_s: float = 1.0, say: Callable[[str], None] = print) -> None:
+    """Offer ``count`` challenges one after the other: ``offer(n)`` makes the n-th (from 0) and returns its id,
+    and each is settled (declined, cancelled, or its game over) before the next. One declined for later (the
+    key on Lichess, a sentence saying "later" on pychess.org) is offered again after ``retry_after_s``: the bot
+    is still busy with the last game."""
+    offered = 0
+    while offered < count:
+        game_id = offer(offered)
+        say(f"challenge {game_id} offered ({offered + 1} of {count})")
+        server.wait_for(functools.partial(settled, server, game_id), 10**9, f"game {game_id}")
+        answer = server.answer(game_id)
+        if answer is not None and answer.asks_to_come_back:
+            say(f"challenge {game_id} declined for later ({answer.reason}): offered again in {retry_after_s:g} s")
+            time.sleep(retry_after_s)
+            continue
+        offered += 1
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
     """Run the server until Ctrl-C or until all offered games have ended."""
     args = build_parser().parse_args(argv)
@@ -80,6 +100,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     def finished(game: Game) -> None:
         print(f"game over: {game.describe()}\n{game.pgn()}", flush=True)
 
+    def say(line: str) -> None:
+        print(line, flush=True)
+
     with LoopbackServer(
         dialect=args.dialect, token=args.token, bot_name=args.bot_name, host=args.host, port=args.port,
         on_game_end=finished, seed=seed,
@@ -87,18 +110,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         print(f"loopback {args.dialect} server on {server.url} as {server.bot.name}, token {args.token!r}, "
               f"seed {seed} (--seed {seed} gives the same game ids and moves)", flush=True)
         try:
-            offered = 0
-            while offered < args.challenges:
-                game_id = server.challenge(
-                    variant=args.variant, chess960=args.chess960, clock=clock, opponent=RandomMoves(seed + offered)
-                )
-                print(f"challenge {game_id} offered ({offered + 1} of {args.challenges})", flush=True)
-                server.wait_for(functools.partial(settled, server, game_id), 10**9, f"game {game_id}")
-                answer = server.answer(game_id)
-                if answer is not None and answer.reason == "later":
-                    time.sleep(1.0)  # the bot is still busy with the last game: offer this one again
-                    continue
-                offered += 1
+            offer_in_turn(server, args.challenges, lambda n: server.challenge(
+                variant=args.variant, chess960=args.chess960, clock=clock, opponent=RandomMoves(seed + n)), say=say)
             print("all challenges answered; serving until Ctrl-C", flush=True)
             while True:
                 time.sleep(3600)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import time
 from dataclasses import dataclass, field
 from typing import Any, Literal, Optional
@@ -10,6 +11,8 @@ WHITE = True
 BLACK = False
 
 ColorName = Literal["white", "black"]
+#: a decline reason that asks the challenger to come back: the key ``later`` or a sentence with the word
+LATER_WORD = re.compile(r"\blater\b", re.IGNORECASE)
 
 
 def color_name(color: bool) -> ColorName:
@@ -86,6 +89,12 @@ class ChallengeAnswer:
     accepted: bool
     reason: Optional[str]
     at: float
+
+    @property
+    def asks_to_come_back(self) -> bool:
+        """Declined for later: the API's key ``later`` (Lichess), or a free-text reason that says "later"
+        (pychess.org shows the bot's sentence, e.g. "I am busy right now, please try again later. ...")."""
+        return not self.accepted and self.reason is not None and LATER_WORD.search(self.reason) is not None
 
 
 @dataclass
