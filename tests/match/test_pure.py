@@ -178,4 +178,22 @@ def test_match_result_counts_points_faults_and_moves_per_engine() -> None:
     assert (first.moves, second.moves) == (2 + 2, 1 + 1)
     assert (result.white_wins, result.black_wins, result.draws) == (2, 0, 0)
     table = format_table(result)
-    assert "Elo difference (A - B): +0.0 +/- " in table and "A: 4 moves, 0.120 s/move, average depth 5.0" in table
+    assert "Elo difference (A - B): +0.0 +/- " in table
+    assert "A: 4 moves, 0.120 s/move, depth mean 5.0, median 5" in table
+
+
+def test_depths_leave_out_moves_with_a_mate_score_and_give_the_median() -> None:
+    from tools.match.runner import MatchResult, format_table
+
+    result = MatchResult(("A", "B"))
+    record = _record(START_FENS["seirawan"], ["e4", "d5", "exd5", "Qxd5/E", "Nc3"], "1-0")
+    record.job = GameJob(1, Opening(START_FENS["seirawan"], "start"), 0, True)  # A is white: moves 1, 3, 5
+    for move, depth in zip(record.moves, [10, 7, 12, 9, 245], strict=True):
+        move.search = EngineReply(bestmove="", score=Score(cp=20), depth=depth, elapsed_s=0.1)
+    record.moves[4].search = EngineReply(bestmove="", score=Score(mate=3), depth=245, elapsed_s=0.1)
+    result.add(record)
+    first = result.tallies[0]
+    assert first.depths == [10, 12] and first.mate_moves == 1
+    assert "A: 3 moves, 0.100 s/move, depth mean 11.0, median 11 (1 move with a mate score left out)" in format_table(
+        result
+    )

@@ -20,6 +20,7 @@ from tools.match.settings import (
     parse_clock,
     parse_option,
 )
+from tools.match.sprt import MODELS, Sprt, parse_bounds
 
 DESCRIPTION = """\
 Play a match between two UCI engines, with engine.Board as the arbiter, and print W/D/L, score and the Elo
@@ -152,6 +153,31 @@ def build_parser() -> argparse.ArgumentParser:
         help="... once the game is past this move number (default 40)",
     )
 
+    test = parser.add_argument_group(
+        "sequential probability ratio test (docs/match.md, 'SPRT'); --games is then the cap"
+    )
+    test.add_argument(
+        "--sprt",
+        metavar="ELO0,ELO1",
+        help="stop when the SPRT of engine 1 against engine 2 accepts H0 (Elo = ELO0) or H1 (Elo = ELO1), "
+        "e.g. 0,10 for a gain or =-10,0 (with the equals sign) for a simplification; games are scored in "
+        "colour-swapped pairs",
+    )
+    test.add_argument("--sprt-alpha", type=float, default=0.05, metavar="P", help="false positive rate (0.05)")
+    test.add_argument("--sprt-beta", type=float, default=0.05, metavar="P", help="false negative rate (0.05)")
+    test.add_argument(
+        "--sprt-model",
+        choices=MODELS,
+        default="normalized",
+        help="the Elo of the bounds: normalized (default; fishtest's and fastchess's) or logistic",
+    )
+    test.add_argument(
+        "--state",
+        metavar="FILE",
+        help="record each finished game in FILE and, when FILE exists, resume that match: its games count and "
+        "only the others are played (same engines, clock, openings and seed; --games may grow)",
+    )
+
     output = parser.add_argument_group("output")
     output.add_argument("--quiet", action="store_true", help="print only the final table")
     output.add_argument("--debug", action="store_true", help="log all UCI traffic and engine stderr to stderr")
@@ -185,6 +211,13 @@ def settings_from_args(args: argparse.Namespace) -> MatchSettings:
     )
     if args.seed is not None and not args.shuffle:
         raise ValueError("--seed only makes sense with --shuffle")
+    sprt = None
+    if args.sprt is not None:
+        sprt = Sprt(*parse_bounds(args.sprt), alpha=args.sprt_alpha, beta=args.sprt_beta, model=args.sprt_model)
+        if args.games % 2:
+            raise ValueError(
+                f"--games is the cap of an SPRT, which counts whole pairs: give an even number, not {args.games}"
+            )
     return MatchSettings(
         engine1=_engine_spec(args.engine1, args.engine1_option, args.option, args.engine1_name, args.engine1_dir),
         engine2=_engine_spec(args.engine2, args.engine2_option, args.option, args.engine2_name, args.engine2_dir),
@@ -203,6 +236,8 @@ def settings_from_args(args: argparse.Namespace) -> MatchSettings:
         hang_timeout_s=args.hang_timeout,
         debug=args.debug,
         quiet=args.quiet,
+        sprt=sprt,
+        state_file=args.state,
     )
 
 

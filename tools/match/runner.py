@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import queue
+import statistics
 import sys
 import threading
 import traceback
@@ -16,6 +17,8 @@ from tools.match.game import FAULTS, BoardFactory, GameAborted, MatchRecord, eng
 from tools.match.openings import GameJob, Opening, load_openings, schedule
 from tools.match.pgn import game_to_pgn
 from tools.match.settings import EngineSpec, MatchSettings
+from tools.match.sprt import Pentanomial, Sprt, normalized_elo, pentanomial_elo
+from tools.match.state import MatchState
 from tools.match.stats import elo_estimate, likelihood_of_superiority, score_fraction
 
 
@@ -29,8 +32,20 @@ class EngineTally:
     faults: Dict[str, int] = field(default_factory=lambda: {fault: 0 for fault in FAULTS})
     moves: int = 0
     thinking_ms: float = 0.0
-    depth_total: int = 0
-    depth_count: int = 0
+    # The depth of every move whose score was not a mate: a found mate ends the search at the mate's own depth
+    # (Fairy-Stockfish reports depth 245 for one), which says nothing about how deep the search reaches.
+    depths: List[int] = field(default_factory=list)
+    mate_moves: int = 0
+
+    def depth_text(self) -> str:
+        """``, depth mean 14.2, median 14 (3 moves with a mate score left out)``; empty without depths."""
+        if not self.depths:
+            return ""
+        plural = "" if self.mate_moves == 1 else "s"
+        left_out = f" ({self.mate_moves} move{plural} with a mate score left out)" if self.mate_moves else ""
+        return (
+            f", depth mean {statistics.fmean(self.depths):.1f}, median {statistics.median(self.depths):g}{left_out}"
+        )
 
     @property
     def games(self) -> int:
@@ -50,9 +65,14 @@ class MatchResult:
     draws: int = 0
     interrupted: bool = False
     error: Optional[str] = None
+    # engine 1's points in the first finished game of each pair whose other game is still running
+    open_pairs: Dict[int, float] = field(default_factory=dict)
+    pentanomial: Pentanomial = field(default_factory=Pentanomial)
+    sprt_verdict: Optional[str] = None
+    resumed: int = 0
 
-    def add(self, record: MatchRecord) -> None:
-        """Count a finished game for both engines."""
+    def add(self, record: MatchRecord) -> bool:
+        """Count a finished game for both engines; True when it completed its colour-swapped pair."""
         self.records.append(record)
         first, second = self.tallies
         points = record.engine1_points()
@@ -71,9 +91,11 @@ class MatchResult:
             tally = white_tally if white_to_move else black_tally
             tally.moves += 1
             tally.thinking_ms += move.elapsed_ms
-            if move.depth is not None:
-                tally.depth_total += move.depth
-                tally.depth_count += 1
+            score = move.search.score
+            if score is not None and score.mate is not None:
+                tally.mate_moves += 1
+            elif move.depth is not None:
+                tally.depths.append(move.depth)
             white_to_move = not white_to_move
         if record.fault is not None and record.faulty_engine in (1, 2):
             self.tallies[record.faulty_engine - 1].faults[record.fault] += 1
@@ -83,6 +105,12 @@ class MatchResult:
             self.black_wins += 1
         else:
             self.draws += 1
+        pair = (record.job.number - 1) // 2
+        if pair not in self.open_pairs:
+            self.open_pairs[pair] = points
+            return False
+        self.pentanomial = self.pentanomial.add(self.open_pairs.pop(pair), points)
+        return True
 
 
 def display_names(spec1: EngineSpec, id1: str, spec2: EngineSpec, id2: str) -> Tuple[str, str]:
@@ -103,8 +131,9 @@ def display_names(spec1: EngineSpec, id1: str, spec2: EngineSpec, id2: str) -> T
     return first, second
 
 
-def format_table(result: MatchResult) -> str:
-    """The final table: per engine W/D/L, score, fault counts; then Elo, LOS and the colour balance."""
+def format_table(result: MatchResult, sprt: Optional[Sprt] = None) -> str:
+    """The final table: per engine W/D/L, score, fault counts; then Elo, LOS, the pairs, the SPRT's state and
+    verdict when one ran, depths and the colour balance."""
     width = max(len("Engine"), *(len(name) for name in result.names))
     header = f"{'Engine':<{width}}  Games     W     D     L   Score  Illegal  Time forfeit  Crash  Hang"
     lines = [header, "-" * len(header)]
@@ -123,10 +152,22 @@ def format_table(result: MatchResult) -> str:
     los_text = f"{los * 100:.1f}%" if los == los else "n/a"
     lines.append("")
     lines.append(f"Elo difference ({result.names[0]} - {result.names[1]}): {estimate.text()} (95%), LOS {los_text}")
+    pentanomial = result.pentanomial
+    if pentanomial.pairs:
+        nelo = normalized_elo(pentanomial)
+        nelo_text = "" if nelo != nelo else f", nElo {nelo:+.1f}"
+        lines.append(
+            f"Pairs: {pentanomial.pairs} ({pentanomial.text()}), pentanomial Elo "
+            f"{pentanomial_elo(pentanomial).text()}{nelo_text}"
+        )
+    if sprt is not None:
+        lines.append(sprt.status_line(pentanomial))
+        verdict = result.sprt_verdict or f"no verdict after {len(result.records)} games"
+        lines.append(f"SPRT {sprt.bounds_text()}: {verdict}")
     for name, tally in zip(result.names, result.tallies, strict=True):
         if tally.moves:
-            depth = f", average depth {tally.depth_total / tally.depth_count:.1f}" if tally.depth_count else ""
-            lines.append(f"{name}: {tally.moves} moves, {tally.thinking_ms / tally.moves / 1000:.3f} s/move{depth}")
+            seconds = tally.thinking_ms / tally.moves / 1000
+            lines.append(f"{name}: {tally.moves} moves, {seconds:.3f} s/move{tally.depth_text()}")
     games = first.games
     if games:
         white_score = (result.white_wins + 0.5 * result.draws) / games
@@ -256,15 +297,26 @@ def run_match(
     jobs_list = schedule(settings.games, openings, settings.shuffle_openings, settings.seed)
     names = _probe_names(settings)
     result = MatchResult(names)
+    state = MatchState(settings.state_file, settings) if settings.state_file else None
+    if state is not None:
+        for record in state.load({job.number: job for job in jobs_list}, names):
+            result.add(record)
+        result.resumed = len(result.records)
+    sprt = settings.sprt
+    if sprt is not None and result.resumed:
+        result.sprt_verdict = sprt.verdict(sprt.llr(result.pentanomial))
+    finished = {record.job.number for record in result.records}
     jobs: queue.Queue[GameJob] = queue.Queue()
     for job in jobs_list:
-        jobs.put(job)
+        if job.number not in finished and result.sprt_verdict is None:
+            jobs.put(job)
     events: queue.Queue[Tuple[str, object]] = queue.Queue()
     stop = threading.Event()
     registry: List[UciEngine] = []
     registry_lock = threading.Lock()
-    worker_count = min(settings.concurrency, settings.games)
-    pgn = open(settings.pgn_file, "w", encoding="utf-8") if settings.pgn_file else None
+    worker_count = min(settings.concurrency, jobs.qsize())
+    # a resumed match adds its new games to the PGN of the earlier runs
+    pgn = open(settings.pgn_file, "a" if result.resumed else "w", encoding="utf-8") if settings.pgn_file else None
     _say(
         out,
         settings,
@@ -273,6 +325,12 @@ def run_match(
         f"{worker_count} at a time, openings from {settings.openings_file or 'the start position'}; "
         f"engine 1 is {names[0]}",
     )
+    if sprt is not None:
+        _say(out, settings, f"SPRT {sprt.bounds_text()}: LLR bounds ({sprt.lower_bound:.2f}, {sprt.upper_bound:.2f})")
+    if result.resumed:
+        _say(out, settings, f"resumed from {settings.state_file}: {result.resumed} games already played")
+        if sprt is not None:
+            _say(out, settings, sprt.status_line(result.pentanomial))
     threads = [
         threading.Thread(
             target=_worker,
@@ -296,11 +354,20 @@ def run_match(
             elif kind == "error":
                 result.error = result.error or str(payload)
             elif kind == "game" and isinstance(payload, MatchRecord):
-                result.add(payload)
+                if result.sprt_verdict is not None:
+                    continue  # a game that ended after the verdict: the test is over, it does not count
+                completed_pair = result.add(payload)
+                if state is not None:
+                    state.save(payload)
                 _say(out, settings, progress_line(payload, settings.games, result))
                 if pgn is not None:
                     pgn.write(game_to_pgn(payload, event=settings.event, time_control=settings.time_control.pgn_tag()))
                     pgn.flush()
+                if sprt is not None and completed_pair:
+                    _say(out, settings, sprt.status_line(result.pentanomial))
+                    result.sprt_verdict = sprt.verdict(sprt.llr(result.pentanomial))
+                    if result.sprt_verdict is not None:
+                        stop.set()  # the workers start no new move; games in progress do not count
     except KeyboardInterrupt:
         result.interrupted = True
         stop.set()
@@ -312,7 +379,7 @@ def run_match(
         if pgn is not None:
             pgn.close()
     print("", file=out)
-    print(format_table(result), file=out)
+    print(format_table(result, sprt), file=out)
     if result.interrupted:
         print(f"Match interrupted after {len(result.records)} of {settings.games} games.", file=out)
     if result.error:

@@ -12,6 +12,7 @@ from typing import Optional, Tuple
 
 from engine import Board
 from engine.variants import START_FENS, VARIANTS
+from tools.match.sprt import Sprt
 
 
 @functools.lru_cache(maxsize=256)
@@ -169,6 +170,10 @@ class MatchSettings:
     startup_timeout_s: float = 15.0
     debug: bool = False
     quiet: bool = False
+    # stop when this test reaches a verdict (``games`` is then the cap); None: play all ``games``
+    sprt: Optional[Sprt] = None
+    # the file of finished games that lets a stopped match resume (tools.match.state)
+    state_file: Optional[str] = None
 
     def __post_init__(self) -> None:
         if self.variant not in VARIANTS:
