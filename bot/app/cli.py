@@ -15,7 +15,14 @@ import logging
 import sys
 from collections.abc import Sequence
 
-from bot.app.logsetup import LogFileError, apply_logging, configure_logging, remove_handlers, version_text
+from bot.app.logsetup import (
+    LogFileError,
+    apply_logging,
+    configure_logging,
+    remove_handlers,
+    sandbox_console_level,
+    version_text,
+)
 from bot.app.preflight import load_run_settings, run_checks
 from bot.app.run import ShutdownSignals, StopDuringStartup, interrupted_exit_code, run_bot, signal_name
 from bot.config import ConfigError, TokenError, resolve_token
@@ -109,7 +116,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _main(argv: list[str], stop: ShutdownSignals) -> int:
     args = build_parser().parse_args(argv)
-    configure_logging(args.log_level or "INFO")
+    configure_logging(sandbox_console_level(args.log_level) if args.sandbox else args.log_level or "INFO")
     if args.games is not None and args.games < 1:
         print("error: --games must be a positive number", file=sys.stderr)
         return 2

@@ -65,8 +65,8 @@ def _existing(path: Path, sample: str, server: str, out: TextIO | None) -> int:
     except (OSError, UnicodeDecodeError):
         found = None
     if found == sample:
-        print(f"{path} is already the commented sample for {SERVER_URLS[server]} (as a clone has it); nothing "
-              f"written; {_next_steps(path, server)}", file=out or sys.stdout)
+        print(f"{path} is already the unedited commented sample for {SERVER_URLS[server]}; nothing written; "
+              f"{_next_steps(path, server)}", file=out or sys.stdout)
         return 0
     others = [name for name in sorted(SERVER_URLS) if name != server and found is not None
               and found == sample_for_server(SERVER_URLS[name], SERVER_VARIANTS[name])]

@@ -1,6 +1,6 @@
 """Where the bot's log goes (stderr, a size-rotated file, the engine's own lines to a file of their own) and
-the start-up block: one record with everything a bug report needs (versions, engine, server, the effective
-configuration; never the token)."""
+the start-up records: the versions first, then one line of configuration at INFO and the whole effective
+configuration at DEBUG (never the token)."""
 
 from __future__ import annotations
 
@@ -58,6 +58,12 @@ def configure_logging(level: str) -> None:
         root.addHandler(handler)
     root.setLevel(level)
     _quiet_urllib3(logging.getLevelName(level))
+
+
+def sandbox_console_level(requested: str | None) -> str:
+    """The sandbox's terminal shows warnings only (its own lines say what happens), unless ``--log-level
+    DEBUG`` asks for the bot's lines too; from the first instant, so a signal during its checks is quiet."""
+    return "DEBUG" if requested == "DEBUG" else "WARNING"
 
 
 def _quiet_urllib3(level: int) -> None:
@@ -133,18 +139,52 @@ def version_text() -> str:
             f"{platform.python_version()})")
 
 
-def startup_block(settings: Settings, *, engine: str, url: str, dialect: str, account: str) -> str:
-    """The start-up record: versions, engine, server and the effective configuration (the token is never in
-    :class:`Settings`; it is shown as hidden)."""
-    configuration = yaml.safe_dump(plain(dataclasses.asdict(settings)), sort_keys=False, width=110)
-    lines = [
+def startup_block() -> str:
+    """The first record of a run, for bug reports: the bot's version, the Python and the OS."""
+    return "\n".join([
         f"schess-bot {__version__} starting",
         f"  python: {platform.python_implementation()} {platform.python_version()} ({sys.executable})",
         f"  os: {platform.platform()}",
-        f"  engine: {engine}",
-        f"  server: {url} ({dialect} dialect) as {account}",
-        "  token: [hidden]",
-        "  effective configuration:",
-        *("    " + line for line in configuration.rstrip().splitlines()),
-    ]
-    return "\n".join(lines)
+    ])
+
+
+def flat_settings(value: Any, prefix: str = "") -> dict[str, Any]:
+    """Settings (or a section) as ``{"server.url": ..., "engine.limits.depth": ...}``; lists are values."""
+    if not isinstance(value, dict):
+        return {prefix: value}
+    flat: dict[str, Any] = {}
+    for key, item in value.items():
+        flat.update(flat_settings(item, f"{prefix}.{key}" if prefix else str(key)))
+    return flat
+
+
+#: how many changed keys the summary names before it says "and N more"
+SUMMARY_KEYS = 8
+
+
+def changed_keys(settings: Settings) -> list[str]:
+    """The keys whose effective value differs from the default, in the configuration's order."""
+    defaults = flat_settings(plain(dataclasses.asdict(Settings())))
+    return [key for key, value in flat_settings(plain(dataclasses.asdict(settings))).items()
+            if defaults.get(key, object()) != value]
+
+
+def configuration_summary(settings: Settings) -> str:
+    """The configuration in one line at INFO: what the bot accepts, matchmaking, and which keys differ from
+    the defaults (names only); the whole of it is :func:`configuration_block`, logged at DEBUG."""
+    challenge = settings.challenge
+    changed = changed_keys(settings)
+    named = ", ".join(changed[:SUMMARY_KEYS]) + (f" and {len(changed) - SUMMARY_KEYS} more"
+                                                  if len(changed) > SUMMARY_KEYS else "")
+    plural = "key differs" if len(changed) == 1 else "keys differ"
+    games = f"{challenge.concurrency} game{'s' if challenge.concurrency != 1 else ''} at a time"
+    return (f"configuration: accepts {', '.join(challenge.variants)}, {games}; matchmaking "
+            f"{'on' if settings.matchmaking.enabled else 'off'}; "
+            f"{f'{len(changed)} {plural} from the defaults ({named})' if changed else 'every key at its default'}"
+            "; the effective configuration is logged at DEBUG")
+
+
+def configuration_block(settings: Settings) -> str:
+    """The effective configuration as YAML, for the log at DEBUG (the token is never in :class:`Settings`)."""
+    configuration = yaml.safe_dump(plain(dataclasses.asdict(settings)), sort_keys=False, width=110)
+    return "\n".join(["effective configuration:", *("  " + line for line in configuration.rstrip().splitlines())])

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 from types import FrameType
 
-from bot.app.logsetup import startup_block
+from bot.app.logsetup import configuration_block, configuration_summary, startup_block
 from bot.app.status import start_status_page
 from bot.config import EngineSettings, Settings
 from bot.engines import UciEngine, XBoardEngine
@@ -160,6 +160,7 @@ def run_bot(settings: Settings, token: str, *, max_games: int | None = None, upg
     was already checked or ``engine_factory`` replaces it. For tests: ``on_lobby`` receives the lobby (to
     call ``request_stop``)."""
     stop = stop or ShutdownSignals()
+    log.info("%s", startup_block())
     problem = check_pgn_directory(settings.pgn_directory)
     if problem is not None:
         print(f"error: pgn_directory {settings.pgn_directory!r} is not writable: {problem}; every game's "
@@ -179,7 +180,8 @@ def run_bot(settings: Settings, token: str, *, max_games: int | None = None, upg
         except StopDuringStartup:
             print("stopped before the bot started playing", file=sys.stderr)
             return 0
-        log.info("engine check: %s plays %s", engine_check.id_name, ", ".join(engine_check.playable))
+        log.info("engine check: %s (%s, %s) plays %s", engine_check.id_name, settings.engine.command,
+                 settings.engine.protocol, ", ".join(engine_check.playable))
     server = Server(settings.server, token, variants=settings.challenge.variants)
     stop.during_startup(server.close)
     try:
@@ -208,10 +210,8 @@ def run_bot(settings: Settings, token: str, *, max_games: int | None = None, upg
         server.close()
         return 2
     log.info("logged in to %s as %s (%s dialect)", settings.server.url, account.username, server.dialect)
-    engine_text = (f"{engine_check.id_name} ({settings.engine.command}, {settings.engine.protocol}; plays "
-                   f"{', '.join(engine_check.playable)})" if engine_check is not None else "supplied by the caller")
-    log.info("%s", startup_block(settings, engine=engine_text, url=settings.server.url,
-                                 dialect=str(server.dialect), account=account.username))
+    log.info("%s", configuration_summary(settings))
+    log.debug("%s", configuration_block(settings))
     if not account.is_bot:
         log.warning("%s is not a BOT account (title %r); run with --upgrade to make it one",
                     account.username, account.title)

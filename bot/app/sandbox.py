@@ -21,7 +21,7 @@ import threading
 from pathlib import Path
 from typing import Optional, TextIO
 
-from bot.app.logsetup import LogFileError, apply_logging, remove_handlers
+from bot.app.logsetup import LogFileError, apply_logging, remove_handlers, sandbox_console_level
 from bot.app.preflight import Preflight, run_checks
 from bot.app.run import (
     ShutdownSignals,
@@ -171,7 +171,7 @@ def _run_sandbox(args: argparse.Namespace, out: TextIO, stop: ShutdownSignals | 
     # the log file (logging.file) as the real run writes it; the terminal shows warnings only, unless DEBUG
     try:
         handlers.extend(apply_logging(report.settings.logging,
-                                      "DEBUG" if getattr(args, "log_level", None) == "DEBUG" else "WARNING"))
+                                      sandbox_console_level(getattr(args, "log_level", None))))
     except LogFileError as error:
         print(str(error), file=sys.stderr)
         return 2

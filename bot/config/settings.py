@@ -78,7 +78,7 @@ class TokenError(RuntimeError):
 def setting(default: Any = dataclasses.MISSING, *, factory: Callable[[], Any] | None = None,
             minimum: float | None = None, what: str | None = None, null: Any = dataclasses.MISSING,
             at_most: str | None = None, lower: bool = False, non_empty: bool = False, key: str | None = None,
-            parse: Callable[[Any, _Section, str], Any] | None = None) -> Any:
+            parse: Callable[[Any, _Section, str], Any] | None = None, item: str | None = None) -> Any:
     """A settings field with its reading rules in the metadata.
 
     ``minimum``: the least value (ints: 0 reads "a non-negative integer", 1 "a positive integer"); ``what``:
@@ -86,10 +86,11 @@ def setting(default: Any = dataclasses.MISSING, *, factory: Callable[[], Any] | 
     for a field whose type does not allow None; ``at_most``: the name of a sibling field this one may not
     exceed; ``lower``: lower-case every string of a list; ``non_empty``: a list must have an item; ``key``:
     the YAML key when it differs from the field name; ``parse(value, section, key)``: a reader of its own for
-    values the type does not describe (it returns the field's value or raises ``section.fail(...)``).
+    values the type does not describe (it returns the field's value or raises ``section.fail(...)``); ``item``:
+    the expectation for one entry of a list of mappings.
     """
     metadata = {name: value for name, value in (
-        ("minimum", minimum), ("what", what), ("at_most", at_most), ("key", key), ("parse", parse)
+        ("minimum", minimum), ("what", what), ("at_most", at_most), ("key", key), ("parse", parse), ("item", item)
     ) if value is not None}
     if null is not dataclasses.MISSING:
         metadata["null"] = null
@@ -382,7 +383,8 @@ class MatchmakingOverride:
     keeps the section's value."""
 
     time_controls: tuple[MatchmakingTimeControl, ...] | None = setting(
-        None, non_empty=True, what="a non-empty list of {base_s, increment_s} or {days} mappings")
+        None, non_empty=True, what="a non-empty list of {base_s, increment_s} or {days} mappings",
+        item="a mapping {base_s, increment_s} or {days}")
     rated: bool | None = None
     min_rating: int | None = setting(None, minimum=0)
     max_rating: int | None = setting(None, minimum=0)
@@ -411,7 +413,8 @@ class MatchmakingSettings:
     variants: tuple[str, ...] = setting(("chess",), parse=_non_empty_variants)
     time_controls: tuple[MatchmakingTimeControl, ...] = setting(
         (MatchmakingTimeControl(base_s=180, increment_s=2), MatchmakingTimeControl(base_s=300, increment_s=3)),
-        non_empty=True, what="a non-empty list of {base_s, increment_s} or {days} mappings")
+        non_empty=True, what="a non-empty list of {base_s, increment_s} or {days} mappings",
+        item="a mapping {base_s, increment_s} or {days}")
     rated: bool = False
     min_rating: int = setting(0, minimum=0, at_most="max_rating")
     max_rating: int = setting(4000, minimum=0)
@@ -569,6 +572,20 @@ def _clock_hint(section: _Section, name: str, value: Any) -> str:
     return f"; the increment is its own key: {name}: {base_s} and {increment_key}: {increment_s}"
 
 
+def _clock_entry_hint(item: type, value: Any) -> str:
+    """A clock written as ``3+2`` where a list wants ``{base_s, increment_s}`` mappings: the mapping it means
+    (``; 3+2 is {base_s: 180, increment_s: 2}``)."""
+    names = {entry.name for entry in dataclasses.fields(item)}
+    if not {"base_s", "increment_s"} <= names or not isinstance(value, str) or "+" not in value:
+        return ""
+    minutes, _, seconds = value.partition("+")
+    try:
+        base_s, increment_s = round(float(minutes) * 60), int(seconds)
+    except ValueError:
+        return ""
+    return f"; {value} is {{base_s: {base_s}, increment_s: {increment_s}}}"
+
+
 def _read_value(section: _Section, name: str, hint: Any, meta: Mapping[str, Any], value: Any) -> Any:
     parse = meta.get("parse")
     if parse is not None:
@@ -619,6 +636,10 @@ def _read_list(section: _Section, name: str, item: Any, meta: Mapping[str, Any],
     if isinstance(item, type) and dataclasses.is_dataclass(item):
         if not isinstance(value, list) or (meta.get("non_empty") and not value):
             raise section.fail(name, meta.get("what", "a list of mappings"), value)
+        for index, entry in enumerate(value):
+            if entry is not None and not isinstance(entry, Mapping):
+                raise ConfigError(f"config error: {section.key(name)}[{index}] must be "
+                                  f"{meta.get('item', 'a mapping')}, got {entry!r}{_clock_entry_hint(item, entry)}")
         return tuple(_read_section(item, entry, f"{section.key(name)}[{index}]", section.problems)
                      for index, entry in enumerate(value))
     if not isinstance(value, list) or not all(isinstance(entry, str) for entry in value):
@@ -654,35 +675,37 @@ def _unknown_key(section: _Section, name: str) -> str:
 
 
 def _read_section(cls: type[_T], data: Any, path: str, problems: list[str] | None = None) -> _T:
-    """Read one section into the dataclass ``cls``: every field by its type and metadata, then the rules
-    between fields (``at_most``, the class's ``check``); unknown keys are errors. A field that cannot be read
-    adds its problem to ``problems`` and takes its default, so that one pass finds every problem (the caller
-    raises them all; without ``problems`` they are raised here)."""
+    """Read one section into the dataclass ``cls``: every key in the file's order by its field's type and
+    metadata (an unknown key is an error in its place), then the rules between fields (``at_most``, the
+    class's ``check``). A field that cannot be read adds its problem to ``problems`` and takes its default, so
+    that one pass finds every problem (the caller raises them all; without ``problems`` they are raised here)."""
     own = problems is None
     section = _Section(data, path, problems)
     hints = typing.get_type_hints(cls)
     fields = dataclasses.fields(cls)  # type: ignore[arg-type]
     section.known = [config_key(item) for item in fields]
     before = len(section.problems)
-    values: dict[str, Any] = {}
+    values: dict[str, Any] = {item.name: _default(item) for item in fields}
     failed: set[str] = set()
-    for item in fields:
-        name = config_key(item)
-        values[item.name] = _default(item)
-        if name in section.data:
-            try:
-                values[item.name] = _read_value(section, name, hints[item.name], item.metadata, section.data[name])
-            except ConfigError as error:
-                section.problems.extend(error.problems)
-                failed.add(item.name)
+    by_key = {config_key(item): item for item in fields}
+    # in the file's order, so that the problems are listed in the order the file has them
+    for raw_key, value in section.data.items():
+        name = str(raw_key)
+        item = by_key.get(name)
+        if item is None:
+            section.problems.append(_unknown_key(section, name))
+            continue
+        try:
+            values[item.name] = _read_value(section, name, hints[item.name], item.metadata, value)
+        except ConfigError as error:
+            section.problems.extend(error.problems)
+            failed.add(item.name)
     by_name = {item.name: item for item in fields}
     for item in fields:
         high = item.metadata.get("at_most")
         if high is not None and not {item.name, high} & failed and values[item.name] > values[high]:
             limit = f"at most {section.key(config_key(by_name[high]))} ({values[high]})"
             section.problems.append(str(section.fail(config_key(item), limit, values[item.name])))
-    section.problems.extend(_unknown_key(section, name) for name in map(str, section.data)
-                            if name not in section.known)
     settings = cls(**values)
     check = getattr(settings, "check", None)
     if check is not None and len(section.problems) == before:

@@ -9,8 +9,10 @@ server.
 
 from __future__ import annotations
 
+import ipaddress
 from dataclasses import dataclass
 from typing import Literal
+from urllib.parse import urlsplit
 
 from bot import ServerKind
 
@@ -81,6 +83,10 @@ class Dialect:
         return self.result_source == "game export"
 
     def token_help(self, url: str) -> str:
+        """Where a token for the server at ``url`` comes from; a server on this machine is a test server
+        (the loopback server), whose token is the one it was started with."""
+        if is_local(url):
+            return LOCAL_TOKEN_HINT
         return self.token_hint.format(url=url.rstrip("/"))
 
     def refuses_token(self, status: int | None) -> bool:
@@ -90,6 +96,22 @@ class Dialect:
     def variants_missing(self, names: tuple[str, ...]) -> list[str]:
         """The names in ``names`` (our variant names) that this server has no games in, in their order."""
         return [name for name in names if name in self.missing_variants]
+
+
+#: where the token of a server on this machine comes from (``python -m bot.loopback`` prints its own)
+LOCAL_TOKEN_HINT = ("a server on this machine takes the token it was started with (python -m bot.loopback prints "
+                    "it in its first line, --token sets it)")
+
+
+def is_local(url: str) -> bool:
+    """``url`` names this machine: ``localhost`` or a loopback address (127.0.0.1, ::1)."""
+    host = urlsplit(url).hostname or ""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
 
 
 LICHESS = Dialect(

@@ -49,10 +49,10 @@ def test_every_config_error_is_reported_in_one_pass(tmp_path, monkeypatch, capsy
                               "time": {"move_overhead_ms": "fast"}, "token": PASTED})
     code, lines = run(["--config", config], capsys)
     assert code == 2
-    assert lines == [
-        "config error: time.move_overhead_ms must be a non-negative integer (milliseconds), got 'fast'",
-        CLOCK_LINE,
+    assert lines == [  # in the file's order (safe_dump writes the keys sorted)
         "config error: unknown key challenge.concurency; did you mean challenge.concurrency?",
+        CLOCK_LINE,
+        "config error: time.move_overhead_ms must be a non-negative integer (milliseconds), got 'fast'",
         TOKEN_LINE,
     ]
     code, checked = run(["--config", config, "--check"], capsys)
@@ -64,9 +64,9 @@ def test_every_config_error_is_reported_in_one_pass(tmp_path, monkeypatch, capsy
 def test_an_unknown_key_in_a_section_gets_the_key_it_most_likely_meant(tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("SCHESS_BOT_TOKEN", TOKEN)
     config = write(tmp_path, {"shutdown": {"on_sigterm": "abort"}, "matchmaking": {"idle": 60}})
-    assert run(["--config", config], capsys) == (2, [
-        "config error: unknown key shutdown.on_sigterm; did you mean shutdown.on_signal?",
+    assert run(["--config", config], capsys) == (2, [  # in the file's order (safe_dump sorts the keys)
         "config error: unknown key matchmaking.idle; did you mean matchmaking.idle_s?",
+        "config error: unknown key shutdown.on_sigterm; did you mean shutdown.on_signal?",
     ])
     assert run(["--config", write(tmp_path, {"xyzzy": 1})], capsys) == (2, ["config error: unknown key xyzzy"])
 

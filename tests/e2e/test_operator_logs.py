@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from bot import __version__
 from bot.loopback import LoopbackServer, RandomMoves
 from tests.e2e.conftest import TOKEN, BotProcess, bot_config
 from tests.timing import GAME_S
@@ -27,9 +28,9 @@ def test_a_run_with_a_log_file_keeps_the_start_up_block_engine_lines_and_no_toke
         bot.stop()
     text = log_file.read_text()
     assert "schess-bot " in text and "  python: " in text and "  os: " in text
-    assert f"  server: {pychess_server.url} (pychess dialect) as " in text
-    assert "  engine: " in text and "plays seirawan" in text and "  token: [hidden]" in text
-    assert "  effective configuration:" in text and "    engine:" in text and "debug: true" in text
+    assert f"logged in to {pychess_server.url} as SeirawanBot (pychess dialect)" in text
+    assert "engine check: " in text and "plays seirawan" in text
+    assert "effective configuration:" in text and "  engine:" in text and "debug: true" in text, "DEBUG in the file"
     assert "played " in text, "INFO lines reach the file (file_level DEBUG)"
     engine_lines = engine_file.read_text()
     assert " < go " in engine_lines and " > bestmove " in engine_lines and " > uciok" in engine_lines
@@ -38,3 +39,24 @@ def test_a_run_with_a_log_file_keeps_the_start_up_block_engine_lines_and_no_toke
     assert "played " not in stderr and "effective configuration" not in stderr, "stderr keeps WARNING and up"
     for path in (log_file, engine_file, tmp_path / "games" / f"{game_id}.pgn"):
         assert TOKEN not in path.read_text()
+
+
+def test_the_start_up_at_info_fits_on_a_screen_in_the_order_it_happens(
+    pychess_server: LoopbackServer, tmp_path: Path
+) -> None:
+    config = bot_config(pychess_server, tmp_path / "games", logging={"level": "INFO"})
+    game_id = pychess_server.challenge(color="black", clock=(60, 1), opponent=RandomMoves(seed=3))
+    bot = BotProcess(config, tmp_path, "--games", "1").start()
+    try:
+        pychess_server.wait_for_game_end(game_id, GAME_S)
+        assert bot.wait(GAME_S) == 0
+    finally:
+        bot.stop()
+    lines = bot.logs().splitlines()
+    start_up = lines[:next(n for n, line in enumerate(lines) if f"challenge {game_id}:" in line)]
+    assert len(start_up) <= 12, "\n".join(start_up)
+    order = [f"schess-bot {__version__} starting", "engine check: ", "logged in to ", "configuration: accepts "]
+    found = [next(n for n, line in enumerate(start_up) if marker in line) for marker in order]
+    assert found == sorted(found), "\n".join(start_up)
+    assert "keys differ from the defaults (server.url, " in "\n".join(start_up)
+    assert "effective configuration" not in bot.logs().replace("effective configuration is logged at DEBUG", "")
