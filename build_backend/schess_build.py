@@ -9,8 +9,10 @@ be built.
 - ``1``: the compiled engine or an error (pip stops with the compiler's message; nothing falls back);
 - ``0``: the pure-Python engine, no Cython, no compiler.
 
-Either way the wheel build prints one line saying which build it made (and, for a fallback, why), on standard
-error and, since pip hides a backend's output unless run with ``-v``, on the terminal when there is one.
+Either way the build prints one line saying which build it made (and, for a fallback, why), on standard
+error (``pip install -v`` shows it) and, since pip hides a backend's output otherwise, on the terminal when
+there is one and appended to ``build/schess-bot-build.log`` in the tree pip builds (the checkout, for
+``pip install .``), so that a log of an install without a terminal keeps it too.
 Editable installs (``pip install -e``, the test command's) stay pure unless ``SCHESS_ENGINE_COMPILE=1``.
 ``setup.py`` compiles only when it finds ``SCHESS_ENGINE_COMPILE=1``; this backend sets it for the attempt.
 """
@@ -23,6 +25,7 @@ import shlex
 import shutil
 import sys
 import sysconfig
+import time
 from typing import Optional
 
 from setuptools import build_meta as _setuptools
@@ -63,14 +66,24 @@ def _cython_available() -> bool:
     return True
 
 
+#: where each build's line is kept, relative to the tree pip builds (its ``build`` folder, ignored by git)
+BUILD_LOG = os.path.join("build", "schess-bot-build.log")
+
+
 def _say(line: str) -> None:
-    """One line for the user: on standard error (pip shows it with -v or when the build fails) and on the
-    terminal if there is one (pip hides a backend's output otherwise)."""
+    """One line for the user: on standard error (pip shows it with -v or when the build fails), on the
+    terminal if there is one (pip hides a backend's output otherwise), and appended to :data:`BUILD_LOG`."""
     line = f"schess-bot: {line}"
     print(line, file=sys.stderr, flush=True)
     try:
         with open("/dev/tty", "w", encoding="utf-8") as tty:
             tty.write(line + "\n")
+    except OSError:
+        pass
+    try:
+        os.makedirs(os.path.dirname(BUILD_LOG), exist_ok=True)
+        with open(BUILD_LOG, "a", encoding="utf-8") as log:
+            log.write(f"{time.strftime('%Y-%m-%d %H:%M:%S')} {line}\n")
     except OSError:
         pass
 
@@ -138,4 +151,16 @@ def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
     finally:
         os.environ.pop(_VARIABLE, None)
     _say("built the compiled engine (Cython)")
+    return name
+
+
+def build_editable(wheel_directory, config_settings=None, metadata_directory=None):  # type: ignore[no-untyped-def]
+    """``pip install -e``: the source tree as it is (pure Python), compiled in place with ``=1`` only; the
+    line says so, since an editable install replaces a compiled one in the same environment."""
+    name = _setuptools.build_editable(wheel_directory, config_settings, metadata_directory)
+    if _mode() == "compile":
+        _say("editable install: the compiled engine (Cython), built in place")
+    else:
+        _say("editable install: the pure-Python engine (the source tree; pip install . in an environment of its "
+             "own gives the compiled one)")
     return name

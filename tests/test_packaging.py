@@ -344,3 +344,41 @@ def test_the_readme_names_the_system_package_of_every_program_the_tests_skip_wit
     assert {PACKAGE_OF[program] for program in programs} | {"python3-venv"} == named
     skipped = README.split(line.group(0), 1)[1].split("\n\n")[1]
     assert all(f"`{package}`" in skipped for package in named - {"python3-venv"}), "what each one's absence skips"
+
+
+def test_the_build_line_is_kept_in_a_log_and_an_editable_install_says_it_is_pure(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """pip hides a backend's output without ``-v`` (and the terminal is not a log): each build's line is also
+    appended to build/schess-bot-build.log in the tree pip builds; ``pip install -e`` says that it is pure."""
+    monkeypatch.syspath_prepend(str(ROOT / "build_backend"))
+    import schess_build
+
+    monkeypatch.setattr(schess_build._setuptools, "build_wheel",
+                        lambda *args: "schess_bot-0.1.0-cp311-cp311-linux_x86_64.whl")
+    monkeypatch.setattr(schess_build._setuptools, "build_editable",
+                        lambda *args: "schess_bot-0.1.0-0.editable-py3-none-any.whl")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("SCHESS_ENGINE_COMPILE", "1")
+    schess_build.build_wheel(str(tmp_path))
+    monkeypatch.delenv("SCHESS_ENGINE_COMPILE")
+    schess_build.build_editable(str(tmp_path))
+    lines = (tmp_path / "build" / "schess-bot-build.log").read_text().splitlines()
+    assert [line.split(" ", 2)[2] for line in lines] == [
+        "schess-bot: built the compiled engine (Cython)",
+        "schess-bot: editable install: the pure-Python engine (the source tree; pip install . in an environment "
+        "of its own gives the compiled one)"]
+
+
+def sh_blocks(text: str) -> list[str]:
+    return re.findall(r"```sh\n(.*?)```", text, re.S)
+
+
+def test_the_readmes_test_command_does_not_install_over_the_compiled_engine_of_the_first() -> None:
+    """The README's two commands run in order in one folder must leave `.venv` compiled: an editable install
+    (pure Python) into the same environment replaced the compiled engine (issue 62)."""
+    first, second = sh_blocks(README.split("## The two commands", 1)[1])[:2]
+    first_venv = re.search(r"python3 -m venv (\S+)", first)
+    second_venv = re.search(r"python3 -m venv (\S+)", second)
+    assert first_venv and second_venv and "pip install ." in first and "pip install -e" in second
+    assert first_venv.group(1) != second_venv.group(1), "the editable install would replace the compiled engine"
+    assert f". {second_venv.group(1)}/bin/activate" not in second, "the shell stays in the first environment"
