@@ -12,8 +12,7 @@ from engine.tt cimport TranspositionTable, tt_key
 cdef int CASTLE, CASTLE_ROOK_GATE, DOUBLE_PUSH, DROP, EN_PASSANT, NORMAL, PROMOTION, KING, ROOK
 cdef int EXACT, LOWER, UPPER, SCORE_OFFSET, SCORE_SHIFT, SCORE_MASK, BOUND_SHIFT, BOUND_MASK, DEPTH_SHIFT, DEPTH_MAX
 cdef long long MOVE_MASK
-cdef int INFINITE, MATE, _MATE_BOUND, NO_SCORE, MAX_PLY, MOVES_MAX, REVERSE_FUTILITY_MARGIN, CAPTURES_MAX
-cdef int HISTORY_LIMIT, HISTORY_BONUS_MAX, HISTORY_REDUCTION
+cdef int INFINITE, MATE, _MATE_BOUND, NO_SCORE, MAX_PLY, MOVES_MAX, HISTORY_MAX, REVERSE_FUTILITY_MARGIN, CAPTURES_MAX
 cdef int REVERSE_FUTILITY_DEPTH, FUTILITY_BASE, FUTILITY_MARGIN, FUTILITY_DEPTH, LATE_MOVE_DEPTH
 cdef int SEE_QUIET_MARGIN, SEE_QUIET_DEPTH, CHECK_SEE_MARGIN
 cdef list LATE_MOVE_COUNT, LATE_MOVE_COUNT_IMPROVING
@@ -47,11 +46,9 @@ cdef int _late_move_limit(int depth, bint improving) noexcept
 
 cdef bint _loses_material(Position pos, int m, int victim, int depth) except -1
 
-cdef int history_bonus(int depth) noexcept
-
 @cython.locals(reduction=int)
 cdef int _late_move_reduction(int depth, int searched, int new_depth, bint pv_node, bint improving,
-                                     bint killer, int history) noexcept
+                                     bint killer) noexcept
 
 @cython.locals(squares="int *", side=int, frm=int, to=int, flag=int, victim=int, gate=int, piece=int)
 cpdef bint _plausible(Position pos, int m)
@@ -87,11 +84,9 @@ cdef class MoveOrderer:
     cpdef int order_into(self, Position pos, list moves, int hash_move, int ply, int counter, long long[::1] out,
                          int start) except -1
 
-    cpdef list side_history(self, int side)
-
-    @cython.locals(killers=list, history=list, bonus=int, i=int, q=int, entry=int)
+    @cython.locals(killers=list, history=list, bonus=int, i=int, q=int)
     cpdef record_cutoff(self, int m, int ply, int depth, int counter_index, long long[::1] quiets, int start,
-                        int count, int side)
+                        int count)
 
 
 cdef class QuiescenceSearch:
@@ -141,7 +136,7 @@ cdef class AlphaBetaSearch:
                            int late_limit) except -1
 
     @cython.locals(pos=Position, gives_check=bint, extend=bint, dmg=int, deg=int, dph=int, new_depth=int,
-                   reduction=int, score=int, killers=list, kind=int, exchange=int, move_history=int)
+                   reduction=int, score=int, killers=list, kind=int, exchange=int)
     cdef int _search_move(self, int m, int depth, int alpha, int beta, int ply, int mg, int eg, int phase,
                           bint in_check, bint pv_node, bint improving, bint quiet, bint prune,
                           int searched) except? -32767

@@ -60,12 +60,7 @@ MAX_PLY = 100
 # 218 legal moves; S-chess adds at most two gated twins to each of the moves from a gate square).
 MOVES_MAX = 1024
 
-# The history of a quiet move stays within +-HISTORY_LIMIT: each update moves it by its bonus less the share
-# of the bonus it already holds ("gravity", Stockfish's rule), so old and new cut-offs weigh alike.
-HISTORY_LIMIT = 16384
-HISTORY_BONUS_MAX = 4000
-# Late-move reductions: a ply less per HISTORY_REDUCTION of history, a ply more per HISTORY_REDUCTION below 0.
-HISTORY_REDUCTION = 6000
+HISTORY_MAX = 1 << 20
 
 # The ordering key of a capture by signed victim and attacker codes (engine.ordering).
 _CAPTURE_ORDER = capture_order(MVV, ATTACKER_RANK)
@@ -222,17 +217,10 @@ def _loses_material(pos: Position, m: int, victim: int, depth: int) -> bool:
             and see(pos, m) < -80 * depth)
 
 
-def history_bonus(depth: int) -> int:
-    """How much a cut-off at ``depth`` moves the history of its move (and the quiet moves tried before it)."""
-    bonus = 16 * depth * depth + 128 * depth - 128
-    return bonus if bonus < HISTORY_BONUS_MAX else HISTORY_BONUS_MAX
-
-
 def _late_move_reduction(depth: int, searched: int, new_depth: int, pv_node: bool, improving: bool,
-                         killer: bool, history: int) -> int:
+                         killer: bool) -> int:
     """The plies a late quiet move is searched shallower (``searched`` moves before it): by the table, one
-    less at a PV node or for a killer, one more at a non-PV node that is not improving, a ply less per
-    HISTORY_REDUCTION of the move's ``history`` (more when it is negative); at least 0, at most
+    less at a PV node or for a killer, one more at a non-PV node that is not improving; at most
     ``new_depth - 1``."""
     reduction = _lmr(depth, searched)
     if pv_node and reduction:
@@ -240,10 +228,7 @@ def _late_move_reduction(depth: int, searched: int, new_depth: int, pv_node: boo
     elif not pv_node and not improving:
         reduction += 1
     if killer:
-        reduction -= 1
-    reduction -= history // HISTORY_REDUCTION
-    if reduction < 0:
-        reduction = 0
+        reduction = reduction - 1 if reduction else 0
     if reduction >= new_depth:
         reduction = new_depth - 1
     return reduction
@@ -382,39 +367,33 @@ class SearchControl:
 
 
 class MoveOrderer:
-    """Move ordering and what it learns from cut-offs: the history tables (one per colour, by from-to
-    squares), two killer moves per ply and the countermoves. The history and countermoves are kept from
-    search to search (aged by :meth:`new_search`, cleared by :meth:`new_game`); the killers belong to one
-    search."""
+    """Move ordering and what it learns from cut-offs: the history table (by from-to squares), two killer
+    moves per ply and the countermoves. The history and countermoves are kept from search to search (aged
+    by :meth:`new_search`, cleared by :meth:`new_game`); the killers belong to one search."""
 
     def __init__(self) -> None:
-        self.history = [[0] * 4096, [0] * 4096]  # white's, black's
+        self.history = [0] * 4096
         # Countermove: the quiet move that last refuted the opponent's move, by (piece, destination) of that move.
         self.countermoves = [0] * (17 * 64)
         self.killers = [[0, 0] for _ in range(MAX_PLY + 2)]
 
     def new_game(self) -> None:
         """Forget the history and the countermoves."""
-        self.history = [[0] * 4096, [0] * 4096]
+        self.history = [0] * 4096
         self.countermoves = [0] * (17 * 64)
 
     def new_search(self) -> None:
         """Before a search: no killers yet, and the history of the last searches counts a quarter."""
         self.killers = [[0, 0] for _ in range(MAX_PLY + 2)]
-        for table in self.history:
-            for i in range(4096):
-                table[i] >>= 2
-
-    def side_history(self, side: int) -> list[int]:
-        """The history table of the side to move (``side``: 1 white, -1 black)."""
-        return self.history[0 if side > 0 else 1]
+        for i in range(4096):
+            self.history[i] >>= 2
 
     def order(self, pos: Position, moves: list[int], hash_move: int, ply: int, counter: int = 0) -> list[int]:
         """``moves`` best first: the hash move, captures by MVV-LVA (gated captures just after their plain
         twin), promotions, en passant, the killers of ``ply``, the countermove ``counter``, then the quiet
         moves by history (:func:`engine.ordering.order_moves`)."""
         killers = self.killers[ply]
-        return order_moves(moves, pos, _CAPTURE_ORDER, self.side_history(pos.side), killers[0], killers[1],
+        return order_moves(moves, pos, _CAPTURE_ORDER, self.history, killers[0], killers[1],
                            counter, hash_move)
 
     def order_into(self, pos: Position, moves: list[int], hash_move: int, ply: int, counter: int, out: Any,
@@ -422,30 +401,30 @@ class MoveOrderer:
         """The order of :meth:`order`, written to ``out[start:]`` as ``key << 20 | move`` words, best first
         (:func:`engine.ordering.order_into`); returns how many."""
         killers = self.killers[ply]
-        return order_into(moves, pos, _CAPTURE_ORDER, self.side_history(pos.side), killers[0], killers[1], counter,
-                          hash_move, out, start)
+        return order_into(moves, pos, _CAPTURE_ORDER, self.history, killers[0], killers[1], counter, hash_move,
+                          out, start)
 
     def record_cutoff(self, m: int, ply: int, depth: int, counter_index: int, quiets: Any, start: int,
-                      count: int, side: int) -> None:
-        """The quiet move ``m`` of ``side`` cut off at ``ply`` with ``depth`` to go: it becomes the countermove
-        of the opponent's last move (slot ``counter_index``, none when negative) and a killer; its history
-        gains :func:`history_bonus` and the quiet moves tried before it lose as much
-        (``quiets[start:start + count]``, the search's buffer, ends with ``m``), each by the gravity rule
-        that keeps them within +-HISTORY_LIMIT."""
+                      count: int) -> None:
+        """The quiet move ``m`` cut off at ``ply`` with ``depth`` to go: it becomes the countermove of the
+        opponent's last move (slot ``counter_index``, none when negative) and a killer; its history gains
+        depth^2 and the quiet moves tried before it lose as much (``quiets[start:start + count]``, the
+        search's buffer, ends with ``m``). The whole table is halved when an entry passes HISTORY_MAX."""
         if counter_index >= 0:
             self.countermoves[counter_index] = m
         killers = self.killers[ply]
         if killers[0] != m:
             killers[1] = killers[0]
             killers[0] = m
-        history = self.side_history(side)
-        bonus = history_bonus(depth)
-        entry = history[m & 4095]
-        history[m & 4095] = entry + bonus - entry * bonus // HISTORY_LIMIT
+        history = self.history
+        bonus = depth * depth
+        history[m & 4095] += bonus
+        if history[m & 4095] > HISTORY_MAX:
+            for i in range(4096):
+                history[i] >>= 1
         for i in range(start, start + count - 1):
-            q = quiets[i] & 4095
-            entry = history[q]
-            history[q] = entry - bonus - entry * bonus // HISTORY_LIMIT
+            q = quiets[i]
+            history[q & 4095] -= bonus
 
 
 class QuiescenceSearch:
@@ -702,7 +681,7 @@ class AlphaBetaSearch:
                     alpha = score
                     if score >= beta:
                         if quiet:
-                            orderer.record_cutoff(m, ply, depth, counter_index, quiets, start, tried, pos.side)
+                            orderer.record_cutoff(m, ply, depth, counter_index, quiets, start, tried)
                         break
         if searched == 0:
             # Every move was pruned: fall back to the static evaluation.
@@ -754,7 +733,6 @@ class AlphaBetaSearch:
         (Stockfish's rule; gated moves, promotions and castling that check are always extended)."""
         pos = self.pos
         kind = move_kind(m)
-        move_history = self.orderer.side_history(pos.side)[m & 4095] if quiet else 0
         if is_simple_move(m) or kind == DROP:
             # A move of one piece (captures included) or a drop: the check test without the board is cheaper.
             gives_check = gives_check_quiet(pos, m)
@@ -787,7 +765,7 @@ class AlphaBetaSearch:
             if depth >= 3 and quiet and not in_check and not gives_check:
                 killers = self.orderer.killers[ply]
                 reduction = _late_move_reduction(depth, searched, new_depth, pv_node, improving,
-                                                 m == killers[0] or m == killers[1], move_history)
+                                                 m == killers[0] or m == killers[1])
             elif (depth >= 3 and pos.drops and not quiet and not pv_node and not in_check and not gives_check
                   and kind != PROMOTION):
                 # S-House: a late capture at a non-PV node (pieces stand en prise everywhere there) is
@@ -890,7 +868,7 @@ class Searcher:
                         and pos.undo_captured(pos.undo_len - 1) == 0 and move_kind(m) != PROMOTION):
                     # S-House has a hundred and more root moves, most of them drops: the table's reduction
                     # of a PV node; one ply in the other variants.
-                    reduction = _late_move_reduction(depth, index, new_depth, True, True, False, 0) if drops else 1
+                    reduction = _late_move_reduction(depth, index, new_depth, True, True, False) if drops else 1
                 score = -tree.pvs(new_depth - reduction, -alpha - 1, -alpha, 1, mg + dmg, eg + deg,
                                       phase + dph, True, gives_check)
                 if score > alpha:
