@@ -7,6 +7,7 @@ declarations in the ``.pxd`` files next to them. ``setup.py`` reads the list fro
 
 from __future__ import annotations
 
+import enum
 import importlib
 from importlib.machinery import EXTENSION_SUFFIXES
 
@@ -33,12 +34,28 @@ def compiled_modules() -> list[str]:
     return out
 
 
-def build_name() -> str:
-    """``compiled (Cython)`` when the search and the rules under it run compiled, else ``pure Python``
-    (``partly compiled (Cython: ...)`` for a mixed tree, which a normal install never produces)."""
+class BuildKind(enum.Enum):
+    """Which build runs, as a value to decide by (``build_name()`` is the text shown to people)."""
+
+    PURE = "pure"  # every module of COMPILED_MODULES from its .py file
+    COMPILED = "compiled"  # all of them C extensions
+    PARTLY_COMPILED = "partly compiled"  # some of them: a mixed tree, which a normal install never produces
+
+
+def build_kind() -> BuildKind:
+    """The :class:`BuildKind` of the running engine."""
     found = compiled_modules()
     if not found:
+        return BuildKind.PURE
+    return BuildKind.COMPILED if len(found) == len(COMPILED_MODULES) else BuildKind.PARTLY_COMPILED
+
+
+def build_name() -> str:
+    """``compiled (Cython)`` when the search and the rules under it run compiled, else ``pure Python``
+    (``partly compiled (Cython: ...)`` for a mixed tree)."""
+    kind = build_kind()
+    if kind is BuildKind.PURE:
         return "pure Python"
-    if len(found) == len(COMPILED_MODULES):
+    if kind is BuildKind.COMPILED:
         return f"compiled ({COMPILER})"
-    return f"partly compiled ({COMPILER}: {', '.join(found)})"
+    return f"partly compiled ({COMPILER}: {', '.join(compiled_modules())})"

@@ -17,15 +17,16 @@ from typing import Any, Callable, Dict, Optional, TextIO
 
 from . import __version__
 from .board import Board
-from .book import DEFAULT_BOOK, Book, BookError, open_book
-from .buildinfo import build_name
+from .book import Book, BookError, open_book
+from .buildinfo import BuildKind, build_kind, build_name
 from .nnue import NetError, NetInfo, builtin_net
 from .nnue import load as load_net
+from .options import EVAL_FILE_BUILT_IN, OPTIONS, OptionValues
 from .perft import perft_divide
 from .search import MATE_BOUND, Searcher, SearchLimits
 from .smp import HelperPool
-from .timeman import MOVE_OVERHEAD_MAX_MS, MOVE_OVERHEAD_MS, plan_time
-from .variants import START_FENS, VARIANTS, has_chess960_form
+from .timeman import plan_time
+from .variants import START_FENS, has_chess960_form
 
 BUILD = build_name()  # "compiled (Cython)" or "pure Python"
 ENGINE_NAME = f"S-chess Python engine {__version__}, {BUILD}"
@@ -42,96 +43,20 @@ BENCH_POSITIONS = (
     ("chess", "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1"),
 )
 BENCH_DEPTH = 6
-# ``Use NNUE``: ``auto`` (the default) evaluates with the built-in net of the variants where it measurably beats
-# the hand-made evaluation at a fixed time in this build (docs/nnue.md): S-House in both builds, S-chess (and
-# S-chess960) in the compiled build only; the pure build evaluates the net at a third of its hand-made
-# evaluation's speed and gained nothing from it at 30+0.3. ``true`` evaluates with a net in every variant,
-# ``false`` with the hand-made evaluation everywhere.
-USE_NNUE_DEFAULT = "auto"
+# ``Use NNUE auto`` evaluates with the built-in net of the variants where it measurably beats the hand-made
+# evaluation at a fixed time in this build (docs/nnue.md): S-House in both builds, S-chess (and S-chess960) in
+# the compiled build only; the pure build evaluates the net at a third of its hand-made evaluation's speed and
+# gained nothing from it at 30+0.3.
 NET_BY_DEFAULT_COMPILED = frozenset({"seirawan", "shouse"})
 NET_BY_DEFAULT_PURE = frozenset({"shouse"})
-NET_BY_DEFAULT = NET_BY_DEFAULT_COMPILED if BUILD.startswith("compiled") else NET_BY_DEFAULT_PURE
-# ``EvalFile``'s default: the built-in net of the variant being played (engine.nnue.builtin_net).
-EVAL_FILE_BUILT_IN = "<built-in>"
+NET_BY_DEFAULT = NET_BY_DEFAULT_COMPILED if build_kind() is BuildKind.COMPILED else NET_BY_DEFAULT_PURE
 
 Writer = Callable[[str], None]
-MAX_THREADS = 64
 
 
-class Options:
-    """The engine's UCI options and their current values."""
-
-    def __init__(self) -> None:
-        self.variant = "seirawan"
-        self.chess960 = False
-        self.hash_mb = 16
-        self.threads = 1
-        self.move_overhead = MOVE_OVERHEAD_MS
-        self.skill_level = 20
-        self.limit_strength = False
-        self.elo = 2850
-        self.ponder = False
-        self.own_book = False
-        self.book_file = DEFAULT_BOOK
-        self.use_nnue = USE_NNUE_DEFAULT  # auto, true or false
-        self.eval_file = EVAL_FILE_BUILT_IN  # the variant's built-in net (engine/data/), or a path
-
-    @staticmethod
-    def declarations() -> list[str]:
-        return [
-            "option name UCI_Variant type combo default seirawan " + " ".join(f"var {v}" for v in VARIANTS),
-            "option name UCI_Chess960 type check default false",
-            "option name Hash type spin default 16 min 1 max 1024",
-            f"option name Threads type spin default 1 min 1 max {MAX_THREADS}",
-            "option name Clear Hash type button",
-            f"option name Move Overhead type spin default {MOVE_OVERHEAD_MS} min 0 max {MOVE_OVERHEAD_MAX_MS}",
-            "option name Skill Level type spin default 20 min 0 max 20",
-            "option name UCI_LimitStrength type check default false",
-            "option name UCI_Elo type spin default 2850 min 1350 max 2850",
-            "option name Ponder type check default false",
-            "option name OwnBook type check default false",
-            f"option name BookFile type string default {DEFAULT_BOOK}",
-            f"option name Use NNUE type combo default {USE_NNUE_DEFAULT} var auto var true var false",
-            f"option name EvalFile type string default {EVAL_FILE_BUILT_IN}",
-        ]
-
-    def net_wanted(self, variant: str) -> bool:
-        """Whether ``Use NNUE`` asks for the net in ``variant``."""
-        return self.use_nnue == "true" or (self.use_nnue == "auto" and variant in NET_BY_DEFAULT)
-
-    def effective_skill(self) -> int:
-        if self.limit_strength:
-            return max(0, min(20, (self.elo - 1350) * 20 // 1500))
-        return self.skill_level
-
-
-def _parse_bool(value: str) -> bool:
-    lowered = value.strip().lower()
-    if lowered in ("true", "1", "yes", "on"):
-        return True
-    if lowered in ("false", "0", "no", "off"):
-        return False
-    raise ValueError(f"expected true or false, got {value!r}")
-
-
-def _parse_use_nnue(value: str) -> str:
-    """``Use NNUE``: auto, or true/false as any check option takes them."""
-    if value.strip().lower() == "auto":
-        return "auto"
-    try:
-        return "true" if _parse_bool(value) else "false"
-    except ValueError:
-        raise ValueError(f"option Use NNUE: expected auto, true or false, got {value!r}") from None
-
-
-def _parse_int(value: str, low: int, high: int, name: str) -> int:
-    try:
-        number = int(value.strip())
-    except ValueError:
-        raise ValueError(f"option {name}: expected an integer, got {value!r}") from None
-    if not low <= number <= high:
-        raise ValueError(f"option {name}: {number} is outside {low}..{high}")
-    return number
+def net_wanted(options: OptionValues, variant: str) -> bool:
+    """Whether ``Use NNUE`` asks for the net in ``variant``."""
+    return options.use_nnue == "true" or (options.use_nnue == "auto" and variant in NET_BY_DEFAULT)
 
 
 class SearchThread:
@@ -261,7 +186,7 @@ class UciFrontEnd:
     def __init__(self, write: Writer) -> None:
         self._write_raw = write
         self._write_lock = threading.Lock()
-        self.options = Options()
+        self.options = OptionValues()
         self.searcher = Searcher(self.options.hash_mb)
         self.board = Board()
         self._position_key: tuple[str, str, bool, Optional[str]] = ("seirawan", "", False, None)
@@ -273,7 +198,7 @@ class UciFrontEnd:
         self.net: Optional[NetInfo] = None  # the net loaded for ``Use NNUE``
         self._net_key: Optional[tuple[str, str]] = None  # (EvalFile, built-in file name) of that net
         # The default net loads at start, silently: nothing may precede the answer to ``uci``, which names it.
-        self._configure_net(announce=False)
+        self.configure_net(announce=False)
 
     # ------------------------------------------------------------------ output
 
@@ -325,8 +250,8 @@ class UciFrontEnd:
     def cmd_uci(self, args: list[str]) -> None:
         self.send(f"id name {ENGINE_NAME}")
         self.send(f"id author {ENGINE_AUTHOR}")
-        for line in Options.declarations():
-            self.send(line)
+        for option in OPTIONS:
+            self.send(option.declaration())
         if self.net is not None and self.searcher.accumulator is not None:
             self._announce_net()
         self.send("uciok")
@@ -345,58 +270,43 @@ class UciFrontEnd:
             value = " ".join(args[at + 1:])
         else:
             name, value = " ".join(args[1:]), ""
-        key = name.lower()
-        opts = self.options
         self.stop_search()
         searched = self._searched()
-        if key == "uci_variant":
-            variant = value.strip().lower()
-            if variant not in VARIANTS:
-                raise ValueError(f"option UCI_Variant: unsupported variant {value!r} ({', '.join(VARIANTS)})")
-            opts.variant = variant
-            self._set_position(None, [])
-            self._configure_net()
-        elif key == "uci_chess960":
-            opts.chess960 = _parse_bool(value)
-            self._set_position(None, [])
-        elif key == "hash":
-            opts.hash_mb = _parse_int(value, 1, 1024, name)
-            self.searcher.tt.resize(opts.hash_mb)
-            if self.search_thread.pool is not None:
-                self.search_thread.configure_threads(opts.threads, opts.hash_mb)
-        elif key == "threads":
-            opts.threads = _parse_int(value, 1, MAX_THREADS, name)
-            self.search_thread.configure_threads(opts.threads, opts.hash_mb)
-        elif key == "clear hash":
-            self.searcher.new_game()
-        elif key == "move overhead":
-            opts.move_overhead = _parse_int(value, 0, MOVE_OVERHEAD_MAX_MS, name)
-        elif key == "skill level":
-            opts.skill_level = _parse_int(value, 0, 20, name)
-        elif key == "uci_limitstrength":
-            opts.limit_strength = _parse_bool(value)
-        elif key == "uci_elo":
-            opts.elo = _parse_int(value, 1350, 2850, name)
-        elif key == "ponder":
-            opts.ponder = _parse_bool(value)
-        elif key == "ownbook":
-            opts.own_book = _parse_bool(value)
-        elif key == "bookfile":
-            path = value.strip()
-            opts.book_file = "" if path == "<empty>" else path
-            self._close_book()
-        elif key == "use nnue":
-            opts.use_nnue = _parse_use_nnue(value)
-            self._configure_net()
-        elif key == "evalfile":
-            path = value.strip()
-            opts.eval_file = EVAL_FILE_BUILT_IN if path in ("", "<empty>") else path
-            self._net_key = None
-            self._configure_net()
-        else:
-            raise ValueError(f"unknown option {name!r}")
+        option = self.options.set(name, value)  # ValueError for an unknown option or a refused value
+        if option.on_change is not None:
+            option.on_change(self)
         if self._searched() != searched:
             self.searcher.new_game()  # the table's scores and the history are of other rules or another evaluation
+
+    # ------------------------------------------------------------------ what a change of an option does
+
+    def new_rules(self) -> None:
+        self._set_position(None, [])
+        self.configure_net()
+
+    def new_position(self) -> None:
+        self._set_position(None, [])
+
+    def resize_table(self) -> None:
+        self.searcher.tt.resize(self.options.hash_mb)
+        if self.search_thread.pool is not None:
+            self.search_thread.configure_threads(self.options.threads, self.options.hash_mb)
+
+    def restart_helpers(self) -> None:
+        self.search_thread.configure_threads(self.options.threads, self.options.hash_mb)
+
+    def clear_table(self) -> None:
+        self.searcher.new_game()
+
+    def close_book(self) -> None:
+        if self._book is not None:
+            self._book.close()
+        self._book = None
+        self._book_failed = None
+
+    def reload_net(self) -> None:
+        self._net_key = None
+        self.configure_net()
 
     def _searched(self) -> tuple[object, ...]:
         """What the table's scores depend on: the rules (variant, 960 castling) and the evaluation (the net in
@@ -404,13 +314,13 @@ class UciFrontEnd:
         opts = self.options
         return opts.variant, opts.chess960, self.searcher.accumulator is not None, self._net_key
 
-    def _configure_net(self, announce: bool = True) -> None:
+    def configure_net(self, announce: bool = True) -> None:
         """Evaluate as ``Use NNUE`` and ``EvalFile`` say for the variant being played: load its net when
         needed (``EvalFile``, else the variant's built-in net); a net that cannot be read is reported
         (``info string error``) and the built-in net is used instead, or the hand-made evaluation when even that
         one cannot be read."""
         opts = self.options
-        if not opts.net_wanted(opts.variant):
+        if not net_wanted(opts, opts.variant):
             self.searcher.use_net(False)
             return
         self.searcher.use_net(self._load_net(opts.variant, announce))
@@ -556,7 +466,7 @@ class UciFrontEnd:
             return False
         try:
             if self._book is None or self._book.path != path:
-                self._close_book()
+                self.close_book()
                 self._book = open_book(path)
             move = self._book.choose(self.board, rng=self._book_rng)
         except BookError as exc:
@@ -568,12 +478,6 @@ class UciFrontEnd:
         self.send(f"info string book move {move}")
         self.send(f"bestmove {move}")
         return True
-
-    def _close_book(self) -> None:
-        if self._book is not None:
-            self._book.close()
-        self._book = None
-        self._book_failed = None
 
     def cmd_ponderhit(self, args: list[str]) -> None:
         self.search_thread.ponderhit(self.board, self.options.move_overhead)
@@ -604,7 +508,7 @@ class UciFrontEnd:
         if use_net:
             use_net = self._load_net("seirawan")
         bench_report(int(args[0]) if args else BENCH_DEPTH, self.send, use_net)
-        self._configure_net()  # the net of the variant being played again
+        self.configure_net()  # the net of the variant being played again
 
 
 def perft_report(board: Board, depth: int, send: Writer) -> None:

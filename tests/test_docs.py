@@ -15,6 +15,7 @@ from bot.app.cli import build_parser as bot_parser
 from bot.app.init import build_parser as init_parser
 from bot.loopback.__main__ import build_parser as loopback_parser
 from bot.wire.dialect import LICHESS
+from engine.options import markdown_table
 from tests.bot.test_bot_config import setting_keys
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -330,3 +331,24 @@ def test_every_link_to_a_section_finds_its_heading(name: str) -> None:
         if not path.is_file() or anchor not in anchors(path.read_text()):
             broken.append(f"{target}#{anchor}")
     assert not broken, f"{name} links to sections that do not exist: {broken}"
+
+
+def uci_option_table(engine_doc: str) -> list[str]:
+    """The rows of the option table in ``docs/engine.md``'s UCI section (its first table)."""
+    section = engine_doc.split("\n## UCI\n", 1)[1].split("\n## ", 1)[0]
+    lines = section.splitlines()
+    first = next(i for i, line in enumerate(lines) if line.startswith("|"))
+    rows = []
+    for line in lines[first:]:
+        if not line.startswith("|"):
+            break
+        rows.append(line)
+    return rows
+
+
+def test_the_engine_docs_list_the_uci_options_as_the_engine_declares_them() -> None:
+    """docs/engine.md's option table is made from the engine's one table of options (engine/options.py), as the
+    ``uci`` answer and the checks of ``setoption`` are."""
+    expected = markdown_table()
+    assert uci_option_table((ROOT / "docs" / "engine.md").read_text()) == expected.splitlines(), (
+        "docs/engine.md's option table differs from engine/options.py; it should read:\n" + expected)

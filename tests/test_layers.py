@@ -73,7 +73,9 @@ _SEARCH = {
 _FRONT_ENDS = {
     "engine": {"board", "perft", "tables"},  # the package's own names
     "__main__": {"perftcli", "svg", "uci"},
-    "uci": {"engine", "board", "book", "buildinfo", "nnue", "perft", "search", "smp", "timeman", "variants"},
+    "uci": {"engine", "board", "book", "buildinfo", "nnue", "options", "perft", "search", "smp", "timeman",
+            "variants"},
+    "options": {"book", "timeman", "variants"},  # the UCI options, declared once
     "perftcli": {"board", "perft", "variants"},
     "svg": {"board", "svg_pieces", "tables", "variants"},
     "svg_pieces": set(),

@@ -10,9 +10,10 @@ from pathlib import Path
 import pytest
 
 from engine import Board, nnue
+from engine.buildinfo import BuildKind, build_kind
 from engine.movecodes import PROMOTION
 from engine.search import Searcher, SearchLimits
-from engine.uci import BUILD, UciFrontEnd
+from engine.uci import UciFrontEnd
 from tests.engine.test_uci import run_commands
 
 
@@ -250,7 +251,7 @@ def test_use_nnue_auto_evaluates_with_the_net_only_where_it_is_the_default(tmp_p
     engine = UciFrontEnd(out.append)
     assert any("option name Use NNUE type combo default auto" in line for line in _declarations(engine))
     # S-chess: the net in the compiled build, the hand-made evaluation in the pure one (a third of the speed there)
-    schess_default = "schess-nnue.bin" if BUILD == "compiled (Cython)" else "hand-made"
+    schess_default = "schess-nnue.bin" if build_kind() is BuildKind.COMPILED else "hand-made"
     assert _evaluation(engine) == schess_default
     assert out == []  # the default net loads silently: nothing may come before the answer to uci
     engine.handle("uci")

@@ -239,7 +239,7 @@ def run_commands(*commands: str) -> list[str]:
         ("go depth x", "expects an integer"),
         ("go sideways 3", "unknown parameter"),
         ("setoption name Hash value lots", "expected an integer"),
-        ("setoption name UCI_Variant value crazyhouse", "unsupported variant"),
+        ("setoption name UCI_Variant value crazyhouse", "option UCI_Variant: expected seirawan, "),
         ("setoption name Frobnicate value 1", "unknown option"),
         ("setoption", "expected 'setoption name"),
     ],
