@@ -65,7 +65,7 @@ COPY --from=builder /tmp/schess-wheel /tmp/schess-wheel
 RUN python3 -m pip install /tmp/schess-wheel/*.whl \
     && rm -rf /tmp/schess-wheel \
     && cd / && python3 -c "import sys, engine.buildinfo as b; print(b.build_name()); \
-        sys.exit(b.build_name() != ('compiled (Cython)' if '$COMPILED' == '1' else 'pure Python'))" \
+        sys.exit(b.build_kind() is not (b.BuildKind.COMPILED if '$COMPILED' == '1' else b.BuildKind.PURE))" \
     && useradd --create-home --uid 10001 --user-group --shell /usr/sbin/nologin schess \
     && mkdir -p /config /games \
     && chown 10001:10001 /games

@@ -1,9 +1,10 @@
 """Command-line perft and the move-generation speed benchmark.
 
-``python -m engine perft DEPTH [--fen FEN] [--variant seirawan|shouse|chess] [--chess960] [--divide]`` prints
-Stockfish-style ``move: count`` lines (with ``--divide``) and the total.
+``schess-engine perft DEPTH [--fen FEN] [--variant NAME] [--chess960] [--divide]`` (or ``python -m engine
+perft ...``) prints Stockfish-style ``move: count`` lines (with ``--divide``) and the total. NAME is any of
+``UCI_Variant``'s names (``seirawan960`` is ``seirawan`` with ``--chess960``).
 
-``python -m engine bench-perft`` measures, in one run on this machine: S-chess start perft(4) and standard
+``schess-engine bench-perft`` measures, in one run on this machine: S-chess start perft(4) and standard
 start perft(4), with push/pop through the public ``Board`` API at every node (leaves included), and the
 same standard perft with python-chess when it is installed, printing nodes per second and the ratio.
 """
@@ -16,7 +17,7 @@ from typing import Any, Callable
 
 from .board import Board
 from .perft import perft, perft_divide
-from .variants import VARIANTS
+from .variants import VARIANT_NAMES, split_variant_name
 
 
 def _api_perft(board, depth: int) -> int:  # type: ignore[no-untyped-def]
@@ -68,13 +69,14 @@ def bench(depth: int = 4, repeat: int = 1) -> None:
 
 
 def main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(prog="python -m engine", description=__doc__,
+    parser = argparse.ArgumentParser(prog="schess-engine", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
     p = sub.add_parser("perft", help="count leaf nodes to a depth")
     p.add_argument("depth", type=int)
     p.add_argument("--fen", default=None, help="start FEN (default: the variant's start position)")
-    p.add_argument("--variant", default="seirawan", choices=VARIANTS)
+    p.add_argument("--variant", default="seirawan", choices=VARIANT_NAMES,
+                   help="the rules (seirawan960 and chess960: with --chess960)")
     p.add_argument("--chess960", action="store_true")
     p.add_argument("--divide", action="store_true", help="print the count below each root move")
     b = sub.add_parser("bench-perft", help="move generation + make/unmake speed, python-chess as reference")
@@ -85,7 +87,8 @@ def main(argv: list[str]) -> int:
         bench(args.depth, args.repeat)
         return 0
     try:
-        board = Board(args.fen, variant=args.variant, chess960=args.chess960)
+        variant, chess960 = split_variant_name(args.variant)
+        board = Board(args.fen, variant=variant, chess960=chess960 or args.chess960)
     except ValueError as exc:
         parser.error(str(exc))
     start = time.perf_counter()

@@ -29,7 +29,7 @@ from typing import Dict, List, Optional
 from .board import WHITE, Board, Move
 from .svg_pieces import PIECE_NAMES, glyph_svg
 from .tables import FILE_NAMES, PIECE_SYMBOLS, RANK_NAMES, SQUARE_NAMES
-from .variants import DROP_VARIANTS, GATING_VARIANTS, PLACEMENT, VARIANTS
+from .variants import DROP_VARIANTS, GATING_VARIANTS, PLACEMENT, VARIANT_NAMES, split_variant_name
 
 PLACED_SCALE = 0.5  # a placed piece's size against a square's
 
@@ -267,18 +267,20 @@ def _hand(pocket: Dict[str, int], colour: bool, x: int, margin: int, palette: Di
 
 
 def main(argv: Optional[List[str]] = None) -> int:
-    """``python -m engine svg [FEN] [--flip] [--lastmove UCI] ...``: the diagram on standard output (or ``-o``).
+    """``schess-engine svg [FEN] [--flip] [--lastmove UCI] ...`` (or ``python -m engine svg``): the diagram on
+    standard output (or ``-o``).
     Exit code 2 with one line on standard error for a bad FEN or move."""
     import argparse
     import sys
 
     parser = argparse.ArgumentParser(
-        prog="python -m engine svg",
+        prog="schess-engine svg",
         description="Draw a position as an SVG diagram: pieces in hand beside the board, open gates marked, "
                     "the king in check in red.",
     )
     parser.add_argument("fen", nargs="?", default=None, help="the position (default: the variant's start)")
-    parser.add_argument("--variant", choices=VARIANTS, default="seirawan")
+    parser.add_argument("--variant", choices=VARIANT_NAMES, default="seirawan",
+                        help="the rules (seirawan960 and chess960: with --chess960)")
     parser.add_argument("--chess960", action="store_true", help="read the FEN as (S-)chess960")
     parser.add_argument("--flip", action="store_true", help="Black at the bottom")
     parser.add_argument("--lastmove", metavar="UCI", help="highlight this move's squares, e.g. e2e4 or g1f3h")
@@ -287,7 +289,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser.add_argument("-o", "--output", metavar="FILE", help="write here instead of standard output")
     args = parser.parse_args(sys.argv[2:] if argv is None else argv[1:])
     try:
-        position = Board(args.fen, variant=args.variant, chess960=args.chess960)
+        variant, chess960 = split_variant_name(args.variant)
+        position = Board(args.fen, variant=variant, chess960=chess960 or args.chess960)
         lastmove = Move.from_uci(args.lastmove) if args.lastmove else None
     except ValueError as error:  # a bad FEN, or IllegalMoveError (a ValueError) for --lastmove
         print(f"{parser.prog}: error: {error}", file=sys.stderr)

@@ -1,4 +1,4 @@
-"""The UCI front end: ``python -m engine`` or the ``schess-engine`` console script.
+"""The UCI front end: ``schess-engine`` or ``python -m engine`` (both through :mod:`engine.__main__`).
 
 Reads commands from stdin, answers on stdout. :class:`UciFrontEnd` reads the commands and keeps the options
 and the position; the search runs in its own thread (:class:`SearchThread`, with the Lazy SMP helpers) so that
@@ -578,10 +578,13 @@ def run(stdin: TextIO, stdout: TextIO) -> int:
 USAGE = """usage: schess-engine [COMMAND ...]    (or: python -m engine [COMMAND ...])
 
 The S-chess engine. Without arguments it speaks UCI on stdin/stdout (give it to a GUI or to schess-bot).
-With arguments, they are run as one UCI command and the engine exits, e.g.:
-  schess-engine bench [DEPTH]        the fixed benchmark positions (node count, speed, build)
-  python -m engine perft DEPTH [FEN] move-generation counts (python -m engine perft --help)
-  python -m engine svg FEN           an SVG diagram of a position
+With arguments it runs one command and exits:
+  schess-engine bench [DEPTH]          the fixed benchmark positions (node count, speed, build)
+  schess-engine perft DEPTH [--fen FEN] [--variant NAME] [--divide]
+                                       move-generation counts (schess-engine perft --help)
+  schess-engine bench-perft            move generation through the Board API, python-chess beside it
+  schess-engine svg [FEN]              an SVG diagram of a position (schess-engine svg --help)
+  schess-engine UCI-COMMAND            any other UCI command, e.g. d (the start position's FEN)
 Options: --help (this text), --version (version, build, Python)."""
 
 
@@ -594,10 +597,10 @@ def version_line() -> str:
 
 
 def main(argv: Optional[list[str]] = None) -> int:
-    """Entry point of ``schess-engine`` and ``python -m engine``: UCI on stdin/stdout. Arguments (if any) are
-    run as commands first, e.g. ``python -m engine bench`` runs the benchmark and exits (2 when the command
-    failed: an ``info string error`` line); ``--help`` and ``--version`` print and exit, any other option is
-    refused (exit 2)."""
+    """The UCI engine of ``schess-engine`` and ``python -m engine`` (through :mod:`engine.__main__`): UCI on
+    stdin/stdout. Arguments (if any) are run as one command instead, e.g. ``schess-engine bench`` runs the
+    benchmark and exits (2 when the command failed: an ``info string error`` line); ``--help`` and
+    ``--version`` print and exit, any other option is refused (exit 2)."""
     args = sys.argv[1:] if argv is None else argv
     if args and ("-h" in args or "--help" in args):  # also after a command: ``schess-engine bench --help``
         print(USAGE)

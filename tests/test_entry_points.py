@@ -9,6 +9,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib  # type: ignore[no-redef]
+
 import pytest
 import requests
 
@@ -114,6 +119,44 @@ def test_a_one_shot_command_answers_help_and_fails_with_exit_2() -> None:
     failed = run("-m", "engine", "bench", "deep")
     assert failed.returncode == 2
     assert failed.stdout.strip().splitlines()[-1].startswith("info string error: bench: ")
+
+
+def console_script(name: str) -> tuple[str, str]:
+    """The module and the function ``pyproject.toml`` makes the console script ``name`` of."""
+    scripts = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["scripts"]
+    module, function = scripts[name].split(":")
+    return module, function
+
+
+def untimed(output: str) -> list[str]:
+    """The lines of an engine command's output that do not depend on how long it ran."""
+    return [line for line in output.splitlines() if not re.search(r"(?i)\btime\b|second", line)]
+
+
+FEN_960 = "qbbrnkrn/pppppppp/8/8/8/8/PPPPPPPP/QBBRNKRN[HEhe] w ABCDEFGHabcdefgh - 0 1"
+
+
+@pytest.mark.parametrize("args", [
+    ["perft", "2"],
+    ["perft", "1", "--divide", "--variant", "seirawan960", "--fen", FEN_960],
+    ["perft", "--help"],
+    ["svg", "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R[EHeh] w KQBCDFGkqbcdfg - 2 3", "--flip"],
+    ["svg", "not a fen"],
+    ["bench", "1"],
+    ["bench", "deep"],
+    ["d"],
+    ["--help"],
+    ["--version"],
+], ids=" ".join)
+def test_schess_engine_and_python_m_engine_run_the_same_commands(args: list[str]) -> None:
+    """Issue 61: ``schess-engine perft 2`` answered "unknown command" (exit 2) where ``python -m engine perft 2``
+    counted; the console script now runs what ``python -m engine`` runs."""
+    module, function = console_script("schess-engine")
+    script = run("-c", f"import sys; from {module} import {function}; sys.exit({function}())", *args)
+    module_run = run("-m", "engine", *args)
+    assert script.returncode == module_run.returncode
+    assert untimed(script.stdout) == untimed(module_run.stdout) and (script.stdout + script.stderr).strip()
+    assert script.stderr == module_run.stderr
 
 
 def test_bench_says_why_a_position_has_no_move() -> None:

@@ -144,7 +144,7 @@ def test_the_image_ships_the_compiled_engine_and_pypy_on_request() -> None:
                                                                               re.MULTILINE)
     assert 'SCHESS_ENGINE_COMPILE="$COMPILED" python3 -m pip wheel' in builder
     # The image's build fails unless the installed engine is the build that was asked for.
-    assert "b.build_name() != ('compiled (Cython)' if '$COMPILED' == '1' else 'pure Python')" in image
+    assert "b.build_kind() is not (b.BuildKind.COMPILED if '$COMPILED' == '1' else b.BuildKind.PURE)" in image
     assert re.search(r"^ARG WITH_PYPY=0$", image, re.MULTILINE)
     runs = " ".join(instructions("RUN"))
     assert re.search(r"apt-get install .*WITH_PYPY.*pypy3", runs)
@@ -324,7 +324,9 @@ def test_setup_compiles_exactly_the_modules_buildinfo_names_and_each_has_its_dec
     for name in buildinfo.COMPILED_MODULES:
         source = [ROOT / "engine" / f"{name}.{ext}" for ext in ("py", "pyx")]
         assert any(path.exists() for path in source) and (ROOT / "engine" / f"{name}.pxd").exists(), name
-    assert buildinfo.build_name() in ("pure Python", "compiled (Cython)")
+    kind = buildinfo.BuildKind
+    assert (buildinfo.build_kind(), buildinfo.build_name()) in ((kind.PURE, "pure Python"),
+                                                                (kind.COMPILED, "compiled (Cython)"))
 
 
 #: the Debian package of each program a test looks for (a test without its program is skipped)

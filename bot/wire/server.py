@@ -44,9 +44,19 @@ from bot.wire.errors import (
     ServerStopped,
     TokenRejected,
 )
-from bot.wire.events import Account, GameEnd, GameEvent, LobbyEvent, OnlineBot
+from bot.wire.events import Account, GameEnd, GameEvent, GameFull, GameState, LobbyEvent, OnlineBot
 from bot.wire.gameexport import GameExport, parse_game_export
 from bot.wire.gamepage import GamePage, parse_game_page
+from bot.wire.movefate import (
+    Evidence,
+    Fate,
+    Resend,
+    ResendVerdict,
+    StreamStates,
+    decide_resend,
+    record_evidence,
+    stream_evidence,
+)
 from bot.wire.normalise import normalise_game_line, normalise_lobby_line, parse_account, parse_online_bot
 from bot.wire.ratelimit import EndpointLimits, backoff_s, short_body
 from bot.wire.streams import ServerStream, Sink, StreamConnected, StreamFailed, StreamLost, StreamNotice
@@ -211,7 +221,8 @@ class Transport:
 
     def _call(self, endpoint: str, function: Callable[[], T], *, attempts: int = 4,
               retry_base_s: float | None = None, wait_when_limited: bool = True, what: str = "",
-              landed: Callable[[], bool | None] | None = None) -> T:
+              landed: Callable[[float], bool | None] | None = None, unsure_since: float | None = None,
+              refused_means_landed: bool = False) -> T:
         """Call with the endpoint's 429 pause, retrying connection errors and 5xx with back-off.
 
         ``wait_when_limited=False``: raise :class:`RateLimited` instead of waiting out a 429 pause (for
@@ -220,36 +231,44 @@ class Transport:
 
         ``landed``: for a call that must not take effect twice (a move). Once an attempt may have reached the
         server (a 5xx, a connection dropped or timed out after the request went out; not a refused
-        connection), every later attempt first asks ``landed()``: True, the request took effect (the call
-        returns None); False, it did not (send it again); None, the server cannot say (this attempt is not
-        sent, and counts as failed)."""
+        connection), or from the start when an earlier call's did (``unsure_since``), every later attempt
+        first asks ``landed(when the last such attempt ended)``: True, the request took effect, or need not
+        (the call returns None); False, send it again; None, not now (this attempt is not sent, and counts as
+        failed). ``refused_means_landed``: HTTP 400 to an attempt sent after one that may have landed says
+        that one did (Lichess refuses a move out of turn); the call returns None."""
         what = what or endpoint
         failures = 0
         rate_limited = 0
         detail = ""
-        uncertain = False
+        unsure_at = unsure_since  # when the last attempt that may have taken effect ended
         while True:
             if self.closed:
                 raise ServerStopped(f"{endpoint}: the bot is stopping")
             if not wait_when_limited and (paused := self.limits.remaining_s(endpoint)) > 0:
                 raise RateLimited(f"{endpoint}: rate limited for another {paused:.0f} s", paused)
             response: requests.Response | None = None
-            verdict = landed() if uncertain and landed is not None else False
+            checked = unsure_at is not None and landed is not None
+            verdict = landed(unsure_at) if landed is not None and unsure_at is not None else False
             if verdict:
                 return cast(T, None)
             unsettled = verdict is None  # this attempt is not sent
             status = 0
             if not unsettled:
-                uncertain = False
                 try:
                     return self.limits.call(endpoint, function, lambda seconds: self.wait_for(endpoint, seconds),
                                             what)
                 except berserk.exceptions.ResponseError as error:
                     status, response = error.status_code, error.response
-                    uncertain = status >= 500
+                    if status >= 500:
+                        unsure_at = self.monotonic()
                 except berserk.exceptions.ApiError as error:
                     detail = connection_cause(error)
-                    uncertain = not detail.startswith(NOT_SENT_CAUSES)
+                    if not detail.startswith(NOT_SENT_CAUSES):
+                        unsure_at = self.monotonic()
+            if checked and refused_means_landed and status == 400:
+                log.info("%s: HTTP %d to the attempt sent again: the server refuses a move out of turn, so the "
+                         "earlier attempt took effect", what, status)
+                return cast(T, None)
             if status != 429 and not unsettled:
                 metrics.HTTP_ERRORS.labels(endpoint=endpoint).inc()
             if status == 429:
@@ -273,8 +292,9 @@ class Transport:
             if failures >= attempts:
                 raise ServerError(f"{endpoint}: {reason}, gave up after {failures} attempts", status or None)
             delay = backoff_s(failures - 1, RETRY_BASE_S if retry_base_s is None else retry_base_s)
-            log.warning("%s: %s; retrying in %.1f s (attempt %d of %d)", what, reason, delay, failures + 1,
-                        attempts)
+            # an attempt not sent was logged by ``landed`` with what it waits for
+            log.log(logging.DEBUG if unsettled else logging.WARNING, "%s: %s; retrying in %.1f s (attempt %d of %d)",
+                    what, reason, delay, failures + 1, attempts)
             if self.wait_for(endpoint, delay):
                 raise ServerStopped(f"{endpoint}: the bot is stopping")
 
@@ -291,6 +311,9 @@ class Server(Transport):
             None if settings.dialect == "auto" else dialect_named(settings.dialect))
         self.variants = variants
         self.account: Account | None = None
+        #: each game stream's latest state, for a move whose answer was lost (bot.wire.movefate)
+        self.stream_states = StreamStates()
+        self._waits_told: dict[str, float | None] = {}  # game id -> the send_by of the wait the log announced
 
     def refuses_token(self, status: int | None) -> bool:
         """Whether a request that needs the token and was answered with ``status`` (the event stream's, say)
@@ -412,60 +435,79 @@ class Server(Transport):
     # ---- games ----
 
     def make_move(self, game_id: str, uci: str, *, offer_draw: bool = False, san: str = "",
-                  plies: int | None = None, resend: bool = False) -> None:
+                  plies: int | None = None, unsure_since: float | None = None,
+                  send_by: float | None = None) -> None:
         """Send a move. Connection errors and 5xx are retried quickly (the clock is running). Draw offers go
         only to a server that has them. ``san``: the move as the log names it besides its UCI (each retry's
         line names game, move and attempt).
 
         ``plies``: how many plies the position the move answers has. With it, a move is never sent again
-        blindly once an attempt may have reached the server: the server's own record of the game (pychess's
-        game page, Lichess's export) says first whether the move is already on it. A move that was played
-        and sent again would land in the position after the opponent's reply, where pychess takes an illegal
-        move as a lost game. ``resend``: this move already failed once, in an earlier call; check first."""
+        blindly once an attempt may have reached the server: the freshest record of the game says first
+        whether it landed (:mod:`bot.wire.movefate`: the game stream's latest state, then the server's record
+        where it is current), and where nothing says, the dialect decides: sent again where a move out of
+        turn is refused without harm (Lichess), else (pychess: a wrong move loses) not before ``send_by``
+        (monotonic; None: never unchecked), the moment the game sets from its clock. ``unsure_since``: an
+        earlier call's attempt at this move may have landed, and ended then; check first."""
         what = f"game {game_id}: move {san} ({uci})" if san else f"game {game_id}: move {uci}"
-        landed = None if plies is None else (lambda: self._move_landed(game_id, plies, what))
-        if resend and landed is not None:
-            verdict = landed()
-            if verdict:
-                return
-            if verdict is None:
-                raise ServerError("move: not sent: the server's record cannot be read to tell whether the move "
-                                  "sent before took effect")
+        dialect = self._require_dialect()
+
+        def landed(since: float) -> bool | None:
+            assert plies is not None
+            action = self._resend_verdict(game_id, plies, what, since, send_by).action
+            return None if action is Resend.WAIT else action is Resend.SKIP
+
         send: Callable[[], object] = lambda: self.client.bots.make_move(game_id, uci)  # noqa: E731
-        if offer_draw and self.dialect is not None and self.dialect.draw_offers:
+        if offer_draw and dialect.draw_offers:
             send = lambda: self._request("move", params={"offeringDraw": "true"},  # noqa: E731
                                          game_id=game_id, move=uci)
-        self._call("move", send, attempts=5, retry_base_s=RETRY_BASE_S / 4, what=what, landed=landed)
+        self._call("move", send, attempts=5, retry_base_s=RETRY_BASE_S / 4, what=what,
+                   landed=None if plies is None else landed, unsure_since=unsure_since,
+                   refused_means_landed=dialect.refuses_moves_out_of_turn)
 
-    def _move_landed(self, game_id: str, plies: int, what: str) -> bool | None:
-        """Whether a move sent into the position after ``plies`` plies is on the server's record: True when
-        the record has moved past that position (or the game is over there), False when it still stands
-        there, None when the record cannot be had."""
-        record: GamePage | GameExport
+    def _resend_verdict(self, game_id: str, plies: int, what: str, unsure_since: float,
+                        send_by: float | None) -> ResendVerdict:
+        """Whether a move sent into the position after ``plies`` plies, whose last attempt that may have
+        landed ended at ``unsure_since``, is sent again: the game stream's latest state first, then the
+        dialect's live record; one log line says what was decided and why."""
+        dialect = self._require_dialect()
+        evidence = stream_evidence(self.stream_states.latest(game_id), plies, unsure_since,
+                                   trusts_turn=not dialect.replays_on_reconnect)
+        if evidence.fate is Fate.UNKNOWN and dialect.live_record is not None:
+            evidence = self._record_evidence(game_id, plies, dialect.live_record, evidence.why)
+        verdict = decide_resend(evidence, refuses_out_of_turn=dialect.refuses_moves_out_of_turn,
+                                now=self.monotonic(), send_by=send_by)
+        if verdict.action is not Resend.WAIT:
+            self._waits_told.pop(game_id, None)
+        if verdict.action is Resend.SKIP:
+            log.info("%s: %s (%s); not sending it again",
+                     what, "the server has it" if evidence.fate is Fate.LANDED else "no longer due", verdict.why)
+        elif evidence.fate is Fate.NOT_LANDED:
+            log.info("%s: the server does not have it (%s); sending it again", what, verdict.why)
+        elif verdict.action is Resend.SEND:
+            log.warning("%s: unknown whether the last attempt took effect (%s); sending it again", what,
+                        verdict.why)
+        elif game_id not in self._waits_told or self._waits_told[game_id] != send_by:  # once per wait
+            self._waits_told[game_id] = send_by
+            log.warning("%s: unknown whether the last attempt took effect (%s)", what, verdict.why)
+        else:
+            log.debug("%s: still unknown whether the last attempt took effect (%s)", what, verdict.why)
+        return verdict
+
+    def _record_evidence(self, game_id: str, plies: int, record: str, stream_why: str) -> Evidence:
+        """What the server's current record (``game page`` or ``game export``) says of the move; UNKNOWN, with
+        what the game stream said and why the record failed, when it cannot be had."""
         try:
-            if self.dialect is not None and self.dialect.has_game_page:
-                record = self.fetch_game_page(game_id)
-                on_record = len(record.moves)
+            if record == "game page":
+                page = self.fetch_game_page(game_id)
+                on_record, finished = len(page.moves), page.finished
             else:
-                record = self.fetch_game_export(game_id)
-                on_record = len(record.sans)
+                export = self.fetch_game_export(game_id)
+                on_record, finished = len(export.sans), export.finished
         except ServerStopped:
             raise
         except ServerError as error:
-            log.warning("%s: cannot tell whether the last attempt took effect (%s); not sending it blind",
-                        what, error)
-            return None
-        if record.finished:
-            log.info("%s: the game is over on the server; not sending it again", what)
-            return True
-        if on_record > plies:
-            log.info("%s: the server has it (its record is at ply %d); not sending it again", what, on_record)
-            return True
-        if on_record < plies:
-            log.warning("%s: the server's record is at ply %d, before this move's position (ply %d): "
-                        "a takeback; not sending it", what, on_record, plies)
-            return True
-        return False
+            return Evidence(Fate.UNKNOWN, f"{stream_why}; {error}")
+        return record_evidence(on_record, finished, plies, record)
 
     def chat(self, game_id: str, text: str, room: str = "player", *, wait: bool = True) -> None:
         """Write in the game chat. ``wait=False``: raise :class:`RateLimited` rather than wait out a 429."""
@@ -560,10 +602,17 @@ class Server(Transport):
         """The game's stream, its reader started; with a ``sink`` (the game worker's inbox) it puts its items
         there."""
         dialect = self._require_dialect()
+        self.stream_states.forget(game_id)
+
+        def note_state(event: GameEvent) -> None:
+            state = event.state if isinstance(event, GameFull) else event
+            if isinstance(state, GameState):
+                self.stream_states.saw(game_id, len(state.moves), self.monotonic())
+
         stream: ServerStream[GameEvent] = ServerStream(
             self, "stream game", endpoint_path("stream game", game_id=game_id), f"game {game_id}: game stream",
             lambda line: normalise_game_line(line, dialect), final=lambda event: isinstance(event, GameEnd),
-            sink=sink,
+            sink=sink, on_event=note_state,
         )
         stream.start()
         return stream
