@@ -128,14 +128,19 @@ class GameContext:
         ours_ms = self.state.wtime_ms if self.we_are_white else self.state.btime_ms
         return (self.monotonic() - self.state_received_at) * 1000 >= ours_ms
 
+    def our_clock_ms(self) -> int:
+        """Our clock now: the latest state's figure less the time since it arrived."""
+        assert self.state is not None
+        elapsed_ms = int((self.monotonic() - self.state_received_at) * 1000)
+        ours_ms = self.state.wtime_ms if self.we_are_white else self.state.btime_ms
+        return max(0, ours_ms - elapsed_ms)
+
     def our_clock_after_move_ms(self) -> int:
         """Our clock as our move leaves it, from the latest state: the time since it arrived taken off, the
         increment added (for the PGN until the server's own figure arrives with the move's echo)."""
         assert self.state is not None
-        elapsed_ms = int((self.monotonic() - self.state_received_at) * 1000)
-        ours_ms = self.state.wtime_ms if self.we_are_white else self.state.btime_ms
         increment_ms = self.state.winc_ms if self.we_are_white else self.state.binc_ms
-        return max(0, ours_ms - elapsed_ms) + increment_ms
+        return self.our_clock_ms() + increment_ms
 
     def limits_now(self, *, after_our_move: bool = False) -> GoLimits:
         """Search limits with the time since the state arrived taken off our clock. ``after_our_move``: for

@@ -17,6 +17,7 @@ from bot.game.ponder import Ponderer
 from bot.game.position import ServerMoveError, fallback_move
 from bot.game.protocols import Engine
 from bot.game.record import describe_search
+from bot.game.timecontrol import unsure_move_wait_ms
 from bot.game.verdicts import EngineLost, Resign
 from bot.wire.errors import ServerError
 from bot.wire.events import GameState
@@ -29,6 +30,16 @@ MAX_STAND_IN_MOVES = 1
 #: An engine that only ran out of a deadline shorter than this is in time trouble, not broken: its stand-in
 #: move saves the clock and does not count towards MAX_STAND_IN_MOVES.
 TIME_TROUBLE_DEADLINE_MS = 2000
+
+
+@dataclass(frozen=True)
+class InDoubt:
+    """Our move in the position after ``moves`` failed, perhaps after it landed: the failed call ended at
+    ``since``, and the move is not sent again blind before ``send_by`` (both monotonic)."""
+
+    moves: tuple[str, ...]
+    since: float
+    send_by: float
 
 
 @dataclass(frozen=True)
@@ -45,7 +56,8 @@ class Choice:
 class MoveMaker:
     """Plays our side of one game. ``answered``: the move list our last move answered; ``sent``: (the moves
     before it, our move) of the last move sent; ``moved_this_visit``: a correspondence visit made a move;
-    ``retry_at``: when a move that could not be sent (``failed_sends`` times) is tried again.
+    ``retry_at``: when a move that could not be sent (``failed_sends`` times) is tried again; ``in_doubt``:
+    that move may have landed all the same (the server checks before it sends it again).
 
     The failure policy: when the engine gives no usable move (it failed twice, restart included), a legal
     stand-in move saves the clock, once; if it fails again on the next move, or on a move at which the game can
@@ -64,6 +76,7 @@ class MoveMaker:
         self.sent: tuple[tuple[str, ...], str] | None = None
         self.retry_at: float | None = None
         self.failed_sends = 0  # our move in this position could not be sent this many times (each of several tries)
+        self.in_doubt: InDoubt | None = None
         self.moved_this_visit = False
 
     def prepare_engine(self) -> None:
@@ -112,13 +125,18 @@ class MoveMaker:
         offer = game.dialect.draw_offers and should_offer_draw(
             game.scores, board.fullmove_number, game.settings.draw)
         san = board.san(move)
+        doubt = self.in_doubt if self.in_doubt is not None and self.in_doubt.moves == state.moves else None
+        send_by = doubt.send_by if doubt is not None else game.monotonic() + unsure_move_wait_ms(
+            game.our_clock_ms(), game.settings.time.move_overhead_ms) / 1000
         try:
-            # plies: a move never goes out twice (once an attempt may have landed, the server's record is
-            # asked first); resend: the last call failed, perhaps after its move landed
+            # plies: a move never goes out twice into a new position (once an attempt may have landed, the
+            # game stream or the server's record is asked first); unsure_since: the last call failed, perhaps
+            # after its move landed; send_by: where a move sent twice can lose, when waiting for news ends
             game.server.make_move(game.game_id, move.uci(), offer_draw=offer, san=san, plies=len(state.moves),
-                                  resend=self.failed_sends > 0)
+                                  unsure_since=doubt.since if doubt is not None else None, send_by=send_by)
         except ServerError as error:
             self.failed_sends += 1
+            self.in_doubt = InDoubt(state.moves, game.monotonic(), send_by)
             if error.status is None or error.status >= 429:  # worth another try; a 4xx waits for news
                 self.retry_at = game.monotonic() + 1.0
                 # a server restart does this to every move in flight: not an error while the move is tried again
@@ -128,6 +146,7 @@ class MoveMaker:
             return False
         self.retry_at = None
         self.failed_sends = 0
+        self.in_doubt = None
         self.answered = state.moves
         self.sent = (state.moves, move.uci())
         # our clock as the move leaves it, for the PGN: the echo's state replaces it with the server's

@@ -12,12 +12,22 @@ from bot.wire.events import GameState, TimeControl
 
 #: Never tell the engine less than this (ms): an engine told 0 may answer with nothing at all.
 MIN_ENGINE_TIME_MS = 10
+#: The longest a move whose first send may have landed waits for news before it is sent again anyway (ms).
+MAX_UNSURE_MOVE_WAIT_MS = 10_000
 
 
 def usable_time_ms(remaining_ms: int, overhead_ms: int) -> int:
     """Our clock minus the network/lag margin; with less than the margin left, a fifth of what is left."""
     remaining_ms = max(0, remaining_ms)
     return max(remaining_ms - overhead_ms, remaining_ms // 5, MIN_ENGINE_TIME_MS)
+
+
+def unsure_move_wait_ms(remaining_ms: int, overhead_ms: int) -> int:
+    """How long a move whose first send may or may not have landed waits for the game stream or the game
+    page to say, where sending it twice can lose (pychess), before it is sent again all the same: a quarter
+    of what our clock has beyond the overhead, at most MAX_UNSURE_MOVE_WAIT_MS. Waiting longer risks the
+    flag, which surely loses; the rest of the clock is left for the moves after it."""
+    return max(0, min((remaining_ms - overhead_ms) // 4, MAX_UNSURE_MOVE_WAIT_MS))
 
 
 def reply_deadline_ms(usable_ms: int, increment_ms: int) -> int:

@@ -22,6 +22,8 @@ class GameDesk:
     games: dict[str, Game]
     board_factory: Optional[BoardFactory]
     _cond: threading.Condition
+    #: how far behind an ongoing game Lichess's export is, in seconds (None: as Lichess, by time control)
+    export_delay_s: Optional[float] = None
 
     if TYPE_CHECKING:
 
@@ -171,12 +173,14 @@ class GameDesk:
             return Reply(200, wire.game_page_html(game, factory))
 
     def api_game_export(self, game_id: str) -> Reply:
-        """Lichess ``GET /game/export/{gameId}`` (JSON): status, winner and every move in SAN."""
+        """Lichess ``GET /game/export/{gameId}`` (JSON): status, winner and every move in SAN; an ongoing
+        game's moves as they stood a few seconds ago (``export_delay_s``, by default Lichess's delay for the
+        game's time control: ``wire.lichess_export_delay_s``)."""
         with self._cond:
             game = self.games.get(game_id)
             if game is None:
                 return Reply(404, {"error": "Not found"})
-            return Reply(200, wire.game_export_json(game))
+            return Reply(200, wire.game_export_json(game, time.monotonic(), self.export_delay_s))
 
     def api_chat(self, game_id: str, room: str, text: str) -> Reply:
         """``/chat``: recorded; Lichess echoes it on the game stream."""

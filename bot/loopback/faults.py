@@ -145,6 +145,12 @@ class Faults:
                 return fault.reply()
         return None
 
+    def refuse_game_record(self, game_id: Optional[str] = None, status: int = 404) -> HttpFault:
+        """The server's record of a game (Lichess's export, pychess's game page) answers ``status`` from now on
+        (for ``game_id`` only, if given), as a Lichess-compatible server answered the export with 404."""
+        endpoint = "game_page" if self._server.dialect == "pychess" else "game_export"
+        return self.fail(endpoint, status, times=None, target=game_id)
+
     def lose_answers(self, endpoint: str, times: int = 1, target: Optional[str] = None) -> None:
         """Carry out the next ``times`` requests to ``endpoint`` (for ``target`` only, if given), then close
         the connection without an answer, as a server going down between doing a move and answering it."""

@@ -58,6 +58,8 @@ class Game:
         self.moves: list[str] = []
         self.wire_moves: list[str] = []
         self.sans: list[str] = []
+        #: when each move of ``moves`` was played (time.monotonic)
+        self.played_at: list[float] = []
         self.move_log: list[MoveRecord] = []
         self.chat: list[ChatRecord] = []
         self.rejected: list[tuple[str, str]] = []
@@ -164,6 +166,7 @@ class Game:
         self.board.push(move)
         self.moves.append(uci)
         self.sans.append(san)
+        self.played_at.append(now)
         wire = uci
         if king_takes_rook and san.startswith("O-O") and self.variant == "chess" and not self.chess960:
             wire = {"g": uci[:2] + "h" + uci[3], "c": uci[:2] + "a" + uci[3]}[uci[2]] + uci[4:]
@@ -192,6 +195,7 @@ class Game:
             self.moves.pop()
             self.wire_moves.pop()
             self.sans.pop()
+            self.played_at.pop()
             undone += 1
         if self.clock is not None and undone:
             self.clock.restart(bool(self.board.turn), len(self.moves), now)

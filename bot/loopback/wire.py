@@ -11,7 +11,7 @@ import json
 from typing import TYPE_CHECKING, Any, Optional
 
 from bot import ServerKind
-from bot.loopback.model import LoopbackChallenge, User, color_name
+from bot.loopback.model import LoopbackChallenge, LoopbackTimeControl, User, color_name
 from engine.variants import LICHESS_KEYS
 
 if TYPE_CHECKING:
@@ -362,10 +362,32 @@ PYCHESS_STATUS_NUMBERS = {
 }
 
 
-def game_export_json(game: Game) -> dict[str, Any]:
+#: the shortest and longest delay of an ongoing game's export (Lichess API, "Export one game": "Ongoing games
+#: are delayed by a few seconds ranging from 3 to 60 depending on the time control")
+EXPORT_DELAY_RANGE_S = (3.0, 60.0)
+
+
+def lichess_export_delay_s(time_control: LoopbackTimeControl) -> float:
+    """How far behind the game Lichess's export of an ongoing game is: the estimated game length (the base
+    time and 40 increments) over 60, within 3 and 60 s, as lila delays a running game's moves for watchers;
+    60 s for a game without a clock."""
+    low, high = EXPORT_DELAY_RANGE_S
+    if time_control.kind != "clock":
+        return high
+    estimated_s = (time_control.limit_s or 0) + 40 * (time_control.increment_s or 0)
+    return min(high, max(low, estimated_s / 60))
+
+
+def game_export_json(game: Game, now: Optional[float] = None, delay_s: Optional[float] = None) -> dict[str, Any]:
     """Lichess's ``GET /game/export/{gameId}`` with ``Accept: application/json``, as the API documents it: the
-    game's status name (``started`` while it runs), ``winner`` when there is one, every move in SAN."""
+    game's status name (``started`` while it runs), ``winner`` when there is one, every move in SAN. While
+    the game runs, the moves are those played ``delay_s`` (default: :func:`lichess_export_delay_s`) before
+    ``now`` (``time.monotonic``); a finished game's are all there."""
     tc = game.challenge.time_control
+    sans = list(game.sans)
+    if not game.over and now is not None:
+        cutoff = now - (lichess_export_delay_s(tc) if delay_s is None else delay_s)
+        sans = [san for san, at in zip(game.sans, game.played_at, strict=True) if at <= cutoff]
     data: dict[str, Any] = {
         "id": game.id,
         "rated": game.challenge.rated,
@@ -377,7 +399,7 @@ def game_export_json(game: Game) -> dict[str, Any]:
         "status": game.status,
         "players": {color_name(color): {"user": {"name": player.name, "id": player.id}, "rating": player.rating}
                     for color, player in ((True, game.white), (False, game.black))},
-        "moves": " ".join(game.sans),
+        "moves": " ".join(sans),
     }
     if game.winner is not None:
         data["winner"] = color_name(game.winner)

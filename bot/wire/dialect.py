@@ -59,6 +59,14 @@ class Dialect:
     #: a BOT's resignation (ours or the opponent's) survives a server restart; pychess keeps it in memory only
     #: and restores the game as live, so every game a BOT ended lately is looked up again after a restart
     keeps_bot_resignations: bool
+    #: the server's record of a running game that it keeps current, read to learn whether a move whose answer
+    #: was lost landed (pychess's game page); None where the record lags (Lichess delays its export of an
+    #: ongoing game by 3 to 60 s): there only the game stream can say
+    live_record: Literal["game page", "game export"] | None
+    #: a move sent out of turn or into a finished game is refused (Lichess: HTTP 400) and does no harm, so a
+    #: move whose first send may have landed is simply sent again; pychess answers 200 and plays it, so a move
+    #: sent again after the opponent's reply lands in the new position, and an illegal one loses the game
+    refuses_moves_out_of_turn: bool
     #: where an operator gets a token this server accepts; ``{url}`` is the configured server URL
     token_hint: str
     #: the public server of this kind (``schess-bot init --server``)
@@ -119,6 +127,7 @@ LICHESS = Dialect(
     draw_offers=True, takebacks=True, claim_victory=True, challenges_bots=True, decline_as_free_text=False,
     chat_rooms=("spectator",), increment_unit_ms=1, created_at_unit_ms=1, players_by_name=False,
     capabilities_header=False, rejects_token_with_403=False, flags_silently=False, keeps_bot_resignations=True,
+    live_record=None, refuses_moves_out_of_turn=True,
     token_hint="create a personal token with the scope bot:play at https://lichess.org/account/oauth/token",
     home_url="https://lichess.org", bot_variants=("chess", "chess960"), missing_variants=("shouse",),
 )
@@ -127,6 +136,7 @@ PYCHESS = Dialect(
     draw_offers=False, takebacks=False, claim_victory=False, challenges_bots=False, decline_as_free_text=True,
     chat_rooms=("player",), increment_unit_ms=1000, created_at_unit_ms=1000, players_by_name=True,
     capabilities_header=True, rejects_token_with_403=True, flags_silently=True, keeps_bot_resignations=False,
+    live_record="game page", refuses_moves_out_of_turn=False,
     token_hint=("pychess.org issues its own BOT tokens: sign in with the bot's account and create one at "
                 "{url}/account/bot (a Lichess token is not accepted)"),
     home_url="https://www.pychess.org", bot_variants=("seirawan", "seirawan960", "chess"),

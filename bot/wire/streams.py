@@ -86,14 +86,16 @@ class ServerStream(Generic[T]):
     Items are the normalised events plus :class:`StreamConnected` / :class:`StreamLost` /
     :class:`StreamFailed` notices. After an event for which ``final`` is true, or :meth:`close`, the stream
     stops for good. With a ``sink`` the items go there instead (and :meth:`get` has none): one queue for the
-    consumer's other senders too.
+    consumer's other senders too. ``on_event`` sees each event in the reader's thread as it arrives, before
+    the consumer does (the server keeps a game stream's latest state so).
     """
 
     def __init__(self, server: StreamSource, endpoint: str, path: str, label: str,
                  normalise: Callable[[str], list[T]], *, headers: dict[str, str] | None = None,
                  on_line: Callable[[], None] | None = None,
                  final: Callable[[T], bool] = lambda event: False,
-                 sink: Sink[T | StreamNotice] | None = None) -> None:
+                 sink: Sink[T | StreamNotice] | None = None,
+                 on_event: Callable[[T], None] | None = None) -> None:
         self.server = server
         self.endpoint = endpoint
         self.path = path
@@ -102,6 +104,7 @@ class ServerStream(Generic[T]):
         self.headers = dict(headers or {})
         self.on_line = on_line
         self.final = final
+        self.on_event = on_event
         self.items: queue.Queue[T | StreamNotice] = queue.Queue()
         self._put: Callable[[T | StreamNotice], None] = sink.put if sink is not None else self.items.put
         self._closed = threading.Event()
@@ -261,6 +264,8 @@ class ServerStream(Generic[T]):
                     log.exception("%s: skipped a line the normaliser failed on: %.200s", self.label, line)
                     continue
                 for event in events:
+                    if self.on_event is not None:
+                        self.on_event(event)
                     self._put(event)
                     if self.final(event):
                         self._closed.set()

@@ -87,7 +87,8 @@ class FakeServer:
                 self.stream.items.put(event)
 
     def make_move(self, game_id: str, uci: str, *, offer_draw: bool = False, san: str = "",
-                  plies: int | None = None, resend: bool = False) -> None:
+                  plies: int | None = None, unsure_since: float | None = None,
+                  send_by: float | None = None) -> None:
         if self.fail_moves:
             self.fail_moves -= 1
             raise ServerError("move: HTTP 503, gave up", 503)

@@ -308,6 +308,30 @@ def test_a_failed_move_request_is_retried(tmp_path, caplog):
     assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
 
 
+def test_a_failed_move_is_sent_again_with_when_it_failed_and_the_moment_its_first_try_set_to_send_it_by(
+        tmp_path):
+    """The server checks the game stream (and pychess's game page) before it sends a move whose first call
+    failed perhaps after landing: the retry says when that call ended, and keeps the moment, set from the
+    clock on the first try, after which the move goes out unchecked rather than lose on time."""
+    server = FakeServer()
+    server.fail_moves = 1
+    calls: list[dict[str, Any]] = []
+    send = server.make_move
+
+    def make_move(game_id: str, uci: str, **options: Any) -> None:
+        calls.append(options)
+        send(game_id, uci, **options)
+
+    server.make_move = make_move  # type: ignore[method-assign]
+    server.on_move = lambda uci: server.push(PYCHESS_GAME_END)
+    server.push(PYCHESS_GAME_FULL)
+    run_worker(server, ScriptedEngine("e2e4"), tmp_path)
+    first, second = calls
+    assert (first["plies"], first["unsure_since"]) == (0, None)
+    assert second["plies"] == 0 and second["unsure_since"] is not None
+    assert second["send_by"] == first["send_by"] <= second["unsure_since"] + 10
+
+
 def test_an_error_while_ending_the_game_still_reports_it_to_the_lobby(tmp_path, monkeypatch, caplog):
     # an exception in the ending (a metrics call, seen on the real server) left the lobby without a record: the
     # slot stayed taken and a SIGTERM waited for the game for ever

@@ -186,9 +186,9 @@ MOVE_PATH = "/api/bot/game/g1/move/d4e5"
 
 
 @pytest.mark.parametrize(("page", "sends", "why"), [
-    (game_page("d2d4", "e7e5", "d4e5", "b8c6"), 1, "the server has it (its record is at ply 4)"),
-    (game_page("d2d4", "e7e5", "d4e5", status=1), 1, "the game is over on the server"),
-    (game_page("d2d4", "e7e5"), 2, None),
+    (game_page("d2d4", "e7e5", "d4e5", "b8c6"), 1, "the server has it (the game page is at ply 4)"),
+    (game_page("d2d4", "e7e5", "d4e5", status=1), 1, "no longer due (the game page has the game over)"),
+    (game_page("d2d4", "e7e5"), 2, "the server does not have it (the game page is still at ply 2)"),
 ])
 def test_a_move_whose_answer_was_lost_is_sent_again_only_when_the_server_does_not_have_it(page, sends, why, caplog):
     """pychess takes an illegal move as a lost game: a move that landed, sent again after the opponent's reply,
@@ -200,8 +200,7 @@ def test_a_move_whose_answer_was_lost_is_sent_again_only_when_the_server_does_no
         http.route("GET", "/g1", Reply(body=page))
         make_server(http.url, fake=fake).make_move("g1", "d4e5", san="dxe5", plies=2)
         assert [r.path for r in http.requests] == [MOVE_PATH, "/g1", MOVE_PATH][:sends + 1]
-    if why is not None:
-        assert any(why in record.getMessage() for record in caplog.records)
+    assert any(why in record.getMessage() for record in caplog.records), caplog.text
 
 
 def test_a_move_is_not_sent_again_while_the_servers_record_cannot_be_read():
@@ -215,30 +214,90 @@ def test_a_move_is_not_sent_again_while_the_servers_record_cannot_be_read():
 
 
 def test_a_move_that_failed_in_an_earlier_call_is_checked_before_it_is_sent_again():
+    fake = FakeTime()
     with ScriptedServer() as http:
         http.route("POST", MOVE_PATH, Reply())
         http.route("GET", "/g1", Reply(body=game_page("d2d4", "e7e5", "d4e5")))
-        make_server(http.url, fake=FakeTime()).make_move("g1", "d4e5", plies=2, resend=True)
+        make_server(http.url, fake=fake).make_move("g1", "d4e5", plies=2, unsure_since=fake.now - 1)
         assert [r.path for r in http.requests] == ["/g1"]
 
 
-def test_a_move_that_failed_before_is_not_sent_while_the_record_cannot_be_read():
+def test_a_move_that_failed_before_is_not_sent_without_a_clock_to_send_it_by_while_the_record_is_unreadable():
+    fake = FakeTime()
     with ScriptedServer() as http:
         http.route("POST", MOVE_PATH, Reply())
         http.route("GET", "/g1", Reply(502))
         with pytest.raises(ServerError, match="not sent") as raised:
-            make_server(http.url, fake=FakeTime()).make_move("g1", "d4e5", plies=2, resend=True)
+            make_server(http.url, fake=fake).make_move("g1", "d4e5", plies=2, unsure_since=fake.now - 1)
         assert raised.value.status is None  # the mover tries again in 1 s
-        assert [r.path for r in http.requests] == ["/g1", "/g1"]
+        assert {r.path for r in http.requests} == {"/g1"}
 
 
-def test_lichess_asks_its_export_before_sending_a_move_again():
+def test_pychess_waits_for_news_of_a_move_of_unknown_fate_until_its_clock_says_send_it(caplog):
+    """The game page is refused and the game stream has nothing since the failed attempt: the move is held
+    back (a move that landed and went out again could lose the game) until ``send_by``, the share of its
+    clock the game allows, and then sent all the same; the log says so once when it starts waiting and once
+    when it sends."""
+    caplog.set_level(logging.INFO, logger="bot.wire.server")
+    fake = FakeTime()
+    with ScriptedServer() as http:
+        http.route("POST", MOVE_PATH, Reply(503), Reply())
+        http.route("GET", "/g1", Reply(404, '{"error":"Not Found"}'))
+        server = make_server(http.url, fake=fake)
+        server.stream_states.saw("g1", 2, fake.now)  # our turn, before the move went out
+        server.make_move("g1", "d4e5", san="dxe5", plies=2, send_by=fake.now + 3)
+        moves = [index for index, r in enumerate(http.requests) if r.path == MOVE_PATH]
+        assert len(moves) == 2 and fake.now >= 1003, "sent again once the clock's share was waited out"
+        assert {r.path for r in http.requests[moves[0] + 1:moves[1]]} == {"/g1"}, "the page asked meanwhile"
+    lines = [r.getMessage() for r in caplog.records if "unknown whether the last attempt took effect" in r.getMessage()]
+    assert len(lines) == 2, lines
+    assert "waiting up to" in lines[0] and "game page: HTTP 404" in lines[0]
+    assert lines[1].endswith("waiting longer would lose the game on time); sending it again"), lines[1]
+
+
+@pytest.mark.parametrize("dialect", ["pychess", "lichess"])
+def test_a_game_stream_past_the_moves_position_says_it_landed_without_asking_the_record(dialect, caplog):
+    caplog.set_level(logging.INFO, logger="bot.wire.server")
+    fake = FakeTime()
+    with ScriptedServer() as http:
+        http.route("POST", MOVE_PATH, Reply(502, "Bad Gateway"), Reply())
+        server = make_server(http.url, dialect=dialect, fake=fake)
+        server.stream_states.saw("g1", 3, fake.now)  # the state with our move came before the 502
+        server.make_move("g1", "d4e5", san="dxe5", plies=2)
+        assert [r.path for r in http.requests] == [MOVE_PATH]
+    assert "the server has it (the game stream is at ply 3); not sending it again" in caplog.text
+
+
+def test_lichess_sends_a_move_of_unknown_fate_again_without_reading_its_delayed_export(caplog):
+    """Lichess's export of an ongoing game lags the game by 3 to 60 s, and Lichess refuses a move out of turn
+    with HTTP 400 and no harm: with no news on the game stream the move simply goes out again."""
+    caplog.set_level(logging.INFO, logger="bot.wire.server")
+    fake = FakeTime()
     with ScriptedServer() as http:
         http.route("POST", MOVE_PATH, Reply(500, "{}"), Reply())
-        http.route("GET", "/game/export/g1", Reply(body=json.dumps(
-            {"id": "g1", "status": "started", "moves": "d4 e5 dxe5 Nc6"})))
+        http.route("GET", "/game/export/g1", Reply(body=json.dumps({"id": "g1", "status": "started", "moves": ""})))
+        server = make_server(http.url, dialect="lichess", fake=fake)
+        server.make_move("g1", "d4e5", plies=2)
+        assert [r.path for r in http.requests] == [MOVE_PATH, MOVE_PATH]
+    assert "the server refuses a move out of turn without harm); sending it again" in caplog.text
+
+
+def test_lichess_takes_a_400_to_a_move_sent_again_as_the_first_attempt_having_landed(caplog):
+    caplog.set_level(logging.INFO, logger="bot.wire.server")
+    with ScriptedServer() as http:
+        http.route("POST", MOVE_PATH, Reply(502, "Bad Gateway"),
+                   Reply(400, '{"error":"Not your turn, or game already over"}'))
         make_server(http.url, dialect="lichess", fake=FakeTime()).make_move("g1", "d4e5", plies=2)
-        assert [r.path for r in http.requests] == [MOVE_PATH, "/game/export/g1"]
+        assert [r.path for r in http.requests] == [MOVE_PATH, MOVE_PATH]
+    assert "HTTP 400 to the attempt sent again: the server refuses a move out of turn" in caplog.text
+
+
+def test_lichess_refuses_a_move_with_400_when_nothing_said_it_might_have_landed():
+    with ScriptedServer() as http:
+        http.route("POST", MOVE_PATH, Reply(400, '{"error":"Piece cannot move"}'))
+        with pytest.raises(ServerError) as raised:
+            make_server(http.url, dialect="lichess", fake=FakeTime()).make_move("g1", "d4e5", plies=2)
+        assert raised.value.status == 400
 
 
 def test_429_without_retry_after_waits_a_full_minute_and_only_that_endpoint():
