@@ -96,12 +96,6 @@ KNIGHT_LEAPER = [0, 0, 1, 0, 0, 0, 0, 1, 1]
 RAYS_FROM = [0, 0, 0, 4, 0, 0, 0, 4, 0]
 RAYS_TO = [0, 0, 0, 8, 4, 8, 0, 8, 4]
 
-# Rays from each square tagged as orthogonal (True) or diagonal (False), used by check and pin detection.
-TAGGED_RAYS = tuple(
-    tuple((ray, True) for ray in ROOK_RAYS[sq]) + tuple((ray, False) for ray in BISHOP_RAYS[sq])
-    for sq in range(64)
-)
-
 # Squares from which a pawn of the given colour attacks ``sq`` (index 0: white pawns, 1: black pawns).
 # A white pawn on sq-7 / sq-9 attacks sq; a black pawn on sq+7 / sq+9 does.
 PAWN_ATTACKERS_WHITE = tuple(_steps(sq, ((-1, -1), (1, -1))) for sq in range(64))

@@ -28,8 +28,6 @@ GATING_VARIANTS = frozenset({"seirawan", "shouse", "seirawan-placement", "seiraw
 NO_HAND, FREE_GATING, PLACEMENT, FORCED_ENTRY = -1, 0, 1, 2
 ENTRY_RULES = {"seirawan": FREE_GATING, "chess": NO_HAND, "shouse": FREE_GATING, "seirawan-placement": PLACEMENT,
                "seirawan-forced-entry": FORCED_ENTRY}
-#: The variants with pieces in hand (S-chess's hand ``[EHeh]`` in the FEN, promotion to Hawk and Elephant).
-HAND_VARIANTS = tuple(name for name, rule in ENTRY_RULES.items() if rule != NO_HAND)
 
 #: Start positions in Fairy-Stockfish's notation (pieces in hand as ``[EHeh]``, its FEN order).
 START_FENS = {
