@@ -88,6 +88,9 @@ def build_parser() -> argparse.ArgumentParser:
                              "the Docker HEALTHCHECK reads it)")
     parser.add_argument("--pgn-directory", default=None, metavar="DIR",
                         help="folder for the PGN of every finished game (overrides pgn_directory)")
+    parser.add_argument("--tournament", action="append", default=[], metavar="ID",
+                        help="join this Lichess arena or Swiss tournament (its id or address) at start, besides "
+                             "the config's tournaments; repeat it for more")
     parser.add_argument("--sandbox", action="store_true",
                         help="check the config, then play one game against the engine on a local loopback "
                              "server (no account needed)")
@@ -124,9 +127,10 @@ def _main(argv: list[str], stop: ShutdownSignals) -> int:
         print("error: --variant only goes with --sandbox", file=sys.stderr)
         return 2
     if args.sandbox:
-        if args.games is not None or args.check or args.upgrade:
+        if args.games is not None or args.check or args.upgrade or args.tournament:
             used = [flag for flag, on in (("--games", args.games is not None), ("--check", args.check),
-                                          ("--upgrade", args.upgrade)) if on]
+                                          ("--upgrade", args.upgrade), ("--tournament", bool(args.tournament)))
+                    if on]
             print(f"error: {', '.join(used)} cannot be used with --sandbox (it checks the config itself, "
                   "then plays one game)", file=sys.stderr)
             return 2
@@ -141,7 +145,7 @@ def _main(argv: list[str], stop: ShutdownSignals) -> int:
         return print_checks(config_path, args)
     try:
         settings = load_run_settings(config_path, pgn_directory=args.pgn_directory,
-                                     heartbeat_file=args.heartbeat_file)
+                                     heartbeat_file=args.heartbeat_file, tournaments=args.tournament)
         token = resolve_token(settings)
     except ConfigError as error:
         print(str(error), file=sys.stderr)
@@ -170,7 +174,8 @@ def print_checks(config_path: str, args: argparse.Namespace) -> int:
     if args.log_level is None:
         root.setLevel(logging.ERROR)  # the checks' own lines say it all
     try:
-        report = run_checks(config_path, pgn_directory=args.pgn_directory, heartbeat_file=args.heartbeat_file)
+        report = run_checks(config_path, pgn_directory=args.pgn_directory, heartbeat_file=args.heartbeat_file,
+                            tournaments=args.tournament)
     finally:
         root.setLevel(level)
     for finding in report.findings:

@@ -186,5 +186,9 @@ def configuration_summary(settings: Settings) -> str:
 
 def configuration_block(settings: Settings) -> str:
     """The effective configuration as YAML, for the log at DEBUG (the token is never in :class:`Settings`)."""
-    configuration = yaml.safe_dump(plain(dataclasses.asdict(settings)), sort_keys=False, width=110)
+    data = plain(dataclasses.asdict(settings))
+    for entry in data["tournaments"]:  # an entry code is a secret, as the token is
+        if entry.get("password"):
+            entry["password"] = "[hidden]"
+    configuration = yaml.safe_dump(data, sort_keys=False, width=110)
     return "\n".join(["effective configuration:", *("  " + line for line in configuration.rstrip().splitlines())])

@@ -19,7 +19,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import socket
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -30,6 +30,7 @@ from bot.config import (
     Settings,
     TokenError,
     load_settings,
+    parse_tournament_entry,
     resolve_token,
     settings_from_dict,
     token_file_warning,
@@ -38,6 +39,7 @@ from bot.engines.check import EngineCheck, EngineCheckFailed
 from bot.game.books import check_books
 from bot.wire.advice import connection_cause, dialect_for_url, rejected_token_advice
 from bot.wire.server import Server, ServerError, TokenRejected
+from bot.wire.tournaments import tournaments_unsupported
 from engine.book import BookError
 
 #: the longest the account check waits for the server (the configured timeout, if it is shorter)
@@ -102,10 +104,19 @@ class Preflight:
 
 
 def load_run_settings(config_path: str | None, *, pgn_directory: str | None = None,
-                      heartbeat_file: str | None = None) -> Settings:
+                      heartbeat_file: str | None = None, tournaments: Sequence[str] = ()) -> Settings:
     """The settings exactly as a real run uses them: the file (None: no file, every key at its default; the
-    sandbox's case), then the command line's overrides. Raises :class:`ConfigError`."""
+    sandbox's case), then the command line's overrides (``--tournament`` adds to ``tournaments``). Raises
+    :class:`ConfigError`."""
     settings = load_settings(config_path) if config_path is not None else settings_from_dict({})
+    if tournaments:
+        problems: list[str] = []
+        added = [parse_tournament_entry(text, "--tournament", problems) for text in tournaments]
+        if problems:
+            raise ConfigError(*(problem.replace("--tournament.id", "--tournament") for problem in problems))
+        known = {entry.id for entry in settings.tournaments}
+        settings = dataclasses.replace(settings, tournaments=settings.tournaments + tuple(
+            entry for entry in added if entry.id not in known))
     if heartbeat_file:
         settings = dataclasses.replace(settings, heartbeat_file=heartbeat_file)
     if pgn_directory:
@@ -235,6 +246,13 @@ def check_token_and_account(settings: Settings, report: Preflight, environ: Mapp
         server.close()
     bot_note = "a BOT account" if account.is_bot else "not a BOT account yet: run once with --upgrade"
     report.add(True, "account", f"{account.username} on {url} ({server.dialect} dialect, {bot_note})")
+    if settings.tournaments and server.dialect is not None:
+        unsupported = tournaments_unsupported(server.dialect, url)
+        if unsupported is not None:
+            report.add(False, "tournaments", unsupported.removeprefix("tournaments: "))
+        else:
+            report.add(True, "tournaments", f"{', '.join(entry.id for entry in settings.tournaments)} (joined at "
+                                            "start; whether each lets the bot in is said then)")
 
 
 def reason_of(error: ServerError) -> str:
@@ -246,13 +264,15 @@ def reason_of(error: ServerError) -> str:
 
 
 def run_checks(config_path: str | None, *, pgn_directory: str | None = None, heartbeat_file: str | None = None,
-               account: bool = True, environ: Mapping[str, str] | None = None) -> Preflight:
+               account: bool = True, environ: Mapping[str, str] | None = None,
+               tournaments: Sequence[str] = ()) -> Preflight:
     """Every check, in order; ``account=False`` leaves out the status page's address, the token and the
     account (the sandbox needs none of them). A config that cannot be read gives the only findings, one per
     problem in it (nothing else can be checked without it)."""
     report = Preflight()
     try:
-        settings = load_run_settings(config_path, pgn_directory=pgn_directory, heartbeat_file=heartbeat_file)
+        settings = load_run_settings(config_path, pgn_directory=pgn_directory, heartbeat_file=heartbeat_file,
+                                     tournaments=tournaments)
     except ConfigError as error:
         for problem in error.problems:
             report.add(False, "config", problem.removeprefix("config error: "))

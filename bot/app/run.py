@@ -30,6 +30,7 @@ from bot.wire import server as server_module
 from bot.wire.advice import rejected_token_advice
 from bot.wire.errors import ServerError, ServerStopped, TokenRejected
 from bot.wire.server import Server
+from bot.wire.tournaments import tournaments_unsupported
 from engine.book import BookError
 
 log = logging.getLogger("bot")
@@ -207,6 +208,12 @@ def run_bot(settings: Settings, token: str, *, max_games: int | None = None, upg
         print(f"error: challenge.variants or matchmaking.variants lists {', '.join(dict.fromkeys(missing))}, which "
               f"{settings.server.url} ({server.dialect} dialect) has no games in; remove it from the config",
               file=sys.stderr)
+        server.close()
+        return 2
+    unsupported = (tournaments_unsupported(server.dialect, settings.server.url)
+                   if settings.tournaments and server.dialect is not None else None)
+    if unsupported is not None:
+        print(f"error: {unsupported}", file=sys.stderr)
         server.close()
         return 2
     log.info("logged in to %s as %s (%s dialect)", settings.server.url, account.username, server.dialect)

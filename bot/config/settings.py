@@ -24,6 +24,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 import os
+import re
 import shlex
 import stat
 import sys
@@ -474,6 +475,62 @@ class StatusSettings:
         return None if self.listen is None else parse_listen(self.listen, "status.listen")
 
 
+TournamentKindSetting = Literal["auto", "arena", "swiss"]
+#: a Lichess tournament id: 8 letters and digits, the end of its address
+TOURNAMENT_ID = re.compile(r"^[A-Za-z0-9]{8}$")
+#: an arena's or a Swiss's address, which names its kind: https://lichess.org/tournament/ID, .../swiss/ID
+TOURNAMENT_URL = re.compile(r"^https?://[^/]+/(?P<kind>tournament|swiss)/(?P<id>[A-Za-z0-9]{8})/?$")
+
+
+def _tournament_id(value: Any, section: _Section, name: str) -> str:
+    """An id, or the tournament's address (``https://lichess.org/tournament/ID``): the id."""
+    text = value.strip() if isinstance(value, str) else value
+    found = TOURNAMENT_URL.match(text) if isinstance(text, str) else None
+    if found:
+        return found.group("id")
+    if not isinstance(text, str) or not TOURNAMENT_ID.match(text):
+        raise section.fail(name, "a tournament's 8-character id (the end of its address, lichess.org/tournament/"
+                                 "ID or lichess.org/swiss/ID) or that address", value)
+    return text
+
+
+@dataclass(frozen=True)
+class TournamentEntry:
+    """One Lichess tournament the bot joins (``tournaments``): its ``id`` (or address), ``team`` for a team
+    battle, ``password`` for a private one (its entry code; never logged), and its ``kind`` (``auto``: asked of
+    the server, an arena first; an address says it)."""
+
+    id: str = setting("", parse=_tournament_id)
+    team: str | None = None
+    password: str | None = field(default=None, repr=False)
+    kind: TournamentKindSetting = "auto"
+
+    def check(self, section: _Section) -> TournamentEntry:
+        if not self.id:
+            raise ConfigError(f"config error: {section.key('id')} is missing: the tournament's 8-character id")
+        found = TOURNAMENT_URL.match(str(section.data.get("id", "")))
+        if found and self.kind == "auto":
+            return dataclasses.replace(self, kind="arena" if found.group("kind") == "tournament" else "swiss")
+        return self
+
+
+def parse_tournament_entry(value: Any, key: str, problems: list[str] | None = None) -> TournamentEntry:
+    """One entry of ``tournaments``: an id or an address, or a mapping {id, team, password, kind}."""
+    if isinstance(value, Mapping):
+        return _read_section(TournamentEntry, value, key, problems)
+    return _read_section(TournamentEntry, {"id": value}, key, problems)
+
+
+def _tournaments(value: Any, section: _Section, name: str) -> tuple[TournamentEntry, ...]:
+    if value is None:
+        return ()
+    if not isinstance(value, list):
+        raise section.fail(name, "a list of tournament ids, or of {id, team, password} mappings", value)
+    entries = [parse_tournament_entry(entry, f"{section.key(name)}[{index}]", section.problems)
+               for index, entry in enumerate(value)]
+    return tuple(dict((entry.id, entry) for entry in entries).values())  # each tournament once
+
+
 def parse_listen(text: str, key: str) -> tuple[str, int]:
     """``HOST:PORT`` (``[::1]:8080`` for IPv6) -> (host, port). Raises :class:`ConfigError` naming ``key``."""
     host, colon, port = text.strip().rpartition(":")
@@ -499,6 +556,8 @@ class Settings:
     matchmaking: MatchmakingSettings = field(default_factory=MatchmakingSettings)
     logging: LoggingSettings = field(default_factory=LoggingSettings)
     status: StatusSettings = field(default_factory=StatusSettings)
+    #: Lichess arenas and Swiss tournaments to join at start (and leave at stop); pychess.org has none for BOTs
+    tournaments: tuple[TournamentEntry, ...] = setting((), parse=_tournaments)
     pgn_directory: str | None = "games"
     heartbeat_file: str | None = None
     token_file: str | None = None

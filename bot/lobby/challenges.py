@@ -57,6 +57,8 @@ class LobbyState:
     accepted_from_bots: tuple[AcceptedBotChallenge, ...] = ()
     now: float = 0.0
     our_rating: int | None = None  # ours for this challenge's rating category; None when the server hides it
+    #: real-time slots kept for the next pairing of a running tournament the bot is in (not in active_games)
+    tournament_slots: int = 0
 
 
 def rating_category(challenge: Challenge) -> str:
@@ -187,8 +189,9 @@ def decide_challenge(challenge: Challenge, settings: ChallengeSettings, state: L
     Checks, in order: who (block list, allow list, bot/human), variant, time control, whether the server
     lets a bot play it (Lichess ``compat``), rated/casual, the challenger's rating; then the passing limits
     (shutting down, games per user, challenges from bots per hour and day, the slots reserved for humans)
-    and whether we have room (``concurrency`` for real-time games, ``max_correspondence_games`` for games
-    with days per move), so a challenger learns the lasting reason first.
+    and whether we have room (``concurrency`` for real-time games, less the slots kept for tournament
+    pairings; ``max_correspondence_games`` for games with days per move), so a challenger learns the lasting
+    reason first.
     """
     challenger = challenge.challenger
     names = {challenger.name.lower(), (challenger.id or "").lower()} - {""}
@@ -221,8 +224,9 @@ def decide_challenge(challenge: Challenge, settings: ChallengeSettings, state: L
     if challenger.is_bot and state.bot_games >= bot_slots:
         return Decline("later", f"{state.bot_games} games against bots; {settings.reserve_for_humans} of "
                                 f"{settings.concurrency} slots are reserved for humans (reserve_for_humans)")
-    if state.active_games >= settings.concurrency:
-        return Decline("later", f"already playing {state.active_games} of {settings.concurrency} games",
+    if state.active_games + state.tournament_slots >= settings.concurrency:
+        kept = f" ({state.tournament_slots} kept for tournament pairings)" if state.tournament_slots else ""
+        return Decline("later", f"already playing {state.active_games} of {settings.concurrency} games{kept}",
                        busy=True)
     return Accept()
 

@@ -26,6 +26,7 @@ from bot.lobby.matchmaking import Matchmaker
 from bot.lobby.reconcile import Reconciler, RestartNotice, unconfirmed_note
 from bot.lobby.roster import KnownOpponent, Roster
 from bot.lobby.state import BotMemory, StateFile, state_path
+from bot.lobby.tournaments import Tournaments, slots_kept
 from bot.wire.events import (
     Account,
     ChallengeEvent,
@@ -115,6 +116,7 @@ class Lobby:
                                      remember=self.remember_game, monotonic=monotonic,
                                      ended_again=partial(count_resent, self.finished))
         self.restart_notice = RestartNotice()
+        self.tournaments = Tournaments(server, settings.tournaments, monotonic=monotonic)
 
     # ---- control ----
 
@@ -188,8 +190,10 @@ class Lobby:
             return list(self.game_notes.values())
 
     def _lobby_state(self) -> LobbyState:
-        return self.games.state(self.matchmaker, stopping=self._stop_mode is not None,
-                                pychess=self.players_by_name)
+        state = self.games.state(self.matchmaker, stopping=self._stop_mode is not None,
+                                 pychess=self.players_by_name)
+        pairings = sum(1 for game_id in self.tournaments.games if game_id in self.workers)
+        return replace(state, tournament_slots=slots_kept(self.tournaments.running(), pairings))
 
     @property
     def players_by_name(self) -> bool:
@@ -214,6 +218,7 @@ class Lobby:
                 self._visit_parked()
                 self.engine_health.probe_if_due()
                 self.matchmaker.tick(busy=self._matchmaking_busy(), stopping=self._stop_mode is not None)
+                self.tournaments.tick(stopping=self._stop_mode is not None)
                 self.save_memory_if_changed()
                 item = stream.get(timeout=0.25) if not stream.closed else None
                 if item is None:
@@ -229,6 +234,7 @@ class Lobby:
                     continue
                 self._handle(item)
         finally:
+            self.tournaments.withdraw_all()
             self.reconciler.stop()
             self.answers.decline_queued()
             self.matchmaker.cancel_pending()
@@ -248,9 +254,10 @@ class Lobby:
         if self.games.bot_slots() <= 0 or self.engine_health.problem is not None:
             return True
         if not self.settings.matchmaking.allow_during_games:
-            return bool(self.games.realtime_workers() or self.games.accepted)
+            return bool(self.games.realtime_workers() or self.games.accepted or self.tournaments.running())
         state = self._lobby_state()
-        return state.active_games >= self.settings.challenge.concurrency or state.bot_games >= self.games.bot_slots()
+        return (state.active_games + state.tournament_slots >= self.settings.challenge.concurrency
+                or state.bot_games >= self.games.bot_slots())
 
     def _handle_stop(self, stream: object) -> bool:
         """Apply a stop request / the game limit. Returns True when the loop should end."""
@@ -264,6 +271,7 @@ class Lobby:
         if self._stopping != mode:  # the first request, and a second one that turns finish into abort
             self._stopping = mode
             log.info("stopping: no new challenges; %s", stop_plans(mode, list(self.workers.items())))
+            self.tournaments.withdraw_all()  # no new pairings either
         for worker in self.workers.values():
             worker.request_stop(mode)
         return not self.workers
@@ -306,6 +314,7 @@ class Lobby:
 
     def _on_game_start(self, start: GameStart) -> None:
         games = self.games
+        self.tournaments.on_game_start(start.game_id, start.tournament_id)
         games.accepted.pop(start.game_id, None)
         pending = self.matchmaker.pending
         if pending is not None and self.matchmaker.owns(start.game_id):

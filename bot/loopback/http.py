@@ -18,6 +18,7 @@ from bot.loopback.answers import Reply
 from bot.loopback.model import RequestRecord
 from bot.loopback.referee import CAPABILITIES_HEADER, Referee
 from bot.loopback.streams import Stream
+from bot.loopback.tournaments import TOURNAMENT_KINDS, TournamentKind
 
 log = logging.getLogger(__name__)
 _ID = r"(?P<id>[^/?]+)"
@@ -45,9 +46,19 @@ ROUTES: list[tuple[str, re.Pattern[str], str]] = [
         ("POST", rf"^/api/challenge/{_ID}$", "challenge_create"),
         ("GET", r"^/(?P<id>[A-Za-z0-9]{8})$", "game_page"),
         ("GET", rf"^/game/export/{_ID}$", "game_export"),
+        ("GET", rf"^/api/tournament/{_ID}$", "arena"),
+        ("POST", rf"^/api/tournament/{_ID}/join$", "arena_join"),
+        ("POST", rf"^/api/tournament/{_ID}/withdraw$", "arena_withdraw"),
+        ("GET", rf"^/api/swiss/{_ID}$", "swiss"),
+        ("POST", rf"^/api/swiss/{_ID}/join$", "swiss_join"),
+        ("POST", rf"^/api/swiss/{_ID}/withdraw$", "swiss_withdraw"),
     )
 ]
-LICHESS_ONLY = {"draw", "takeback", "claim_victory", "claim_draw", "online", "game_export"}
+#: the tournament routes (Lichess): endpoint -> (the tournament's kind, what is asked)
+TOURNAMENT_ENDPOINTS: dict[str, tuple[TournamentKind, str]] = {
+    f"{kind}{action}": (kind, action or "info") for kind in TOURNAMENT_KINDS for action in ("", "_join", "_withdraw")
+}
+LICHESS_ONLY = {"draw", "takeback", "claim_victory", "claim_draw", "online", "game_export", *TOURNAMENT_ENDPOINTS}
 PYCHESS_ONLY = {"game_page"}
 FORM_ONLY_ON_PYCHESS = {"chat", "decline"}
 
@@ -253,6 +264,13 @@ class LoopbackHandler(BaseHTTPRequestHandler):
             return loopback.api_cancel_challenge(game_id)
         if endpoint == "online":
             return loopback.api_online_bots(int(params.get("nb", "50") or 50))
+        if endpoint in TOURNAMENT_ENDPOINTS:
+            kind, action = TOURNAMENT_ENDPOINTS[endpoint]
+            if action == "_join":
+                return loopback.api_join_tournament(kind, game_id, fields)
+            if action == "_withdraw":
+                return loopback.api_withdraw_tournament(kind, game_id)
+            return loopback.api_tournament(kind, game_id)
         return loopback.api_create_challenge(game_id, fields)
 
     def _send(self, reply: Reply, content_type: Optional[str] = None) -> None:

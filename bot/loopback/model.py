@@ -116,6 +116,8 @@ class LoopbackChallenge:
     answer: Optional[ChallengeAnswer] = None
     created_at: float = field(default_factory=time.time)
     offered: bool = True
+    #: a Lichess tournament's pairing rather than a challenge: ("arena" or "swiss", the tournament's id)
+    pairing_of: Optional[tuple[str, str]] = None
 
     @property
     def bot_color(self) -> bool:

@@ -25,6 +25,7 @@ from bot.loopback.model import LoopbackChallenge, MoveRecord, RequestRecord, Use
 from bot.loopback.opponents import Opponent, RandomMoves
 from bot.loopback.stream_desk import CAPABILITIES_HEADER, StreamDesk
 from bot.loopback.streams import Stream
+from bot.loopback.tournaments import LoopbackTournament, TournamentDesk
 
 DECLINE_REASONS = (
     "generic",
@@ -43,7 +44,7 @@ DECLINE_REASONS = (
 __all__ = ["CAPABILITIES_HEADER", "OK", "OpponentFactory", "Referee", "Reply", "ScriptedBot"]
 
 
-class Referee(AccountDesk, StreamDesk, ChallengeDesk, GameDesk):
+class Referee(AccountDesk, StreamDesk, ChallengeDesk, GameDesk, TournamentDesk):
     """Game logic shared by the HTTP layer and the test API."""
 
     def __init__(
@@ -89,6 +90,7 @@ class Referee(AccountDesk, StreamDesk, ChallengeDesk, GameDesk):
         self.challenges: dict[str, LoopbackChallenge] = {}
         self.games: dict[str, Game] = {}
         self.online_bots: dict[str, ScriptedBot] = {}
+        self.tournaments: dict[str, LoopbackTournament] = {}
         self.event_streams: list[Stream] = []
         self.event_stream_connections = 0
         self.requests: list[RequestRecord] = []
@@ -184,6 +186,7 @@ class Referee(AccountDesk, StreamDesk, ChallengeDesk, GameDesk):
             self._emit_game(game, wire.game_end_line(game))
         if self.on_game_end is not None:
             self.on_game_end(game)
+        self._tournament_game_ended(game)
         self._cond.notify_all()
 
     def _opponent_loop(self, game: Game) -> None:

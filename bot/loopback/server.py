@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from types import TracebackType
 from typing import Any, Optional, TypeVar
 
@@ -26,6 +27,7 @@ from bot.loopback.observe import Observers
 from bot.loopback.opponents import Opponent
 from bot.loopback.positions import start_fen
 from bot.loopback.referee import Referee
+from bot.loopback.tournaments import LoopbackTournament, TournamentKind
 from engine.variants import NAMES, VARIANTS
 
 T = TypeVar("T")
@@ -214,6 +216,37 @@ class LoopbackServer(Referee, Observers):
                 if self.dialect == "lichess":
                     self._emit_event(wire.challenge_event(challenge, self.dialect, self.base_url, "challengeCanceled"))
             self._cond.notify_all()
+
+    def create_tournament(
+        self,
+        kind: TournamentKind = "arena",
+        name: str = "Loopback Bot Arena",
+        clock: tuple[int, int] = (60, 1),
+        variant: str = "chess",
+        rated: bool = False,
+        pairings: int = 3,
+        opponent: Optional[Callable[[int], Opponent]] = None,
+        password: Optional[str] = None,
+        team: Optional[str] = None,
+        bots_allowed: bool = True,
+        min_rating: Optional[int] = None,
+        max_rating: Optional[int] = None,
+        started: bool = True,
+    ) -> str:
+        """A Lichess arena (or ``kind="swiss"``) the bot may join: it pairs the bot ``pairings`` times, one game
+        after the other, while the bot stays in (``opponent(n)``: the n-th pairing's opponent, default
+        random moves); ``password``, ``team`` (a team battle), ``bots_allowed`` and the rating range are its
+        conditions. Returns its id; ``tournaments[id]`` records the joins, withdrawals and games."""
+        if self.dialect != "lichess":
+            raise ValueError("tournaments are a Lichess dialect feature: pychess.org lets no BOT in")
+        with self._cond:
+            tournament_id = self._new_id()
+            self.tournaments[tournament_id] = LoopbackTournament(
+                tournament_id, kind, name, clock, variant, rated, pairings,
+                opponent or (lambda number: self.opponent_factory()), password=password, team=team,
+                bots_allowed=bots_allowed, min_rating=min_rating, max_rating=max_rating,
+                status="started" if started else "created")
+            return tournament_id
 
     def add_online_bot(
         self,

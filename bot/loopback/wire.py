@@ -191,7 +191,17 @@ def now_playing_json(game: Game) -> dict[str, Any]:
     }
     if game.winner is not None:
         data["winner"] = color_name(game.winner)
+    data.update(tournament_fields(game))
     return data
+
+
+def tournament_fields(game: Game) -> dict[str, str]:
+    """A tournament pairing's game names its tournament: ``source`` and ``tournamentId`` (an arena) or
+    ``swissId``; nothing for a challenge's game."""
+    if game.challenge.pairing_of is None:
+        return {}
+    kind, tournament_id = game.challenge.pairing_of
+    return {"source": kind, "tournamentId" if kind == "arena" else "swissId": tournament_id}
 
 
 def game_start_event(game: Game, dialect: ServerKind, kind: str = "gameStart") -> str:
@@ -306,6 +316,7 @@ def game_full_line(game: Game, dialect: ServerKind, floats: bool = False, restar
             "state": state,
         }
     )
+    data.update({key: value for key, value in tournament_fields(game).items() if key != "source"})
     return compact(data)
 
 

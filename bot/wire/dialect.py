@@ -38,6 +38,9 @@ class Dialect:
     claim_victory: bool
     #: the bot can challenge online bots (``GET /api/bot/online``, ``POST /api/challenge/{user}``)
     challenges_bots: bool
+    #: a BOT account can join arenas and Swiss tournaments that allow bots (Lichess since 2025; pychess.org
+    #: lets no BOT into its tournaments)
+    bot_tournaments: bool
     #: a decline's reason is shown to the challenger as free text (pychess), not as one of the API's keys
     decline_as_free_text: bool
     #: the chat rooms people read (pychess shows the player room to everyone; Lichess's bots speak to
@@ -124,7 +127,8 @@ def is_local(url: str) -> bool:
 
 LICHESS = Dialect(
     name="lichess", result_source="game export", final_state_ends_game=True, replays_on_reconnect=False,
-    draw_offers=True, takebacks=True, claim_victory=True, challenges_bots=True, decline_as_free_text=False,
+    draw_offers=True, takebacks=True, claim_victory=True, challenges_bots=True, bot_tournaments=True,
+    decline_as_free_text=False,
     chat_rooms=("spectator",), increment_unit_ms=1, created_at_unit_ms=1, players_by_name=False,
     capabilities_header=False, rejects_token_with_403=False, flags_silently=False, keeps_bot_resignations=True,
     live_record=None, refuses_moves_out_of_turn=True,
@@ -133,7 +137,8 @@ LICHESS = Dialect(
 )
 PYCHESS = Dialect(
     name="pychess", result_source="game page", final_state_ends_game=False, replays_on_reconnect=True,
-    draw_offers=False, takebacks=False, claim_victory=False, challenges_bots=False, decline_as_free_text=True,
+    draw_offers=False, takebacks=False, claim_victory=False, challenges_bots=False, bot_tournaments=False,
+    decline_as_free_text=True,
     chat_rooms=("player",), increment_unit_ms=1000, created_at_unit_ms=1000, players_by_name=True,
     capabilities_header=True, rejects_token_with_403=True, flags_silently=True, keeps_bot_resignations=False,
     live_record="game page", refuses_moves_out_of_turn=False,

@@ -120,6 +120,8 @@ class GameStart:
     color: str | None = None  # lichess tells it here; pychess only in gameFull (by name)
     chess960: bool = False  # pychess says it only here: its gameFull has no chess960 flag
     opponent: str | None = None  # lichess ``opponent.username``; pychess does not say
+    #: the arena (``tournamentId``) or Swiss (``swissId``) the game is a pairing of (Lichess); None otherwise
+    tournament_id: str | None = None
 
 
 @dataclass(frozen=True)

@@ -226,9 +226,11 @@ def normalise_lobby_line(line: str | bytes) -> LobbyEvent:
         color = game.get("color")
         opponent = game.get("opponent")
         opponent_name = opponent.get("username") if isinstance(opponent, dict) else None
+        tournament = game.get("tournamentId") or game.get("swissId")
         return GameStart(game_id, color if color in ("white", "black") else None,
                          chess960=as_bool(game.get("chess960", False)),
-                         opponent=opponent_name if isinstance(opponent_name, str) and opponent_name else None)
+                         opponent=opponent_name if isinstance(opponent_name, str) and opponent_name else None,
+                         tournament_id=tournament if isinstance(tournament, str) and tournament else None)
     return UnknownEvent(str(kind))
 
 

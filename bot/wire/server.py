@@ -60,6 +60,7 @@ from bot.wire.movefate import (
 from bot.wire.normalise import normalise_game_line, normalise_lobby_line, parse_account, parse_online_bot
 from bot.wire.ratelimit import EndpointLimits, backoff_s, short_body
 from bot.wire.streams import ServerStream, Sink, StreamConnected, StreamFailed, StreamLost, StreamNotice
+from bot.wire.tournaments import TournamentInfo, TournamentKind, join_error, parse_tournament
 from engine import __version__
 
 #: the errors and stream notices callers get from the client live in bot.wire.ratelimit and bot.wire.streams
@@ -100,12 +101,20 @@ ENDPOINTS: dict[str, tuple[str, str]] = {
     "game export": ("GET", "/game/export/{game_id}"),  # Lichess: one game, JSON with Accept: application/json
     "stream event": ("GET", "/api/stream/event"),
     "stream game": ("GET", "/api/bot/game/stream/{game_id}"),
+    # Lichess tournaments that let bots in: an arena, or a Swiss (bot.wire.tournaments reads the answers)
+    "arena": ("GET", "/api/tournament/{tournament_id}"),
+    "arena join": ("POST", "/api/tournament/{tournament_id}/join"),
+    "arena withdraw": ("POST", "/api/tournament/{tournament_id}/withdraw"),
+    "swiss": ("GET", "/api/swiss/{tournament_id}"),
+    "swiss join": ("POST", "/api/swiss/{tournament_id}/join"),
+    "swiss withdraw": ("POST", "/api/swiss/{tournament_id}/withdraw"),
 }
 
-#: endpoints a running game needs: their waits (429 pause, back-off) go on after a stop request, for the games
-#: being finished; every other wait ends at once when the bot is asked to stop
+#: endpoints a running game (or the stop itself: leaving tournaments) needs: their waits (429 pause, back-off)
+#: go on after a stop request, for the games being finished; every other wait ends at once when the bot is
+#: asked to stop
 GAME_ENDPOINTS = frozenset({"move", "chat", "abort", "resign", "game page", "game export", "draw", "claim",
-                            "takeback", "stream game"})
+                            "takeback", "stream game", "arena withdraw", "swiss withdraw"})
 
 T = TypeVar("T")
 
@@ -578,6 +587,46 @@ class Server(Transport):
             self._call(endpoint, lambda: self._request(endpoint, game_id=game_id, answer=answer), attempts=2,
                        what=what)
         return True
+
+    # ---- tournaments (Lichess) ----
+
+    def tournament_info(self, kind: TournamentKind, tournament_id: str) -> TournamentInfo:
+        """``GET /api/tournament/{id}`` (arena) or ``/api/swiss/{id}``, with the token, so that its verdicts
+        are the bot's. Raises :class:`ServerError` (``status`` 404: no such tournament of that kind)."""
+
+        def get() -> TournamentInfo:
+            try:
+                return parse_tournament(self._request(kind, tournament_id=tournament_id).json(), kind)
+            except (ValueError, MalformedLine) as error:
+                raise ServerError(f"{kind} {tournament_id}: unreadable answer ({error})") from None
+
+        return self._call(kind, get, attempts=2, what=f"tournament {tournament_id}")
+
+    def join_tournament(self, kind: TournamentKind, tournament_id: str, *, team: str | None = None,
+                        password: str | None = None) -> str | None:
+        """Join (form fields ``team`` and ``password`` where given); None when joined, else the server's reason
+        for refusing (``Missing team``, ``Tournament restrictions`` ...: :mod:`bot.wire.tournaments`)."""
+        form = {name: value for name, value in (("team", team), ("password", password)) if value}
+        endpoint = f"{kind} join"
+
+        def post() -> str | None:
+            try:
+                self._request(endpoint, data=form, tournament_id=tournament_id)
+            except berserk.exceptions.ResponseError as error:
+                if error.status_code not in (400, 403):
+                    raise
+                try:
+                    return join_error(error.response.json() if error.response is not None else None)
+                except ValueError:
+                    return short_body(error.response)
+            return None
+
+        return self._call(endpoint, post, attempts=2, what=f"tournament {tournament_id}: join")
+
+    def withdraw_tournament(self, kind: TournamentKind, tournament_id: str) -> None:
+        """Leave it (an arena: a pause; the bot is paired no more)."""
+        self._call(f"{kind} withdraw", lambda: self._request(f"{kind} withdraw", tournament_id=tournament_id),
+                   attempts=2, what=f"tournament {tournament_id}: withdraw")
 
     # ---- streams ----
 
