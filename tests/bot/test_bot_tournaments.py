@@ -94,3 +94,11 @@ def test_a_pairings_game_start_names_its_tournament() -> None:
     assert isinstance(arena, GameStart) and arena.tournament_id == "abcd1234"
     assert isinstance(swiss, GameStart) and swiss.tournament_id == "wxyz0000"
     assert isinstance(plain, GameStart) and plain.tournament_id is None
+
+
+def test_the_sandbox_refuses_tournament_as_it_refuses_games(capsys: pytest.CaptureFixture[str]) -> None:
+    from bot.app.cli import main
+
+    assert main(["--sandbox", "--tournament", "abcd1234"]) == 2
+    assert capsys.readouterr().err.strip() == ("error: --tournament cannot be used with --sandbox (it checks the "
+                                               "config itself, then plays one game)")
