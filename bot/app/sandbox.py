@@ -72,9 +72,9 @@ def sandbox_settings(settings: Settings, url: str, pgn_directory: str,
     """The checked real settings made fit for the sandbox, and a description of its engine.
 
     The engine section, the time and greeting settings are the operator's own; everything that would stop
-    the game or touch the outside (server, challenge filters, draw offers, token file, heartbeat) is
-    replaced, PGNs go to ``pgn_directory``. Without engine limits the bot gets a short move time so the game
-    ends within seconds.
+    the game or touch the outside (server, challenge filters, draw offers, tournaments, token file,
+    heartbeat) is replaced, PGNs go to ``pgn_directory``. Without engine limits the bot gets a short move time
+    so the game ends within seconds.
     """
     engine = settings.engine
     command = engine.command
@@ -97,6 +97,7 @@ def sandbox_settings(settings: Settings, url: str, pgn_directory: str,
         pgn_directory=pgn_directory,
         heartbeat_file=None,
         token_file=None,
+        tournaments=(),
     )
     return sandbox, command
 

@@ -102,3 +102,12 @@ def test_the_sandbox_refuses_tournament_as_it_refuses_games(capsys: pytest.Captu
     assert main(["--sandbox", "--tournament", "abcd1234"]) == 2
     assert capsys.readouterr().err.strip() == ("error: --tournament cannot be used with --sandbox (it checks the "
                                                "config itself, then plays one game)")
+
+
+def test_the_sandbox_plays_without_the_configs_tournaments() -> None:
+    """The sandbox's server speaks the pychess dialect, which refuses the key: a config with Lichess
+    tournaments must still play its sandbox game."""
+    from bot.app.sandbox import sandbox_settings
+
+    settings = settings_from_dict({"tournaments": ["abcd1234"]})
+    assert sandbox_settings(settings, "http://127.0.0.1:1", "games")[0].tournaments == ()
