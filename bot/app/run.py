@@ -161,7 +161,6 @@ def run_bot(settings: Settings, token: str, *, max_games: int | None = None, upg
     was already checked or ``engine_factory`` replaces it. For tests: ``on_lobby`` receives the lobby (to
     call ``request_stop``)."""
     stop = stop or ShutdownSignals()
-    log.info("%s", startup_block())
     problem = check_pgn_directory(settings.pgn_directory)
     if problem is not None:
         print(f"error: pgn_directory {settings.pgn_directory!r} is not writable: {problem}; every game's "
@@ -172,7 +171,8 @@ def run_bot(settings: Settings, token: str, *, max_games: int | None = None, upg
     except BookError as error:
         print(f"error: engine.polyglot: {error}", file=sys.stderr)
         return 2
-    if engine_check is None and engine_factory is None:
+    checked_here = engine_check is None and engine_factory is None
+    if checked_here:
         try:
             settings, engine_check = check_configured_engine(settings)
         except EngineCheckFailed as error:
@@ -181,6 +181,9 @@ def run_bot(settings: Settings, token: str, *, max_games: int | None = None, upg
         except StopDuringStartup:
             print("stopped before the bot started playing", file=sys.stderr)
             return 0
+    # the version first, once the checks that stop a start with one line have passed
+    log.info("%s", startup_block())
+    if checked_here and engine_check is not None:
         log.info("engine check: %s (%s, %s) plays %s", engine_check.id_name, settings.engine.command,
                  settings.engine.protocol, ", ".join(engine_check.playable))
     server = Server(settings.server, token, variants=settings.challenge.variants)
