@@ -4,11 +4,24 @@ per destination, and the engine's own lines with ``engine.debug`` (on a file of 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from bot import __version__
 from bot.loopback import LoopbackServer, RandomMoves
 from tests.e2e.conftest import TOKEN, BotProcess, bot_config
 from tests.timing import GAME_S
+
+
+def play_one_game(server: LoopbackServer, config: dict[str, Any], workdir: Path, seed: int) -> tuple[str, BotProcess]:
+    """``python -m bot --games 1`` plays one game against random moves and exits 0: (the game id, the bot)."""
+    game_id = server.challenge(color="black", clock=(60, 1), opponent=RandomMoves(seed=seed))
+    bot = BotProcess(config, workdir, "--games", "1").start()
+    try:
+        server.wait_for_game_end(game_id, GAME_S)
+        assert bot.wait(GAME_S) == 0
+    finally:
+        bot.stop()
+    return game_id, bot
 
 
 def test_a_run_with_a_log_file_keeps_the_start_up_block_engine_lines_and_no_token(
@@ -19,13 +32,7 @@ def test_a_run_with_a_log_file_keeps_the_start_up_block_engine_lines_and_no_toke
                         engine={"debug": True},
                         logging={"level": "WARNING", "file": str(log_file), "file_level": "DEBUG",
                                  "max_bytes": 5_000_000, "backup_count": 2, "engine_file": str(engine_file)})
-    game_id = pychess_server.challenge(color="black", clock=(60, 1), opponent=RandomMoves(seed=2))
-    bot = BotProcess(config, tmp_path, "--games", "1").start()
-    try:
-        pychess_server.wait_for_game_end(game_id, GAME_S)
-        assert bot.wait(GAME_S) == 0
-    finally:
-        bot.stop()
+    game_id, bot = play_one_game(pychess_server, config, tmp_path, seed=2)
     text = log_file.read_text()
     assert "schess-bot " in text and "  python: " in text and "  os: " in text
     assert f"logged in to {pychess_server.url} as SeirawanBot (pychess dialect)" in text
@@ -45,13 +52,7 @@ def test_the_start_up_at_info_fits_on_a_screen_in_the_order_it_happens(
     pychess_server: LoopbackServer, tmp_path: Path
 ) -> None:
     config = bot_config(pychess_server, tmp_path / "games", logging={"level": "INFO"})
-    game_id = pychess_server.challenge(color="black", clock=(60, 1), opponent=RandomMoves(seed=3))
-    bot = BotProcess(config, tmp_path, "--games", "1").start()
-    try:
-        pychess_server.wait_for_game_end(game_id, GAME_S)
-        assert bot.wait(GAME_S) == 0
-    finally:
-        bot.stop()
+    game_id, bot = play_one_game(pychess_server, config, tmp_path, seed=3)
     lines = bot.logs().splitlines()
     start_up = lines[:next(n for n, line in enumerate(lines) if f"challenge {game_id}:" in line)]
     assert len(start_up) <= 12, "\n".join(start_up)
