@@ -48,6 +48,10 @@ def build_parser() -> argparse.ArgumentParser:
                         help="the variant of the games offered (default: %(default)s)")
     parser.add_argument("--chess960", action="store_true", help="offer the 960 version of the variant")
     parser.add_argument("--clock", default="3+2", help="minutes+seconds, e.g. 3+2 (default: %(default)s)")
+    parser.add_argument("--arena", type=int, default=0, metavar="PAIRINGS",
+                        help="lichess dialect: also create an arena (of --variant and --clock) that pairs the bot "
+                             "PAIRINGS times once it joins (schess-bot --tournament ID), and print its id "
+                             "(default: none)")
     parser.add_argument("--seed", type=int, default=None,
                         help="seed of the game ids and the random opponent: the same seed gives the same ids and "
                              "moves on every start (default: a fresh seed each start, printed)")
@@ -88,6 +92,9 @@ def offer_in_turn(server: LoopbackServer, count: int, offer: Callable[[int], str
 def main(argv: Optional[Sequence[str]] = None) -> int:
     """Run the server until Ctrl-C or until all offered games have ended."""
     args = build_parser().parse_args(argv)
+    if args.arena > 0 and args.dialect != "lichess":
+        print("error: --arena needs --dialect lichess (pychess.org lets no BOT into tournaments)", file=sys.stderr)
+        return 2
     try:
         clock = parse_minutes_clock(args.clock)
     except ValueError:
@@ -109,6 +116,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     ) as server:
         print(f"loopback {args.dialect} server on {server.url} as {server.bot.name}, token {args.token!r}, "
               f"seed {seed} (--seed {seed} gives the same game ids and moves)", flush=True)
+        if args.arena > 0:
+            arena = server.create_tournament(clock=clock, variant=args.variant, pairings=args.arena,
+                                             opponent=lambda number: RandomMoves(seed + 1000 + number))
+            print(f"arena {arena} created: it pairs the bot {args.arena} times once it joins "
+                  f"(schess-bot --tournament {arena})", flush=True)
         try:
             offer_in_turn(server, args.challenges, lambda n: server.challenge(
                 variant=args.variant, chess960=args.chess960, clock=clock, opponent=RandomMoves(seed + n)), say=say)

@@ -5,9 +5,15 @@ refused, and refuses the key on pychess.org, which lets no BOT into its tourname
 from __future__ import annotations
 
 import logging
+import os
 import re
 import signal
+import subprocess
+import sys
+import threading
 from pathlib import Path
+from types import SimpleNamespace
+from typing import cast
 
 import pytest
 
@@ -16,9 +22,9 @@ from bot.lobby.challenges import Accept, Decline, LobbyState, decide_challenge
 from bot.lobby.tournaments import slots_kept
 from bot.loopback import LoopbackServer
 from tests.bot.test_bot_challenges import challenge
-from tests.e2e.conftest import BotProcess, BotThread, bot_config
+from tests.e2e.conftest import REPO, TOKEN, BotProcess, BotThread, bot_config
 from tests.reliability.conftest import ResignAfter
-from tests.timing import GAME_S, STARTUP_S
+from tests.timing import GAME_S, PATIENCE_S, STARTUP_S
 
 
 def resigning(number: int) -> ResignAfter:
@@ -128,3 +134,35 @@ def test_a_running_tournament_keeps_a_slot_for_its_next_pairing() -> None:
     declined = decide_challenge(challenge(), settings, LobbyState(active_games=1, tournament_slots=1))
     assert isinstance(declined, Decline) and declined.reason == "later" and declined.busy
     assert declined.detail == "already playing 1 of 2 games (1 kept for tournament pairings)"
+
+
+def test_the_loopback_command_creates_an_arena_the_bot_joins_by_its_id(
+    tmp_path: Path, bots: list[BotThread]
+) -> None:
+    """``python -m bot.loopback --dialect lichess --arena 3 --challenges 0``, and a bot given the id it prints:
+    three pairings played, as an operator would try it by hand."""
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    command = [sys.executable, "-m", "bot.loopback", "--dialect", "lichess", "--arena", "3", "--challenges", "0",
+               "--clock", "1+1", "--variant", "chess", "--token", TOKEN]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, text=True, env=env, cwd=REPO)
+    watchdog = threading.Timer(3 * GAME_S, process.kill)  # a hung run ends the output, and so the loop below
+    watchdog.start()
+    over = 0
+    try:
+        assert process.stdout is not None
+        url = re.search(r"on (http://\S+) as", process.stdout.readline())
+        arena = re.match(r"arena (\w+) created: it pairs the bot 3 times", process.stdout.readline())
+        assert url and arena
+        address = cast(LoopbackServer, SimpleNamespace(url=url.group(1), dialect="lichess"))
+        bots.append(BotThread(bot_config(address, tmp_path, tournaments=[arena.group(1)])).start())
+        for line in iter(process.stdout.readline, ""):
+            over += line.startswith("game over: ")
+            if over == 3:
+                break
+    finally:
+        watchdog.cancel()
+        process.kill()
+        process.wait(PATIENCE_S)
+    assert over == 3
+    assert subprocess.run([*command[:3], "--arena", "3"], capture_output=True, text=True, env=env, cwd=REPO,
+                          timeout=STARTUP_S).stderr.startswith("error: --arena needs --dialect lichess")
