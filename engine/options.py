@@ -28,7 +28,7 @@ _FALSE = ("false", "0", "no", "off")
 _PACKAGE = Path(__file__).resolve().parent
 
 
-class Engine(Protocol):
+class OptionListener(Protocol):
     """What a change of an option asks of the engine (:class:`engine.uci.UciFrontEnd`)."""
 
     def new_rules(self) -> None:
@@ -56,7 +56,7 @@ class Engine(Protocol):
         """``EvalFile`` changed: load the net again, even from the same path."""
 
 
-OnChange = Callable[[Engine], None]
+OnChange = Callable[[OptionListener], None]
 
 
 @dataclass(frozen=True)
