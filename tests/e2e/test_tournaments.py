@@ -166,3 +166,17 @@ def test_the_loopback_command_creates_an_arena_the_bot_joins_by_its_id(
     assert over == 3
     assert subprocess.run([*command[:3], "--arena", "3"], capture_output=True, text=True, env=env, cwd=REPO,
                           timeout=STARTUP_S).stderr.startswith("error: --arena needs --dialect lichess")
+
+
+def test_check_says_pychess_lets_no_bot_into_tournaments(pychess_server: LoopbackServer, tmp_path: Path) -> None:
+    import yaml
+
+    from bot.app.preflight import run_checks
+
+    path = tmp_path / "config.yml"
+    path.write_text(yaml.safe_dump(bot_config(pychess_server, tmp_path / "games", tournaments=["abcd1234"])))
+    report = run_checks(str(path), environ={"SCHESS_BOT_TOKEN": TOKEN})
+    lines = [finding.line() for finding in report.findings]
+    assert f"FAIL tournaments: {pychess_server.url} (pychess dialect) lets no BOT into its tournaments; remove the " \
+           "tournaments key (and --tournament) for this server" in lines, lines
+    assert not report.ok
