@@ -5,10 +5,10 @@ root ``bot`` package, which holds only the version and the token's variable name
 no layer; no ``bot`` module imports ``tools``). ``engine`` imports nothing from ``bot`` or ``tools``, and its
 modules import only what :data:`ENGINE_IMPORTS` lists for each (the rules nothing of the evaluation or the search,
 the search in a line tt <- search <- smp <- uci). A ``tools`` package imports ``engine``, ``bot.engines`` and
-``bot.records`` only (a benchmark of the running bot, all of ``bot``), and no other tool. No import cycle
-exists among the modules of ``bot``, ``engine`` and ``tools``: an import inside a function counts, and so does
-one under ``if TYPE_CHECKING:`` (a type is a dependency too; a cycle hidden there is still two modules that
-need each other).
+``bot.records`` only (the benchmark of the running bot and the soak, all of ``bot``), and no other tool. No
+import cycle exists among the modules of ``bot``, ``engine`` and ``tools``: an import inside a function counts,
+and so does one under ``if TYPE_CHECKING:`` (a type is a dependency too; a cycle hidden there is still two
+modules that need each other).
 
 The checker is plain ``ast``; Cython files (``.pyx``, and the ``.pxd`` declarations beside a module) count too,
 by their import and ``cimport`` lines. It is tested below on planted trees, so a broken checker cannot pass
@@ -83,8 +83,8 @@ _FRONT_ENDS = {
 ENGINE_IMPORTS: Mapping[str, frozenset[str]] = {
     name: frozenset(allowed) for group in (_RULES, _SEARCH, _FRONT_ENDS) for name, allowed in group.items()}
 TOOLS_MAY_IMPORT = ("engine", "bot", "bot.engines", "bot.records")
-#: tools that drive the whole bot (a benchmark of the running bot) may import all of it
-WHOLE_BOT_TOOLS = frozenset({"tools.status_bench"})
+#: tools that drive the whole bot (a benchmark of the running bot, the soak) may import all of it
+WHOLE_BOT_TOOLS = frozenset({"tools.status_bench", "tools.soak"})
 
 
 def module_name(root: Path, path: Path) -> str:

@@ -145,11 +145,13 @@ class Faults:
                 return fault.reply()
         return None
 
-    def refuse_game_record(self, game_id: Optional[str] = None, status: int = 404) -> HttpFault:
+    def refuse_game_record(self, game_id: Optional[str] = None, status: int = 404,
+                           for_seconds: Optional[float] = None) -> HttpFault:
         """The server's record of a game (Lichess's export, pychess's game page) answers ``status`` from now on
-        (for ``game_id`` only, if given), as a Lichess-compatible server answered the export with 404."""
+        (for ``game_id`` only, if given; for ``for_seconds``, if given), as a Lichess-compatible server
+        answered the export with 404."""
         endpoint = "game_page" if self._server.dialect == "pychess" else "game_export"
-        return self.fail(endpoint, status, times=None, target=game_id)
+        return self.fail(endpoint, status, times=None, target=game_id, for_seconds=for_seconds)
 
     def lose_answers(self, endpoint: str, times: int = 1, target: Optional[str] = None) -> None:
         """Carry out the next ``times`` requests to ``endpoint`` (for ``target`` only, if given), then close

@@ -6,18 +6,14 @@ from __future__ import annotations
 
 import os
 import re
-import signal
-import subprocess
-import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Optional
 
 import pytest
-import yaml
 
-from bot.loopback import Game, LoopbackServer
+from bot.loopback import Game, LoopbackServer, harness
 from tests.match.pyffish_board import pyffish_board
 from tests.timing import PATIENCE_S
 
@@ -32,17 +28,6 @@ def engine_command() -> str:
 
 
 ENGINE = engine_command()
-
-
-def merge(base: dict[str, Any], overrides: dict[str, Any]) -> dict[str, Any]:
-    """Nested dict update (config sections)."""
-    result = dict(base)
-    for key, value in overrides.items():
-        if isinstance(value, dict) and isinstance(result.get(key), dict):
-            result[key] = merge(result[key], value)
-        else:
-            result[key] = value
-    return result
 
 
 def shorten_game_watch(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -60,23 +45,7 @@ def shorten_game_watch(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def bot_config(loopback: LoopbackServer, pgn_directory: Path, **overrides: Any) -> dict[str, Any]:
     """A config for the bot against ``loopback``: depth-1 engine, fast stream watchdog, PGNs in a temp dir."""
-    base: dict[str, Any] = {
-        "server": {
-            "url": loopback.url,
-            "dialect": loopback.dialect,
-            "request_timeout_s": 5,
-            "stream_timeout_s": 5,
-        },
-        "engine": {"command": ENGINE, "limits": {"depth": 1}},
-        "time": {"move_overhead_ms": 100},
-        # the reason key on both servers, so tests can assert the decision; the free text pychess.org gets by
-        # default is tested in test_challenge_queue.py
-        "challenge": {"concurrency": 1, "decline_message": ""},
-        "resign": {"enabled": False},
-        "draw": {"enabled": False},
-        "pgn_directory": str(pgn_directory),
-    }
-    return merge(base, overrides)
+    return harness.bot_config(loopback, pgn_directory, ENGINE, {"depth": 1}, **overrides)
 
 
 class BotThread:
@@ -120,53 +89,11 @@ class BotThread:
         return self.exit_code
 
 
-class BotProcess:
-    """The bot as users run it: ``python -m bot --config FILE`` with the token in the environment."""
+class BotProcess(harness.BotProcess):
+    """The bot as users run it: ``python -m bot --config FILE`` with the e2e token in the environment."""
 
     def __init__(self, config: dict[str, Any], workdir: Path, *extra_args: str) -> None:
-        self.config_path = workdir / "config.yml"
-        self.config_path.write_text(yaml.safe_dump(config))
-        self.workdir = workdir
-        self.extra_args = extra_args
-        self.process: Optional[subprocess.Popen[bytes]] = None
-        self.runs = 0
-
-    def start(self) -> BotProcess:
-        env = dict(os.environ, SCHESS_BOT_TOKEN=TOKEN)
-        env["PYTHONPATH"] = os.pathsep.join([str(REPO), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
-        self.runs += 1
-        log = open(self.workdir / f"bot-{self.runs}.log", "wb")  # noqa: SIM115 - closed with the process
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "bot", "--config", str(self.config_path), *self.extra_args],
-            cwd=self.workdir,
-            env=env,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-        )
-        log.close()
-        return self
-
-    def kill(self) -> None:
-        """SIGKILL: the bot dies without a chance to clean up, as in a crash or a power cut."""
-        assert self.process is not None
-        self.process.send_signal(signal.SIGKILL)
-        self.process.wait(PATIENCE_S)
-
-    def wait(self, timeout: float) -> int:
-        assert self.process is not None
-        return self.process.wait(timeout)
-
-    def stop(self) -> None:
-        if self.process is not None and self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(PATIENCE_S)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
-
-    def logs(self) -> str:
-        return "\n".join(p.read_text(errors="replace") for p in sorted(self.workdir.glob("bot-*.log")))
+        super().__init__(config, workdir, *extra_args, token=TOKEN, patience_s=PATIENCE_S)
 
 
 def refereed_server(dialect: str, **options: Any) -> LoopbackServer:

@@ -9,15 +9,13 @@ Lichess-compatible server answered it)."""
 
 from __future__ import annotations
 
-import itertools
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
 import pytest
 
 from bot.loopback import Game, LoopbackServer, MoveRecord, OpponentView, RandomMoves
-from bot.loopback.answers import Reply
+from bot.loopback.harness import record_move_requests, sent_into_a_new_position
 from tests.e2e.conftest import BotThread, assert_clean_game, bot_config, replay_pgn
 from tests.timing import GAME_S
 
@@ -34,36 +32,6 @@ class RandomThenResign(RandomMoves):
 
     def choose(self, position: OpponentView) -> Optional[str]:
         return "resign" if position.own_moves >= self.moves else super().choose(position)
-
-
-@dataclass(frozen=True)
-class MoveRequest:
-    """A move request as it reached the server: the move and how many plies the game had then."""
-
-    uci: str
-    plies: int
-
-
-def record_move_requests(server: LoopbackServer, game_id: str) -> list[MoveRequest]:
-    """Every move request for ``game_id``, with the server's ply count when it arrived (filled as they come)."""
-    requests: list[MoveRequest] = []
-    real_move = server.api_move
-
-    def api_move(requested_id: str, uci: str, offering_draw: bool) -> Reply:
-        if requested_id == game_id:
-            with server.lock:
-                requests.append(MoveRequest(uci, len(server.game(game_id).moves)))
-        return real_move(requested_id, uci, offering_draw)
-
-    server.api_move = api_move  # type: ignore[method-assign]
-    return requests
-
-
-def sent_into_a_new_position(requests: list[MoveRequest]) -> list[MoveRequest]:
-    """Moves sent again after the opponent's reply: the same move as the request before it, arriving two or
-    more plies later (it landed, the opponent answered, and it went out again into the new position)."""
-    return [later for earlier, later in itertools.pairwise(requests)
-            if later.uci == earlier.uci and later.plies >= earlier.plies + 2]
 
 
 @pytest.mark.parametrize("record", ["as the server keeps it", "refused"])
