@@ -38,15 +38,15 @@ def merge(base: dict[str, Any], overrides: dict[str, Any]) -> dict[str, Any]:
     return result
 
 
-def bot_config(server: LoopbackServer, pgn_directory: Path, engine: str = "builtin",
+def bot_config(loopback: LoopbackServer, pgn_directory: Path, engine: str = "builtin",
                limits: Optional[dict[str, Any]] = None, **overrides: Any) -> dict[str, Any]:
-    """A config for the bot against ``server``: ``engine`` with ``limits`` (none: it plays by the clock), a
+    """A config for the bot against the ``loopback`` server: ``engine`` with ``limits`` (none: it plays by the clock), a
     fast stream watchdog, one game at a time, no resigning or draws, PGNs in ``pgn_directory``; ``overrides``
     are config sections merged in."""
     base: dict[str, Any] = {
         "server": {
-            "url": server.url,
-            "dialect": server.dialect,
+            "url": loopback.url,
+            "dialect": loopback.dialect,
             "request_timeout_s": 5,
             "stream_timeout_s": 5,
         },
