@@ -159,7 +159,8 @@ class Summary:
                 f"(inside a flag-inducing fault window: {fault.fault.kind} of {fault.fault.size_s:g} s with "
                 f"{fault.bot_clock_s:.1f} s on the bot's clock)" if fault and fault.bot_clock_s is not None
                 else "(OUTSIDE any flag-inducing fault window)"))
-        pgns = len(self.games) - len(self.pgn_missing)
+        expected = [g for g in self.games if g.moves]
+        pgns = len(expected) - len(self.pgn_missing)
         return [
             f"{self.dialect}: {len(self.games)} games in {self.minutes:.1f} min; {len(self.injected)} faults: "
             + ", ".join(f"{n} {kind}" for kind, n in sorted(kinds.items())),
@@ -169,7 +170,7 @@ class Summary:
             f"  moves sent twice into a new position: {len(self.sent_twice)}"
             + (f": {', '.join(f'{r.game_id} {r.uci}' for r in self.sent_twice)}" if self.sent_twice else ""),
             f"  bot crashes: {len(self.crashes)}" + (f": {'; '.join(self.crashes)}" if self.crashes else ""),
-            f"  PGNs written: {pgns} of {len(self.games)}"
+            f"  PGNs written: {pgns} of {len(expected)} (games with a move)"
             + (f" (missing: {', '.join(self.pgn_missing)})" if self.pgn_missing else "")
             + (f"; result differs from the server's: {', '.join(self.pgn_differs)}" if self.pgn_differs else ""),
             f"  move requests: {self.move_requests}, failed: "
@@ -287,7 +288,8 @@ class DialectSoak:
     def wait_for_pgns(self) -> None:
         deadline = time.monotonic() + PGN_WAIT_S
         while time.monotonic() < deadline and not all(
-                (self.pgn_directory / f"{game_id}.pgn").exists() for game_id in self.game_ids):
+                (self.pgn_directory / f"{game_id}.pgn").exists() for game_id in self.game_ids
+                if self.server.games[game_id].moves):
             time.sleep(0.2)
 
     def sum_up(self, moves: list[MoveRequest]) -> Summary:
@@ -303,8 +305,10 @@ class DialectSoak:
             crashes.append(f"{tracebacks} traceback(s) in the bot's log")
         summary = Summary(self.dialect, (time.monotonic() - self.started) / 60, games, list(self.injected),
                           len(requests), failed, sent_into_a_new_position(moves), crashes)
-        for game in games:
+        for game in games:  # a game aborted before any move has no PGN, by design (the state file notes it)
             path = self.pgn_directory / f"{game.id}.pgn"
+            if not game.moves and not path.exists():
+                continue
             if not path.exists():
                 summary.pgn_missing.append(game.id)
             elif re.search(rf'^\[Result "{re.escape(game.result())}"\]$', path.read_text(), re.M) is None:
