@@ -98,11 +98,16 @@ class Injected:
     game_id: Optional[str]
     bot_clock_s: Optional[float]
 
+    def clock_s(self, game: Game) -> float:
+        """The bot's clock in ``game`` when the fault came (a fault that came between games, and hit the
+        next one: its full clock)."""
+        return self.bot_clock_s if self.bot_clock_s is not None else float(game.challenge.time_control.limit_s or 0)
+
     def could_flag(self, game: Game) -> bool:
         """Whether the bot's loss on time in ``game`` falls in this fault's window and the window was as long
         as the bot's clock: the outage (doubled, for the reconnection back-off) and a slack."""
         window_s = 2 * self.fault.outage_s() + SLACK_S
-        return (self.game_id == game.id and self.bot_clock_s is not None and self.bot_clock_s <= window_s
+        return (self.game_id in (None, game.id) and self.clock_s(game) <= window_s
                 and game.ended_at is not None and self.at <= game.ended_at <= self.at + window_s)
 
 
@@ -156,8 +161,8 @@ class Summary:
         for game in self.lost_on_time:
             fault = self.flag_fault(game)
             lost.append(f"{game.id} " + (
-                f"(inside a flag-inducing fault window: {fault.fault.kind} of {fault.fault.size_s:g} s with "
-                f"{fault.bot_clock_s:.1f} s on the bot's clock)" if fault and fault.bot_clock_s is not None
+                f"(inside a flag-inducing fault window: {fault.fault.kind}, the bot unable to move for "
+                f"{fault.fault.outage_s():g} s, {fault.clock_s(game):.1f} s on its clock)" if fault
                 else "(OUTSIDE any flag-inducing fault window)"))
         expected = [g for g in self.games if g.moves]
         pgns = len(expected) - len(self.pgn_missing)
