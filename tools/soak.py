@@ -226,8 +226,10 @@ class DialectSoak:
                 injector.join()
                 self.wait_for_pgns()
                 code = self.bot.stop()
-                if code not in (0, None):
-                    self.crashes.append(f"exit code {code} at the end")
+                if code == -9:
+                    self.crashes.append(f"no exit within {self.bot.patience_s:g} s of SIGTERM (killed)")
+                elif code not in (0, None):
+                    self.crashes.append(f"exit code {code} after SIGTERM")
             self.summary = self.sum_up(moves)
             return self.summary
 
