@@ -213,7 +213,7 @@ class DialectSoak:
         with self.server:
             moves = record_move_requests(self.server)
             limits = {"depth": self.args.depth} if self.args.depth else None
-            config = bot_config(self.server, self.pgn_directory, limits=limits, time={"move_overhead_ms": 300},
+            config = bot_config(self.server, self.pgn_directory, engine_limits=limits, time={"move_overhead_ms": 300},
                                 server={"stream_timeout_s": STREAM_TIMEOUT_S})
             self.bot = BotProcess(config, self.workdir, token=TOKEN, patience_s=30.0).start()
             self.started = time.monotonic()

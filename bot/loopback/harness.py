@@ -38,11 +38,11 @@ def merge(base: dict[str, Any], overrides: dict[str, Any]) -> dict[str, Any]:
     return result
 
 
-def bot_config(loopback: LoopbackServer, pgn_directory: Path, engine: str = "builtin",
-               limits: Optional[dict[str, Any]] = None, **overrides: Any) -> dict[str, Any]:
-    """A config for the bot against the ``loopback`` server: ``engine`` with ``limits`` (none: it plays by the clock), a
-    fast stream watchdog, one game at a time, no resigning or draws, PGNs in ``pgn_directory``; ``overrides``
-    are config sections merged in."""
+def bot_config(loopback: LoopbackServer, pgn_directory: Path, engine_command: str = "builtin",
+               engine_limits: Optional[dict[str, Any]] = None, **overrides: Any) -> dict[str, Any]:
+    """A config for the bot against the ``loopback`` server: ``engine_command`` with ``engine_limits`` (none: it
+    plays by the clock), a fast stream watchdog, one game at a time, no resigning or draws, PGNs in
+    ``pgn_directory``; ``overrides`` are config sections merged in (``engine={...}`` among them)."""
     base: dict[str, Any] = {
         "server": {
             "url": loopback.url,
@@ -50,7 +50,7 @@ def bot_config(loopback: LoopbackServer, pgn_directory: Path, engine: str = "bui
             "request_timeout_s": 5,
             "stream_timeout_s": 5,
         },
-        "engine": {"command": engine, "limits": dict(limits or {})},
+        "engine": {"command": engine_command, "limits": dict(engine_limits or {})},
         "time": {"move_overhead_ms": 100},
         # the reason key on both servers, so a decision can be asserted; pychess.org gets free text by default
         "challenge": {"concurrency": 1, "decline_message": ""},
