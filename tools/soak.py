@@ -29,9 +29,9 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Optional
+from typing import Optional, cast
 
-from bot import SERVER_KINDS
+from bot import SERVER_KINDS, ServerKind
 from bot.loopback import Game, LoopbackServer, RandomMoves
 from bot.loopback.__main__ import parse_minutes_clock, settled
 from bot.loopback.harness import BotProcess, MoveRequest, bot_config, record_move_requests, sent_into_a_new_position
@@ -193,7 +193,7 @@ class DialectSoak:
         self.workdir = workdir
         self.pgn_directory = workdir / "games"
         self.pgn_directory.mkdir(parents=True, exist_ok=True)
-        self.server = LoopbackServer(dialect=dialect, token=TOKEN, seed=args.seed, keepalive_s=1.0,  # type: ignore[arg-type]
+        self.server = LoopbackServer(dialect=cast(ServerKind, dialect), token=TOKEN, seed=args.seed, keepalive_s=1.0,
                                      abort_unplayed_after_s=60.0)
         self.faults = schedule(args.seed, dialect, args.minutes * 60, args.every, args.faults)
         self.injected: list[Injected] = []
