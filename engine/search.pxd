@@ -14,7 +14,7 @@ cdef int EXACT, LOWER, UPPER, SCORE_OFFSET, SCORE_SHIFT, SCORE_MASK, BOUND_SHIFT
 cdef long long MOVE_MASK
 cdef int INFINITE, MATE, _MATE_BOUND, NO_SCORE, MAX_PLY, MOVES_MAX, HISTORY_MAX, REVERSE_FUTILITY_MARGIN, CAPTURES_MAX
 cdef int REVERSE_FUTILITY_DEPTH, FUTILITY_BASE, FUTILITY_MARGIN, FUTILITY_DEPTH, LATE_MOVE_DEPTH
-cdef int SEE_QUIET_MARGIN, SEE_QUIET_DEPTH, CHECK_SEE_MARGIN, SINGULAR_DEPTH, SINGULAR_DEPTH_SLACK, SINGULAR_MARGIN
+cdef int SEE_QUIET_MARGIN, SEE_QUIET_DEPTH, CHECK_SEE_MARGIN
 cdef list LATE_MOVE_COUNT, LATE_MOVE_COUNT_IMPROVING
 cdef list _CAPTURE_ORDER
 cdef int[::1] _LMR
@@ -123,13 +123,9 @@ cdef class AlphaBetaSearch:
                    evals="int[::1]", counter_index=int, counter=int, buffer="long long[::1]", start=int, end=int,
                    staged=bint, moves=list, best=int, best_move=int, original_alpha=int,
                    prunable=bint, late_limit=int, quiets="long long[::1]", tried=int, searched=int, index=int,
-                   m=int, victim=int, kind=int, quiet=bint, prune=bint, singular=bint)
+                   m=int, victim=int, kind=int, quiet=bint, prune=bint)
     cpdef int pvs(self, int depth, int alpha, int beta, int ply, int mg, int eg, int phase, bint null_ok,
-                  bint in_check, int excluded=*) except? -32767
-
-    @cython.locals(tt_score=int, singular_beta=int, score=int)
-    cdef int _singular(self, long long data, int depth, int beta, int ply, int mg, int eg, int phase,
-                       bint in_check) except? -32767
+                  bint in_check) except? -32767
 
     @cython.locals(pos=Position, reduction=int, score=int)
     cdef int _cut_before_moves(self, int depth, int beta, int ply, int mg, int eg, int phase, bint null_ok,
@@ -143,7 +139,7 @@ cdef class AlphaBetaSearch:
                    reduction=int, score=int, killers=list, kind=int, exchange=int)
     cdef int _search_move(self, int m, int depth, int alpha, int beta, int ply, int mg, int eg, int phase,
                           bint in_check, bint pv_node, bint improving, bint quiet, bint prune,
-                          int searched, bint singular) except? -32767
+                          int searched) except? -32767
 
     @cython.locals(bound=int)
     cdef _store(self, long long key, int depth, int ply, int best, int best_move, int hash_move,

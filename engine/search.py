@@ -91,13 +91,6 @@ SEE_QUIET_DEPTH = 8
 # A checking drop (S-House) past the first move of a non-PV node is skipped when it loses more than
 # CHECK_SEE_MARGIN x depth on its square.
 CHECK_SEE_MARGIN = 200
-# Singular extension: from this depth, a hash move whose table entry is a lower bound (or exact) at most
-# SINGULAR_DEPTH_SLACK plies shallower is tested for being the only good move: the other moves, searched to
-# half the depth, all stay below its table score less SINGULAR_MARGIN x depth. Then it is searched a ply
-# deeper; when even that reduced search of the others reaches beta, the node is cut (multi-cut).
-SINGULAR_DEPTH = 6
-SINGULAR_DEPTH_SLACK = 3
-SINGULAR_MARGIN = 2
 
 __all__ = [  # the rules helpers the search uses keep their old import path (engine.search.see ...)
     "MATE_BOUND", "AlphaBetaSearch", "MoveOrderer", "QuiescenceSearch", "SearchAborted", "SearchControl",
@@ -577,7 +570,7 @@ class AlphaBetaSearch:
         return False
 
     def pvs(self, depth: int, alpha: int, beta: int, ply: int, mg: int, eg: int, phase: int,
-            null_ok: bool, in_check: bool, excluded: int = 0) -> int:
+            null_ok: bool, in_check: bool) -> int:
         """Principal variation search of ``self.pos`` to ``depth`` plies at ``ply`` from the root: the score
         (side to move's view, centipawns; mates as ``MATE - plies to mate``), fail-soft in the window
         ``(alpha, beta)``. A result ``<= alpha`` is an upper bound, ``>= beta`` a lower bound (a cut-off),
@@ -588,12 +581,7 @@ class AlphaBetaSearch:
         ``null_ok`` allows null-move pruning (not twice in a row); ``in_check`` says whether the side to move
         is in check (the caller knows it from making the move). Raises SearchAborted when time, nodes or
         ``stop`` run out; the root restores the position. The stages: the node's own exits, the cut-offs before
-        any move (:meth:`_cut_before_moves`), the singular test of the hash move (:meth:`_singular`), each move
-        (:meth:`_search_move`), the table entry (:meth:`_store`).
-
-        ``excluded``: the search of the singular test, the node without that move: no table entry is read or
-        written and nothing is cut before the moves (the node's own entry is what is being tested), and a node
-        whose only move is the excluded one scores ``alpha``."""
+        any move (:meth:`_cut_before_moves`), each move (:meth:`_search_move`), the table entry (:meth:`_store`)."""
         pos = self.pos
         if depth <= 0 and not in_check:
             return self.quiescence.qsearch(alpha, beta, ply, mg, eg, phase, False)
@@ -612,7 +600,7 @@ class AlphaBetaSearch:
         pv_node = beta - alpha > 1
         tt = self.tt
         key = tt_key(pos.hash, pos.gates)
-        data = tt.probe(key) if not excluded else 0  # the packed entry (engine.tt), 0 when there is none
+        data = tt.probe(key)  # the packed entry (engine.tt), 0 when there is none
         hash_move = entry_move(data)
         if data and not pv_node and entry_depth(data) >= depth:
             score = score_from_table(entry_score(data), ply)
@@ -625,18 +613,10 @@ class AlphaBetaSearch:
         # in check there counts as below).
         improving = not in_check and (ply < 2 or static_eval > evals[ply - 2])
         evals[ply] = static_eval
-        if not in_check and not pv_node and abs(beta) < _MATE_BOUND and not excluded:
+        if not in_check and not pv_node and abs(beta) < _MATE_BOUND:
             score = self._cut_before_moves(depth, beta, ply, mg, eg, phase, null_ok, static_eval, improving)
             if score != NO_SCORE:
                 return score
-        singular = False
-        if (depth >= SINGULAR_DEPTH and hash_move and entry_bound(data) != UPPER
-                and entry_depth(data) >= depth - SINGULAR_DEPTH_SLACK):
-            score = self._singular(data, depth, beta, ply, mg, eg, phase, in_check)
-            if score == NO_SCORE:
-                singular = True
-            elif score != -NO_SCORE:
-                return score  # multi-cut
 
         orderer = self.orderer
         counter_index = _counter_slot(pos)
@@ -679,8 +659,6 @@ class AlphaBetaSearch:
                 continue
             m = keyed_move(buffer[index])
             index += 1
-            if m == excluded:
-                continue
             victim = pos.squares[move_to(m)]
             kind = move_kind(m)
             quiet = victim * pos.side >= 0 and kind != PROMOTION and kind != EN_PASSANT
@@ -689,7 +667,7 @@ class AlphaBetaSearch:
             prune = (quiet and searched > 0 and prunable
                      and self._prune_quiet(m, depth, alpha, static_eval, searched, tried, late_limit))
             score = self._search_move(m, depth, alpha, beta, ply, mg, eg, phase, in_check, pv_node, improving,
-                                      quiet, prune, searched, singular and m == hash_move)
+                                      quiet, prune, searched)
             if score == NO_SCORE:
                 continue
             searched += 1
@@ -706,31 +684,10 @@ class AlphaBetaSearch:
                             orderer.record_cutoff(m, ply, depth, counter_index, quiets, start, tried)
                         break
         if searched == 0:
-            if excluded:
-                return alpha  # the excluded move is the only one: it is singular
             # Every move was pruned: fall back to the static evaluation.
             return static_eval if static_eval > -INFINITE else alpha
-        if not excluded:
-            self._store(key, depth, ply, best, best_move, hash_move, original_alpha, beta)
+        self._store(key, depth, ply, best, best_move, hash_move, original_alpha, beta)
         return best
-
-    def _singular(self, data: int, depth: int, beta: int, ply: int, mg: int, eg: int, phase: int,
-                  in_check: bool) -> int:
-        """The singular test of the table's move (entry ``data``, a lower bound or exact score, searched at
-        least ``depth - SINGULAR_DEPTH_SLACK``): the other moves, searched to half the depth in a null window
-        at its score less SINGULAR_MARGIN x depth. NO_SCORE: they all fail low, the move is singular (extend
-        it); a score: they reach beta on their own, the node's result (multi-cut); -NO_SCORE: neither."""
-        tt_score = score_from_table(entry_score(data), ply)
-        if tt_score >= _MATE_BOUND or tt_score <= -_MATE_BOUND or not _plausible(self.pos, entry_move(data)):
-            return -NO_SCORE
-        singular_beta = tt_score - SINGULAR_MARGIN * depth
-        score = self.pvs(depth // 2, singular_beta - 1, singular_beta, ply, mg, eg, phase, False, in_check,
-                         entry_move(data))
-        if score < singular_beta:
-            return NO_SCORE
-        if singular_beta >= beta:
-            return singular_beta
-        return -NO_SCORE
 
     def _cut_before_moves(self, depth: int, beta: int, ply: int, mg: int, eg: int, phase: int, null_ok: bool,
                           static_eval: int, improving: bool) -> int:
@@ -768,13 +725,12 @@ class AlphaBetaSearch:
 
     def _search_move(self, m: int, depth: int, alpha: int, beta: int, ply: int, mg: int, eg: int, phase: int,
                      in_check: bool, pv_node: bool, improving: bool, quiet: bool, prune: bool,
-                     searched: int, singular: bool) -> int:
+                     searched: int) -> int:
         """Make ``m``, search it and unmake it: the score from this node's side, or NO_SCORE when ``prune``
         skipped it (a pruned move that checks is searched all the same). The first move gets the full window;
         the others a zero-window test, late quiet ones reduced (late-move reductions), searched again in the
         full window when they beat alpha. A check is extended by a ply unless it loses material on its square
-        (Stockfish's rule; gated moves, promotions and castling that check are always extended); so is a
-        ``singular`` move (:meth:`_singular`)."""
+        (Stockfish's rule; gated moves, promotions and castling that check are always extended)."""
         pos = self.pos
         kind = move_kind(m)
         if is_simple_move(m) or kind == DROP:
@@ -801,7 +757,7 @@ class AlphaBetaSearch:
             if prune and not gives_check:
                 pos.unmake()
                 return NO_SCORE
-        new_depth = depth - 1 + (1 if extend or singular else 0)
+        new_depth = depth - 1 + (1 if extend else 0)
         if searched == 0:
             score = -self.pvs(new_depth, -beta, -alpha, ply + 1, mg + dmg, eg + deg, phase + dph, True, gives_check)
         else:
