@@ -11,6 +11,9 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from typing import TypeVar
+
+T = TypeVar("T")
 
 PATIENCE_S = 10.0
 #: a few Python processes started one after another: about 2 s idle, 10 s measured beside two CPU burners
@@ -29,12 +32,23 @@ SANDBOX_S = 200.0
 BUILD_S = 300.0
 
 
-def wait_until(condition: Callable[[], object], what: str, timeout_s: float = PATIENCE_S) -> None:
-    """Poll ``condition`` until it is true; fail naming ``what`` after ``timeout_s``.
+def wait_until(condition: Callable[[], T], what: str | Callable[[], str], timeout_s: float = PATIENCE_S, *,
+               poll_s: float = 0.02, clock: Callable[[], float] = time.monotonic,
+               sleep: Callable[[float], object] = time.sleep) -> T:
+    """Poll ``condition`` until it returns a true value, and return that value; once ``timeout_s`` has passed
+    without one, raise AssertionError naming ``what`` (a callable is asked then, so the message can say what
+    was seen instead: the log's tail, the items read so far).
 
-    For a test that must reach a state before it acts (a game known to be correspondence, a worker waiting):
-    waiting for the state itself, instead of sleeping a guess, holds however busy the machine is."""
-    deadline = time.monotonic() + timeout_s
-    while not condition():
-        assert time.monotonic() < deadline, f"timed out after {timeout_s:.0f} s waiting for {what}"
-        time.sleep(0.01)
+    The suite's one wait for a state: a test that must reach one before it acts (a game known to be
+    correspondence, a worker waiting, a request the server has seen) waits for the state itself instead of
+    sleeping a guess, which holds however busy the machine is, and fails loudly, never by returning as if
+    the state had come. ``clock`` and ``sleep``: injected by the helper's own test."""
+    deadline = clock() + timeout_s
+    while True:
+        value = condition()
+        if value:
+            return value
+        if clock() >= deadline:
+            described = what() if callable(what) else what
+            raise AssertionError(f"timed out after {timeout_s:g} s waiting for {described}")
+        sleep(poll_s)

@@ -32,10 +32,10 @@ from pathlib import Path
 from typing import Optional, cast
 
 from bot import SERVER_KINDS, ServerKind
+from bot.config import PRODUCTION_TIMING
 from bot.loopback import Game, LoopbackServer, RandomMoves
 from bot.loopback.__main__ import parse_minutes_clock, settled
 from bot.loopback.harness import BotProcess, MoveRequest, bot_config, record_move_requests, sent_into_a_new_position
-from bot.wire.ratelimit import RATE_LIMIT_PAUSE_S
 
 TOKEN = "soak-token"
 #: what a fault kind does, with how often it comes (relative weight) and its size in seconds (low, high)
@@ -67,7 +67,7 @@ class Fault:
     def outage_s(self) -> float:
         """How long the bot cannot move because of it."""
         if self.kind == "429-move":
-            return max(self.size_s, RATE_LIMIT_PAUSE_S)  # as the bot waits out a 429 (bot.wire.ratelimit)
+            return max(self.size_s, PRODUCTION_TIMING.rate_limit_pause_s)  # as the bot waits out a 429
         if self.kind in ("restart", "outage"):
             return self.size_s
         return STREAM_TIMEOUT_S if self.kind == "game-stream-silent" else 0.0

@@ -19,14 +19,13 @@ from types import FrameType
 
 from bot.app.logsetup import configuration_block, configuration_summary, startup_block
 from bot.app.status import start_status_page
-from bot.config import EngineSettings, Settings
+from bot.config import PRODUCTION_TIMING, EngineSettings, Settings, Timing
 from bot.engines import UciEngine, XBoardEngine
 from bot.engines.check import EngineCheck, EngineCheckFailed, check_engine
 from bot.engines.homemade import homemade_factory
 from bot.game import Engine
 from bot.game.books import check_books
 from bot.lobby.loop import Lobby
-from bot.wire import server as server_module
 from bot.wire.advice import rejected_token_advice
 from bot.wire.errors import ServerError, ServerStopped, TokenRejected
 from bot.wire.server import Server
@@ -155,11 +154,11 @@ def check_configured_engine(settings: Settings) -> tuple[Settings, EngineCheck]:
 def run_bot(settings: Settings, token: str, *, max_games: int | None = None, upgrade: bool = False,
             engine_factory: Callable[[str], Engine] | None = None,
             on_lobby: Callable[[Lobby], None] | None = None, stop: ShutdownSignals | None = None,
-            engine_check: EngineCheck | None = None) -> int:
+            engine_check: EngineCheck | None = None, timing: Timing = PRODUCTION_TIMING) -> int:
     """Log in and play. ``stop``: the process's signal handling (``main`` installs it first thing).
     The configured engine is checked first (exit 2 when it cannot play), unless ``engine_check`` says it
     was already checked or ``engine_factory`` replaces it. For tests: ``on_lobby`` receives the lobby (to
-    call ``request_stop``)."""
+    call ``request_stop``), ``timing`` shortens the bot's fixed waits (:class:`~bot.config.Timing`)."""
     stop = stop or ShutdownSignals()
     problem = check_pgn_directory(settings.pgn_directory)
     if problem is not None:
@@ -186,10 +185,10 @@ def run_bot(settings: Settings, token: str, *, max_games: int | None = None, upg
     if checked_here and engine_check is not None:
         log.info("engine check: %s (%s, %s) plays %s", engine_check.id_name, settings.engine.command,
                  settings.engine.protocol, ", ".join(engine_check.playable))
-    server = Server(settings.server, token, variants=settings.challenge.variants)
+    server = Server(settings.server, token, variants=settings.challenge.variants, timing=timing)
     stop.during_startup(server.close)
     try:
-        account = server.fetch_account(retry_for_s=server_module.STARTUP_RETRY_S)
+        account = server.fetch_account(retry_for_s=timing.startup_retry_s)
         if upgrade and not account.is_bot:
             server.upgrade_to_bot()
             log.info("upgraded %s to a BOT account", account.username)
@@ -226,7 +225,7 @@ def run_bot(settings: Settings, token: str, *, max_games: int | None = None, upg
         log.warning("%s is not a BOT account (title %r); run with --upgrade to make it one",
                     account.username, account.title)
     lobby = Lobby(server, settings, account, engine_factory or default_engine_factory(settings),
-                  max_games=max_games)
+                  max_games=max_games, timing=timing)
     page = None
     if settings.status.listen is not None:
         try:

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import logging
 
-from bot.game import watch
 from bot.game.context import GameContext
 from bot.game.ponder import Ponderer
 from bot.game.record import GameNote
@@ -137,9 +136,9 @@ class Leaving:
         """Resign (or abort) again a game we resigned (aborted) before, once its ``gameFull`` is here (to have
         the moves for the PGN) or the stream has not brought it for ``stream_timeout_s``. Nothing is sent when
         the server already has the game over (game page or export). A game that simply ended is only looked
-        up (every ``QUIET_PAGE_CHECK_S``): over on the server too, the worker is done; until then it watches,
-        playing nothing. ``stopping``: the bot is stopping: send now what is still to send, without waiting for
-        the ``gameFull`` or a retry (the caller then leaves the game either way)."""
+        up (every ``timing.quiet_page_check_s``): over on the server too, the worker is done; until then it
+        watches, playing nothing. ``stopping``: the bot is stopping: send now what is still to send, without
+        waiting for the ``gameFull`` or a retry (the caller then leaves the game either way)."""
         game, note = self.game, self.remembered
         if note is None or self._resend_from is None or (now < self._resend_from and not stopping):
             return
@@ -150,7 +149,7 @@ class Leaving:
             return  # nothing to send; the next run looks the game up
         if note.action == "ended":  # nothing to send: is the game over on the server too? (ask every minute:
             # a BOT's resignation never reaches us, and we do not move)
-            self._resend_from = now + watch.QUIET_PAGE_CHECK_S  # read at call time: the tests shorten it
+            self._resend_from = now + self.watch.timing.quiet_page_check_s
             if self.watch.settle_from_server():
                 game.end_game("over on the server")
             return

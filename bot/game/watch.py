@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 
+from bot.config import PRODUCTION_TIMING, Timing
 from bot.engines.notation import parse_move
 from bot.game.context import GameContext, Phase
 from bot.game.position import ServerMoveError
@@ -18,37 +19,23 @@ from bot.wire.gamepage import GamePage
 
 log = logging.getLogger("bot.game")
 
-#: How often a stalled game (stream failing, opponent's clock long gone) is looked up on the game page.
-PAGE_CHECK_INTERVAL_S = 20.0
-#: pychess: while the opponent is to move and the stream brings nothing but pings, look at the game page
-#: (a BOT's resignation never reaches us as an event): first after QUIET_FIRST_CHECK_S without news, then
-#: at intervals that double up to QUIET_PAGE_CHECK_S. A silent resignation right after our move frees the
-#: slot in about 10 s; an opponent who thinks long costs a page read a minute.
-QUIET_FIRST_CHECK_S = 10.0
-QUIET_PAGE_CHECK_S = 60.0
-#: An opponent whose clock ran out this long ago, with no news, means the stream has stopped telling us.
-FLAG_GRACE_S = 10.0
-#: pychess: a game stream failing this long (or ``server.stream_timeout_s`` if shorter) is replaced by the game
-#: page: its position is played from, and the page is read every ``PAGE_POLL_S`` until the stream is back.
-STREAM_TROUBLE_S = 5.0
-PAGE_POLL_S = 2.0
-#: The server flags a player some time after the clock runs out (pychess.org: about 20 s); a game is never
-#: given up before the longer clock plus this could have run out.
-SERVER_FLAG_DELAY_S = 30.0
-
 
 class ServerWatch:
-    """Watches one game for silence and reads pychess's game page."""
+    """Watches one game for silence and reads pychess's game page; ``timing``: how long it waits for what
+    (:class:`~bot.config.Timing`). pychess: while the opponent is to move and the stream brings nothing but pings,
+    the game page is read (a BOT's resignation never reaches us as an event): a silent resignation right after
+    our move frees the slot in about 10 s; an opponent who thinks long costs a page read a minute."""
 
-    def __init__(self, game: GameContext) -> None:
+    def __init__(self, game: GameContext, timing: Timing = PRODUCTION_TIMING) -> None:
         self.game = game
+        self.timing = timing
         self.trouble_since: float | None = None  # the game stream has been failing since
         self.trouble = ""
         self.stalled_since: float | None = None
         self.next_page_check_at = 0.0
         self.last_news_at = game.monotonic()
         self.quiet_check_at = game.monotonic()  # the last page read while quiet
-        self.quiet_gap_s = quiet_first_check_s()  # and the wait after it before the next one
+        self.quiet_gap_s = timing.quiet_first_check_s  # and the wait after it before the next one
         self.claim_at: float | None = None  # when we may claim the win over an opponent who left
         self.page_alive_at: float | None = None  # the game page last answered
 
@@ -58,7 +45,7 @@ class ServerWatch:
         """A game line (``gameFull``/``gameState``) arrived: the stream works."""
         self.trouble_since = None
         self.last_news_at = self.game.monotonic()
-        self.quiet_gap_s = quiet_first_check_s()
+        self.quiet_gap_s = self.timing.quiet_first_check_s
 
     def stream_lost(self, reason: str) -> None:
         if self.trouble_since is None:
@@ -108,19 +95,20 @@ class ServerWatch:
         if game.position is None or game.state is None or game.full is None or game.correspondence:
             return None
         quiet_s = now - game.state_received_at
-        if game.position.board.is_game_over(claim_draw=True) and quiet_s >= FLAG_GRACE_S:
+        if game.position.board.is_game_over(claim_draw=True) and quiet_s >= self.timing.flag_grace_s:
             return "the position is final but the game has not ended"
         if game.full.clock.kind != "clock" or game.position.ply < 2 or game.our_turn():
             return None  # before both first moves, the clocks do not run (the worker aborts such games)
         their_ms = game.state.btime_ms if game.we_are_white else game.state.wtime_ms
         overdue_s = quiet_s - their_ms / 1000
-        if overdue_s >= FLAG_GRACE_S:
+        if overdue_s >= self.timing.flag_grace_s:
             return f"{game.opponent_name}'s clock ran out {overdue_s:.0f} s ago and no news came"
         return None
 
     def stream_failing(self, now: float) -> bool:
-        """The game stream has been failing for longer than ``STREAM_TROUBLE_S`` (or ``stream_timeout_s``)."""
-        limit = min(STREAM_TROUBLE_S, self.game.settings.server.stream_timeout_s)
+        """The game stream has been failing for longer than ``timing.stream_trouble_s`` (or
+        ``stream_timeout_s``)."""
+        limit = min(self.timing.stream_trouble_s, self.game.settings.server.stream_timeout_s)
         return self.trouble_since is not None and now - self.trouble_since >= limit
 
     def clocks_run_out_at(self) -> float | None:
@@ -131,7 +119,7 @@ class ServerWatch:
                 or game.position.ply < 2:
             return None
         longest_ms = max(game.state.wtime_ms, game.state.btime_ms)
-        return game.state_received_at + longest_ms / 1000 + SERVER_FLAG_DELAY_S
+        return game.state_received_at + longest_ms / 1000 + self.timing.server_flag_delay_s
 
     def deadlines(self) -> list[float]:
         """When :meth:`check` or :meth:`claim_if_due` next has something to decide (some may have passed:
@@ -141,7 +129,8 @@ class ServerWatch:
         if self.claim_at is not None:
             times.append(self.claim_at)
         if self.trouble_since is not None:
-            times.append(self.trouble_since + min(STREAM_TROUBLE_S, game.settings.server.stream_timeout_s))
+            times.append(self.trouble_since
+                         + min(self.timing.stream_trouble_s, game.settings.server.stream_timeout_s))
         if self.stalled_since is not None:
             if game.dialect.has_game_page:
                 times.append(self.next_page_check_at)
@@ -149,25 +138,26 @@ class ServerWatch:
             times.append(max(alive_at + game.settings.time.give_up_after_s, self.clocks_run_out_at() or 0.0))
         if game.position is None or game.state is None or game.full is None or game.correspondence:
             return times
-        times.append(game.state_received_at + FLAG_GRACE_S)  # a final position the server has not ended
+        # a final position the server has not ended
+        times.append(game.state_received_at + self.timing.flag_grace_s)
         if game.full.clock.kind == "clock" and not game.our_turn():
             their_ms = game.state.btime_ms if game.we_are_white else game.state.wtime_ms
-            times.append(game.state_received_at + their_ms / 1000 + FLAG_GRACE_S)
+            times.append(game.state_received_at + their_ms / 1000 + self.timing.flag_grace_s)
         if game.dialect.has_game_page:
             times.append(self.quiet_check_due_at())
         return times
 
     def quiet_check_due_at(self) -> float:
-        """When the game page is next read while the game is quiet (see QUIET_FIRST_CHECK_S)."""
-        return max(self.last_news_at + quiet_first_check_s(), self.quiet_check_at + self.quiet_gap_s)
+        """When the game page is next read while the game is quiet (see ``timing.quiet_first_check_s``)."""
+        return max(self.last_news_at + self.timing.quiet_first_check_s, self.quiet_check_at + self.quiet_gap_s)
 
     def check(self, now: float, answered: tuple[str, ...] | None) -> PlayFromPage | None:
-        """A stuck game is looked up on the game page (pychess) every ``PAGE_CHECK_INTERVAL_S`` (every
-        ``PAGE_POLL_S`` while the game stream is failing: the worker then plays from the page) and ended when
-        the page says it ended. The worker gives up on it only when neither the stream nor the page has
+        """A stuck game is looked up on the game page (pychess) every ``timing.page_check_interval_s`` (every
+        ``timing.page_poll_s`` while the game stream is failing: the worker then plays from the page) and ended
+        when the page says it ended. The worker gives up on it only when neither the stream nor the page has
         answered for ``time.give_up_after_s`` and the clocks could have run out. While the opponent thinks and
-        only pings come, the page is also read (``QUIET_FIRST_CHECK_S`` after the last news, then at doubling
-        intervals up to ``QUIET_PAGE_CHECK_S``). ``answered``: the move list our
+        only pings come, the page is also read (``timing.quiet_first_check_s`` after the last news, then at
+        doubling intervals up to ``timing.quiet_page_check_s``). ``answered``: the move list our
         last move answered (our move sent, not yet in the stream). Returns the page to play from, if any."""
         game = self.game
         reason = self.stall_reason(now)
@@ -185,7 +175,8 @@ class ServerWatch:
         verdict = None
         if game.dialect.has_game_page and now >= self.next_page_check_at:
             from_page = self.stream_failing(now)
-            self.next_page_check_at = now + (PAGE_POLL_S if from_page else PAGE_CHECK_INTERVAL_S)
+            self.next_page_check_at = now + (self.timing.page_poll_s if from_page
+                                             else self.timing.page_check_interval_s)
             page = self.read_page()
             if page is not None and page.finished:
                 self.settle(page)
@@ -215,7 +206,7 @@ class ServerWatch:
         if now < self.quiet_check_due_at():
             return
         self.quiet_check_at = now
-        self.quiet_gap_s = min(2 * self.quiet_gap_s, QUIET_PAGE_CHECK_S)
+        self.quiet_gap_s = min(2 * self.quiet_gap_s, self.timing.quiet_page_check_s)
         if self.settle_from_page():
             game.end_game("over on the server")
 
@@ -358,7 +349,3 @@ def apply_withheld_final_move(game: GameContext, sent: tuple[tuple[str, ...], st
         return
     log.info("%s: the server ended the game without our last move %s; it ended the game", game.label, uci)
 
-
-def quiet_first_check_s() -> float:
-    """The first quiet wait, never longer than the longest (the tests shorten QUIET_PAGE_CHECK_S)."""
-    return min(QUIET_FIRST_CHECK_S, QUIET_PAGE_CHECK_S)

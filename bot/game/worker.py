@@ -35,7 +35,7 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from bot import metrics
-from bot.config import Settings
+from bot.config import PRODUCTION_TIMING, Settings, Timing
 from bot.game.context import GameContext, Phase
 from bot.game.ending import Ending
 from bot.game.inbox import Deadlines, Inbox, ServerFinished, StopRequested, Waiter
@@ -65,9 +65,6 @@ from bot.wire.gamepage import GamePage
 from bot.wire.streams import StreamConnected, StreamFailed, StreamLost, StreamNotice
 
 log = logging.getLogger("bot.game")
-
-#: After the lobby hears gameFinish, how long to wait for the game stream's own end signal.
-FINISH_GRACE_S = 10.0
 
 Item = GameEvent | StreamNotice | StopRequested | ServerFinished
 
@@ -99,17 +96,18 @@ class GameWorker:
                  chess960: bool = False, remembered: GameNote | None = None,
                  on_note: Callable[[GameNote], None] | None = None,
                  on_engine_lost: Callable[[str], None] = lambda reason: None, wait: Waiter | None = None,
-                 opponent: Player | None = None) -> None:
+                 opponent: Player | None = None, timing: Timing = PRODUCTION_TIMING) -> None:
         self.game = GameContext(game_id, server, settings, account, monotonic, opponent_hint=opponent)
         self.game_id = game_id
         self.label = self.game.label
         self.engine = engine
         self.monotonic = monotonic
+        self.timing = timing  # the game's bounded waits (bot.config.timing)
         self.on_engine_lost = on_engine_lost
         self.thread = threading.Thread(target=self.run, name=self.label, daemon=True)
         self.inbox: Inbox[Item] = Inbox(monotonic, wait)  # ``wait``: how it sleeps (tests: a fake clock)
         self.ponderer = Ponderer(self.game, engine)
-        self.watch = ServerWatch(self.game)
+        self.watch = ServerWatch(self.game, timing)
         self.leaving = Leaving(self.game, self.watch, self.ponderer, remembered=remembered)
         self.mover = MoveMaker(self.game, engine, self.ponderer)
         self.talk = Talk(self.game, lambda: engine.id_name, challenges_waiting)
@@ -185,7 +183,7 @@ class GameWorker:
         """When the timed checks are next due (see :class:`~bot.game.inbox.Deadlines`)."""
         times = [*self.leaving.deadlines(), *self.watch.deadlines()]
         if self._finished_by_server_at is not None:
-            times.append(self._finished_by_server_at + FINISH_GRACE_S)
+            times.append(self._finished_by_server_at + self.timing.finish_grace_s)
         if self.park_at is not None and self.game.correspondence:
             times.append(min(self.park_at, self._stop_at) if self._stop_at is not None else self.park_at)
         if self.mover.retry_at is not None:
@@ -292,7 +290,7 @@ class GameWorker:
             self.leaving.resend_if_due(now)
             if self.game.over:
                 return
-        if self._finished_by_server_at is not None and now - self._finished_by_server_at >= FINISH_GRACE_S:
+        if self._finished_by_server_at is not None and now - self._finished_by_server_at >= self.timing.finish_grace_s:
             self.game.end_game("finished (event stream)")
             return
         idle_at = self._finish_idle_at()

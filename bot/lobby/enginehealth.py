@@ -1,6 +1,6 @@
 """Whether an engine works: after a game's engine failed for good (:mod:`bot.game.moves`, failure policy) the
 bot accepts no challenge and its health check fails until an engine starts again; a probe tries every
-:data:`ENGINE_PROBE_S` seconds, in a thread of its own."""
+``Timing.engine_probe_s`` seconds (30), in a thread of its own."""
 
 from __future__ import annotations
 
@@ -9,21 +9,21 @@ import threading
 import time
 from collections.abc import Callable
 
+from bot.config import PRODUCTION_TIMING
 from bot.game import Engine
 
 log = logging.getLogger("bot.lobby")
 
-#: After a game lost its engine for good, how often an engine start is tried again.
-ENGINE_PROBE_S = 30.0
-
-
 class EngineHealth:
     """``problem``: why no engine works (None while one does). ``on_change`` is called (from any thread)
-    whenever that changes, e.g. to rewrite the heartbeat file."""
+    whenever that changes, e.g. to rewrite the heartbeat file. ``probe_s``: how often an engine start is tried
+    again while none works."""
 
     def __init__(self, engine_factory: Callable[[str], Engine], *, on_change: Callable[[], None] = lambda: None,
-                 monotonic: Callable[[], float] = time.monotonic) -> None:
+                 monotonic: Callable[[], float] = time.monotonic,
+                 probe_s: float = PRODUCTION_TIMING.engine_probe_s) -> None:
         self.engine_factory = engine_factory
+        self.probe_s = probe_s
         self.on_change = on_change
         self.monotonic = monotonic
         self.problem: str | None = None
@@ -43,14 +43,14 @@ class EngineHealth:
         with self._lock:
             first = self.problem is None
             self.problem = f"game {game_id}: {reason}"
-            self._next_probe_at = self.monotonic() + ENGINE_PROBE_S
+            self._next_probe_at = self.monotonic() + self.probe_s
         if first:
             log.error("the engine failed for good (game %s: %s); declining challenges until an engine starts "
-                      "again (tried every %g s)", game_id, reason, ENGINE_PROBE_S)
+                      "again (tried every %g s)", game_id, reason, self.probe_s)
         self.on_change()
 
     def probe_if_due(self) -> None:
-        """While no engine works, start a probe every ENGINE_PROBE_S (returns at once)."""
+        """While no engine works, start a probe every ``probe_s`` (returns at once)."""
         with self._lock:
             due = (self.problem is not None and self.monotonic() >= self._next_probe_at
                    and (self._probe is None or not self._probe.is_alive()))
@@ -77,9 +77,9 @@ class EngineHealth:
             if problem is None:
                 self.problem = None
             else:
-                self._next_probe_at = self.monotonic() + ENGINE_PROBE_S
+                self._next_probe_at = self.monotonic() + self.probe_s
         if problem is None:
             log.info("the engine starts again; accepting challenges")
         else:
-            log.warning("the engine still does not start (%s); trying again in %g s", problem, ENGINE_PROBE_S)
+            log.warning("the engine still does not start (%s); trying again in %g s", problem, self.probe_s)
         self.on_change()

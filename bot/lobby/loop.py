@@ -13,10 +13,9 @@ from dataclasses import replace
 from functools import partial
 from pathlib import Path
 
-from bot.config import Settings
+from bot.config import PRODUCTION_TIMING, Settings, Timing
 from bot.game import Engine, GameNote, GameRecord, GameWorker
 from bot.game.leaving import stop_plan
-from bot.lobby import reconcile
 from bot.lobby.answering import ChallengeAnswerer
 from bot.lobby.challenges import (
     LobbyState,
@@ -62,14 +61,16 @@ class HeartbeatFile:
 
 
 class Lobby:
-    """Runs until stopped (signal, ``--games N``) or the server refuses us for good."""
+    """Runs until stopped (signal, ``--games N``) or the server refuses us for good. ``timing``: the waits of
+    the engine probe, the reconciler and the game workers (:class:`~bot.config.Timing`)."""
 
     def __init__(self, server: Server, settings: Settings, account: Account,
                  engine_factory: Callable[[str], Engine], *, max_games: int | None = None,
                  monotonic: Callable[[], float] = time.monotonic,
-                 wall_clock: Callable[[], float] = time.time) -> None:
+                 wall_clock: Callable[[], float] = time.time, timing: Timing = PRODUCTION_TIMING) -> None:
         self.server = server
         self.settings = settings
+        self.timing = timing
         self.account = account
         self.engine_factory = engine_factory
         self.max_games = max_games
@@ -97,7 +98,8 @@ class Lobby:
         self.last_line_at: float | None = None
         self.connection_note = "not connected yet"
         self.wall_clock = wall_clock
-        self.engine_health = EngineHealth(engine_factory, on_change=self.heartbeat, monotonic=monotonic)
+        self.engine_health = EngineHealth(engine_factory, on_change=self.heartbeat, monotonic=monotonic,
+                                          probe_s=timing.engine_probe_s)
         self.answers = ChallengeAnswerer(server, settings, account, self.games, self.engine_health,
                                          lobby_state=self._lobby_state, stopping=lambda: self._stop_mode is not None,
                                          monotonic=monotonic)
@@ -114,7 +116,7 @@ class Lobby:
         self.reconciler = Reconciler(server, settings, notes=self._game_notes,
                                      busy=lambda game_id: game_id in self.workers or game_id in self.games.accepted,
                                      remember=self.remember_game, monotonic=monotonic,
-                                     ended_again=partial(count_resent, self.finished))
+                                     ended_again=partial(count_resent, self.finished), timing=timing)
         self.restart_notice = RestartNotice()
         self.tournaments = Tournaments(server, settings.tournaments, monotonic=monotonic)
 
@@ -361,7 +363,8 @@ class Lobby:
                             chess960=game_id in self.games.chess960_games, remembered=remembered,
                             opponent=known.player if (known := self.games.opponents.get(game_id)) else None,
                             on_note=self.remember_game,
-                            on_engine_lost=lambda reason: self.engine_health.lost(game_id, reason))
+                            on_engine_lost=lambda reason: self.engine_health.lost(game_id, reason),
+                            timing=self.timing)
         self.workers[game_id] = worker
         if self._stop_mode == "abort":
             worker.request_stop("abort")
@@ -405,7 +408,7 @@ class Lobby:
                 unconfirmed = unconfirmed_note(record, self.game_notes.get(record.game_id), self.monotonic())
                 if unconfirmed is not None:  # our PGN says "*": the server's record is read when it has one
                     self.remember_game(unconfirmed)
-                    self.reconciler.watch(record.game_id, reconcile.LIVE_RECHECK_S)
+                    self.reconciler.watch(record.game_id, self.timing.live_recheck_s)
                 if record.gave_up or record.result != "*" or record.termination not in ("", "Unknown"):
                     self.ended[record.game_id] = self.monotonic()
                 # its notes are written (they name this run); a later gameStart is one of this game again

@@ -8,7 +8,7 @@ state file says we resigned, aborted or saw end in the last day, the bot reads t
 (pychess: the game page; Lichess: the game export), resigns (aborts) again a game the server has live, and
 when the server's final result, Termination or plies differ from our PGN, writes the PGN again with the
 server's and logs one line saying what changed and why. A live game it can do nothing about is looked at
-again every :data:`LIVE_RECHECK_S` until the server says it is over or a day has passed.
+again every minute (``Timing.live_recheck_s``) until the server says it is over or a day has passed.
 
 A game that ends here with a ``*`` PGN (the bot gave up waiting, or never learnt the end) gets a note too
 (:func:`unconfirmed_note`) and is looked up a minute later, and again until the server says how it ended.
@@ -28,7 +28,7 @@ from dataclasses import dataclass, replace
 from enum import Enum
 from pathlib import Path
 
-from bot.config import Settings
+from bot.config import PRODUCTION_TIMING, Settings, Timing
 from bot.game.position import GameBoard
 from bot.game.record import GameNote, GameRecord
 from bot.lobby.challenges import DAY_S
@@ -42,14 +42,6 @@ log = logging.getLogger(__name__)
 
 #: how long after we ended a game its record is still looked up (pychess may restore it as live)
 RECONCILE_WINDOW_S = DAY_S
-#: between two reads of the server: a start-up with many games must not flood it
-CHECK_SPACING_S = 1.0
-#: after resigning (aborting) again: look again this soon, for the result the server settles on
-RESENT_RECHECK_S = 5.0
-#: a game the server has live that we can do nothing about (it ended for us otherwise): once a minute
-LIVE_RECHECK_S = 60.0
-#: a read of the server that failed: try again after this long
-FAILED_RECHECK_S = 60.0
 #: a game the server answers 404 for (a server restarted without it, a test server): given up after this many
 #: reads in a row, with one INFO line; our PGN stays as it is
 MISSING_RECORD_TRIES = 3
@@ -190,16 +182,18 @@ WHY = {
 
 class Reconciler:
     """Looks up the games the state file says we ended lately, in a thread of its own: one read of the server
-    every :data:`CHECK_SPACING_S` at most. ``notes()``: the current game notes (lobby clock); ``busy(id)``:
-    a game worker has the game (it does its own reconciling); ``remember(note)``: the state file learns the
-    result the PGN now says; ``ended_again(note)``: our resignation (abort) sent again ended the game now."""
+    every ``timing.check_spacing_s`` at most (its other waits: ``timing``'s ``*_recheck_s``). ``notes()``: the
+    current game notes (lobby clock); ``busy(id)``: a game worker has the game (it does its own reconciling);
+    ``remember(note)``: the state file learns the result the PGN now says; ``ended_again(note)``: our
+    resignation (abort) sent again ended the game now."""
 
     def __init__(self, server: Server, settings: Settings, *, notes: Callable[[], list[GameNote]],
                  busy: Callable[[str], bool], remember: Callable[[GameNote], None],
-                 monotonic: Callable[[], float],
-                 ended_again: Callable[[GameNote], None] = lambda note: None) -> None:
+                 monotonic: Callable[[], float], ended_again: Callable[[GameNote], None] = lambda note: None,
+                 timing: Timing = PRODUCTION_TIMING) -> None:
         self.server = server
         self.settings = settings
+        self.timing = timing
         self.notes = notes
         self.busy = busy
         self.remember = remember
@@ -251,9 +245,9 @@ class Reconciler:
                 wait_s = self.run_due()
             except Exception:  # noqa: BLE001 - a bug here must not end the reconciling for good
                 log.exception("reconciling games with the server failed")
-                wait_s = FAILED_RECHECK_S
+                wait_s = self.timing.failed_recheck_s
             # nothing due: sleep until schedule_all (or stop) wakes us; else not sooner than the spacing
-            self._wake.wait(timeout=None if wait_s is None else max(CHECK_SPACING_S, wait_s))
+            self._wake.wait(timeout=None if wait_s is None else max(self.timing.check_spacing_s, wait_s))
             self._wake.clear()
 
     # ---- one check (the thread; tests call it directly) ----
@@ -285,15 +279,16 @@ class Reconciler:
                      note.action)
             return None
         if self.busy(note.game_id):
-            return LIVE_RECHECK_S  # a game worker has it (a gameStart came): after it, what is left to settle
+            # a game worker has it (a gameStart came): after it, what is left to settle
+            return self.timing.live_recheck_s
         try:
             record = read_record(self.server, note.game_id)
         except ServerError as error:
             if error.status == 404:
                 return self.missing_record(note, error)
             log.warning("%s: cannot read the server's record (%s); trying again in %.0f s", label, error,
-                        FAILED_RECHECK_S)
-            return FAILED_RECHECK_S
+                        self.timing.failed_recheck_s)
+            return self.timing.failed_recheck_s
         self.missing.pop(note.game_id, None)
         if record is None:
             return None
@@ -302,10 +297,11 @@ class Reconciler:
             self.settle(note, record)
             return None
         if step is Step.WATCH:
-            log.debug("%s: live on the server; looking again in %.0f s", label, LIVE_RECHECK_S)
-            return LIVE_RECHECK_S
+            log.debug("%s: live on the server; looking again in %.0f s", label, self.timing.live_recheck_s)
+            return self.timing.live_recheck_s
         if self.busy(note.game_id):
-            return LIVE_RECHECK_S  # a gameStart came while we read: the worker resigns again, not both of us
+            # a gameStart came while we read: the worker resigns again, not both of us
+            return self.timing.live_recheck_s
         try:
             if step is Step.ABORT:
                 self.server.abort_game(note.game_id)
@@ -313,13 +309,13 @@ class Reconciler:
                 self.server.resign_game(note.game_id)
         except ServerError as error:
             log.warning("%s: the server has it live again, but we could not %s (%s); trying again in %.0f s",
-                        label, step.value, error, RESENT_RECHECK_S)
-            return RESENT_RECHECK_S
+                        label, step.value, error, self.timing.resent_recheck_s)
+            return self.timing.resent_recheck_s
         log.info("%s: our record says we %s it, but the server has it live again (%d plies); %s without a "
                  "gameStart", label, note.action, record.plies, "aborted it again" if step is Step.ABORT
                  else "resigned again")
         self.ended_again(note)
-        return RESENT_RECHECK_S
+        return self.timing.resent_recheck_s
 
     def missing_record(self, note: GameNote, error: ServerError) -> float | None:
         """The server has no record of the game (HTTP 404): looked up again, and given up after
@@ -328,8 +324,8 @@ class Reconciler:
         if tries < MISSING_RECORD_TRIES:
             self.missing[note.game_id] = tries
             log.debug("game %s: no record on the server (%s); trying again in %.0f s", note.game_id, error,
-                      FAILED_RECHECK_S)
-            return FAILED_RECHECK_S
+                      self.timing.failed_recheck_s)
+            return self.timing.failed_recheck_s
         self.missing.pop(note.game_id, None)
         log.info("game %s: the server has no record of this game (HTTP 404, %d tries); no longer looked up, our "
                  "PGN stays as it is", note.game_id, tries)

@@ -1,8 +1,9 @@
 """Retry back-off and HTTP 429 pauses, shared by requests (:mod:`bot.wire.server`) and streams
 (:mod:`bot.wire.streams`).
 
-HTTP 429 blocks that endpoint for 60 s (or ``Retry-After`` if longer); while it is blocked, at most one
-request to it is in flight (the first one after the pause is a probe; the others queue behind it).
+HTTP 429 blocks that endpoint for 60 s (``Timing.rate_limit_pause_s``; or ``Retry-After`` if longer); while it
+is blocked, at most one request to it is in flight (the first one after the pause is a probe; the others queue
+behind it).
 """
 
 from __future__ import annotations
@@ -15,25 +16,25 @@ from typing import TypeVar
 import requests
 
 from bot import metrics
+from bot.config import PRODUCTION_TIMING
 from bot.wire.errors import ServerStopped
 
 log = logging.getLogger(__name__)
 
-RATE_LIMIT_PAUSE_S = 60.0
 MAX_BACKOFF_S = 60.0
 
 T = TypeVar("T")
 
 
-def retry_after_s(response: requests.Response | None) -> float:
-    """How long a 429 asks us to wait: 60 s, or ``Retry-After`` seconds when that is longer."""
+def retry_after_s(response: requests.Response | None, pause_s: float = PRODUCTION_TIMING.rate_limit_pause_s) -> float:
+    """How long a 429 asks us to wait: ``pause_s`` (60 s), or ``Retry-After`` seconds when that is longer."""
     if response is None:
-        return RATE_LIMIT_PAUSE_S
+        return pause_s
     try:
         asked = float(response.headers.get("Retry-After", "0"))
     except ValueError:
         asked = 0.0
-    return max(RATE_LIMIT_PAUSE_S, asked)
+    return max(pause_s, asked)
 
 
 def backoff_s(attempt: int, base: float = 1.0, cap: float = MAX_BACKOFF_S) -> float:
@@ -52,11 +53,14 @@ def short_body(response: requests.Response | None) -> str:
 
 
 class EndpointLimits:
-    """Per-endpoint 429 pauses: the one rate-limit path of every request and stream."""
+    """Per-endpoint 429 pauses: the one rate-limit path of every request and stream. ``pause_s``: how long a 429
+    without a longer ``Retry-After`` pauses its endpoint."""
 
-    def __init__(self, monotonic: Callable[[], float], wait: Callable[[float], bool]) -> None:
+    def __init__(self, monotonic: Callable[[], float], wait: Callable[[float], bool],
+                 pause_s: float = PRODUCTION_TIMING.rate_limit_pause_s) -> None:
         self.monotonic = monotonic
         self.wait = wait
+        self.pause_s = pause_s
         self._blocked_until: dict[str, float] = {}
         self._locks: dict[str, threading.Lock] = {}
         self._guard = threading.Lock()
@@ -69,7 +73,7 @@ class EndpointLimits:
     def rate_limited(self, endpoint: str, response: requests.Response | None, what: str = "") -> float:
         """An HTTP 429 arrived for ``endpoint`` (on the call the log names ``what``, e.g. a game's move): log
         it, pause the endpoint, return the pause in seconds."""
-        pause = retry_after_s(response)
+        pause = retry_after_s(response, self.pause_s)
         metrics.HTTP_429.labels(endpoint=endpoint).inc()
         if what and what != endpoint:
             log.warning("%s: HTTP 429, pausing the %s endpoint for %.0f s", what, endpoint, pause)

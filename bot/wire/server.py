@@ -32,7 +32,7 @@ import berserk.session
 import requests
 
 from bot import metrics
-from bot.config import ServerSettings
+from bot.config import PRODUCTION_TIMING, ServerSettings, Timing
 from bot.wire.advice import connection_cause
 from bot.wire.dialect import Dialect, dialect_named, guess_dialect
 from bot.wire.errors import (
@@ -70,14 +70,8 @@ __all__ = ["CAPABILITIES_HEADER", "ENDPOINTS", "USER_AGENT", "BotSession", "Rate
 
 log = logging.getLogger(__name__)
 
-#: first retry delay of a failed request (doubled per attempt)
-RETRY_BASE_S = 1.0
 #: the connection errors (as :func:`connection_cause` words them) where the request surely never left
 NOT_SENT_CAUSES = ("connection refused", "DNS lookup failed")
-#: at start-up, how long ``fetch_account`` keeps retrying an unreachable server (refused connections, 5xx)
-STARTUP_RETRY_S = 300.0
-#: the longest pause between two start-up attempts
-STARTUP_MAX_DELAY_S = 15.0
 CAPABILITIES_HEADER = "X-PyChess-Bot-Capabilities"
 USER_AGENT = f"schess-bot/{__version__}"
 
@@ -171,11 +165,14 @@ class _Response(berserk.formats.FormatHandler[requests.Response]):
 
 class Transport:
     """The request plumbing under :class:`Server`: the one session (berserk's client and a ``Requestor`` on
-    it), the endpoint's 429 pauses, retries with back-off, and the waits that stopping cuts short."""
+    it), the endpoint's 429 pauses, retries with back-off, and the waits that stopping cuts short. ``timing``:
+    how long those pauses and back-offs are (:class:`~bot.config.Timing`)."""
 
     def __init__(self, settings: ServerSettings, token: str, *, session: requests.Session | None,
-                 monotonic: Callable[[], float], wait: Callable[[float], bool] | None) -> None:
+                 monotonic: Callable[[], float], wait: Callable[[float], bool] | None,
+                 timing: Timing = PRODUCTION_TIMING) -> None:
         self.settings = settings
+        self.timing = timing
         self.url = settings.url.rstrip("/")
         self.session = session or BotSession(token, settings.request_timeout_s)
         self.client = berserk.Client(session=self.session, base_url=self.url)
@@ -188,7 +185,7 @@ class Transport:
         self._stopping = threading.Event()
         self._injected_wait = wait
         self.wait = wait or self._closed.wait
-        self.limits = EndpointLimits(monotonic, self.wait)
+        self.limits = EndpointLimits(monotonic, self.wait, timing.rate_limit_pause_s)
 
     def close(self) -> None:
         self._stopping.set()
@@ -300,7 +297,7 @@ class Transport:
                       else f"HTTP {status}" if status else f"connection error ({detail})")
             if failures >= attempts:
                 raise ServerError(f"{endpoint}: {reason}, gave up after {failures} attempts", status or None)
-            delay = backoff_s(failures - 1, RETRY_BASE_S if retry_base_s is None else retry_base_s)
+            delay = backoff_s(failures - 1, self.timing.retry_base_s if retry_base_s is None else retry_base_s)
             # an attempt not sent was logged by ``landed`` with what it waits for
             log.log(logging.DEBUG if unsettled else logging.WARNING, "%s: %s; retrying in %.1f s (attempt %d of %d)",
                     what, reason, delay, failures + 1, attempts)
@@ -314,8 +311,8 @@ class Server(Transport):
     def __init__(self, settings: ServerSettings, token: str, *, dialect: Dialect | None = None,
                  variants: tuple[str, ...] = ("seirawan",), session: requests.Session | None = None,
                  monotonic: Callable[[], float] = time.monotonic,
-                 wait: Callable[[float], bool] | None = None) -> None:
-        super().__init__(settings, token, session=session, monotonic=monotonic, wait=wait)
+                 wait: Callable[[float], bool] | None = None, timing: Timing = PRODUCTION_TIMING) -> None:
+        super().__init__(settings, token, session=session, monotonic=monotonic, wait=wait, timing=timing)
         self.dialect: Dialect | None = dialect if dialect is not None else (
             None if settings.dialect == "auto" else dialect_named(settings.dialect))
         self.variants = variants
@@ -351,7 +348,7 @@ class Server(Transport):
                 unreachable = error.status is None or error.status >= 500
                 if not unreachable or self.monotonic() - started >= retry_for_s:
                     raise
-                delay = min(STARTUP_MAX_DELAY_S, backoff_s(attempt, RETRY_BASE_S))
+                delay = min(self.timing.startup_max_delay_s, backoff_s(attempt, self.timing.retry_base_s))
                 attempt += 1
                 log.warning("cannot reach %s yet (%s); trying again in %.0f s", self.url, error, delay)
                 if self.wait_for("account", delay):
@@ -469,7 +466,7 @@ class Server(Transport):
         if offer_draw and dialect.draw_offers:
             send = lambda: self._request("move", params={"offeringDraw": "true"},  # noqa: E731
                                          game_id=game_id, move=uci)
-        self._call("move", send, attempts=5, retry_base_s=RETRY_BASE_S / 4, what=what,
+        self._call("move", send, attempts=5, retry_base_s=self.timing.retry_base_s / 4, what=what,
                    landed=None if plies is None else landed, unsure_since=unsure_since,
                    refused_means_landed=dialect.refuses_moves_out_of_turn)
 

@@ -21,14 +21,13 @@ from typing import Generic, Protocol, TypeVar, Union
 import requests
 
 from bot import metrics
-from bot.config import ServerSettings
+from bot.config import ServerSettings, Timing
 from bot.wire.advice import connection_cause
 from bot.wire.errors import MalformedLine
 from bot.wire.ratelimit import EndpointLimits, backoff_s, short_body
 
 log = logging.getLogger(__name__)
 
-RECONNECT_BASE_S = 1.0
 #: stream answers worth another try besides 5xx and 429: pychess answers 409 "Duplicate BOT game_stream"
 #: after a restart, sometimes for good (the game worker's bounded wait decides when to give up)
 RETRYABLE_STREAM_STATUSES = (409,)
@@ -69,6 +68,7 @@ class StreamSource(Protocol):
     """What a stream needs of its server (:class:`bot.wire.server.Server`)."""
 
     settings: ServerSettings
+    timing: Timing  # its reconnect back-off
     url: str
     session: requests.Session
     limits: EndpointLimits
@@ -179,7 +179,7 @@ class ServerStream(Generic[T]):
                 return
             attempt = 0 if delivered else attempt + 1
             metrics.STREAM_RECONNECTS.labels(stream=self.endpoint.removeprefix("stream ")).inc()
-            delay = backoff_s(attempt, RECONNECT_BASE_S)
+            delay = backoff_s(attempt, self.server.timing.reconnect_base_s)
             lost = failure or StreamLost("closed by the server")
             self._log_down(lost.reason, delay)
             self._put(lost)

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from bot.config import settings_from_dict
+from bot.config import PRODUCTION_TIMING, settings_from_dict
 from bot.game.record import GameNote, GameRecord
 from bot.lobby import reconcile
 from bot.lobby.reconcile import (
@@ -197,9 +197,9 @@ def test_a_game_the_server_has_live_again_is_resigned_again_and_then_settled(
     assert server.calls == [("page",), ("resign",)]
     assert "our record says we resigned it, but the server has it live again (153 plies); resigned again" \
         in caplog.text
-    assert found.run_due() == pytest.approx(reconcile.RESENT_RECHECK_S), "looked at again soon"
+    assert found.run_due() == pytest.approx(PRODUCTION_TIMING.resent_recheck_s), "looked at again soon"
     server.page = dataclasses.replace(flagged, status=2, result="1-0")  # our resignation, as the server has it
-    clock.now += reconcile.RESENT_RECHECK_S
+    clock.now += PRODUCTION_TIMING.resent_recheck_s
     assert found.run_due() is None, "done: the server agrees with our PGN"
     assert read_pgn(ours.read_text()).result == "1-0" and not remembered
 
@@ -233,8 +233,8 @@ def test_an_opponent_bots_forgotten_resignation_is_watched_until_the_server_ends
     found, _ = reconciler(server, tmp_path, [note("ended", "1-0")], clock)
     found.schedule_all("the server is back")
     found.run_due()
-    assert found.run_due() == pytest.approx(reconcile.LIVE_RECHECK_S)
-    clock.now += reconcile.LIVE_RECHECK_S
+    assert found.run_due() == pytest.approx(PRODUCTION_TIMING.live_recheck_s)
+    clock.now += PRODUCTION_TIMING.live_recheck_s
     server.page = flagged
     assert found.run_due() is None
     assert server.calls == [("page",), ("page",)], "nothing sent to a game we did not resign"
@@ -246,7 +246,7 @@ def test_a_game_still_live_a_day_after_we_ended_it_is_no_longer_watched(tmp_path
     found, _ = reconciler(server, tmp_path, [note("ended", "1-0", age_s=DAY - 30)], clock)
     found.schedule_all("start-up")
     found.run_due()
-    clock.now += reconcile.LIVE_RECHECK_S
+    clock.now += PRODUCTION_TIMING.live_recheck_s
     assert found.run_due() is None
     assert server.calls == [("page",)]
 
@@ -256,11 +256,11 @@ def test_a_refused_resignation_and_an_unreadable_page_are_tried_again(tmp_path: 
     server.page, server.fail_resign = None, 1
     found, _ = reconciler(server, tmp_path, [note()], clock)
     found.schedule_all("start-up")
-    assert found.run_due() == pytest.approx(reconcile.FAILED_RECHECK_S)
+    assert found.run_due() == pytest.approx(PRODUCTION_TIMING.failed_recheck_s)
     server.page = GamePage("FjC1JPiO", -1, "*", ("e2e4", "e7e5"), variant="seirawan")
-    clock.now += reconcile.FAILED_RECHECK_S
-    assert found.run_due() == pytest.approx(reconcile.RESENT_RECHECK_S)
-    clock.now += reconcile.RESENT_RECHECK_S
+    clock.now += PRODUCTION_TIMING.failed_recheck_s
+    assert found.run_due() == pytest.approx(PRODUCTION_TIMING.resent_recheck_s)
+    clock.now += PRODUCTION_TIMING.resent_recheck_s
     found.run_due()
     assert server.calls.count(("resign",)) == 1
 
@@ -285,8 +285,8 @@ def test_a_game_the_server_has_no_record_of_is_given_up_after_a_few_tries_said_o
     waits = []
     for _ in range(reconcile.MISSING_RECORD_TRIES):
         waits.append(found.run_due())
-        clock.now += reconcile.FAILED_RECHECK_S
-    assert waits == [reconcile.FAILED_RECHECK_S] * (reconcile.MISSING_RECORD_TRIES - 1) + [None]
+        clock.now += PRODUCTION_TIMING.failed_recheck_s
+    assert waits == [PRODUCTION_TIMING.failed_recheck_s] * (reconcile.MISSING_RECORD_TRIES - 1) + [None]
     assert found.run_due() is None and found.due == {}
     assert server.calls == [("page",)] * reconcile.MISSING_RECORD_TRIES
     loud = [r.getMessage() for r in caplog.records if r.levelno >= logging.INFO and "FjC1JPiO" in r.getMessage()]
@@ -298,7 +298,7 @@ def test_a_game_a_worker_has_is_left_to_it_and_looked_at_later(tmp_path: Path) -
     clock, server = Clock(), ReconcileServer()
     found, _ = reconciler(server, tmp_path, [note()], clock, busy=("FjC1JPiO",))
     found.schedule_all("start-up")
-    assert found.run_due() == pytest.approx(reconcile.LIVE_RECHECK_S)
+    assert found.run_due() == pytest.approx(PRODUCTION_TIMING.live_recheck_s)
     assert server.calls == []
 
 

@@ -8,14 +8,16 @@ import os
 import re
 import threading
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Optional
 
 import pytest
 
+from bot.config import PRODUCTION_TIMING, Timing
 from bot.loopback import Game, LoopbackServer, harness
 from tests.match.pyffish_board import pyffish_board
-from tests.timing import PATIENCE_S
+from tests.timing import PATIENCE_S, wait_until
 
 REPO = Path(__file__).resolve().parents[2]
 TOKEN = "e2e-token-do-not-log"
@@ -30,17 +32,12 @@ def engine_command() -> str:
 ENGINE = engine_command()
 
 
-def shorten_game_watch(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The game worker's waits for a silent server (bot.game.watch), shortened from minutes to about a
-    second: the page checks, the flag grace, the server's flag delay, the switch to the game page."""
-    import bot.game.watch as watch
-
-    monkeypatch.setattr(watch, "QUIET_PAGE_CHECK_S", 1.0)
-    monkeypatch.setattr(watch, "PAGE_CHECK_INTERVAL_S", 0.5)
-    monkeypatch.setattr(watch, "FLAG_GRACE_S", 1.0)
-    monkeypatch.setattr(watch, "SERVER_FLAG_DELAY_S", 1.0)
-    monkeypatch.setattr(watch, "STREAM_TROUBLE_S", 1.0)
-    monkeypatch.setattr(watch, "PAGE_POLL_S", 0.3)
+#: the game worker's waits for a silent server (bot.game.watch), shortened from minutes to about a second: the
+#: page checks, the flag grace, the server's flag delay, the switch to the game page (``BotThread(timing=...)``)
+QUICK_WATCH = Timing(quiet_first_check_s=1.0, quiet_page_check_s=1.0, page_check_interval_s=0.5, flag_grace_s=1.0,
+                     server_flag_delay_s=1.0, stream_trouble_s=1.0, page_poll_s=0.3)
+#: :data:`QUICK_WATCH` with the streams' reconnect back-off from 1 s to 0.1 s: for a server that restarts
+QUICK_RESTARTS = replace(QUICK_WATCH, reconnect_base_s=0.1)
 
 
 def bot_config(loopback: LoopbackServer, pgn_directory: Path, **overrides: Any) -> dict[str, Any]:
@@ -49,13 +46,16 @@ def bot_config(loopback: LoopbackServer, pgn_directory: Path, **overrides: Any) 
 
 
 class BotThread:
-    """The bot running in this process (``run_bot`` in a daemon thread)."""
+    """The bot running in this process (``run_bot`` in a daemon thread); ``timing``: its fixed waits (production's
+    unless a test shortens them, e.g. :data:`QUICK_WATCH`)."""
 
-    def __init__(self, config: dict[str, Any], max_games: Optional[int] = None) -> None:
+    def __init__(self, config: dict[str, Any], max_games: Optional[int] = None,
+                 timing: Timing = PRODUCTION_TIMING) -> None:
         from bot.config import settings_from_dict
 
         self.settings = settings_from_dict(config)
         self.max_games = max_games
+        self.timing = timing
         self.exit_code: Optional[int] = None
         self.lobby: Any = None
         self._lobby_ready = threading.Event()
@@ -68,7 +68,7 @@ class BotThread:
             self.lobby = lobby
             self._lobby_ready.set()
 
-        self.exit_code = run_bot(self.settings, TOKEN, max_games=self.max_games, on_lobby=keep)
+        self.exit_code = run_bot(self.settings, TOKEN, max_games=self.max_games, on_lobby=keep, timing=self.timing)
 
     def start(self) -> BotThread:
         self.thread.start()
@@ -186,20 +186,19 @@ def settled(server: LoopbackServer, port: int, timeout: float) -> None:
     status page then lists the workers still running, until each has ended and been reaped. Proves what a
     sleep only hoped: nothing the bot was going to do about those events is still to come."""
     import json
-    import time
     import urllib.request
 
     challenge_id = server.challenge(challenger=MARKER)
     answer = server.wait_for_answer(challenge_id, timeout)
     assert not answer.accepted, answer
-    deadline = time.monotonic() + timeout
-    while True:
+    running: list[Any] = []
+
+    def none_running() -> bool:
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/status", timeout=timeout) as reply:
-            running = json.loads(reply.read())["games"]
-        if not running:
-            return
-        assert time.monotonic() < deadline, f"games still running after {timeout:.0f} s: {running}"
-        time.sleep(0.05)
+            running[:] = json.loads(reply.read())["games"]
+        return not running
+
+    wait_until(none_running, lambda: f"no game running (still running: {running})", timeout, poll_s=0.05)
 
 #: what Lichess's PGN exports write for each final status (docs/bot.md)
 TERMINATION = {"mate": "Normal", "resign": "Normal", "stalemate": "Normal", "draw": "Normal",

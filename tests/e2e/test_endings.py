@@ -8,6 +8,7 @@ from __future__ import annotations
 import logging
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -17,6 +18,7 @@ from bot.loopback import LoopbackServer, Manual, Scripted
 from tests.e2e.conftest import (
     HOPELESS,
     KEEPALIVE_S,
+    QUICK_WATCH,
     TOKEN,
     BotProcess,
     BotThread,
@@ -24,7 +26,6 @@ from tests.e2e.conftest import (
     bot_config,
     pgn_of,
     refereed_server,
-    shorten_game_watch,
 )
 from tests.timing import GAME_S, STARTUP_S, wait_until
 
@@ -33,10 +34,10 @@ FAULTY_UCI = str(Path(__file__).resolve().parents[1] / "reliability" / "faulty_u
 MATE_IN_ONE = "6k1/5ppp/8/8/8/8/5PPP/R5K1[] w - - 0 1"
 FIFTY_MOVES_NEAR = "8/8/4k3/8/8/8/4K3/7R[] w - - 99 80"
 @pytest.fixture(autouse=True)
-def quick_checks(monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
-    """The bot's waits for a silent server, shortened from minutes to about a second; INFO logs kept."""
+def info_logs(caplog: pytest.LogCaptureFixture) -> None:
+    """INFO logs kept (every bot here runs with :data:`QUICK_WATCH`: its waits for a silent server shortened
+    from minutes to about a second)."""
     caplog.set_level(logging.INFO)
-    shorten_game_watch(monkeypatch)
 
 
 @pytest.fixture
@@ -62,7 +63,7 @@ def finished_line(caplog: pytest.LogCaptureFixture, game_id: str) -> str:
 def test_we_mate(server: LoopbackServer, tmp_path: Path, bots: list[BotThread],
                  caplog: pytest.LogCaptureFixture) -> None:
     game_id = server.challenge(initial_fen=MATE_IN_ONE, color="black", opponent=Manual())
-    bots.append(BotThread(bot_config(server, tmp_path), max_games=1).start())
+    bots.append(BotThread(bot_config(server, tmp_path), max_games=1, timing=QUICK_WATCH).start())
     game = server.wait_for_game_end(game_id, GAME_S)
     assert bots[0].join(GAME_S) == 0
     assert (game.status, game.moves) == ("mate", ["a1a8"])
@@ -76,7 +77,8 @@ def test_we_are_mated_and_never_see_the_mating_move_on_pychess(
 ) -> None:
     engine = scripted_engine(monkeypatch, "f2f3 e7e5 g2g4 d8h4")
     game_id = server.challenge(color="black", opponent=Scripted(["e7e5", "d8h4"]))
-    bots.append(BotThread(bot_config(server, tmp_path, engine={"command": engine}), max_games=1).start())
+    bots.append(BotThread(bot_config(server, tmp_path, engine={"command": engine}), max_games=1,
+                          timing=QUICK_WATCH).start())
     game = server.wait_for_game_end(game_id, GAME_S)
     assert bots[0].join(GAME_S) == 0
     assert (game.status, game.winner, len(game.moves)) == ("mate", False, 4)
@@ -90,7 +92,7 @@ def test_we_are_mated_and_never_see_the_mating_move_on_pychess(
 def test_we_resign(server: LoopbackServer, tmp_path: Path, bots: list[BotThread]) -> None:
     game_id = server.challenge(initial_fen=HOPELESS, color="black", opponent=Manual())
     config = bot_config(server, tmp_path, resign={"enabled": True, "score_cp": -500, "moves": 1})
-    bots.append(BotThread(config, max_games=1).start())
+    bots.append(BotThread(config, max_games=1, timing=QUICK_WATCH).start())
     game = server.wait_for_game_end(game_id, GAME_S)
     assert bots[0].join(GAME_S) == 0
     assert (game.status, game.winner) == ("resign", False)
@@ -99,7 +101,7 @@ def test_we_resign(server: LoopbackServer, tmp_path: Path, bots: list[BotThread]
 
 def test_they_resign(server: LoopbackServer, tmp_path: Path, bots: list[BotThread]) -> None:
     game_id = server.challenge(color="black", opponent=Scripted(["e7e5", "g8f6", "resign"]))
-    bots.append(BotThread(bot_config(server, tmp_path), max_games=1).start())
+    bots.append(BotThread(bot_config(server, tmp_path), max_games=1, timing=QUICK_WATCH).start())
     game = server.wait_for_game_end(game_id, GAME_S)
     assert bots[0].join(GAME_S) == 0
     assert (game.status, game.winner, len(game.moves)) == ("resign", True, 5)
@@ -110,7 +112,7 @@ def test_a_bot_resignation_that_never_reaches_us_is_read_from_the_game_page(
     pychess_server: LoopbackServer, tmp_path: Path, bots: list[BotThread], caplog: pytest.LogCaptureFixture
 ) -> None:
     game_id = pychess_server.challenge(color="black", clock=(600, 0), opponent=Scripted(["e7e5"], then="wait"))
-    bots.append(BotThread(bot_config(pychess_server, tmp_path), max_games=1).start())
+    bots.append(BotThread(bot_config(pychess_server, tmp_path), max_games=1, timing=QUICK_WATCH).start())
     pychess_server.wait_for_plies(game_id, 3, GAME_S)
     pychess_server.opponent_resign(game_id, announce=False)  # as a BOT's resignation on the real server
     # the bound is the point: the bot must leave without a gameEnd, well under GAME_S
@@ -127,7 +129,8 @@ def test_we_flag(running_clock_server: LoopbackServer, tmp_path: Path, bots: lis
     server = running_clock_server
     engine = f"{sys.executable} {FAULTY_UCI} --hang-on=2 --counter={tmp_path / 'searches'}"
     game_id = server.challenge(color="white", clock=(60, 0), opponent=Scripted(["e2e4", "d2d4"]))
-    bots.append(BotThread(bot_config(server, tmp_path, engine={"command": engine}), max_games=1).start())
+    bots.append(BotThread(bot_config(server, tmp_path, engine={"command": engine}), max_games=1,
+                          timing=QUICK_WATCH).start())
     server.wait_for_plies(game_id, 3, GAME_S)
     server.set_clock(game_id, False, 1)
     game = server.wait_for_game_end(game_id, GAME_S)
@@ -139,7 +142,7 @@ def test_we_flag(running_clock_server: LoopbackServer, tmp_path: Path, bots: lis
 def test_they_flag(running_clock_server: LoopbackServer, tmp_path: Path, bots: list[BotThread]) -> None:
     server = running_clock_server
     game_id = server.challenge(color="black", clock=(60, 0), opponent=Manual())
-    bots.append(BotThread(bot_config(server, tmp_path), max_games=1).start())
+    bots.append(BotThread(bot_config(server, tmp_path), max_games=1, timing=QUICK_WATCH).start())
     server.wait_for_plies(game_id, 1, GAME_S)
     server.set_clock(game_id, False, 1)
     game = server.wait_for_game_end(game_id, GAME_S)
@@ -150,7 +153,7 @@ def test_they_flag(running_clock_server: LoopbackServer, tmp_path: Path, bots: l
 
 def test_draw_by_the_fifty_move_rule(server: LoopbackServer, tmp_path: Path, bots: list[BotThread]) -> None:
     game_id = server.challenge(initial_fen=FIFTY_MOVES_NEAR, color="black", opponent=Manual())
-    bots.append(BotThread(bot_config(server, tmp_path), max_games=1).start())
+    bots.append(BotThread(bot_config(server, tmp_path), max_games=1, timing=QUICK_WATCH).start())
     game = server.wait_for_game_end(game_id, GAME_S)
     assert bots[0].join(GAME_S) == 0
     assert (game.status, game.winner, len(game.moves)) == ("draw", None, 1)
@@ -159,7 +162,8 @@ def test_draw_by_the_fifty_move_rule(server: LoopbackServer, tmp_path: Path, bot
 
 def test_abort_when_the_opponent_never_moves(server: LoopbackServer, tmp_path: Path, bots: list[BotThread]) -> None:
     game_id = server.challenge(color="black", opponent=Manual())  # the bot is white and moves first
-    bots.append(BotThread(bot_config(server, tmp_path, time={"abort_unstarted_after_s": 1}), max_games=1).start())
+    bots.append(BotThread(bot_config(server, tmp_path, time={"abort_unstarted_after_s": 1}), max_games=1,
+                          timing=QUICK_WATCH).start())
     game = server.wait_for_game_end(game_id, GAME_S)
     assert bots[0].join(GAME_S) == 0
     assert (game.status, len(game.moves)) == ("aborted", 1)
@@ -171,7 +175,7 @@ def test_an_s_chess960_challenge_from_a_person(
     pychess_server: LoopbackServer, tmp_path: Path, bots: list[BotThread]
 ) -> None:
     config = bot_config(pychess_server, tmp_path, challenge={"variants": ["seirawan960"]})
-    bots.append(BotThread(config, max_games=1).start())
+    bots.append(BotThread(config, max_games=1, timing=QUICK_WATCH).start())
     pychess_server.wait_for(lambda: pychess_server.capabilities, STARTUP_S, "the capability header")
     assert pychess_server.capabilities == {"version": 1, "variants": ["seirawan960"]}
     plain = pychess_server.challenge(challenger="Bob", chess960=False)
@@ -194,7 +198,8 @@ def test_an_s_chess960_challenge_from_a_person(
 def test_an_s_chess960_challenge_is_not_offered_without_the_960_name(
     pychess_server: LoopbackServer, tmp_path: Path, bots: list[BotThread]
 ) -> None:
-    bots.append(BotThread(bot_config(pychess_server, tmp_path, challenge={"variants": ["seirawan"]})).start())
+    bots.append(BotThread(bot_config(pychess_server, tmp_path, challenge={"variants": ["seirawan"]}),
+                          timing=QUICK_WATCH).start())
     pychess_server.wait_for(lambda: pychess_server.capabilities, STARTUP_S, "the capability header")
     challenge_id = pychess_server.challenge(challenger="Alice", chess960=True)
     assert not pychess_server.challenges[challenge_id].offered
@@ -245,7 +250,7 @@ def test_a_stream_failing_with_409_ends_the_game_from_the_game_page(
     pychess_server: LoopbackServer, tmp_path: Path, bots: list[BotThread]
 ) -> None:
     game_id = pychess_server.challenge(color="black", clock=(600, 0), opponent=Scripted(["e7e5"], then="wait"))
-    bots.append(BotThread(bot_config(pychess_server, tmp_path), max_games=1).start())
+    bots.append(BotThread(bot_config(pychess_server, tmp_path), max_games=1, timing=QUICK_WATCH).start())
     pychess_server.wait_for_plies(game_id, 3, GAME_S)
     pychess_server.faults.fail("stream_game", 409, times=None, target=game_id)  # "Duplicate BOT game_stream"
     pychess_server.faults.drop_streams("game", game_id)
@@ -264,7 +269,7 @@ def test_a_stream_failing_with_409_forever_without_a_game_page_is_given_up_and_l
     game_id = pychess_server.challenge(color="black", clock=(10, 0), opponent=Scripted(["e7e5"], then="wait"))
     config = bot_config(pychess_server, tmp_path, time={"give_up_after_s": 2},
                         challenge={"speeds": ["ultraBullet"]})
-    bots.append(BotThread(config, max_games=1).start())
+    bots.append(BotThread(config, max_games=1, timing=QUICK_WATCH).start())
     pychess_server.wait_for_plies(game_id, 3, GAME_S)
     pychess_server.faults.fail("stream_game", 409, times=None, target=game_id)
     pychess_server.faults.fail("game_page", 502, times=None, target=game_id)
@@ -283,17 +288,13 @@ def test_a_stream_failing_with_409_forever_without_a_game_page_is_given_up_and_l
 
 
 def test_a_lichess_game_whose_stream_never_says_how_it_ended_gets_the_exports_result(
-    lichess_server: LoopbackServer, tmp_path: Path, bots: list[BotThread], caplog: pytest.LogCaptureFixture,
-    monkeypatch: pytest.MonkeyPatch
+    lichess_server: LoopbackServer, tmp_path: Path, bots: list[BotThread], caplog: pytest.LogCaptureFixture
 ) -> None:
     """The game stream goes silent before the end; only the event stream's gameFinish arrives: the result,
     termination and plies come from ``/game/export/{id}``, not ``*``."""
-    import bot.game.worker
-
-    monkeypatch.setattr(bot.game.worker, "FINISH_GRACE_S", 0.5)
     game_id = lichess_server.challenge(color="black", clock=(600, 0), opponent=Scripted(["e7e5"], then="wait"))
     bots.append(BotThread(bot_config(lichess_server, tmp_path, server={"stream_timeout_s": 30}),
-                          max_games=1).start())
+                          max_games=1, timing=replace(QUICK_WATCH, finish_grace_s=0.5)).start())
     lichess_server.wait_for_plies(game_id, 3, GAME_S)
     lichess_server.faults.silence_streams("game", game_id)
     lichess_server.opponent_resign(game_id)
@@ -322,7 +323,7 @@ def test_an_opponent_who_left_is_claimed_against_when_lichess_allows_it(
     lichess_server: LoopbackServer, tmp_path: Path, bots: list[BotThread]
 ) -> None:
     game_id = lichess_server.challenge(color="black", opponent=Manual())  # the bot is white
-    bots.append(BotThread(bot_config(lichess_server, tmp_path), max_games=1).start())
+    bots.append(BotThread(bot_config(lichess_server, tmp_path), max_games=1, timing=QUICK_WATCH).start())
     lichess_server.wait_for_plies(game_id, 1, STARTUP_S)
     gone_at = time.time()
     lichess_server.opponent_gone(game_id, True, claim_win_in_s=2)
@@ -339,7 +340,7 @@ def test_no_claim_when_the_opponent_comes_back(
     lichess_server: LoopbackServer, tmp_path: Path, bots: list[BotThread], caplog: pytest.LogCaptureFixture
 ) -> None:
     game_id = lichess_server.challenge(color="black", opponent=Manual())
-    bots.append(BotThread(bot_config(lichess_server, tmp_path)).start())
+    bots.append(BotThread(bot_config(lichess_server, tmp_path), timing=QUICK_WATCH).start())
     lichess_server.wait_for_plies(game_id, 1, STARTUP_S)
     lichess_server.opponent_gone(game_id, True, claim_win_in_s=2)
     lichess_server.opponent_gone(game_id, False)

@@ -21,6 +21,7 @@ from typing import Any
 
 import pytest
 
+from bot.config import Timing
 from bot.loopback import Game, LoopbackServer, Manual, Scripted
 from bot.loopback.answers import Reply
 from tests.e2e.conftest import (
@@ -35,10 +36,10 @@ from tests.e2e.conftest import (
     settled,
 )
 from tests.e2e.test_reconcile import wait_for_text
-from tests.e2e.test_status_page import free_port, wait_until
+from tests.e2e.test_status_page import free_port
 from tests.match.pyffish_board import PyffishBoard
 from tests.reliability.conftest import ResignAfter
-from tests.timing import GAME_S, PATIENCE_S
+from tests.timing import GAME_S, PATIENCE_S, wait_until
 
 #: how long the restarted server refuses connections
 DOWN_S = 1.5
@@ -95,19 +96,17 @@ def test_the_shutdown_line_names_each_game_resigned_too_late_to_abort_or_aborted
 
 
 def test_a_server_restart_with_two_games_logs_one_lost_and_one_back_line_each_and_the_retried_move(
-        server: LoopbackServer, tmp_path: Path, bots: list[BotThread], caplog: pytest.LogCaptureFixture,
-        monkeypatch: pytest.MonkeyPatch) -> None:
+        server: LoopbackServer, tmp_path: Path, bots: list[BotThread], caplog: pytest.LogCaptureFixture) -> None:
     """Two games; the server goes down as our move in the first one arrives (that connection cut, then
     connections refused for DOWN_S). Each game stream's loss is logged once, while the server is down, and
     its return once, with how long it was down; every retry of the move names the game, the move and the
     attempt. The status page carries the opponents' ratings and titles, which pychess's gameFull leaves
     out."""
     caplog.set_level(logging.INFO)
-    monkeypatch.setattr("bot.wire.streams.RECONNECT_BASE_S", 0.2)
     port = free_port()
     config = bot_config(server, tmp_path, challenge={"concurrency": 2},
                         status={"listen": f"127.0.0.1:{port}"})
-    bots.append(BotThread(config).start())
+    bots.append(BotThread(config, timing=Timing(reconnect_base_s=0.2)).start())
     first = server.challenge(challenger="Alice", rating=1612, color="white", clock=(300, 2), opponent=Manual())
     server.wait_for_game_start(first, GAME_S)
     server.wait_for_request("stream_game", target=first, timeout=GAME_S)
@@ -120,7 +119,7 @@ def test_a_server_restart_with_two_games_logs_one_lost_and_one_back_line_each_an
         games = {game["id"]: game for game in status["games"] if "opponent_rating" in game}  # set up
         return games if {first, second} <= set(games) else None
 
-    games = wait_until(running_games, GAME_S, "both games on the status page")
+    games = wait_until(running_games, "both games on the status page", GAME_S, poll_s=0.1)
     assert (games[first]["opponent_rating"], games[first]["opponent_title"]) == (1612, None), games[first]
     assert (games[second]["opponent_rating"], games[second]["opponent_title"]) == (1733, "BOT"), games[second]
 
@@ -141,8 +140,8 @@ def test_a_server_restart_with_two_games_logs_one_lost_and_one_back_line_each_an
     up_at = went_down["at"] + DOWN_S
 
     for stream in (f"game {first}: game stream", f"game {second}: game stream", "event stream"):
-        server.wait_for(lambda stream=stream: lines_with(messages(caplog), f"{stream} back after ") or None,
-                        GAME_S, f"the back line of the {stream}")
+        wait_until(lambda stream=stream: lines_with(messages(caplog), f"{stream} back after "),
+                   f"the back line of the {stream}", GAME_S)
     records = [r for r in caplog.records if r.name.startswith("bot")]
     for game_id in (first, second):
         lost = [r for r in records if r.getMessage().startswith(f"game {game_id}: game stream lost (")]

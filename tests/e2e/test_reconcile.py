@@ -12,6 +12,7 @@ import logging
 import signal
 import time
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -21,16 +22,16 @@ from bot.loopback import Game, LoopbackServer, Manual, Scripted
 from bot.loopback.model import MoveRecord
 from tests.e2e.conftest import (
     KEEPALIVE_S,
+    QUICK_RESTARTS,
     BotProcess,
     BotThread,
     assert_pgn_matches_server,
     bot_config,
     pgn_of,
     refereed_server,
-    shorten_game_watch,
 )
 from tests.reliability.conftest import ResignAfter
-from tests.timing import GAME_S
+from tests.timing import GAME_S, wait_until
 
 #: Black to move and lost (a lone king against queen and rook): the bot resigns at its first move
 BLACK_IS_LOST = "7k/8/8/8/8/8/8/QR4K1[] b - - 0 1"
@@ -48,13 +49,14 @@ def sent_after(server: LoopbackServer, game_id: str, moment: float, endpoint: st
 
 def wait_for_text(read: Any, text: str, timeout: float = GAME_S) -> str:
     """Wait until ``read()`` (a log) holds ``text``; returns what it read."""
-    deadline = time.monotonic() + timeout
-    while True:
-        found = read()
-        if text in found:
-            return str(found)
-        assert time.monotonic() < deadline, f"never logged {text!r}:\n{found[-3000:]}"
-        time.sleep(0.2)
+    found = [""]
+
+    def logged() -> bool:
+        found[0] = str(read())
+        return text in found[0]
+
+    wait_until(logged, lambda: f"{text!r} in the log:\n{found[0][-3000:]}", timeout, poll_s=0.2)
+    return found[0]
 
 
 def resign_as_black_at_a_shutdown(pychess: LoopbackServer, tmp_path: Path) -> tuple[str, BotProcess]:
@@ -125,21 +127,17 @@ def rewrite_lines(caplog: pytest.LogCaptureFixture) -> list[str]:
     def lines() -> list[str]:
         return [r.getMessage() for r in list(caplog.records) if "PGN rewritten" in r.getMessage()]
 
-    deadline = time.monotonic() + GAME_S
-    while not lines():
-        assert time.monotonic() < deadline, "no line says the PGN was rewritten"
-        time.sleep(0.1)
-    return lines()
+    return wait_until(lines, "a line saying the PGN was rewritten", GAME_S, poll_s=0.1)
+
+
+#: a bot in this process: its game page checks, reconnects and the reconciler's looks shortened
+QUICK_LOOKS = replace(QUICK_RESTARTS, live_recheck_s=0.5, resent_recheck_s=0.5)
 
 
 @pytest.fixture
-def quick_watch(monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
-    """A bot in this process: its game page checks and reconnects shortened, INFO logs kept."""
+def quick_watch(caplog: pytest.LogCaptureFixture) -> None:
+    """INFO logs kept (the test's bot runs with :data:`QUICK_LOOKS`)."""
     caplog.set_level(logging.INFO)
-    shorten_game_watch(monkeypatch)
-    monkeypatch.setattr("bot.wire.streams.RECONNECT_BASE_S", 0.1)
-    monkeypatch.setattr("bot.lobby.reconcile.LIVE_RECHECK_S", 0.5)
-    monkeypatch.setattr("bot.lobby.reconcile.RESENT_RECHECK_S", 0.5)
 
 
 def test_a_running_bot_resigns_again_after_a_server_restart_it_noticed(
@@ -148,10 +146,10 @@ def test_a_running_bot_resigns_again_after_a_server_restart_it_noticed(
     game_id = pychess.challenge(challenger="OppBot", title="BOT", color="white", clock=(300, 2),
                                 initial_fen=BLACK_IS_LOST, opponent=Manual())
     config = bot_config(pychess, tmp_path, resign={"enabled": True, "score_cp": -500, "moves": 1})
-    bots.append(BotThread(config).start())
+    bots.append(BotThread(config, timing=QUICK_LOOKS).start())
     game = pychess.wait_for_game_end(game_id, GAME_S)
     assert (game.status, game.result()) == ("resign", "1-0"), game.describe()
-    pychess.wait_for(lambda: (tmp_path / f"{game_id}.pgn").exists() or None, GAME_S, "our PGN")
+    wait_until((tmp_path / f"{game_id}.pgn").exists, "our PGN", GAME_S)
     assert pychess.faults.restart_server(0.5, terminated=False, clean=False) == [game_id]
     restarted = time.time()
     game = pychess.wait_for_game_end(game_id, GAME_S)
@@ -169,11 +167,11 @@ def test_an_opponent_bots_resignation_the_server_forgot_ends_our_pgn_as_the_serv
     back, its clock ran out, and the server recorded a loss on time: our PGN must say Time forfeit."""
     game_id = pychess.challenge(challenger="OppBot", title="BOT", color="white", clock=(300, 2),
                                 opponent=ResignAfter(3, seed=5))
-    bots.append(BotThread(bot_config(pychess, tmp_path)).start())
+    bots.append(BotThread(bot_config(pychess, tmp_path), timing=QUICK_LOOKS).start())
     game = pychess.wait_for_game_end(game_id, GAME_S)
     assert (game.status, game.result()) == ("resign", "0-1"), game.describe()
     path = tmp_path / f"{game_id}.pgn"
-    pychess.wait_for(lambda: path.exists() or None, GAME_S, "our PGN")
+    wait_until(path.exists, "our PGN", GAME_S)
     assert pgn_of(path)[0]["Termination"] == "Normal"
     assert pychess.faults.restart_server(0.5, terminated=False, clean=False) == [game_id]
     pychess.set_clock(game_id, True, 1500)
@@ -197,9 +195,9 @@ def test_a_given_up_game_gets_the_servers_result_once_the_game_page_answers_agai
         game_id = server.challenge(color="black", clock=(10, 0), opponent=Scripted(["e7e5", "b8c6"], then="wait"))
         config = bot_config(server, tmp_path, time={"give_up_after_s": 1},
                             challenge={"speeds": ["ultraBullet", "bullet"]})
-        bots.append(BotThread(config).start())
+        bots.append(BotThread(config, timing=QUICK_LOOKS).start())
         path = tmp_path / f"{game_id}.pgn"
-        server.wait_for(lambda: path.exists() or None, GAME_S, "the given-up game's PGN")
+        wait_until(path.exists, "the given-up game's PGN", GAME_S)
         assert (pgn_of(path)[0]["Result"], pgn_of(path)[0]["Termination"]) == ("*", "Unknown")
         game = server.wait_for_game_end(game_id, GAME_S)
         assert (game.status, game.result()) == ("outoftime", "1-0"), game.describe()

@@ -10,21 +10,23 @@ import re
 import signal
 import threading
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Iterator
 
 import pytest
 
+from bot.config import PRODUCTION_TIMING
 from bot.loopback import Game, LoopbackServer, Scripted, wire
 from bot.loopback.model import MoveRecord
 from tests.e2e.conftest import (
     KEEPALIVE_S,
+    QUICK_RESTARTS,
     BotProcess,
     BotThread,
     assert_pgn_matches_server,
     bot_config,
     refereed_server,
-    shorten_game_watch,
 )
 from tests.reliability.conftest import ResignAfter
 from tests.timing import GAME_S
@@ -73,14 +75,12 @@ def test_our_move_in_flight_at_a_sigterm_is_in_the_pgn_and_the_ply_count(server:
 
 def test_a_replayed_old_state_does_not_cancel_a_finished_search(
     pychess: LoopbackServer, tmp_path: Path, bots: list[BotThread], caplog: pytest.LogCaptureFixture,
-    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """While the bot thinks on ply 4 (1.5 s a move), its game stream drops and the new one replays the states
     at 1 and 2 plies before the current ``gameFull``, as pychess does after a reconnect. The search's move is
     sent; nothing is searched again."""
     caplog.set_level(logging.INFO)
     caplog.set_level(logging.DEBUG, logger="bot.game")  # the replayed states skipped are DEBUG lines
-    monkeypatch.setattr("bot.wire.streams.RECONNECT_BASE_S", 0.1)
     replayed_at: dict[str, float] = {}
 
     def replay_old_states(game: Game) -> None:
@@ -96,7 +96,7 @@ def test_a_replayed_old_state_does_not_cancel_a_finished_search(
     pychess.on_move = while_the_bot_thinks_on_ply_4
     game_id = pychess.challenge(color="white", clock=(300, 2), opponent=Scripted(["e2e4", "g1f3", "resign"]))
     config = bot_config(pychess, tmp_path, engine={"limits": {"depth": None, "movetime_ms": 1500}})
-    bots.append(BotThread(config, max_games=1).start())
+    bots.append(BotThread(config, max_games=1, timing=replace(PRODUCTION_TIMING, reconnect_base_s=0.1)).start())
     assert bots[0].join(GAME_S) == 0
     game = pychess.game(game_id)
     assert (game.status, len(game.moves)) == ("resign", 4), game.describe()
@@ -134,16 +134,13 @@ def test_an_opponent_bots_silent_resignation_frees_the_slot_within_15_s(
 
 
 def test_moves_learned_from_the_game_page_carry_their_clocks_in_the_pgn(
-    pychess: LoopbackServer, tmp_path: Path, bots: list[BotThread], monkeypatch: pytest.MonkeyPatch,
-    caplog: pytest.LogCaptureFixture,
+    pychess: LoopbackServer, tmp_path: Path, bots: list[BotThread], caplog: pytest.LogCaptureFixture,
 ) -> None:
     """The game stream is lost for good after ply 4 (a restart that did not restore it): the bot plays on from
     the game page, and every ply of its PGN, those it learned from the page included, has a [%clk]."""
     caplog.set_level(logging.INFO)
-    shorten_game_watch(monkeypatch)
-    monkeypatch.setattr("bot.wire.streams.RECONNECT_BASE_S", 0.1)
     game_id = pychess.challenge(color="black", clock=(300, 2), opponent=ResignAfter(8, seed=4))
-    bots.append(BotThread(bot_config(pychess, tmp_path), max_games=1).start())
+    bots.append(BotThread(bot_config(pychess, tmp_path), max_games=1, timing=QUICK_RESTARTS).start())
     pychess.wait_for_plies(game_id, 4, GAME_S)
     pychess.faults.lose_game_stream(game_id)
     assert bots[0].join(GAME_S) == 0

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from bot.config import Timing
 from bot.loopback import LoopbackServer, RandomMoves, Scripted
 from tests.e2e.conftest import BotProcess, BotThread, assert_clean_game, bot_config, replay_pgn
 from tests.timing import GAME_S, PATIENCE_S
@@ -50,14 +51,14 @@ def test_reconnects_when_the_game_stream_goes_silent(
 
 
 def test_a_429_on_the_move_endpoint_is_waited_out_and_the_move_resent(
-    server: LoopbackServer, tmp_path: Path, bots: list[BotThread], monkeypatch: pytest.MonkeyPatch
+    server: LoopbackServer, tmp_path: Path, bots: list[BotThread]
 ) -> None:
     # the bot pauses an endpoint for max(60 s, Retry-After); shorten the 60 s so the suite stays fast, and ask
     # for longer with Retry-After to prove the header is honoured
-    monkeypatch.setattr("bot.wire.ratelimit.RATE_LIMIT_PAUSE_S", 1.0)
+    timing = Timing(rate_limit_pause_s=1.0)
     game_id = server.challenge(color="black", clock=(180, 2), opponent=RandomMoves(seed=3))
     server.faults.fail("move", 429, times=1, retry_after_s=3)
-    bots.append(BotThread(bot_config(server, tmp_path), max_games=1).start())
+    bots.append(BotThread(bot_config(server, tmp_path), max_games=1, timing=timing).start())
     game = server.wait_for_game_end(game_id, GAME_S)
     assert_clean_game(game)
     moves = server.requests_to("move", game_id)

@@ -18,6 +18,7 @@ from bot.loopback.model import MoveRecord
 from tests.e2e.conftest import (
     HOPELESS,
     KEEPALIVE_S,
+    QUICK_RESTARTS,
     BotProcess,
     BotThread,
     assert_clean_game,
@@ -27,7 +28,6 @@ from tests.e2e.conftest import (
     pgn_of,
     refereed_server,
     settled,
-    shorten_game_watch,
 )
 from tests.e2e.test_status_page import free_port
 from tests.reliability.conftest import ResignAfter
@@ -35,11 +35,10 @@ from tests.timing import GAME_S, PATIENCE_S, STARTUP_S
 
 
 @pytest.fixture(autouse=True)
-def quick_checks(monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
-    """The bot's waits for a failing stream shortened from seconds to a fraction; INFO logs kept."""
+def info_logs(caplog: pytest.LogCaptureFixture) -> None:
+    """INFO logs kept (the bots here run with :data:`QUICK_RESTARTS`: their waits for a failing stream
+    shortened from seconds to a fraction)."""
     caplog.set_level(logging.INFO)
-    shorten_game_watch(monkeypatch)
-    monkeypatch.setattr("bot.wire.streams.RECONNECT_BASE_S", 0.1)
 
 
 @pytest.fixture
@@ -60,7 +59,7 @@ def test_a_bot_whose_game_stream_is_not_restored_plays_from_the_game_page_to_the
     pychess: LoopbackServer, tmp_path: Path, bots: list[BotThread], caplog: pytest.LogCaptureFixture
 ) -> None:
     game_id = pychess.challenge(color="black", clock=(300, 2), opponent=ResignAfter(8, seed=4))
-    bots.append(BotThread(bot_config(pychess, tmp_path), max_games=1).start())
+    bots.append(BotThread(bot_config(pychess, tmp_path), max_games=1, timing=QUICK_RESTARTS).start())
     pychess.wait_for_plies(game_id, 4, GAME_S)
     restarted = time.time()
     # as on the real server: no "terminated", the connections drop, and this game's stream never comes back
@@ -93,7 +92,7 @@ def test_a_given_up_game_has_every_ply_in_its_pgn_including_our_unconfirmed_move
         game_id = server.challenge(color="black", clock=(10, 0), opponent=Scripted(["e7e5", "b8c6"], then="wait"))
         config = bot_config(server, tmp_path, time={"give_up_after_s": 1},
                             challenge={"speeds": ["ultraBullet", "bullet"]})
-        bots.append(BotThread(config, max_games=1).start())
+        bots.append(BotThread(config, max_games=1, timing=QUICK_RESTARTS).start())
         # the bound is the point: given up after 1 s once the 10 s clocks could have run out, well under GAME_S
         assert bots[0].join(40) == 0, "the given-up game frees the bot (--games 1 counts it)"
         game = server.game(game_id)
@@ -124,7 +123,7 @@ def test_our_move_into_a_game_that_ended_silently_is_noticed_and_not_counted(
         return real_move(gid, uci, offering_draw)
 
     pychess.api_move = resign_first_at_our_second_move  # type: ignore[method-assign]
-    bots.append(BotThread(bot_config(pychess, tmp_path), max_games=1).start())
+    bots.append(BotThread(bot_config(pychess, tmp_path), max_games=1, timing=QUICK_RESTARTS).start())
     # the bound is the point: the bot must read the game page rather than wait for the echo, well under GAME_S
     assert bots[0].join(40) == 0, "the bot must not wait for the echo of a move the server ignored"
     game = pychess.game(game_id)

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from bot.config import Timing
 from bot.lobby import reconcile
 from bot.loopback import Scripted
 from tests.e2e.conftest import (
@@ -27,7 +28,7 @@ from tests.e2e.conftest import (
     refereed_server,
 )
 from tests.reliability.conftest import ResignAfter
-from tests.timing import GAME_S
+from tests.timing import GAME_S, wait_until
 
 SEED = 51
 #: shutdown.finish_idle_s in these tests, and what leaving a game may add to it (a page read, a resignation,
@@ -41,23 +42,21 @@ def messages(caplog: pytest.LogCaptureFixture) -> list[str]:
 
 
 def test_a_server_restarted_with_the_same_seed_gets_the_reused_ids_new_game_played_to_the_end(
-    tmp_path: Path, bots: list[BotThread], caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, bots: list[BotThread], caplog: pytest.LogCaptureFixture
 ) -> None:
     """The first run plays two games; the server restarts with the same seed and offers the first id again.
     The second run, with the same PGN folder, plays that new game to the end (its PGN is the new game's), and
     gives up looking up the second game, which the restarted server has no record of (HTTP 404)."""
     caplog.set_level(logging.INFO)
-    monkeypatch.setattr(reconcile, "FAILED_RECHECK_S", 0.3)
-    monkeypatch.setattr(reconcile, "CHECK_SPACING_S", 0.1)
+    quick_looks = Timing(failed_recheck_s=0.3, check_spacing_s=0.1)  # the reconciler's, for the 404 record
     with refereed_server("pychess", keepalive_s=KEEPALIVE_S, seed=SEED) as first_server:
         first = first_server.challenge(color="black", clock=(120, 2), opponent=ResignAfter(4, seed=1))
         config = bot_config(first_server, tmp_path)
-        bots.append(BotThread(config, max_games=2).start())
+        bots.append(BotThread(config, max_games=2, timing=quick_looks).start())
         first_server.wait_for_game_end(first, GAME_S)
-        deadline = time.monotonic() + GAME_S
-        while bots[-1].lobby is None or bots[-1].lobby.games_finished < 1:  # its slot is free: not declined
-            assert time.monotonic() < deadline, "the first game never finished for the bot"
-            time.sleep(0.05)
+        # its slot is free: the next challenge is not declined
+        wait_until(lambda: bots[-1].lobby is not None and bots[-1].lobby.games_finished >= 1,
+                   "the first game to finish for the bot", GAME_S)
         second = first_server.challenge(color="black", clock=(120, 2), opponent=ResignAfter(4, seed=2))
         assert bots[-1].join(GAME_S) == 0
         first_game = first_server.game(first)
@@ -67,13 +66,11 @@ def test_a_server_restarted_with_the_same_seed_gets_the_reused_ids_new_game_play
     with refereed_server("pychess", keepalive_s=KEEPALIVE_S, seed=SEED) as restarted:
         reused = restarted.challenge(color="white", clock=(120, 2), opponent=ResignAfter(6, seed=3))
         assert reused == first, "the same seed gives the same first id"
-        bots.append(BotThread(bot_config(restarted, tmp_path)).start())
+        bots.append(BotThread(bot_config(restarted, tmp_path), timing=quick_looks).start())
         game = restarted.wait_for_game_end(reused, GAME_S)
-        deadline = time.monotonic() + GAME_S
-        while not [m for m in messages(caplog) if m.startswith(f"game {second}: the server has no record")] \
-                or bots[-1].lobby.games_finished < 1:
-            assert time.monotonic() < deadline, "the 404 record was never given up, or the game never finished"
-            time.sleep(0.1)
+        wait_until(lambda: [m for m in messages(caplog) if m.startswith(f"game {second}: the server has no record")]
+                   and bots[-1].lobby.games_finished >= 1,
+                   "the 404 record to be given up and the reused id's game to finish", GAME_S, poll_s=0.1)
         assert bots[-1].lobby.games_finished == 1, "the reused id's game counts as a game played"
         assert bots[-1].stop() == 0
         assert_clean_game(game)

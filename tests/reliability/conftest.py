@@ -1,6 +1,7 @@
 """Fixtures for the fault-injection suite: the e2e harness (the real bot against the loopback server) with the
-bot's waits shortened (429 pause, retry and reconnect back-off, start-up retry window), an opponent that
-resigns after a few moves so games stay short, and a check that no game ever has two workers at once."""
+bot's waits shortened (:data:`SHORT_WAITS`: 429 pause, retry and reconnect back-off, start-up retry window), an
+opponent that resigns after a few moves so games stay short, and a check that no game ever has two workers at
+once."""
 
 from __future__ import annotations
 
@@ -12,14 +13,15 @@ from typing import Any, Optional
 
 import pytest
 
+from bot.config import Timing
 from bot.loopback import RandomMoves
 from bot.loopback.opponents import OpponentView
+from tests.e2e import conftest as e2e
 from tests.e2e.conftest import (  # noqa: F401 - fixtures re-exported for this folder
     ENGINE,
     KEEPALIVE_S,
     TOKEN,
     BotProcess,
-    BotThread,
     assert_clean_game,
     bot_config,
     bots,
@@ -30,21 +32,25 @@ from tests.e2e.conftest import (  # noqa: F401 - fixtures re-exported for this f
 )
 
 __all__ = ["ENGINE", "KEEPALIVE_S", "TOKEN", "BotProcess", "BotThread", "assert_clean_game", "bot_config", "bots",
-           "dialect", "lichess_server", "pychess_server", "server", "PAUSE_S", "ResignAfter", "WorkerWatch",
-           "faulty_engine", "PauseLog", "pauses"]
+           "dialect", "lichess_server", "pychess_server", "server", "PAUSE_S", "SHORT_WAITS", "ResignAfter",
+           "WorkerWatch", "faulty_engine", "PauseLog", "pauses"]
 
 HERE = Path(__file__).resolve().parent
 #: the 429 pause the bot uses in these tests (60 s in production; Retry-After still wins when longer)
 PAUSE_S = 0.5
+#: the bot's production waits (60 s pauses, 1 s back-off doubling, a 300 s start-up window) scaled down for an
+#: in-process bot
+SHORT_WAITS = Timing(rate_limit_pause_s=PAUSE_S, retry_base_s=0.1, reconnect_base_s=0.1, startup_retry_s=30.0,
+                     startup_max_delay_s=0.5)
 
-@pytest.fixture(autouse=True)
-def short_waits(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The bot's production waits (60 s pauses, 1 s back-off doubling) scaled down for an in-process bot."""
-    monkeypatch.setattr("bot.wire.ratelimit.RATE_LIMIT_PAUSE_S", PAUSE_S)
-    monkeypatch.setattr("bot.wire.server.RETRY_BASE_S", 0.1)
-    monkeypatch.setattr("bot.wire.streams.RECONNECT_BASE_S", 0.1)
-    monkeypatch.setattr("bot.wire.server.STARTUP_RETRY_S", 30.0)
-    monkeypatch.setattr("bot.wire.server.STARTUP_MAX_DELAY_S", 0.5)
+
+class BotThread(e2e.BotThread):
+    """The e2e harness's in-process bot, with :data:`SHORT_WAITS` unless a test hands it other waits."""
+
+    def __init__(self, config: dict[str, Any], max_games: Optional[int] = None,
+                 timing: Timing = SHORT_WAITS) -> None:
+        super().__init__(config, max_games, timing)
+
 
 
 class ResignAfter(RandomMoves):

@@ -5,12 +5,20 @@ runs out. The faults come from ``faulty_uci.py`` on chosen searches."""
 from __future__ import annotations
 
 import logging
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from bot.loopback import LoopbackServer
-from tests.reliability.conftest import BotThread, ResignAfter, assert_clean_game, bot_config, faulty_engine
+from tests.reliability.conftest import (
+    SHORT_WAITS,
+    BotThread,
+    ResignAfter,
+    assert_clean_game,
+    bot_config,
+    faulty_engine,
+)
 from tests.timing import GAME_S, STARTUP_S
 
 CLOCK_S = 10
@@ -48,15 +56,13 @@ def test_an_engine_fault_costs_one_move_not_the_game(
 
 
 def test_an_engine_gone_for_good_ends_the_game_stops_challenges_and_fails_the_health_check(
-    server: LoopbackServer, tmp_path: Path, bots: list[BotThread], caplog: pytest.LogCaptureFixture,
-    monkeypatch: pytest.MonkeyPatch
+    server: LoopbackServer, tmp_path: Path, bots: list[BotThread], caplog: pytest.LogCaptureFixture
 ) -> None:
     """The engine dies on the bot's 3rd search and cannot be restarted: one stand-in move saves the clock,
     the next move resigns the game instead; challenges are declined and the health check fails until the
     engine starts again, then the bot accepts again."""
     from bot.app import health
 
-    monkeypatch.setattr("bot.lobby.enginehealth.ENGINE_PROBE_S", 0.5)
     caplog.set_level(logging.INFO)
     counter = tmp_path / "searches"
     heartbeat = tmp_path / "heartbeat"
@@ -64,7 +70,7 @@ def test_an_engine_gone_for_good_ends_the_game_stops_challenges_and_fails_the_he
     game_id = server.challenge(color="black", clock=(LICHESS_CLOCK_S, 0), opponent=ResignAfter(30, seed=3))
     config = bot_config(server, tmp_path, engine={"command": command, "limits": {"depth": None}},
                         challenge={"speeds": ["ultraBullet", "bullet"]}, heartbeat_file=str(heartbeat))
-    bots.append(BotThread(config).start())
+    bots.append(BotThread(config, timing=replace(SHORT_WAITS, engine_probe_s=0.5)).start())
     game = server.wait_for_game_end(game_id, GAME_S)
     assert_clean_game(game)
     assert game.status == "resign" and game.winner is False, game.describe()  # the bot (white) resigned

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 import requests
 
-from bot.config import ServerSettings
+from bot.config import PRODUCTION_TIMING, ServerSettings
 from bot.loopback import LoopbackServer, Scripted
 from bot.wire.errors import ServerError
 from bot.wire.server import Server
@@ -157,15 +157,9 @@ def test_thirty_seconds_of_refused_connections_at_start_up_are_waited_out_with_d
         now[0] += seconds
         return False
 
-    import bot.wire.server
-
     server = Server(ServerSettings(url="http://127.0.0.1:9", dialect="pychess"), "t", session=Refusing(),
-                    monotonic=lambda: now[0], wait=wait)
-    # the suite's autouse fixture shortened the module constants; use the production values here
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(bot.wire.server, "RETRY_BASE_S", 1.0)
-        patch.setattr(bot.wire.server, "STARTUP_MAX_DELAY_S", 15.0)
-        account = server.fetch_account(retry_for_s=300.0)
+                    monotonic=lambda: now[0], wait=wait)  # production's waits: no timing given
+    account = server.fetch_account(retry_for_s=PRODUCTION_TIMING.startup_retry_s)
     assert account.username == "Bot" and 30.0 <= now[0] <= 50.0
     now[0] = 0.0
     with pytest.raises(ServerError):
