@@ -1,4 +1,5 @@
-"""Command line: ``python -m tools.nnue generate|fsfplay|fitk|rescale|expand|label|train ...`` (docs/nnue.md)."""
+"""Command line: ``python -m tools.nnue generate|fsfplay|fitk|rescale|expand|label|train|merge|info|convert ...``
+(docs/nnue.md)."""
 
 from __future__ import annotations
 
@@ -50,7 +51,7 @@ def main(argv: Optional[list[str]] = None) -> int:
     p.add_argument("--nodes", type=int, default=20000, help="nodes a position")
     p.add_argument("--every", type=int, default=1, help="label every n-th position")
     p = sub.add_parser("train", help="train (resumable), export the quantized net and check it in the engine")
-    p.add_argument("data", type=Path, nargs="+", help="files written by generate")
+    p.add_argument("data", type=Path, nargs="+", help="data sets or text files of positions (generate, fsfplay ...)")
     p.add_argument("--out", type=Path, required=True, help="the net file to write (checkpoint: OUT.ckpt.npz)")
     p.add_argument("--hidden", type=int, default=128)
     p.add_argument("--epochs", type=int, default=20)
@@ -64,6 +65,24 @@ def main(argv: Optional[list[str]] = None) -> int:
                    help="learn the difference from the hand-made evaluation (a net the engine adds to it)")
     p.add_argument("--variant", choices=("seirawan", "shouse"), default="seirawan",
                    help="the variant of the positions (their FENs, the hand-made evaluation)")
+    p = sub.add_parser("merge", help="join data sets (or text files) into one, each position once")
+    p.add_argument("inputs", type=Path, nargs="+")
+    p.add_argument("--out", type=Path, required=True, help="a new file, or one of the inputs to add to it")
+    p.add_argument("--variant", choices=("seirawan", "shouse"), default="seirawan",
+                   help="the variant of the positions of text files")
+    p = sub.add_parser("info", help="what a data set holds: positions by source, variant, result; scores; duplicates")
+    p.add_argument("files", type=Path, nargs="+")
+    p.add_argument("--variant", choices=("seirawan", "shouse"), default="seirawan",
+                   help="the variant of the positions of text files")
+    p = sub.add_parser("convert", help="a text file into a data set (resumable, appends), or a data set into text")
+    p.add_argument("source", type=Path)
+    p.add_argument("--out", type=Path, required=True)
+    p.add_argument("--variant", choices=("seirawan", "shouse"), default="seirawan",
+                   help="the variant of the text file's positions")
+    p.add_argument("--kind", help="what made the positions (generate, fsfplay, expand, label ...)")
+    p.add_argument("--nodes", type=int, help="nodes a move of the search that scored them")
+    p.add_argument("--seed", type=int, help="the run's seed")
+    p.add_argument("--label", help="what scored them, in words")
     args = parser.parse_args(argv)
     if args.command == "generate":
         from .generate import generate
@@ -109,6 +128,24 @@ def main(argv: Optional[list[str]] = None) -> int:
 
         n = label(args.source, args.out, args.engine, args.nodes, args.every)
         print(f"{n} positions written to {args.out}")
+    elif args.command == "merge":
+        from .dataset import merge
+
+        stats = merge(args.inputs, args.out, args.variant)
+        print(f"{stats['positions']:,} positions written to {args.out} ({stats['read']:,} read, "
+              f"{stats['duplicates']:,} duplicates removed)")
+    elif args.command == "info":
+        from .dataset import info
+
+        for path in args.files:
+            print(info(path, args.variant))
+    elif args.command == "convert":
+        from .dataset import convert
+
+        fields = {key: getattr(args, key) for key in ("kind", "nodes", "seed", "label")
+                  if getattr(args, key) is not None}
+        n = convert(args.source, args.out, args.variant, fields)
+        print(f"{n} positions written to {args.out}")
     elif args.command == "train":
         import hashlib
 
@@ -116,8 +153,16 @@ def main(argv: Optional[list[str]] = None) -> int:
 
         from engine import nnue
 
+        from . import dataset
         from .train import check, featurize, hand_made_loss, hand_made_scores, quantize, train
 
+        for path in args.data:  # a data set knows its variant: a net trains on one variant's positions
+            if dataset.is_dataset(path):
+                found = {name.removesuffix("960") for name in dataset.variant_names(dataset.read(path).records)}
+                if found - {args.variant}:
+                    print(f"{path}: positions of {', '.join(sorted(found))}, not of --variant {args.variant}",
+                          file=sys.stderr)
+                    return 2
         # The validation split goes by game number in every file alike: a game held out in a generate file is
         # held out with its expand walks (same numbers); games of other runs that share a number are held out
         # together, which costs nothing.

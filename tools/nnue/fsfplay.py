@@ -21,6 +21,7 @@ from typing import Optional
 
 from engine import Board
 
+from . import dataset
 from .generate import RANDOM_PLIES, SKIP_PLIES, _is_noisy, write_games
 
 MAX_PLIES = 360
@@ -38,7 +39,10 @@ class UciPlayer:
         self.proc = subprocess.Popen([command], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=subprocess.DEVNULL, text=True, bufsize=1)
         self.send("uci")
-        self.wait_for("uciok")
+        self.name = ""  # the engine's ``id name``
+        while not (line := self.wait_for("")).startswith("uciok"):
+            if line.startswith("id name "):
+                self.name = line[len("id name "):].strip()
         self.send(f"setoption name UCI_Variant value {variant}")
         self.send("setoption name Threads value 1")
         self.send(f"setoption name Hash value {hash_mb}")
@@ -143,9 +147,12 @@ def fsfplay(out: Path, games: int, nodes: int, openings: Path, seed: int, engine
     """Fairy-Stockfish's self-play of ``variant`` at ``nodes`` a move into ``out``
     (:func:`generate.write_games`)."""
     player = UciPlayer(engine, variant)
+    source = {"kind": "fsfplay", "engine": Path(engine).name, "nodes": nodes, "seed": seed,
+              "openings": openings.name, "variant": variant, "label": f"{Path(engine).name} at {nodes} nodes",
+              "engine_id": player.name}
     try:
         return write_games(out, games, openings, seed, minutes,
-                           lambda opening, rng: play_game(player, opening, rng, nodes, variant))
+                           lambda opening, rng: play_game(player, opening, rng, nodes, variant), source)
     finally:
         player.close()
 
@@ -175,7 +182,17 @@ def fit_k(scores: list[float], results: list[float]) -> float:
 
 def rescale(source: Path, out: Path, factor: float) -> int:
     """``source`` with every score multiplied by ``factor`` (rounded): labels of another engine's scale on this
-    engine's. The number of positions written."""
+    engine's. The number of positions written. A data set gives a data set (``out`` is replaced), its sources
+    marked with the factor (``scale``, multiplied into any earlier one)."""
+    if dataset.is_dataset(source):
+        import numpy as np
+
+        data = dataset.read(source)
+        records = data.records.copy()
+        records["score"] = np.clip(np.rint(records["score"].astype(np.float64) * factor), -32768, 32767)
+        sources = [{**s, "scale": round(float(s.get("scale", 1.0)) * factor, 6)} for s in data.sources]
+        dataset.write(out, {**data.meta, "sources": sources}, records)
+        return len(records)
     written = 0
     with source.open(encoding="utf-8") as lines, out.open("w", encoding="utf-8") as sink:
         for line in lines:

@@ -15,15 +15,17 @@ Steps and their files (every step skips work already on disk):
 
 from __future__ import annotations
 
+import hashlib
 import math
 import time
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, Iterator, Optional
 
 import numpy as np
 
 from engine import Board, nnue
 
+from . import dataset
 from .progress import Progress
 
 SCALE = nnue.SCALE
@@ -32,7 +34,10 @@ MAX_ACTIVE = 80
 
 
 def read_positions(path: Path) -> list[tuple[str, int, float, int]]:
-    """(fen, score, result, game) of every kept position (white's view), marker lines skipped."""
+    """(fen, score, result, game) of every kept position (white's view), marker lines skipped; of a data set
+    (:mod:`tools.nnue.dataset`) or a text file."""
+    if dataset.is_dataset(path):
+        return dataset.positions(path)
     out = []
     with path.open(encoding="utf-8") as source:
         for line in source:
@@ -48,6 +53,8 @@ def featurize(path: Path, cache: Optional[Path] = None, variant: str = "seirawan
     and the other side, padded), ``score`` and ``result`` from the side to move's view, ``game``. Cached in
     ``cache`` (default ``DATA.features.npz``), reused while the data file has not grown."""
     cache = cache or path.with_name(path.name + ".features.npz")
+    if dataset.is_dataset(path):
+        return _featurize_dataset(path, cache)
     positions = read_positions(path)
     if cache.exists():
         arrays = dict(np.load(cache))
@@ -82,6 +89,65 @@ def featurize(path: Path, cache: Optional[Path] = None, variant: str = "seirawan
     saved: dict[str, Any] = dict(new)
     np.savez(cache, **saved)
     return new
+
+
+def _fingerprint(records: np.ndarray) -> str:
+    return hashlib.sha1(np.ascontiguousarray(records).tobytes()).hexdigest()
+
+
+def _featurize_dataset(path: Path, cache: Path, chunk: int = 20000) -> dict[str, np.ndarray]:
+    """:func:`featurize` of a data set: the net's inputs straight from the records (no FEN, no Board). The cache
+    holds a fingerprint of the records it describes, so it is reused, or extended by the new records only,
+    while the file's first records are the ones it was made from (a merge that reorders them recomputes it)."""
+    records = dataset.read(path).records
+    arrays: dict[str, np.ndarray] = {}
+    start = 0
+    if cache.exists():
+        saved = dict(np.load(cache))
+        done = len(saved["score"])
+        if ("fingerprint" in saved and done <= len(records)
+                and str(saved["fingerprint"]) == _fingerprint(records[:done])):
+            arrays = {key: value for key, value in saved.items() if key != "fingerprint"}
+            if done == len(records):
+                return arrays
+            start = done
+    n = len(records) - start
+    us = np.full((n, MAX_ACTIVE), PAD, dtype=np.int16)
+    them = np.full((n, MAX_ACTIVE), PAD, dtype=np.int16)
+    bar = Progress("features", n, "positions")
+    for first in range(start, len(records), chunk):
+        part = dataset.decode(records[first:first + chunk])
+        squares, hands = part["squares"].tolist(), part["hand"].tolist()
+        gates, sides = part["gates"].tolist(), part["side"].tolist()
+        for i in range(len(squares)):
+            row = first - start + i
+            own = nnue.features(squares[i], hands[i], gates[i], sides[i])
+            other = nnue.features(squares[i], hands[i], gates[i], -sides[i])
+            us[row, :len(own)] = own
+            them[row, :len(other)] = other
+        bar.update(len(squares))
+    bar.close()
+    new: dict[str, np.ndarray] = {
+        "us": us, "them": them,
+        "score": records["score"][start:].astype(np.float32),
+        "result": (records["result"][start:] / dataset.RESULT_UNIT).astype(np.float32),
+        "game": records["game"][start:].astype(np.int32),
+    }
+    if arrays:
+        new = {key: np.concatenate([arrays[key], new[key]]) for key in new}
+    saved_arrays: dict[str, Any] = dict(new)
+    np.savez(cache, fingerprint=np.array(_fingerprint(records)), **saved_arrays)
+    return new
+
+
+def boards(path: Path, variant: str = "seirawan", count: Optional[int] = None) -> Iterator[Board]:
+    """The positions of a data set (in their own variant) or a text file (in ``variant``), in order."""
+    if dataset.is_dataset(path):
+        for record in dataset.read(path).records[:count]:
+            yield dataset.record_board(record.tobytes())
+    else:
+        for fen, _, _, _ in read_positions(path)[:count]:
+            yield Board(fen, variant=variant)
 
 
 def dense(rows: np.ndarray) -> np.ndarray:
@@ -272,10 +338,8 @@ def check(net: FloatNet, net_file: Path, data: Path, count: int = 200, variant: 
     net: (mean, max) absolute difference in centipawns. Raises AssertionError when the mean passes
     ``tolerance_cp`` (quantization costs a few centipawns; a wrong export or feature order costs hundreds)."""
     nnue.load(str(net_file))
-    positions = read_positions(data)[:count]
     diffs = []
-    for fen, _, _, _ in positions:
-        board = Board(fen, variant=variant)
+    for board in boards(data, variant, count):
         engine_cp = nnue.evaluate_from_scratch(board)
         squares = list(board.squares)
         us = np.full((1, MAX_ACTIVE), PAD, dtype=np.int16)
@@ -298,15 +362,15 @@ def hand_made_scores(path: Path, variant: str = "seirawan") -> np.ndarray:
     from engine.evaluate import evaluate_position
 
     cache = path.with_name(path.name + ".handmade.npy")
-    positions = read_positions(path)
+    count = len(dataset.read(path).records) if dataset.is_dataset(path) else len(read_positions(path))
     if cache.exists():
         scores: np.ndarray = np.load(cache)
-        if len(scores) == len(positions):
+        if len(scores) == count:
             return scores
-    bar = Progress("hand-made", len(positions), "positions")
-    out = np.zeros(len(positions), dtype=np.float32)
-    for i, (fen, _, _, _) in enumerate(positions):
-        out[i] = evaluate_position(Board(fen, variant=variant))
+    bar = Progress("hand-made", count, "positions")
+    out = np.zeros(count, dtype=np.float32)
+    for i, board in enumerate(boards(path, variant)):
+        out[i] = evaluate_position(board)
         bar.update()
     bar.close()
     np.save(cache, out)
@@ -319,11 +383,20 @@ def hand_made_loss(data: Path, arrays: dict[str, np.ndarray], lam: float, varian
     from engine.evaluate import evaluate_position
 
     _, valid_rows = split(arrays)
-    positions = read_positions(data)
+    if dataset.is_dataset(data):
+        records = dataset.read(data).records
+
+        def board_at(row: int) -> Board:
+            return dataset.record_board(records[row].tobytes())
+    else:
+        positions = read_positions(data)
+
+        def board_at(row: int) -> Board:
+            return Board(positions[row][0], variant=variant)
     target = targets(arrays, lam)
     total = 0.0
     for row in valid_rows:
-        board = Board(positions[row][0], variant=variant)
+        board = board_at(row)
         diff = sigmoid(np.array(evaluate_position(board) / SCALE)) - target[row]
         total += float(diff * diff)
     return total / max(len(valid_rows), 1)
