@@ -1,5 +1,6 @@
 """The facts of one game that every part of its worker reads: who we are, the game's set-up, the latest state,
-the position, and the game's phase."""
+the position, and the game's phase. Only :mod:`bot.game.worker` writes them; the parts return what they decided
+(:mod:`bot.game.verdicts`)."""
 
 from __future__ import annotations
 
@@ -48,13 +49,14 @@ class MoveNote:
 
 @dataclass
 class GameContext:
-    """One game's shared facts. ``state_received_at``: when the latest state arrived (our clock runs from
-    then); ``position_changed_at``: when the moves last changed (the worker sets it at its start; an opponent
-    who never starts the game is timed from it); ``end``: the server's end event; ``outcome``: how the game
-    ended, once known for sure; ``move_notes``: how each of our moves was chosen, by its index in the move
-    list; ``clocks``: the mover's clock (ms) after each ply, by its index, as the states reported it;
-    ``ended_again``: a game over for us since an earlier run, ended now by our resignation (abort) sent again;
-    ``opponent_hint``: the opponent as the challenge described them (pychess's ``gameFull`` has names only)."""
+    """One game's shared facts, written by its worker alone. ``state_received_at``: when the latest state
+    arrived (our clock runs from then); ``position_changed_at``: when the moves last changed (the worker sets it
+    at its start; an opponent who never starts the game is timed from it); ``end``: the server's end event;
+    ``outcome``: how the game ended, once known for sure; ``move_notes``: how each of our moves was chosen, by
+    its index in the move list; ``clocks``: the mover's clock (ms) after each ply, by its index, as the states
+    reported it; ``ended_again``: a game over for us since an earlier run, ended now by our resignation (abort)
+    sent again; ``opponent_hint``: the opponent as the challenge described them (pychess's ``gameFull`` has
+    names only)."""
 
     game_id: str
     server: GameServer
@@ -94,12 +96,6 @@ class GameContext:
     @property
     def over(self) -> bool:
         return self.phase.done
-
-    def end_game(self, reason: str, phase: Phase = Phase.ENDED) -> None:
-        """Leave the loop: the game ended (or was parked, or given up) for ``reason``."""
-        self.phase = phase
-        if reason:
-            self.end_reason = reason
 
     @property
     def opponent_name(self) -> str:

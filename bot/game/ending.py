@@ -1,5 +1,7 @@
-"""The end of one game's worker: the result it settles on, the PGN, the goodbye, the state-file note, the
-engine closed, and the :class:`~bot.game.record.GameRecord` the lobby gets."""
+"""The end of one game's worker: the result it settles on, the PGN, the state-file note, the engine closed, and
+the :class:`~bot.game.record.GameRecord` the lobby gets. What the game still lacks when its loop is over (the
+server's record, our move in flight) and the goodbye are the worker's to fetch and say before :meth:`Ending.finish`
+(:meth:`GameWorker._finish <bot.game.worker.GameWorker._finish>`)."""
 
 from __future__ import annotations
 
@@ -8,12 +10,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 from bot import metrics
-from bot.game.context import GameContext, Phase
-from bot.game.moves import MoveMaker
+from bot.game.context import GameContext
 from bot.game.protocols import Engine
 from bot.game.record import GameNote, GameRecord, final_outcome, write_game_pgn
-from bot.game.talk import Talk
-from bot.game.watch import ServerWatch
 from bot.records.pgn import safe_file_id
 from bot.records.results import ABANDONED, GameOutcome, lichess_outcome
 
@@ -24,15 +23,11 @@ class Ending:
     """Ends one game once its worker's loop is over, and keeps the state file told what we did to the game
     (``action``: resigned, aborted or ended)."""
 
-    def __init__(self, game: GameContext, engine: Engine, mover: MoveMaker, talk: Talk, watch: ServerWatch, *,
-                 revisit: bool, remembered: GameNote | None, on_done: Callable[[GameRecord], None] | None,
-                 on_note: Callable[[GameNote], None] | None) -> None:
+    def __init__(self, game: GameContext, engine: Engine, *, revisit: bool, remembered: GameNote | None,
+                 on_done: Callable[[GameRecord], None] | None, on_note: Callable[[GameNote], None] | None) -> None:
         self.game = game
         self.label = game.label
         self.engine = engine
-        self.mover = mover
-        self.talk = talk
-        self.watch = watch
         self.revisit = revisit
         self.remembered = remembered
         self.on_done = on_done
@@ -51,63 +46,57 @@ class Ending:
             except Exception:  # noqa: BLE001 - a state-file problem must not cost the game its end
                 log.exception("%s: could not remember the game", self.label)
 
-    def finish_safely(self) -> None:
-        """:meth:`finish`, and whatever goes wrong in it the lobby still gets a record: without one it keeps the
+    def report_failure(self) -> None:
+        """Something went wrong while ending the game: the lobby still gets a record. Without one it keeps the
         game's slot taken and a stop waits for the game for ever (seen on the real server when a game resigned
         again after a restart raised in its metrics line)."""
-        try:
-            self.finish()
-        except Exception:  # noqa: BLE001 - a bug in one game's ending must not hold the bot's slot and stop
-            log.exception("%s: unexpected error while ending the game; the game is left as it is", self.label)
-            if self.record is None:
-                self._close_engine()
-                game = self.game
-                self._report(GameRecord(game.game_id, "*", game.end_reason or "internal error",
-                                        game.opponent_name))
-
-    def finish(self) -> None:
-        game = self.game
-        if game.phase is Phase.PARKED:
+        if self.record is None:
             self._close_engine()
-            # a check that found nothing to do is not worth an INFO line (there is one per game and interval)
-            level = logging.INFO if self.mover.moved_this_visit or not self.revisit else logging.DEBUG
-            log.log(level, "%s: %s to move; parked until the next check (correspondence)", self.label,
-                    game.opponent_name)
-            self._report(GameRecord(game.game_id, "*", "parked", game.opponent_name, parked=True))
-            return
-        if self.remembered is not None:
-            self._finish_remembered(self.remembered)
-            return
-        gave_up = game.phase is Phase.GAVE_UP
-        if gave_up:
-            self.mover.take_in_flight_move("was accepted but never confirmed; it is in the PGN")
+            game = self.game
+            self._report(GameRecord(game.game_id, "*", game.end_reason or "internal error", game.opponent_name))
+
+    def parked(self, *, moved: bool) -> None:
+        """A correspondence visit is over (``moved``: it made a move); the game goes on without us for now."""
+        game = self.game
+        self._close_engine()
+        # a check that found nothing to do is not worth an INFO line (there is one per game and interval)
+        level = logging.INFO if moved or not self.revisit else logging.DEBUG
+        log.log(level, "%s: %s to move; parked until the next check (correspondence)", self.label,
+                game.opponent_name)
+        self._report(GameRecord(game.game_id, "*", "parked", game.opponent_name, parked=True))
+
+    def outcome(self) -> GameOutcome:
+        """How the game ended, from what the worker knows now (:func:`~bot.game.record.final_outcome`)."""
+        game = self.game
         board = game.position.board if game.position is not None else None
-        outcome = final_outcome(game.outcome, game.end, board, game.we_are_white, game.we_resigned)
-        if not gave_up and game.position is not None and game.we_are_white is not None \
-                and self._server_outcome() is None \
-                and (outcome.result == "*" or game.we_resigned):
-            # the stream ended without saying how (or we stopped reading it after our resignation): the
-            # server's own record (game page, game export) decides, and has any plies we missed
-            if self.watch.settle_from_server():
-                board = game.position.board if game.position is not None else None
-                outcome = final_outcome(game.outcome, game.end, board, game.we_are_white, game.we_resigned)
-        if not gave_up and self._server_outcome() is None and not game.dialect.flags_silently \
-                and self.mover.take_in_flight_move("was accepted but not echoed; it is in the PGN"):
-            # the server's record could not be had, and this server's 200 to a move means it is in the game
-            outcome = final_outcome(game.outcome, game.end, game.position.board if game.position else None,
-                                    game.we_are_white, game.we_resigned)
+        return final_outcome(game.outcome, game.end, board, game.we_are_white, game.we_resigned)
+
+    def wants_server_record(self) -> bool:
+        """The stream ended without saying how (or we stopped reading it after our resignation): the server's
+        own record (game page, game export) decides, and has any plies we missed."""
+        game = self.game
+        return game.position is not None and game.we_are_white is not None and self.server_outcome() is None \
+            and (self.outcome().result == "*" or game.we_resigned)
+
+    def goodbye_due(self, outcome: GameOutcome, *, gave_up: bool) -> bool:
+        """The game had moves (or a result) and was neither aborted nor given up: the goodbye is said."""
+        return self._has_record(outcome) and outcome.termination != ABANDONED and not gave_up
+
+    def _has_record(self, outcome: GameOutcome) -> bool:
+        """A game that ended before its first move (a resignation, a flag) is still a game with a result."""
+        game = self.game
+        return game.full is not None and game.position is not None and (game.position.ply > 0 or outcome.result != "*")
+
+    def finish(self, outcome: GameOutcome, *, gave_up: bool, sent: tuple[tuple[str, ...], str] | None) -> None:
+        """The game ended with ``outcome`` (``gave_up``: the worker stopped waiting for it; ``sent``: our last
+        move sent, as :attr:`MoveMaker.sent <bot.game.moves.MoveMaker.sent>`)."""
+        game = self.game
         plies = game.position.ply if game.position is not None else 0
-        sent = self.mover.sent
-        if not gave_up and sent is not None and game.position is not None and self._server_outcome() is not None \
+        if not gave_up and sent is not None and game.position is not None and self.server_outcome() is not None \
                 and tuple(game.position.server_moves) == sent[0]:
             log.info("%s: our move %s did not count: the game had ended on the server before it arrived",
                      self.label, sent[1])
-        pgn_path = None
-        # a game that ended before its first move (a resignation, a flag) is still a game with a result
-        if game.full is not None and game.position is not None and (plies > 0 or outcome.result != "*"):
-            if outcome.termination != ABANDONED and not gave_up:
-                self.talk.say(game.settings.greeting.goodbye)
-            pgn_path = write_game_pgn(game, outcome)
+        pgn_path = write_game_pgn(game, outcome) if self._has_record(outcome) else None
         if not gave_up and (self.action != "ended" or outcome.result != "*"):
             self.note("ended", outcome)
         if game.full is not None:
@@ -120,7 +109,7 @@ class Ending:
         self._report(GameRecord(game.game_id, outcome.result, game.end_reason or outcome.reason, game.opponent_name,
                                 pgn_path, termination=outcome.termination, gave_up=gave_up))
 
-    def _server_outcome(self) -> GameOutcome | None:
+    def server_outcome(self) -> GameOutcome | None:
         """How the server says the game ended (its game page or export, or Lichess's final status), if it said."""
         game = self.game
         if game.outcome is not None:
@@ -129,12 +118,12 @@ class Ending:
             return lichess_outcome(game.end.status, game.end.winner)
         return None
 
-    def _finish_remembered(self, note: GameNote) -> None:
+    def finish_remembered(self, note: GameNote) -> None:
         """The end of a game that was already over for us: keep the PGN we wrote, unless the server's result
         differs (then the PGN says the server's, and the log says why), or there is none yet."""
         game = self.game
         self._close_engine()
-        server = self._server_outcome()
+        server = self.server_outcome()
         directory = game.settings.pgn_directory
         pgn_file = Path(directory) / f"{safe_file_id(game.game_id)}.pgn" if directory else None
         can_write = game.full is not None and game.position is not None

@@ -10,16 +10,25 @@ Items and deadlines are taken in time order: an item posted before a deadline is
 checks (a final state, the game's end, read while the engine was thinking, is never preceded by a stall
 check), and a deadline passes before items posted after it (a stream flooding keep-alives cannot starve the
 checks). The clock and the wait are injectable, so the order is tested without sleeping.
+
+Replayed states are left out where the items come in (:class:`ReplayFilter`): the worker is never handed one,
+and never sees one among the items still waiting.
 """
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Generic, Protocol, TypeVar
+
+from bot.wire.events import GameFull, GameState
+from bot.wire.streams import StreamConnected
+
+log = logging.getLogger("bot.game")
 
 T = TypeVar("T")
 
@@ -46,12 +55,67 @@ def _wait(condition: threading.Condition, timeout: float | None) -> None:
     condition.wait(timeout)
 
 
-class Inbox(Generic[T]):
-    """A thread-safe queue of ``T`` read by one thread, with a deadline for each read."""
+def is_replayed(known: Sequence[str], moves: Sequence[str]) -> bool:
+    """A state's ``moves`` are a strict beginning of the moves we ``known``: after a reconnection, a replay."""
+    return len(moves) < len(known) and list(moves) == list(known[:len(moves)])
 
-    def __init__(self, monotonic: Callable[[], float] = time.monotonic, wait: Waiter | None = None) -> None:
+
+class ReplayFilter:
+    """pychess, after a reconnection: the new stream replays what it queued while we were away, from a
+    ``gameFull`` as old as the server's restart onwards (seen on the real server: a "takeback" to ply 24 when
+    the game, played on from the game page, was at ply 27). After a :class:`StreamConnected` (where the dialect
+    replays: ``replays``), a state whose moves are a strict beginning of the moves we know (``known``: the
+    position's server moves, None before it is set up) is such a replay, not a takeback, and is skipped; the
+    first one that is not ends the replay. The one home of this rule: the :class:`Inbox` asks it of every item
+    it hands out (:meth:`skips`) and of the items still waiting (:meth:`ahead`)."""
+
+    def __init__(self, replays: Callable[[], bool], known: Callable[[], Sequence[str] | None], label: str) -> None:
+        self.replays = replays
+        self.known = known
+        self.label = label
+        self.replaying = False  # the stream reconnected and may be replaying the game from long ago
+
+    def skips(self, item: object) -> bool:
+        """The reader takes ``item``: True when it is a replayed state, to be left out."""
+        self.replaying, skip = self._step(self.replaying, item)
+        if skip:
+            assert isinstance(item, (GameFull, GameState))
+            state = item.state if isinstance(item, GameFull) else item
+            log.debug("%s: skipped a replayed state (%d plies; we are at %d)", self.label, len(state.moves),
+                      len(self.known() or ()))
+        return skip
+
+    def ahead(self, items: list[T]) -> list[T]:
+        """The ``items`` that :meth:`skips` will let through when their turn comes (the replay as it stands)."""
+        replaying, kept = self.replaying, []
+        for item in items:
+            replaying, skip = self._step(replaying, item)
+            if not skip:
+                kept.append(item)
+        return kept
+
+    def _step(self, replaying: bool, item: object) -> tuple[bool, bool]:
+        """(replaying after ``item``, whether ``item`` is skipped)."""
+        if isinstance(item, StreamConnected):
+            return self.replays(), False
+        if replaying and isinstance(item, (GameFull, GameState)):
+            state = item.state if isinstance(item, GameFull) else item
+            known = self.known()
+            if known is not None and is_replayed(known, state.moves):
+                return True, True
+            return False, False
+        return replaying, False
+
+
+class Inbox(Generic[T]):
+    """A thread-safe queue of ``T`` read by one thread, with a deadline for each read; ``replays``: the items
+    it leaves out (a game's replayed states)."""
+
+    def __init__(self, monotonic: Callable[[], float] = time.monotonic, wait: Waiter | None = None,
+                 replays: ReplayFilter | None = None) -> None:
         self.monotonic = monotonic
         self._wait = wait or _wait
+        self._replays = replays
         self._items: deque[tuple[float, T]] = deque()  # (posted at, item), oldest first
         self._condition = threading.Condition()
 
@@ -71,16 +135,21 @@ class Inbox(Generic[T]):
             while True:
                 now = self.monotonic()
                 if self._items and (deadline is None or self._items[0][0] <= deadline):
-                    return self._items.popleft()[1]
+                    item = self._items.popleft()[1]
+                    if self._replays is not None and self._replays.skips(item):
+                        continue
+                    return item
                 if deadline is not None and now >= deadline:
                     return None
                 # a wait can end early (a notify, a spurious wake-up, rounding): look again
                 self._wait(self._condition, None if deadline is None else deadline - now)
 
     def waiting(self) -> list[T]:
-        """The items posted and not yet taken, oldest first (to look ahead without taking them)."""
+        """The items posted and not yet taken that :meth:`next` will hand out, oldest first (to look ahead
+        without taking them)."""
         with self._condition:
-            return [item for _, item in self._items]
+            items = [item for _, item in self._items]
+        return self._replays.ahead(items) if self._replays is not None else items
 
 
 class Deadlines:

@@ -13,12 +13,11 @@ from bot.engines.notation import parse_move
 from bot.game.books import book_move
 from bot.game.context import GameContext, MoveNote
 from bot.game.decisions import should_offer_draw, should_resign
-from bot.game.ponder import Ponderer
-from bot.game.position import ServerMoveError, fallback_move
+from bot.game.position import fallback_move
 from bot.game.protocols import Engine
 from bot.game.record import describe_search
 from bot.game.timecontrol import unsure_move_wait_ms
-from bot.game.verdicts import EngineLost, Resign
+from bot.game.verdicts import EngineLost, Moved, Resign, Scored, Verdicts
 from bot.wire.errors import ServerError
 from bot.wire.events import GameState
 from engine import Move
@@ -57,7 +56,8 @@ class MoveMaker:
     """Plays our side of one game. ``answered``: the move list our last move answered; ``sent``: (the moves
     before it, our move) of the last move sent; ``moved_this_visit``: a correspondence visit made a move;
     ``retry_at``: when a move that could not be sent (``failed_sends`` times) is tried again; ``in_doubt``:
-    that move may have landed all the same (the server checks before it sends it again).
+    that move may have landed all the same (the server checks before it sends it again). What the game's
+    record gains (the score, the move's note and clock) comes back as verdicts for the worker to write.
 
     The failure policy: when the engine gives no usable move (it failed twice, restart included), a legal
     stand-in move saves the clock, once; if it fails again on the next move, or on a move at which the game can
@@ -65,10 +65,9 @@ class MoveMaker:
     aborts or resigns the game): no game is played on stand-in moves. An engine that only missed a deadline shorter
     than TIME_TROUBLE_DEADLINE_MS (time trouble, not a broken engine) gets its stand-in without counting."""
 
-    def __init__(self, game: GameContext, engine: Engine, ponderer: Ponderer) -> None:
+    def __init__(self, game: GameContext, engine: Engine) -> None:
         self.game = game
         self.engine = engine
-        self.ponderer = ponderer
         self.stand_ins_in_a_row = 0
         self.time_trouble = False  # the last stand-in was only a short deadline running out
         self.engine_ready = False
@@ -79,11 +78,11 @@ class MoveMaker:
         self.in_doubt: InDoubt | None = None
         self.moved_this_visit = False
 
-    def prepare_engine(self) -> None:
-        """Tell the engine the variant and a new game (again after a failure)."""
+    def prepare_engine(self, *, broken: bool = False) -> None:
+        """Tell the engine the variant and a new game (again after a failure; ``broken``: a ponder call failed)."""
         game = self.game
-        if self.ponderer.engine_broken:
-            self.ponderer.engine_broken, self.engine_ready = False, False
+        if broken:
+            self.engine_ready = False
         if self.engine_ready or game.full is None:
             return
         try:
@@ -97,12 +96,15 @@ class MoveMaker:
         """Our move in this state has not been sent yet."""
         return self.game.our_turn() and self.answered != state.moves
 
-    def decide(self) -> Choice | EngineLost | None:
-        """Choose and check our move in the current state (None: there is no legal move)."""
+    def decide(self, ready: tuple[Move, EngineReply, str] | None, *, engine_broken: bool) -> Choice | EngineLost | None:
+        """Choose and check our move in the current state (None: there is no legal move). ``ready``: a move that
+        needs no search (the book's, or a ponder hit's); ``engine_broken``: a ponder call failed."""
         game = self.game
         assert game.position is not None and game.state is not None and game.full is not None
         state = game.state
-        move, result, note = self.choose()
+        if engine_broken:
+            self.engine_ready = False
+        move, result, note = self.choose(ready)
         if move is None:
             log.error("%s: no legal move to play", game.label)
             return None
@@ -111,19 +113,20 @@ class MoveMaker:
             return EngineLost(note)  # and while the game can still be aborted, no stand-in at all
         return Choice(state, move, result, note)
 
-    def send(self, choice: Choice) -> bool | Resign:
-        """Send the move chosen (unless the scores say resign); True when it was sent."""
+    def send(self, choice: Choice, *, ponder_note: str = "") -> Verdicts:
+        """Send the move chosen (unless the scores say resign): its score, and :class:`Moved` when it went out
+        (``ponder_note``: the ponder search's word for the log line)."""
         game = self.game
         assert game.position is not None
         state, move, result, note = choice.state, choice.move, choice.result, choice.note
         board = game.position.board
-        game.scores.append(result.centipawns() if result is not None else None)
-        if should_resign(game.scores, game.settings.resign):
+        scored = Scored(result.centipawns() if result is not None else None)
+        scores = [*game.scores, scored.score]
+        if should_resign(scores, game.settings.resign):
             log.info("%s: resigning (eval %s for us, at or below the threshold for %d moves)", game.label,
                      result.describe_score() if result else "?", game.settings.resign.moves)
-            return Resign()
-        offer = game.dialect.draw_offers and should_offer_draw(
-            game.scores, board.fullmove_number, game.settings.draw)
+            return scored, Resign()
+        offer = game.dialect.draw_offers and should_offer_draw(scores, board.fullmove_number, game.settings.draw)
         san = board.san(move)
         doubt = self.in_doubt if self.in_doubt is not None and self.in_doubt.moves == state.moves else None
         send_by = doubt.send_by if doubt is not None else game.monotonic() + unsure_move_wait_ms(
@@ -143,7 +146,7 @@ class MoveMaker:
                 log.warning("%s: could not send %s (%s); trying it again in 1 s", game.label, san, error)
             else:
                 log.error("%s: could not send %s (%s)", game.label, san, error)
-            return False
+            return (scored,)
         self.retry_at = None
         self.failed_sends = 0
         self.in_doubt = None
@@ -151,38 +154,28 @@ class MoveMaker:
         self.sent = (state.moves, move.uci())
         # our clock as the move leaves it, for the PGN: the echo's state replaces it with the server's
         # figure; a move whose echo never comes (played from the game page, in flight at a stop) keeps it
-        game.clocks[len(state.moves)] = game.our_clock_after_move_ms()
+        clock_ms = game.our_clock_after_move_ms()
         if result is None:
             self.stand_ins_in_a_row += 0 if self.time_trouble else 1
-            game.move_notes[len(state.moves)] = MoveNote("stand-in", reason=note)
+            move_note = MoveNote("stand-in", reason=note)
         else:
             self.stand_ins_in_a_row = 0
-            game.move_notes[len(state.moves)] = MoveNote("book" if result.book else "engine", result)
-        count_move(game, game.move_notes[len(state.moves)])
-        if result is not None:
-            game.last_result = result
-        ponder_note, self.ponderer.note = self.ponderer.note, ""
+            move_note = MoveNote("book" if result.book else "engine", result)
+        count_move(game, move_note)
         note = "; ".join(part for part in (ponder_note, note) if part)
         log.info("%s: played %s (%s)%s%s", game.label, san, describe_search(result),
                  " offering a draw" if offer else "", f" [{note}]" if note else "")
         self.moved_this_visit = True
-        if not game.correspondence:
-            self.ponderer.start(move, result)
-        return True
+        return scored, Moved(len(state.moves), move_note, clock_ms)
 
-    def take_in_flight_move(self, why: str) -> bool:
-        """Our last move, sent and answered 200 but not echoed yet, onto the board (True when it was; the log
-        says ``why``): the game is being left in the same instant (a stop, a given-up game, the stream's end),
-        and the move is one of its plies all the same, in the ply count we log and in the PGN."""
+    def in_flight_moves(self) -> list[str] | None:
+        """The moves with our last move, sent and answered 200 but not echoed yet (None: there is no such
+        move): the game is being left in the same instant (a stop, a given-up game, the stream's end), and the
+        move is one of its plies all the same, in the ply count we log and in the PGN."""
         game, sent = self.game, self.sent
         if game.position is None or sent is None or tuple(game.position.server_moves) != sent[0]:
-            return False
-        try:
-            game.position.update([*sent[0], sent[1]])
-        except ServerMoveError:
-            return False
-        log.info("%s: our last move %s %s", game.label, sent[1], why)
-        return True
+            return None
+        return [*sent[0], sent[1]]
 
     def retry_due(self, now: float) -> bool:
         """A move that could not be sent is due for another try."""
@@ -190,23 +183,27 @@ class MoveMaker:
         return (self.retry_at is not None and now >= self.retry_at and state is not None
                 and not state.is_final and self.answered != state.moves and self.game.our_turn())
 
-    def choose(self) -> tuple[Move | None, EngineReply | None, str]:
-        """The engine's move, checked with the board; one retry, then a legal fallback."""
+    def book_move(self) -> tuple[Move, EngineReply, str] | None:
+        """The opening book's move in this position, checked with the board (None: the book has none)."""
+        game = self.game
+        assert game.position is not None and game.full is not None
+        board = game.position.board
+        book = book_move(game.settings.engine.polyglot, game.full.variant.config_name, board)
+        move = parse_move(board, book) if book is not None else None
+        if book is None or move is None:
+            return None
+        return move, EngineReply(bestmove=book, book=True), ""
+
+    def choose(self, ready: tuple[Move, EngineReply, str] | None = None) -> tuple[Move | None, EngineReply | None, str]:
+        """``ready`` (a book move or a ponder hit), else the engine's move, checked with the board; one retry,
+        then a legal fallback."""
         game = self.game
         assert game.position is not None and game.state is not None and game.full is not None
         board = game.position.board
         problems: list[str] = []
         self.time_trouble = False
-        book = book_move(game.settings.engine.polyglot, game.full.variant.config_name, board)
-        if book is not None:
-            move = parse_move(board, book)
-            if move is not None:
-                self.ponderer.stop()
-                return move, EngineReply(bestmove=book, book=True), ""
-        if self.ponderer.running:
-            hit = self.ponderer.hit()
-            if hit is not None:
-                return hit
+        if ready is not None:
+            return ready
         for _attempt in range(2):
             limits = game.limits_now()
             try:

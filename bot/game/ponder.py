@@ -16,7 +16,8 @@ log = logging.getLogger("bot.game")
 
 class Ponderer:
     """The ponder search of one game. ``line``: the engine moves the running ponder search assumed (ours,
-    then the predicted reply); ``note``: what to say in the next move's log line (a miss)."""
+    then the predicted reply); ``note``: what to say in the next move's log line (a miss); ``engine_broken``: a
+    ponder call failed (the worker has the engine prepared again: :meth:`engine_failed`)."""
 
     def __init__(self, game: GameContext, engine: Engine) -> None:
         self.game = game
@@ -50,6 +51,17 @@ class Ponderer:
             return
         self.line = line
         log.debug("%s: pondering on %s", game.label, predicted.uci())
+
+    def engine_failed(self) -> bool:
+        """Whether a ponder call failed since the last time this was asked."""
+        broken, self.engine_broken = self.engine_broken, False
+        return broken
+
+    def our_move_sent(self, move: Move, result: EngineReply | None) -> None:
+        """Our ``move`` went out: the note is said, and the ponder search starts (never in correspondence)."""
+        self.note = ""
+        if not self.game.correspondence:
+            self.start(move, result)
 
     def check_prediction(self) -> None:
         """The position changed: keep the ponder search only if it is the position it assumed."""

@@ -163,13 +163,14 @@ def player_headers(full: GameFull) -> dict[str, str]:
 STAND_IN_REASON_CHARS = 120
 
 
-def note_clock(game: GameContext, state: GameState) -> None:
-    """Keep the clock of the side that made the last move, as this state reports it (for the PGN)."""
+def reported_clock(game: GameContext, state: GameState) -> tuple[int, int] | None:
+    """The clock of the side that made the last move, as this state reports it (for the PGN): (the move's
+    index, ms); None before the first move."""
     if not state.moves or game.position is None:
-        return
+        return None
     ply = len(state.moves) - 1
     white_moved = (ply % 2 == 0) == bool(game.position.start.turn)
-    game.clocks[ply] = int(state.wtime_ms if white_moved else state.btime_ms)
+    return ply, int(state.wtime_ms if white_moved else state.btime_ms)
 
 
 def move_comments(game: GameContext, plies: int, white_first: bool) -> list[str | None]:

@@ -2,17 +2,18 @@
 resignation), a game stream may fail for good after a restart (HTTP 200 and a broken body, then 409), and the
 result of a pychess game is only on its public page. This part reads the page when needed, hands the worker
 the page's position to play from while the stream is down, and decides when to stop waiting: only when
-neither the stream nor the page answers, and never before the clocks could have run out."""
+neither the stream nor the page answers, and never before the clocks could have run out. What it learns (the
+server's record, the game's end) comes back to the worker as verdicts."""
 
 from __future__ import annotations
 
 import logging
+from typing import Literal
 
 from bot.config import PRODUCTION_TIMING, Timing
 from bot.engines.notation import parse_move
 from bot.game.context import GameContext, Phase
-from bot.game.position import ServerMoveError
-from bot.game.verdicts import PlayFromPage
+from bot.game.verdicts import End, PlayFromPage, ServerEnded, Verdicts
 from bot.wire.errors import ServerError
 from bot.wire.gameexport import GameExport
 from bot.wire.gamepage import GamePage
@@ -151,39 +152,37 @@ class ServerWatch:
         """When the game page is next read while the game is quiet (see ``timing.quiet_first_check_s``)."""
         return max(self.last_news_at + self.timing.quiet_first_check_s, self.quiet_check_at + self.quiet_gap_s)
 
-    def check(self, now: float, answered: tuple[str, ...] | None) -> PlayFromPage | None:
+    def check(self, now: float, answered: tuple[str, ...] | None) -> Verdicts:
         """A stuck game is looked up on the game page (pychess) every ``timing.page_check_interval_s`` (every
         ``timing.page_poll_s`` while the game stream is failing: the worker then plays from the page) and ended
         when the page says it ended. The worker gives up on it only when neither the stream nor the page has
         answered for ``time.give_up_after_s`` and the clocks could have run out. While the opponent thinks and
         only pings come, the page is also read (``timing.quiet_first_check_s`` after the last news, then at
         doubling intervals up to ``timing.quiet_page_check_s``). ``answered``: the move list our
-        last move answered (our move sent, not yet in the stream). Returns the page to play from, if any."""
+        last move answered (our move sent, not yet in the stream). Returns the page to play from, if any, or
+        the game's end."""
         game = self.game
         reason = self.stall_reason(now)
         if reason is None:
             if self.stalled_since is not None:
                 log.info("%s: the game is moving again", game.label)
             self.stalled_since = None
-            self._peek_while_quiet(now, answered)
-            return None
+            return self._peek_while_quiet(now, answered)
         if self.stalled_since is None:
             self.stalled_since = now
             self.next_page_check_at = now
             log.info("%s: %s; %s", game.label, reason,
                      "checking the game page" if game.dialect.has_game_page else "waiting for news")
-        verdict = None
+        verdicts: Verdicts = ()
         if game.dialect.has_game_page and now >= self.next_page_check_at:
             from_page = self.stream_failing(now)
             self.next_page_check_at = now + (self.timing.page_poll_s if from_page
                                              else self.timing.page_check_interval_s)
             page = self.read_page()
             if page is not None and page.finished:
-                self.settle(page)
-                game.end_game(f"over on the server ({reason})")
-                return None
+                return page_record(page), End(f"over on the server ({reason})")
             if page is not None and from_page:
-                verdict = PlayFromPage(page)
+                verdicts = (PlayFromPage(page),)
         limit = game.settings.time.give_up_after_s
         alive_at = max(self.stalled_since, self.page_alive_at or self.stalled_since)
         clocks_out_at = self.clocks_run_out_at()
@@ -191,24 +190,23 @@ class ServerWatch:
             log.warning("%s: giving up on the game: neither the game stream nor the game page answered for %.0f s "
                         "(%s); it gets no more moves, resignation or abort from us", game.label, now - alive_at,
                         reason)
-            game.end_game(f"gave up: {reason}", Phase.GAVE_UP)
-            return None
-        return verdict
+            return (End(f"gave up: {reason}", Phase.GAVE_UP),)
+        return verdicts
 
-    def _peek_while_quiet(self, now: float, answered: tuple[str, ...] | None) -> None:
+    def _peek_while_quiet(self, now: float, answered: tuple[str, ...] | None) -> Verdicts:
         """pychess, while we wait for the server (the opponent to move, or the echo of our move: a move sent
         into a game that ended meanwhile, e.g. by a BOT's resignation, is answered 200 and never echoed)."""
         game = self.game
         if not game.dialect.has_game_page or game.position is None or game.state is None or game.correspondence:
-            return
+            return ()
         if game.our_turn() and answered != game.state.moves:
-            return
+            return ()
         if now < self.quiet_check_due_at():
-            return
+            return ()
         self.quiet_check_at = now
         self.quiet_gap_s = min(2 * self.quiet_gap_s, self.timing.quiet_page_check_s)
-        if self.settle_from_page():
-            game.end_game("over on the server")
+        record = self.record_from_page()
+        return (record, End("over on the server")) if record else ()
 
     # ---- the game page ----
 
@@ -225,36 +223,28 @@ class ServerWatch:
         self.page_alive_at = game.monotonic()
         return page
 
-    def settle(self, page: GamePage) -> None:
-        """A finished game's page: its outcome, and any plies we missed."""
-        game = self.game
-        take_page_moves(game, page)
-        game.outcome = page.outcome
-        log.info("%s: the game page says %s (%s)", game.label, page.outcome.result, page.outcome.reason)
-
-    def settle_from_page(self) -> bool | None:
-        """pychess: read the game page. True when it says the game is over (the outcome and any plies we
-        missed are then taken from it), False when the game is still running, None when it cannot be read."""
+    def record_from_page(self) -> ServerEnded | Literal[False] | None:
+        """pychess: read the game page. Its record when it says the game is over (the outcome and any plies we
+        missed), False when the game is still running, None when it cannot be read."""
         page = self.read_page()
         if page is None:
             return None
         if not page.finished:
             return False
-        self.settle(page)
-        return True
+        return page_record(page)
 
-    def settle_from_server(self) -> bool | None:
-        """The server's own account of how the game ended: pychess's game page, Lichess's game export. True
-        when it says the game is over (outcome and missing plies taken), False when it is running, None when
-        it cannot be had."""
+    def record_from_server(self) -> ServerEnded | Literal[False] | None:
+        """The server's own account of how the game ended: pychess's game page, Lichess's game export. Its
+        record when it says the game is over (outcome and missing plies), False when it is running, None when it
+        cannot be had."""
         if self.game.dialect.has_game_page:
-            return self.settle_from_page()
+            return self.record_from_page()
         if self.game.dialect.has_game_export:
-            return self.settle_from_export()
+            return self.record_from_export()
         return None
 
-    def settle_from_export(self) -> bool | None:
-        """Lichess: read the game's export (``/game/export/{id}``), as :meth:`settle_from_page` reads the page."""
+    def record_from_export(self) -> ServerEnded | Literal[False] | None:
+        """Lichess: read the game's export (``/game/export/{id}``), as :meth:`record_from_page` reads the page."""
         game = self.game
         try:
             export = game.server.fetch_game_export(game.game_id)
@@ -263,33 +253,37 @@ class ServerWatch:
             return None
         if not export.finished:
             return False
-        take_export_moves(game, export)
-        game.outcome = export.outcome
-        log.info("%s: the game export says %s (%s)", game.label, export.outcome.result, export.outcome.reason)
-        return True
+        moves = export_moves(game, export)
+        return ServerEnded("game export", export.outcome, moves, export.sans[-1] if moves else "")
 
-    def already_over_on_server(self) -> bool:
+    def already_over_on_server(self) -> Verdicts:
         """pychess, before a resignation or an abort: is the game already over there? A BOT's resignation
         or a server restart can end a game without telling us, and a late resignation would change its
-        result. When the page cannot be read and the stream is failing too, nothing is sent."""
+        result. When the page cannot be read and the stream is failing too, nothing is sent. Returns the game's
+        end (nothing: the resignation or abort may go out)."""
         game = self.game
-        settled = self.settle_from_page()
-        if settled:
+        record = self.record_from_page()
+        if record:
             log.info("%s: the game is already over on the server; sending nothing", game.label)
-            game.end_game("over on the server")
-            return True
-        if settled is None and game.dialect.has_game_page and self.trouble_since is not None:
+            return record, End("over on the server")
+        if record is None and game.dialect.has_game_page and self.trouble_since is not None:
             log.warning("%s: the game page cannot be read and the stream is failing; sending nothing", game.label)
-            game.end_game("left: the game's state is unknown")
-            return True
-        return False
+            return (End("left: the game's state is unknown"),)
+        return ()
 
 
-def take_export_moves(game: GameContext, export: GameExport) -> None:
-    """The export lists every move in SAN: add the ones the stream never brought."""
+def page_record(page: GamePage) -> ServerEnded:
+    """A finished game's page: its outcome, and every ply (the move that ended the game may be one the stream
+    never brought)."""
+    return ServerEnded("game page", page.outcome, page.moves, page.moves[-1] if page.moves else "")
+
+
+def export_moves(game: GameContext, export: GameExport) -> tuple[str, ...] | None:
+    """The export lists every move in SAN: the server's move list with the ones the stream never brought
+    (None: it has none, or they do not fit the stream's)."""
     position = game.position
     if position is None or len(export.sans) <= position.ply:
-        return
+        return None
     board = position.start.copy()
     moves: list[str] = []
     try:
@@ -298,54 +292,30 @@ def take_export_moves(game: GameContext, export: GameExport) -> None:
     except ValueError as error:
         log.warning("%s: the game export's moves do not replay (%s); keeping the stream's", game.label,
                     error)
-        return
+        return None
     if moves[:position.ply] != position.engine_moves():
         log.warning("%s: the game export's moves differ from the stream's; keeping the stream's",
                     game.label)
-        return
-    missing = len(moves) - position.ply
-    try:
-        position.update([*position.server_moves, *moves[position.ply:]])
-    except ServerMoveError:
-        return
-    log.info("%s: the game export has %d more pl%s (last %s)", game.label, missing,
-             "y" if missing == 1 else "ies", export.sans[-1])
+        return None
+    return (*position.server_moves, *moves[position.ply:])
 
-def take_page_moves(game: GameContext, page: GamePage) -> None:
-    """The page lists every ply: add the ones the stream never brought (the move that ended the game)."""
-    position = game.position
-    if position is None or tuple(position.server_moves) == page.moves:
-        return
-    missing = len(page.moves) - len(position.server_moves)
-    try:
-        position.update(list(page.moves))
-    except ServerMoveError as error:
-        log.warning("%s: the game page's moves do not replay (%s); keeping the stream's", game.label,
-                    error)
-        return
-    if missing > 0:
-        log.info("%s: the game page has %d more pl%s (last %s)", game.label, missing,
-                 "y" if missing == 1 else "ies", page.moves[-1])
 
-def apply_withheld_final_move(game: GameContext, sent: tuple[tuple[str, ...], str] | None) -> None:
+def withheld_final_move(game: GameContext, sent: tuple[tuple[str, ...], str] | None) -> list[str] | None:
     """pychess may end a game without sending the move that ended it: when the game ends right after our
     move (``sent``: the moves before it and our move) and that move ends the game on our board (mate,
-    stalemate, a draw by rule), it was the last one. Used when the game page cannot tell."""
+    stalemate, a draw by rule), it was the last one: the moves with it (None when it was not). Used when the
+    game page cannot tell."""
     if game.position is None or sent is None or game.state is None:
-        return
+        return None
     before, uci = sent
     if tuple(game.position.server_moves) != before or game.state.moves != before:
-        return
+        return None
     board = game.position.board.copy()
     move = parse_move(board, uci)
     if move is None:
-        return
+        return None
     board.push(move)
     if not board.is_game_over(claim_draw=True):
-        return
-    try:
-        game.position.update(list(before) + [uci])
-    except ServerMoveError:
-        return
-    log.info("%s: the server ended the game without our last move %s; it ended the game", game.label, uci)
+        return None
+    return [*before, uci]
 

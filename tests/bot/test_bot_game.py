@@ -474,27 +474,36 @@ def test_an_illegal_book_move_is_never_sent_the_engine_plays_instead(tmp_path, m
 
 def test_a_replayed_old_state_waiting_after_a_search_is_no_change_but_a_takeback_is():
     """``moved_on``: what waits in the inbox when the search ends. After a reconnect on pychess, states that
-    are a beginning of the moves we know are the replay (no change); a state that is not ends the replay;
-    without a reconnect (or on Lichess, which does not replay) a shorter move list is a takeback."""
-    from bot.game.position import GameBoard
+    are a beginning of the moves we know are the replay, which the inbox leaves out (no change); a state that
+    is not ends the replay; without a reconnect (or on Lichess, which does not replay) a shorter move list is
+    a takeback."""
+    from bot.game.inbox import Inbox, ReplayFilter
     from bot.game.worker import moved_on
-    from bot.wire.events import Variant
 
-    position = GameBoard(None, Variant("seirawan", False))
-    position.update(["e2e4", "e7e5", "g1f3"])
+    known = ["e2e4", "e7e5", "g1f3"]
 
     def at(*moves: str) -> GameState:
         return GameState(moves=moves, wtime_ms=1, btime_ms=1, winc_ms=0, binc_ms=0)
 
-    now = at("e2e4", "e7e5", "g1f3")
+    def waiting(items: list, *, replays: bool = True, replaying: bool = False) -> list:
+        inbox: Inbox[object] = Inbox(replays=ReplayFilter(lambda: replays, lambda: known, "game g"))
+        if replaying:  # the reconnection was read before the search
+            inbox.post(StreamConnected())
+            assert isinstance(inbox.next(None), StreamConnected)
+        for item in items:
+            inbox.post(item)
+        return inbox.waiting()
+
+    now = at(*known)
     replay = [StreamConnected(), at("e2e4"), at("e2e4", "e7e5"), now]
-    assert not moved_on(replay, now, position, replaying=False, replays=True)
-    assert not moved_on(replay[1:], now, position, replaying=True, replays=True), "a replay under way"
-    assert moved_on(replay, now, position, replaying=False, replays=False), "Lichess: a takeback"
-    assert moved_on(replay[1:], now, position, replaying=False, replays=True), "no reconnect: a takeback"
-    assert moved_on([StreamConnected(), at("e2e4"), at("e2e4", "d7d5")], now, position, replaying=False,
-                    replays=True), "not a beginning of our moves: the replay is over, and this is news"
-    assert moved_on([GameEnd()], now, position, replaying=False, replays=True)
+    assert waiting(replay) == [StreamConnected(), now], "the inbox shows no replayed state"
+    assert not moved_on(waiting(replay), now)
+    assert not moved_on(waiting(replay[1:], replaying=True), now), "a replay under way"
+    assert moved_on(waiting(replay, replays=False), now), "Lichess: a takeback"
+    assert moved_on(waiting(replay[1:]), now), "no reconnect: a takeback"
+    assert moved_on(waiting([StreamConnected(), at("e2e4"), at("e2e4", "d7d5")]), now), \
+        "not a beginning of our moves: the replay is over, and this is news"
+    assert moved_on(waiting([GameEnd()]), now)
 
 
 def test_lichess_our_move_accepted_just_before_the_stream_failed_is_in_the_pgn(tmp_path, caplog):

@@ -11,7 +11,9 @@ import pytest
 
 from bot.config import Settings, TimeSettings
 from bot.game import GameRecord, GameWorker
-from bot.game.inbox import Deadlines, Inbox, StopRequested
+from bot.game.inbox import Deadlines, Inbox, ReplayFilter, StopRequested
+from bot.wire.events import GameState
+from bot.wire.streams import StreamConnected
 from tests.bot.conftest import PYCHESS_GAME_FULL
 from tests.bot.fakes import ME, FakeServer, ScriptedEngine
 from tests.timing import PATIENCE_S
@@ -69,6 +71,24 @@ def test_an_item_from_another_thread_wakes_a_reader_without_a_deadline():
     poster.start()
     assert inbox.next(deadline=None) == "gameFinish"
     poster.join()
+
+
+def test_after_a_reconnection_the_inbox_hands_out_no_replayed_state_and_the_first_new_one_ends_the_replay():
+    """The replay rule's one home (issue 61): after ``StreamConnected`` on a dialect that replays, a state that is
+    a strict beginning of the moves we know is left out; the first state that is not ends the replay, and a
+    shorter state after it is a takeback again."""
+    def at(*moves: str) -> GameState:
+        return GameState(moves=moves, wtime_ms=1, btime_ms=1, winc_ms=0, binc_ms=0)
+
+    known = ["e2e4", "e7e5", "g1f3"]
+    clock = FakeClock()
+    inbox: Inbox[object] = Inbox(clock, clock.wait, ReplayFilter(lambda: True, lambda: known, "game g"))
+    old, new, takeback = at("e2e4"), at(*known, "b8c6"), at("e2e4")
+    for item in (at("e2e4"), StreamConnected(), old, at("e2e4", "e7e5"), new, takeback):
+        inbox.post(item)
+    assert inbox.waiting() == [at("e2e4"), StreamConnected(), new, takeback]
+    assert [inbox.next(None) for _ in range(4)] == [at("e2e4"), StreamConnected(), new, takeback]
+    assert inbox.waiting() == []
 
 
 def test_a_passed_deadline_is_not_waited_for_again_until_news_and_then_after_the_lines_read():
