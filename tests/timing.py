@@ -33,7 +33,7 @@ BUILD_S = 300.0
 
 
 def wait_until(condition: Callable[[], T], what: str | Callable[[], str], timeout_s: float = PATIENCE_S, *,
-               poll_s: float = 0.02, clock: Callable[[], float] = time.monotonic,
+               poll_s: float = 0.05, clock: Callable[[], float] = time.monotonic,
                sleep: Callable[[float], object] = time.sleep) -> T:
     """Poll ``condition`` until it returns a true value, and return that value; once ``timeout_s`` has passed
     without one, raise AssertionError naming ``what`` (a callable is asked then, so the message can say what

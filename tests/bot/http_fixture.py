@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlparse
 
-from tests.timing import PATIENCE_S
+from tests.timing import PATIENCE_S, wait_until
 
 
 @dataclass
@@ -109,7 +109,6 @@ class ScriptedServer:
     def hits(self, method: str, path: str) -> list[Request]:
         return [r for r in self.requests if r.method == method and r.path == path]
 
-    def wait_for_hit(self, method: str, path: str) -> None:
-        deadline = time.monotonic() + PATIENCE_S
-        while not self.hits(method, path) and time.monotonic() < deadline:
-            time.sleep(0.02)
+    def wait_for_hit(self, method: str, path: str, timeout_s: float = PATIENCE_S) -> list[Request]:
+        """The requests to ``method path`` once there is one; AssertionError after ``timeout_s`` without."""
+        return wait_until(lambda: self.hits(method, path), f"a {method} {path} request", timeout_s, poll_s=0.02)

@@ -22,7 +22,7 @@ from tests.bot.conftest import (
     PYCHESS_STATE_1,
 )
 from tests.bot.http_fixture import Reply, ScriptedServer
-from tests.timing import PATIENCE_S, STARTUP_S
+from tests.timing import PATIENCE_S, STARTUP_S, wait_until
 
 FAKE = str(Path(__file__).with_name("fake_uci.py"))
 TOKEN = "lip_SECRETTOKEN42"
@@ -181,7 +181,6 @@ def test_sigterm_during_start_up_retries_exits_0_at_once(tmp_path):
     import signal
     import socket
     import subprocess
-    import time
 
     with socket.socket() as probe:  # a port nobody listens on: the bot retries its start-up for minutes
         probe.bind(("127.0.0.1", 0))
@@ -192,12 +191,15 @@ def test_sigterm_during_start_up_retries_exits_0_at_once(tmp_path):
     process = subprocess.Popen([sys.executable, "-m", "bot", "--config", str(path)], env=env,
                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
-        deadline = time.monotonic() + STARTUP_S
-        output = ""
-        assert process.stdout is not None
-        while "cannot reach" not in output and time.monotonic() < deadline:
-            output += process.stdout.readline()
-        assert "cannot reach" in output, output
+        output = [""]
+        stdout = process.stdout
+        assert stdout is not None
+
+        def retrying() -> bool:
+            output[0] += stdout.readline()
+            return "cannot reach" in output[0]
+
+        wait_until(retrying, lambda: f"the start-up retry's line; the bot wrote:\n{output[0]}", STARTUP_S)
         process.send_signal(signal.SIGTERM)
         assert process.wait(PATIENCE_S) == 0  # the start-up retries would otherwise go on for 5 minutes
         rest = process.stdout.read()

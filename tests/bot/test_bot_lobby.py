@@ -7,7 +7,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from dataclasses import replace
 from pathlib import Path
 
@@ -20,7 +19,7 @@ from bot.wire.normalise import normalise_lobby_line
 from tests.bot.conftest import PYCHESS_ACCOUNT, PYCHESS_CHALLENGE, PYCHESS_GAME_FULL
 from tests.bot.fakes import ME, LobbyServer, ScriptedEngine
 from tests.bot.http_fixture import Reply, ScriptedServer
-from tests.timing import GAME_S, PATIENCE_S
+from tests.timing import GAME_S, STARTUP_S, wait_until
 
 REPO = Path(__file__).resolve().parents[2]
 FAKE = str(Path(__file__).with_name("fake_uci.py"))
@@ -51,12 +50,14 @@ def test_an_accepted_challenge_holds_its_slot_until_the_game_starts_and_workers_
     lobby._handle(challenge_event("c3"))
     assert server.calls[-1] == ("decline", "c3", "later")
     lobby.request_stop("abort")
-    deadline = time.monotonic() + PATIENCE_S
-    while lobby.workers and time.monotonic() < deadline:
+
+    def reaped() -> bool:
         lobby._handle_stop(None)
         lobby._reap()
-        time.sleep(0.05)
-    assert not lobby.workers and lobby.games_finished == 1
+        return not lobby.workers
+
+    wait_until(reaped, lambda: f"the stopped game's worker reaped (still running: {list(lobby.workers)})")
+    assert lobby.games_finished == 1
 
 
 def test_sigterm_during_a_game_aborts_it_per_config_and_exits_0(tmp_path):
@@ -79,8 +80,9 @@ def test_sigterm_during_a_game_aborts_it_per_config_and_exits_0(tmp_path):
         process = subprocess.Popen([sys.executable, "-m", "bot", "--config", str(config)], cwd=tmp_path,
                                    env=env, stderr=subprocess.PIPE, text=True)
         try:
-            # the greeting shows the worker has read gameFull: from then on it knows the game it must abort
-            http.wait_for_hit("POST", "/api/bot/game/RpxjQkJ5/chat")
+            # the greeting shows the worker has read gameFull: from then on it knows the game it must abort (the
+            # wait includes the bot's process starting, its engine's too)
+            http.wait_for_hit("POST", "/api/bot/game/RpxjQkJ5/chat", STARTUP_S)
             process.send_signal(signal.SIGTERM)
             _, err = process.communicate(timeout=GAME_S)
         finally:

@@ -35,7 +35,7 @@ from tests.bot.conftest import (
     PYCHESS_PING,
 )
 from tests.bot.http_fixture import Reply, ScriptedServer
-from tests.timing import PATIENCE_S
+from tests.timing import PATIENCE_S, wait_until
 
 TOKEN = "lip_TESTTOKEN123"
 
@@ -66,12 +66,16 @@ def make_server(url: str, dialect: str = "pychess", fake: FakeTime | None = None
 
 
 def drain(stream, count: int, timeout: float = PATIENCE_S) -> list[object]:
+    """The stream's first ``count`` items; AssertionError (with those read) when they do not come in time."""
     items: list[object] = []
-    deadline = time.monotonic() + timeout
-    while len(items) < count and time.monotonic() < deadline:
-        item = stream.get(timeout=0.1)  # one poll; the loop is bounded by timeout
+
+    def read_one() -> bool:
+        item = stream.get(timeout=0.1)  # one poll; wait_until bounds them
         if item is not None:
             items.append(item)
+        return len(items) >= count
+
+    wait_until(read_one, lambda: f"{count} stream items (got {items})", timeout, poll_s=0)
     return items
 
 

@@ -198,7 +198,7 @@ def settled(server: LoopbackServer, port: int, timeout: float) -> None:
             running[:] = json.loads(reply.read())["games"]
         return not running
 
-    wait_until(none_running, lambda: f"no game running (still running: {running})", timeout, poll_s=0.05)
+    wait_until(none_running, lambda: f"no game running (still running: {running})", timeout)
 
 #: what Lichess's PGN exports write for each final status (docs/bot.md)
 TERMINATION = {"mate": "Normal", "resign": "Normal", "stalemate": "Normal", "draw": "Normal",

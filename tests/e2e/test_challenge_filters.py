@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import logging
-import time
 from pathlib import Path
 
 import pytest
@@ -20,10 +19,7 @@ from tests.timing import GAME_S, PATIENCE_S, STARTUP_S, wait_until
 
 def wait_for_log(caplog: pytest.LogCaptureFixture, text: str, timeout: float = PATIENCE_S) -> None:
     """The bot logs its decision just after the server has it: wait for the line."""
-    deadline = time.monotonic() + timeout
-    while text not in caplog.text and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert text in caplog.text
+    wait_until(lambda: text in caplog.text, f"the log line {text!r}", timeout)
 
 
 def assert_declined(server: LoopbackServer, challenge_id: str, reason: str) -> None:

@@ -10,7 +10,7 @@ from bot.lobby.challenges import Decline, accepted_clock_text, decline_message
 from bot.loopback import LoopbackServer
 from tests.e2e.conftest import BotThread, bot_config
 from tests.reliability.conftest import ResignAfter
-from tests.timing import GAME_S, STARTUP_S
+from tests.timing import GAME_S, STARTUP_S, wait_until
 
 
 def test_the_decline_message_says_why_and_what_is_accepted_in_at_most_300_characters() -> None:
@@ -48,12 +48,12 @@ def test_challenges_wait_in_the_queue_while_the_slot_is_busy_and_are_accepted_wh
     server.wait_for_plies(first, 2, GAME_S)
     waiting = server.challenge(clock=(60, 0), opponent=ResignAfter(2, seed=2))
     withdrawn = server.challenge(clock=(60, 0))
-    server.wait_for(lambda: bot.lobby is not None and len(bot.lobby.answers.queued) == 2, STARTUP_S,
-                    "two queued challenges")
+    wait_until(lambda: bot.lobby is not None and len(bot.lobby.answers.queued) == 2, "two queued challenges",
+               STARTUP_S)
     assert server.answer(waiting) is None and server.answer(withdrawn) is None, "queued, not declined"
     assert bot.lobby.challenges_waiting() == 2  # what !queue says
     server.cancel_challenge(withdrawn)
-    server.wait_for(lambda: len(bot.lobby.answers.queued) == 1, STARTUP_S, "the withdrawn challenge to leave the queue")
+    wait_until(lambda: len(bot.lobby.answers.queued) == 1, "the withdrawn challenge to leave the queue", STARTUP_S)
     third = server.challenge(clock=(60, 0))
     fourth = server.challenge(clock=(60, 0))
     declined = server.wait_for_answer(fourth, STARTUP_S)

@@ -11,7 +11,7 @@ import pytest
 
 from bot.loopback import LoopbackServer, Manual
 from tests.e2e.conftest import BotThread, bot_config, replay_pgn
-from tests.timing import GAME_S, PATIENCE_S, STARTUP_S
+from tests.timing import GAME_S, PATIENCE_S, STARTUP_S, wait_until
 
 VISITS = {"check_interval_s": 1, "disconnect_after_s": 0.3}
 
@@ -24,8 +24,8 @@ def correspondence_config(server: LoopbackServer, tmp_path: Path, **overrides: A
 def wait_until_parked(server: LoopbackServer, bot: BotThread, parks: int, caplog: pytest.LogCaptureFixture
                       ) -> None:
     """Until the bot has parked the game ``parks`` times and holds no game worker."""
-    server.wait_for(lambda: (caplog.text.count("parked until the next check") >= parks
-                             and not bot.lobby.workers) or None, PATIENCE_S, f"park number {parks}")
+    wait_until(lambda: caplog.text.count("parked until the next check") >= parks and not bot.lobby.workers,
+               f"park number {parks}", PATIENCE_S)
 
 
 def test_a_correspondence_game_is_played_in_visits(

@@ -11,7 +11,7 @@ import pytest
 
 from bot.loopback import LoopbackServer, RandomMoves, Scripted
 from tests.e2e.conftest import KEEPALIVE_S, BotThread, assert_clean_game, bot_config, refereed_server, replay_pgn
-from tests.timing import GAME_S, PATIENCE_S, STARTUP_S
+from tests.timing import GAME_S, PATIENCE_S, STARTUP_S, wait_until
 
 CASTLING_READY = "r3k2r/pppppppp/8/8/8/8/PPPPPPPP/R3K2R w KQkq - 0 1"
 
@@ -98,8 +98,8 @@ def test_the_bot_waits_for_a_server_that_refuses_connections(
     lichess_server.faults.refuse_connections(3)  # it also cuts the streams
     # the opponent plays on while the bot finds the server refusing it (an attempt to reconnect refused), or,
     # on a machine too busy for the bot to try within the refusal's 3 s, once the refusal is over
-    lichess_server.wait_for(lambda: "still down (connection refused" in caplog.text
-                            or not lichess_server.faults.refusing, 3 + PATIENCE_S, "the bot to meet the refusal")
+    wait_until(lambda: "still down (connection refused" in caplog.text or not lichess_server.faults.refusing,
+               "the bot to meet the refusal", 3 + PATIENCE_S)
     lichess_server.set_opponent(game_id, RandomMoves(seed=23))
     game = lichess_server.wait_for_game_end(game_id, GAME_S)
     assert_clean_game(game)

@@ -22,7 +22,7 @@ import pytest
 from bot.loopback import LoopbackServer, Manual, RandomMoves
 from engine import Board
 from tests.e2e.conftest import TOKEN, BotThread, assert_clean_game, bot_config
-from tests.timing import GAME_S, PATIENCE_S, STARTUP_S
+from tests.timing import GAME_S, PATIENCE_S, STARTUP_S, wait_until
 from tools.status_bench import half_open_connections
 
 CHROMIUM = shutil.which("chromium") or ("/usr/bin/chromium" if os.path.exists("/usr/bin/chromium") else None)
@@ -41,16 +41,6 @@ def free_port() -> int:
 def get(url: str, timeout: float = PATIENCE_S) -> bytes:
     with urllib.request.urlopen(url, timeout=timeout) as answer:  # noqa: S310 - our own loopback page
         return bytes(answer.read())
-
-
-def wait_until(condition: Any, timeout: float, what: str) -> Any:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = condition()
-        if value:
-            return value
-        time.sleep(0.1)
-    raise AssertionError(f"timed out waiting for {what}")
 
 
 def metric_samples(text: str) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
@@ -121,7 +111,7 @@ def test_the_page_in_chromium_follows_a_game_and_shows_its_eval_graph(
     game_id = server.challenge(challenger="Alice", color="black", clock=(300, 3), opponent=Manual())
     bot = BotThread(page_config(server, tmp_path, port)).start()  # stopped once the browser has left
     bots.append(bot)
-    wait_until(lambda: plies(server, game_id) == 1, GAME_S, "the bot's first move")
+    wait_until(lambda: plies(server, game_id) == 1, "the bot's first move", GAME_S)
 
     marker = f'<div class="game" data-id="{game_id}" data-ply="1">'  # once the bot has seen its move echoed
 
@@ -130,7 +120,7 @@ def test_the_page_in_chromium_follows_a_game_and_shows_its_eval_graph(
         return html if marker in html else None
 
     # the page follows the bot within a second; 15 s, above PATIENCE_S, is the bound these page waits always had
-    first_answer = wait_until(page_with_the_first_move, 15, "the page to draw the bot's first move")
+    first_answer = wait_until(page_with_the_first_move, "the page to draw the bot's first move", 15)
     card = first_answer.split(marker, 1)[1]
     board = Board(variant="seirawan")
     board.push_uci(server.game(game_id).moves[0])
@@ -140,15 +130,15 @@ def test_the_page_in_chromium_follows_a_game_and_shows_its_eval_graph(
     assert '<div class="value" id="slots">1 / 1</div>' in first_answer
 
     browser.get(base + "/")
-    first = wait_until(lambda: board_fen(browser), STARTUP_S, "the live board on the page")  # Chromium's first load
+    first = wait_until(lambda: board_fen(browser), "the live board on the page", STARTUP_S)  # Chromium's first load
     seen = [first]
     for _ in range(5):
         moves = list(server.game(game_id).moves)
         server.play_opponent_move(game_id, opponent_move(moves))
         answered = len(moves) + 2
-        wait_until(lambda: plies(server, game_id) == answered, GAME_S, "the bot's answer")  # noqa: B023
-        seen.append(wait_until(lambda: (fen := board_fen(browser)) not in seen and fen, 15,  # as the first move's
-                               "the page's board to follow the game"))
+        wait_until(lambda: plies(server, game_id) == answered, "the bot's answer", GAME_S)  # noqa: B023
+        seen.append(wait_until(lambda: (fen := board_fen(browser)) not in seen and fen,
+                               "the page's board to follow the game", 15))  # as the first move's
     assert len(set(seen)) == len(seen) == 6, "the live board changed with every pair of moves"
     text = browser.find_element("css selector", ".game").text
     assert "Alice" in text and "our eval, depth" in text
@@ -160,11 +150,11 @@ def test_the_page_in_chromium_follows_a_game_and_shows_its_eval_graph(
     game = server.wait_for_game_end(game_id, GAME_S)
     assert_clean_game(game)
     # the page redraws within a second: 15 s as for the moves above
-    wait_until(lambda: browser.execute_script("return document.querySelectorAll('.game').length") == 0, 15,
-               "the running game to leave the page")
+    wait_until(lambda: browser.execute_script("return document.querySelectorAll('.game').length") == 0,
+               "the running game to leave the page", 15)
     wait_until(lambda: browser.execute_script(
-        "return document.querySelectorAll('.done .evalgraph polyline.eval').length") == 1, 15,
-               "the finished game's eval graph")
+        "return document.querySelectorAll('.done .evalgraph polyline.eval').length") == 1,
+               "the finished game's eval graph", 15)
     finished = browser.find_element("css selector", ".done")
     assert "Alice" in finished.text and "1-0" in finished.text
     points = browser.execute_script("return document.querySelector('.done polyline.eval').getAttribute('points')")
@@ -267,12 +257,12 @@ def test_a_thousand_half_open_connections_and_a_megabyte_post_stall_neither_page
     game_id = server.challenge(challenger="Mallory", clock=(120, 2), opponent=RandomMoves(seed=5))
     bot = BotThread(page_config(server, tmp_path, port))  # stopped at the end: the page must stay up till then
     bots.append(bot.start())
-    wait_until(lambda: plies(server, game_id) >= 2, GAME_S, "the game to start")
+    wait_until(lambda: plies(server, game_id) >= 2, "the game to start", GAME_S)
     attack = HalfOpenConnections(("127.0.0.1", port), 1000).open_all()
     try:
         answered = []
         for _ in range(5):
-            wait_until(lambda: held_by_page(port) >= 1000, PATIENCE_S, "the page to hold the thousand connections")
+            wait_until(lambda: held_by_page(port) >= 1000, "the page to hold the thousand connections", PATIENCE_S)
             played = plies(server, game_id)
             started = time.monotonic()
             status = json.loads(get(f"http://127.0.0.1:{port}/api/status"))
@@ -281,13 +271,13 @@ def test_a_thousand_half_open_connections_and_a_megabyte_post_stall_neither_page
             if game_id in server.games and server.game(game_id).status == "started":
                 assert [game["id"] for game in status["games"]] == [game_id]
                 wait_until(lambda: plies(server, game_id) > played or server.game(game_id).status != "started",  # noqa: B023
-                           GAME_S, "the game to go on")
+                           "the game to go on", GAME_S)
         assert attack.post_answer.startswith(b"HTTP/1.0 413"), attack.post_answer
         game = server.wait_for_game_end(game_id, GAME_S)
         assert_clean_game(game)
         assert game.status in ("mate", "draw", "stalemate"), game.describe()
         # the page lists the game once the bot has filed it: well under GAME_S, a literal above PATIENCE_S
-        wait_until(lambda: game_id in _finished_ids(port), 30, "the page to show the finished game")
+        wait_until(lambda: game_id in _finished_ids(port), "the page to show the finished game", 30)
     finally:
         attack.stop()
     assert bot.stop() == 0

@@ -24,7 +24,7 @@ from bot.loopback import LoopbackServer
 from tests.bot.test_bot_challenges import challenge
 from tests.e2e.conftest import REPO, TOKEN, BotProcess, BotThread, bot_config
 from tests.reliability.conftest import ResignAfter
-from tests.timing import GAME_S, PATIENCE_S, STARTUP_S
+from tests.timing import GAME_S, PATIENCE_S, STARTUP_S, wait_until
 
 
 def resigning(number: int) -> ResignAfter:
@@ -97,8 +97,8 @@ def test_a_refused_join_says_why_in_one_line(
     bots.append(BotThread(config).start())
     server.wait_for(lambda: all(server.tournaments[t].joins for t in (no_bots, too_strong, battle, private)),
                     STARTUP_S, "four joins")
-    server.wait_for(lambda: sum("join refused" in record.getMessage() for record in caplog.records) == 4,
-                    STARTUP_S, "four refusals logged")
+    wait_until(lambda: sum("join refused" in record.getMessage() for record in caplog.records) == 4,
+               "four refusals logged", STARTUP_S)
     refused = sorted(record.getMessage() for record in caplog.records if "join refused" in record.getMessage())
     assert refused == sorted([
         f"tournament {no_bots}: join refused: Bot players are not allowed",

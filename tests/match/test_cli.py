@@ -7,14 +7,13 @@ import shutil
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Dict, List
 
 import pytest
 
 from tests.match.pgn_reader import read_games
-from tests.timing import PATIENCE_S, STARTUP_S
+from tests.timing import PATIENCE_S, STARTUP_S, wait_until
 
 REPO = Path(__file__).resolve().parents[2]
 FAIRY = "/usr/games/fairy-stockfish"
@@ -123,9 +122,7 @@ def test_ctrl_c_stops_the_match_prints_the_table_and_kills_the_engines(tmp_path:
     try:
         # Ctrl-C once the first game is under way: an engine has its first go (and thinks for 30 s). The bound
         # only rules out a runner that never gets there (five processes start: ~2 s idle, ~10 s under load).
-        deadline = time.monotonic() + STARTUP_S
-        while not _lines(goes) and process.poll() is None and time.monotonic() < deadline:
-            time.sleep(0.05)
+        wait_until(lambda: _lines(goes) or process.poll() is not None, "an engine asked to move", STARTUP_S)
         assert _lines(goes), f"no engine was asked to move; runner exit status {process.poll()}"
         process.send_signal(signal.SIGINT)
         # a runner that ignored Ctrl-C would wait for the engine's 30 s think, then play on
@@ -136,8 +133,10 @@ def test_ctrl_c_stops_the_match_prints_the_table_and_kills_the_engines(tmp_path:
             process.communicate()
     assert process.returncode == 130, stderr
     assert "Match interrupted after 0 of 4 games." in stdout
-    deadline = time.monotonic() + PATIENCE_S  # killed engines may take a moment to be reaped
-    while [pid for pid in map(int, _lines(pids)) if _running(pid)] and time.monotonic() < deadline:
-        time.sleep(0.05)
     assert len(_lines(pids)) >= 4  # two probed, then the worker's pair
-    assert [pid for pid in map(int, _lines(pids)) if _running(pid)] == []
+
+    def running() -> list[int]:
+        return [pid for pid in map(int, _lines(pids)) if _running(pid)]
+
+    # killed engines may take a moment to be reaped
+    wait_until(lambda: not running(), lambda: f"every engine gone (still running: {running()})", PATIENCE_S)

@@ -19,7 +19,7 @@ from tests.reliability.conftest import (
     bot_config,
     faulty_engine,
 )
-from tests.timing import GAME_S, STARTUP_S
+from tests.timing import GAME_S, STARTUP_S, wait_until
 
 CLOCK_S = 10
 #: Lichess does not let a BOT play ultraBullet (its challenge says ``compat.bot: false`` and the bot declines),
@@ -86,7 +86,7 @@ def test_an_engine_gone_for_good_ends_the_game_stops_challenges_and_fails_the_he
     assert health.main([str(heartbeat)]) == 1
 
     Path(f"{counter}.dead").unlink()  # the engine can start again
-    server.wait_for(lambda: heartbeat.read_text().strip() == "ok", 20, "the health check to pass again")
+    wait_until(lambda: heartbeat.read_text().strip() == "ok", "the health check to pass again", 20)
     assert health.main([str(heartbeat)]) == 0
     accepted = server.challenge(clock=(LICHESS_CLOCK_S, 0), opponent=ResignAfter(1, seed=4))
     assert server.wait_for_answer(accepted, STARTUP_S).accepted

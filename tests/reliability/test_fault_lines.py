@@ -15,7 +15,7 @@ from bot.loopback import LoopbackServer, Scripted
 from bot.loopback.games import default_board_factory
 from tests.e2e.conftest import refereed_server
 from tests.reliability.conftest import KEEPALIVE_S, BotThread, ResignAfter, assert_clean_game, bot_config
-from tests.timing import GAME_S
+from tests.timing import GAME_S, wait_until
 
 BAD_FEN = "not-a-fen"
 
@@ -90,7 +90,7 @@ def test_malformed_lines_are_skipped_and_broken_games_left_cleanly_while_the_oth
     game = server.wait_for_game_end(healthy, GAME_S)
     assert_clean_game(game)
     assert game.status == "resign" and len(game.bot_moves()) >= 7, "the healthy game was played to its end"
-    server.wait_for(lambda: (tmp_path / f"{healthy}.pgn").exists() or None, 10, "the healthy game's PGN")
+    wait_until((tmp_path / f"{healthy}.pgn").exists, "the healthy game's PGN", 10)
     assert bots[0].stop(GAME_S) == 0
     text = caplog.text
     assert text.count("skipped a malformed line") >= len(EVENT_LINES) + len(GAME_LINES) - 3  # 3 are valid shapes

@@ -21,7 +21,7 @@ from tests.reliability.conftest import (
     assert_clean_game,
     bot_config,
 )
-from tests.timing import GAME_S, STARTUP_S
+from tests.timing import GAME_S, STARTUP_S, wait_until
 
 
 @pytest.mark.parametrize(("mode", "signum"), [("finish", signal.SIGTERM), ("abort", signal.SIGTERM),
@@ -97,10 +97,8 @@ def test_sigterm_during_a_60_s_429_pause_ends_the_pause_and_exits_0(server: Loop
     try:
         server.challenge(clock=(60, 0))
         server.wait_for_request("accept", timeout=STARTUP_S)
-        deadline = time.monotonic() + STARTUP_S
-        while "pausing this endpoint for 60 s" not in bot.logs() and time.monotonic() < deadline:
-            time.sleep(0.05)
-        assert "pausing this endpoint for 60 s" in bot.logs(), bot.logs()
+        wait_until(lambda: "pausing this endpoint for 60 s" in bot.logs(),
+                   lambda: f"the 429 pause in the log:\n{bot.logs()}", STARTUP_S)
         assert bot.process is not None
         signalled = time.monotonic()
         bot.process.send_signal(signal.SIGTERM)
