@@ -115,7 +115,6 @@ class GameDesk:
                 game.take_back(1 if game.is_bot_turn() else 2, time.monotonic())
                 self._emit_game(game, self._state_line(game))
             elif yes:
-                game.bot_takeback_requests += 1
                 if game.bot_moves() and game.opponent.accepts_takeback(game.position_for(opponent)):
                     game.take_back(2 if game.is_bot_turn() else 1, time.monotonic())
                     self._emit_game(game, self._state_line(game))

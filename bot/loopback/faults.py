@@ -184,15 +184,10 @@ class Faults:
     def lose_game_stream(self, game_id: str) -> None:
         """As pychess after a restart that did not restore a BOT's game stream: the open stream is cut, the
         next request for it gets HTTP 200 headers and then a broken body, every later one 409 "Duplicate BOT
-        game_stream", until :meth:`restore_game_stream`. The game page and the move endpoint keep working."""
+        game_stream", for good. The game page and the move endpoint keep working."""
         with self._lock:
             self._lost_game_streams[game_id] = 0
         self.drop_streams("game", game_id)
-
-    def restore_game_stream(self, game_id: str) -> None:
-        """The game stream works again."""
-        with self._lock:
-            self._lost_game_streams.pop(game_id, None)
 
     def lost_game_stream(self, game_id: Optional[str]) -> Optional[str]:
         """Called per game-stream request: ``"broken"`` (200, then the body breaks), ``"409"``, or None."""

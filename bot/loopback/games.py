@@ -69,7 +69,6 @@ class Game:
         self.draw_offer = {True: False, False: False}
         self.takeback_offer = {True: False, False: False}
         self.bot_draw_offers = 0
-        self.bot_takeback_requests = 0
         self.opponent = opponent
         tc = challenge.time_control
         self.clock: Optional[Clock] = None

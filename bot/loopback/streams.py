@@ -39,7 +39,6 @@ class Stream:
         self.game_id = game_id
         self.keepalive_line = keepalive_line
         self.keepalive_s = keepalive_s
-        self.opened_at = time.time()
         self.lines_sent: list[str] = []
         self.silent = False
         self.finished = threading.Event()
