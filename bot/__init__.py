@@ -9,7 +9,7 @@ checks, and finds no import cycle):
 - ``wire``: the server: the HTTP client, streams, rate limits, the event model, normalisers, dialects;
 - ``engines``: the UCI, XBoard and homemade engine clients and their search limits;
 - ``records``: the PGN writer and how a game ended;
-- ``config``: ``config.yml`` -> ``Settings``;
+- ``config``: ``config.yml`` -> ``Settings``, and ``Timing``, the bot's fixed waits;
 - ``metrics``: the process's counters for ``/metrics`` (games, challenges, moves, latency, restarts, HTTP), which
   every layer may update; it imports nothing from ``bot``.
 
