@@ -142,6 +142,18 @@ def test_the_architecture_names_files_that_exist_and_every_package_in_its_tree()
     assert sorted(tools - words) == [], "tools missing from the tree"
 
 
+def test_the_architecture_names_everything_the_root_package_holds() -> None:
+    """Its paragraph on the root ``bot`` package names each name the package exports and each module beside
+    the layers (``bot/__main__.py``, ``bot/health.py``)."""
+    import bot
+
+    doc = (ROOT / "docs" / "architecture.md").read_text()
+    paragraph = doc.split("The root `bot` package", 1)[1].split("\n\n", 1)[0]
+    assert sorted(name for name in bot.__all__ if f"`{name}`" not in paragraph) == []
+    modules = [f"bot/{path.name}" for path in (ROOT / "bot").glob("*.py") if path.name != "__init__.py"]
+    assert modules and sorted(module for module in modules if f"`{module}`" not in paragraph) == []
+
+
 # --- The docs as a reference (issue 47): cited paths exist, figures name their build, no work log. ---
 
 DOCS = {"README.md": README} | {f"docs/{path.name}": path.read_text() for path in sorted((ROOT / "docs").glob("*.md"))}
@@ -168,6 +180,42 @@ def test_cited_paths_finds_files_folders_and_skips_urls() -> None:
 def test_every_path_a_doc_cites_exists(name: str) -> None:
     missing = sorted(path for path in cited_paths(DOCS[name]) if not (ROOT / path).exists())
     assert not missing, f"{name} cites paths that do not exist: {missing}"
+
+
+#: a relative path that climbs (``../shared/data/x.epd``, ``../README.md``)
+CLIMBING_PATH = re.compile(r"(?<![\w.])((?:\.\./)+[\w.-]*[\w/.-]*)")
+
+
+def paths_outside(name: str, text: str) -> list[str]:
+    """The climbing paths of a document that are not a link to a file of the repository from the document's
+    folder (``../README.md`` from ``docs/``): ``../shared/data/x.epd`` in a command run from the repository's
+    root names a folder beside it. A line about hostile input (a game id such as ``../../etc/x``) is not a
+    pointer."""
+    here = (ROOT / name).parent.resolve()
+    root = ROOT.resolve()
+    found = []
+    for line in text.splitlines():
+        if "hostile" in line:
+            continue
+        for path in CLIMBING_PATH.findall(line):
+            target = (here / path).resolve()
+            if not (target.is_relative_to(root) and target.exists()):
+                found.append(path)
+    return found
+
+
+def test_paths_outside_finds_what_leaves_the_repository() -> None:
+    text = "see [the README](../README.md), run `--openings ../shared/data/seirawan.epd`\nhostile `../../etc/x`"
+    assert paths_outside("docs/x.md", text) == ["../shared/data/seirawan.epd"]
+    assert paths_outside("README.md", "[docs](docs/bot.md) and ../other") == ["../other"]
+
+
+@pytest.mark.parametrize("name", sorted(DOCS))
+def test_no_doc_points_outside_the_repository(name: str) -> None:
+    """A clone of the repository is all a reader has: a doc names no file or folder beside it (data, tools,
+    other checkouts); data a command needs is an argument the reader gives, or a file in the repository."""
+    outside = paths_outside(name, DOCS[name])
+    assert not outside, f"{name} points outside the repository: {outside}"
 
 
 def prose(text: str) -> str:
