@@ -7,8 +7,9 @@
 #       -v "$PWD/config.yml:/config/config.yml:ro" -v schess-games:/games schess-bot
 #
 # The token comes only from the environment (never baked into the image); the config is a mounted file
-# (the image ships the documented default at /config/config.yml); PGNs go to the /games volume. What was
-# verified with a real Docker daemon, and how to build without a registry: docs/docker.md.
+# (the image ships the documented default at /config/config.yml); PGNs go to the /games volume. The image's
+# reference, and how to build without a registry: docs/docker.md; what was checked with a real Docker daemon:
+# docs/results.md.
 #
 # BASE_IMAGE: any Debian-based image with python3 >= 3.10 and pip (the default; or the stand-in that
 # docs/docker.md builds with debootstrap when no registry is reachable). Both stages use it, so the compiled
@@ -18,8 +19,8 @@ ARG BASE_IMAGE=python:3.11-slim-bookworm
 # ---- builder: a C compiler turns the engine into a wheel (SCHESS_ENGINE_COMPILE=1, Cython from PyPI).
 # Nothing of this stage but the wheel reaches the image.
 FROM ${BASE_IMAGE} AS builder
-# COMPILED=1 (the default): the compiled engine, about 4.7-4.9x the pure build's speed under CPython and faster
-# than PyPy (docs/docker.md); COMPILED=0: the pure-Python wheel.
+# COMPILED=1 (the default): the compiled engine, about 20x the pure build's speed under CPython and faster
+# than PyPy (docs/results.md); COMPILED=0: the pure-Python wheel.
 ARG COMPILED=1
 ENV PIP_NO_CACHE_DIR=1 PIP_DISABLE_PIP_VERSION_CHECK=1
 # gcc, and Python's headers where the base image lacks them (Debian's python3: python3-dev).
@@ -52,7 +53,8 @@ ENV PYTHONUNBUFFERED=1 \
 
 # tini is PID 1 and passes docker stop's SIGTERM on to the bot, which handles it itself (graceful stop). Without
 # it the bot would be PID 1, and the kernel drops a SIGTERM sent to PID 1 before the bot has installed its
-# handler (about a second of imports at start-up): docker stop then waits its whole timeout (docs/docker.md).
+# handler (about a second of imports at start-up): docker stop then waits its whole timeout (docs/docker.md,
+# "Stopping").
 RUN apt-get update \
     && apt-get install -y --no-install-recommends tini $(if [ "$WITH_PYPY" = 1 ]; then echo pypy3; fi) \
     && apt-get clean && rm -rf /var/lib/apt/lists/*

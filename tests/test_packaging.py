@@ -2,8 +2,9 @@
 
 No Docker daemon runs on the CI machines, so these tests read the Dockerfile and check each promise that can
 be checked statically; .ci/run installs the package the way the Dockerfile does (``pip install`` with no
-extras, in a fresh virtual environment) and runs the installed console scripts. docs/docker.md lists the
-checks made against a real Docker daemon (sandbox game, docker stop timings, volume ownership, PyPy build).
+extras, in a fresh virtual environment) and runs the installed console scripts. docs/results.md ("The Docker
+image, as checked") lists the checks made against a real Docker daemon (sandbox game, docker stop timings,
+volume ownership, PyPy build).
 """
 
 from __future__ import annotations
@@ -138,7 +139,7 @@ def test_base_image_is_a_slim_debian_python_the_project_supports() -> None:
 
 
 def test_the_image_ships_the_compiled_engine_and_pypy_on_request() -> None:
-    # Compiled CPython beat the image's former PyPy default (docs/docker.md): it is the default now.
+    # Compiled CPython beat the image's former PyPy default (docs/results.md): it is the default now.
     builder, image = stages()
     assert re.search(r"^ARG COMPILED=1$", builder, re.MULTILINE) and re.search(r"^ARG COMPILED=1$", image,
                                                                               re.MULTILINE)
