@@ -29,7 +29,7 @@ QB, SCALE``, int16 ``W1[features][hidden]``, int16 ``B1[hidden]``, int16 ``W2[2 
 Version 1: the net's score is the evaluation; version :data:`VERSION_ADDED` (2): the net's score is added to
 the hand-made evaluation's (a net trained on the difference, ``train --residual``; ``evaluate.evaluate``).
 The built-in nets are in ``engine/data/``: :data:`DEFAULT_NET` and one per variant in :data:`VARIANT_NETS` (their
-hashes and provenance in docs/nnue.md).
+hashes in engine/data/README.md, how they were made in docs/nnue.md).
 """
 
 from __future__ import annotations
