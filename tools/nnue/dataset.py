@@ -306,11 +306,6 @@ def white_results(records: np.ndarray) -> np.ndarray:
     return np.where(np.asarray(records["flags"]) & 1, 1.0 - result, result)
 
 
-def white_scores(records: np.ndarray) -> np.ndarray:
-    score = np.asarray(records["score"]).astype(np.int64)
-    return np.where(np.asarray(records["flags"]) & 1, -score, score)
-
-
 def variant_names(records: np.ndarray) -> list[str]:
     """``variant`` or ``variant960`` of every record."""
     flags = np.asarray(records["flags"])
