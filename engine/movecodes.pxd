@@ -30,6 +30,8 @@ cdef class PositionState:
     cdef public object start_ply
     cdef public int ply
     cdef public long long hash
+    cdef public unsigned long long changed_squares
+    cdef public bint hand_changed
     cdef public object undo_buffer
     cdef public object undo_mask_buffer
     cdef long long[::1] undo

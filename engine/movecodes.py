@@ -96,6 +96,8 @@ class PositionState:
     start_ply: int
     ply: int
     hash: int
+    changed_squares: int  # the squares the last make wrote (a superset of those whose piece changed)
+    hand_changed: bool  # whether the last make changed a count in hand
     undo: array[int]  # a typed memoryview of undo_buffer in the compiled build
     undo_masks: array[int]
     undo_buffer: array[int]

@@ -77,6 +77,8 @@ _B2 = 0
 _HIDDEN = 0  # 0: no net loaded
 _ADDED = 0  # 1: the net in use is a VERSION_ADDED net
 _W2_FITS_INT = 0  # 1: the output layer's sums of the net in use fit a C int (Accumulator.evaluate)
+_W2_OFFSET = 0  # 32768 * sum(W2): what Accumulator.evaluate's 16-bit output layer adds back
+ACCUMULATOR_LIMIT = 32767  # the first layer's sums are C shorts in the compiled build: no net may exceed it
 _QA = QA
 _DIV = QA * QB
 _SCALE = SCALE
@@ -86,9 +88,15 @@ _SLOT = 2 * MAX_HIDDEN  # accumulator values per slot: white's perspective, then
 _MAXH = MAX_HIDDEN
 _STACK = STACK_PLIES
 _HAND_BASE = HAND_BASE
-_CHANGES_MAX = 64 + 16 * HAND_STEPS + 16
+_SQUARES_MAX = 8  # squares one move changes (castling: 4; the placement forfeits: fewer)
+_SLOT_CHANGES_MAX = 2 * _SQUARES_MAX + 16 * HAND_STEPS + 16  # features one slot's changes add or remove
+_CHANGES_MAX = 2 * _SLOT_CHANGES_MAX
 _HAND_STEPS = HAND_STEPS
 _GATE_BASE = GATE_BASE
+# The square of a one-bit mask: _LOW_BIT_SQUARE[(1 << sq) % 67] == sq (67 is prime, every 2^k mod 67 distinct).
+_LOW_BIT_SQUARE = _zeros(67)
+for _sq in range(64):
+    _LOW_BIT_SQUARE[(1 << _sq) % 67] = _sq
 
 # Feature of a piece (signed code) on a square, for each perspective: (code + 8) * 64 + square.
 _PIECE_WHITE = _zeros(17 * 64)
@@ -174,12 +182,31 @@ def load(path: Optional[str] = None, variant: str = "seirawan") -> NetInfo:
     except OSError as error:
         raise NetError(f"{file}: cannot be read ({error.strerror or error})") from None
     hidden, w1, b1, w2, b2 = parse(data, str(file))
+    bound = accumulator_bound(hidden, w1, b1)
+    if bound > ACCUMULATOR_LIMIT:
+        raise NetError(f"{file}: its first layer can sum to {bound} in some position, beyond the accumulator's "
+                       f"16-bit range ({ACCUMULATOR_LIMIT}); train it with smaller weights")
     _install(hidden, w1, b1, w2, b2, _HEADER.unpack_from(data)[1] == VERSION_ADDED)
     return NetInfo(str(file), hashlib.sha256(data).hexdigest(), hidden)
 
 
+def accumulator_bound(hidden: int, w1: array[int], b1: array[int]) -> int:
+    """The largest first-layer sum any position can give the net (with 64 pieces, every hand full, every
+    gate): per neuron its bias plus, on each square, the largest weight of any piece there, and every hand and
+    gate weight, all taken by size."""
+    worst = 0
+    for j in range(hidden):
+        total = abs(b1[j])
+        for sq in range(64):
+            total += max(abs(w1[(code * 64 + sq) * hidden + j]) for code in range(16))
+        for feature in range(HAND_BASE, N_FEATURES):
+            total += abs(w1[feature * hidden + j])
+        worst = max(worst, total)
+    return worst
+
+
 def _install(hidden: int, w1: array[int], b1: array[int], w2: array[int], b2: int, added: bool = False) -> None:
-    global _HIDDEN, _B2, _ADDED, _W2_FITS_INT
+    global _HIDDEN, _B2, _ADDED, _W2_FITS_INT, _W2_OFFSET
     _HIDDEN = 0  # no accumulator evaluates a half-written net
     for i in range(N_FEATURES * hidden):
         _W1[i] = w1[i]
@@ -189,10 +216,11 @@ def _install(hidden: int, w1: array[int], b1: array[int], w2: array[int], b2: in
         _W2[hidden + i] = w2[hidden + i]
     _B2 = b2
     _ADDED = 1 if added else 0
-    # The output layer's sum of each half, at most QA^2 times the sum of its |weights|: in 32 bits when that
-    # cannot overflow (every net trained here), else in 64.
-    bound = QA * QA * max(sum(abs(w) for w in w2[:hidden]), sum(abs(w) for w in w2[hidden:2 * hidden]))
+    # The output layer's sum of each half in Accumulator.evaluate's 16-bit form, at most 32768 times the sum of
+    # its |weights|: in 32 bits when that cannot overflow (every net trained here), else in 64.
+    bound = 32768 * max(sum(abs(w) for w in w2[:hidden]), sum(abs(w) for w in w2[hidden:2 * hidden]))
     _W2_FITS_INT = 1 if bound < 2 ** 31 else 0
+    _W2_OFFSET = 32768 * sum(w2[:2 * hidden])
     _HIDDEN = hidden
 
 
@@ -231,124 +259,208 @@ class Accumulator(MoveObserver):
     A position carries one while a search runs (``Position.accumulator``); :meth:`refresh` sets it to a position."""
 
     def __init__(self) -> None:
-        self.values = _zeros(STACK_PLIES * 2 * MAX_HIDDEN)
-        self.board = _zeros(STACK_PLIES * 64)
-        self.hands = _zeros(STACK_PLIES * 16)  # white's pieces in hand by type - 1, then black's
-        self.gate_masks = _zeros(STACK_PLIES)
-        self.filled = _zeros(STACK_PLIES)  # 1: the slot's sums and snapshot are set (else push left it empty)
-        # The features _advance adds and removes (white's and black's row of each): at most every square, a
-        # full hand of each type and every gate.
+        # One slot per ply, and one more (the last) for a position past them (evaluated from scratch).
+        self.values = _zeros((STACK_PLIES + 1) * 2 * MAX_HIDDEN)
+        self.filled = _zeros(STACK_PLIES)  # 1: the slot's sums are set (else push left it empty)
+        # What the position of the top slot holds (kept by push and pop): board, hands, gates.
+        self.board = _zeros(64)
+        self.hands = _zeros(16)  # white's pieces in hand by type - 1, then black's
+        self.gates = 0
+        # What each slot's move changed, to fill its sums (evaluate) and to take it back (pop): the squares
+        # with their piece before and after, the hand counts before and after, the gates before and after.
+        self.square_count = _zeros(STACK_PLIES)
+        self.square_at = _zeros(STACK_PLIES * _SQUARES_MAX)
+        self.square_old = _zeros(STACK_PLIES * _SQUARES_MAX)
+        self.square_new = _zeros(STACK_PLIES * _SQUARES_MAX)
+        self.hand_count = _zeros(STACK_PLIES)
+        self.hand_at = _zeros(STACK_PLIES * 16)
+        self.hand_old = _zeros(STACK_PLIES * 16)
+        self.hand_new = _zeros(STACK_PLIES * 16)
+        self.gates_old = _zeros(STACK_PLIES)
+        self.gates_new = _zeros(STACK_PLIES)
+        # The features an update adds and removes (white's and black's row of each).
         self.added = _zeros(2 * _CHANGES_MAX)
         self.removed = _zeros(2 * _CHANGES_MAX)
+        self.n_add = 0
+        self.n_sub = 0
         self.top = 0
-        self.overflow = 0  # pushes past the last slot, updated in place there
-        self.stale = False  # the top slot may not describe the position (popped past it): redo before use
+        self.overflow = 0  # pushes past the last slot (evaluated from scratch; their pops only count down)
+        self.stale = False  # popped below the first slot: the next evaluate starts again from the position
 
     def refresh(self, pos: Position) -> None:
-        """Describe ``pos`` from scratch in slot 0: the biases plus every feature of the position."""
-        h = _HIDDEN
-        for i in range(h):
-            self.values[i] = _B1[i]
-            self.values[_MAXH + i] = _B1[i]
-        for i in range(64):
-            self.board[i] = 0
-        for i in range(16):
-            self.hands[i] = 0
-        self.gate_masks[0] = 0
-        self.top = 0
-        self.overflow = 0
-        self.stale = False
-        self._advance(pos, 0, 0)
-        self.filled[0] = 1
-
-    def push(self, pos: Position) -> None:
-        """After ``pos.make``: the next slot is ``pos``'s, left empty until :meth:`evaluate` needs it (past
-        the last slot, the last one is marked stale instead and brought up to date in place)."""
-        top = self.top
-        if top < _STACK - 1 and not self.overflow:
-            self.top = top + 1
-            self.filled[top + 1] = 0
-        else:
-            self.overflow += 1
-            self.stale = True
-
-    def pop(self) -> None:
-        """After ``pos.unmake``: back to the slot of the position before the move."""
-        if self.overflow:
-            self.overflow -= 1
-            self.stale = True
-        elif self.top:
-            self.top -= 1
-        else:
-            self.stale = True
-
-    def _advance(self, pos: Position, src: int, dst: int) -> None:
-        """Slot ``dst`` := slot ``src`` plus the features that differ between its snapshot and ``pos``
-        (``src == dst`` updates a slot in place): the differences are listed first, then each perspective's
-        sums are written in one pass for the first feature added and removed (a move's usual change) and
-        one more pass for each other feature."""
-        added = self.added  # feature rows, white's perspective at 2k, black's at 2k + 1
-        removed = self.removed
-        n_add = 0
-        n_sub = 0
+        """Describe ``pos`` from scratch in slot 0."""
         squares = pos.squares
-        old_board = src * 64
-        new_board = dst * 64
         for sq in range(64):
-            new = squares[sq]
-            old = self.board[old_board + sq]
-            if new != old:
-                if old:
-                    removed[2 * n_sub] = _PIECE_WHITE[(old + 8) * 64 + sq]
-                    removed[2 * n_sub + 1] = _PIECE_BLACK[(old + 8) * 64 + sq]
-                    n_sub += 1
-                if new:
-                    added[2 * n_add] = _PIECE_WHITE[(new + 8) * 64 + sq]
-                    added[2 * n_add + 1] = _PIECE_BLACK[(new + 8) * 64 + sq]
-                    n_add += 1
-            self.board[new_board + sq] = new
+            self.board[sq] = squares[sq]
         hand = pos.hand
         for slot in range(16):
             t = (slot & 7) + 1
-            new = hand[t if slot < 8 else -t]
-            old = self.hands[src * 16 + slot]
-            if new != old:
-                self.hands[dst * 16 + slot] = new
-                new = new if new < _HAND_STEPS else _HAND_STEPS
-                old = old if old < _HAND_STEPS else _HAND_STEPS
-                # White's pieces are own (colour 0) for white and enemy (colour 1) for black, and the reverse.
-                row_white = _HAND_BASE + slot * _HAND_STEPS
-                row_black = _HAND_BASE + (slot ^ 8) * _HAND_STEPS
-                for k in range(old, new):
-                    added[2 * n_add] = row_white + k
-                    added[2 * n_add + 1] = row_black + k
-                    n_add += 1
-                for k in range(new, old):
-                    removed[2 * n_sub] = row_white + k
-                    removed[2 * n_sub + 1] = row_black + k
-                    n_sub += 1
-            elif src != dst:
-                self.hands[dst * 16 + slot] = new
-        gates = pos.gates
-        changed = gates ^ self.gate_masks[src]
-        self.gate_masks[dst] = gates
+            self.hands[slot] = hand[t if slot < 8 else -t]
+        self.gates = pos.gates
+        self.top = 0
+        self.overflow = 0
+        self.stale = False
+        self._fill(pos, 0)
+        self.filled[0] = 1
+
+    def _fill(self, pos: Position, slot: int) -> None:
+        """Slot ``slot``'s sums := the biases plus every feature of ``pos``."""
+        h = _HIDDEN
+        at = slot * _SLOT
+        for i in range(h):
+            self.values[at + i] = _B1[i]
+            self.values[at + _MAXH + i] = _B1[i]
+        squares = pos.squares
+        for sq in range(64):
+            if squares[sq]:
+                self._list_square(sq, 0, squares[sq])
+        hand = pos.hand
+        for slot_ in range(16):
+            t = (slot_ & 7) + 1
+            self._list_hand(slot_, 0, hand[t if slot_ < 8 else -t])
+        self._list_gates(0, pos.gates)
+        self._apply_lists(at, at)  # at most 64 squares, 16 x 8 hand and 16 gate features: within the lists
+
+    def _list_square(self, sq: int, old: int, new: int) -> None:
+        """List the features of square ``sq`` going from piece ``old`` to ``new`` (0: empty)."""
+        if old:
+            self.removed[2 * self.n_sub] = _PIECE_WHITE[(old + 8) * 64 + sq]
+            self.removed[2 * self.n_sub + 1] = _PIECE_BLACK[(old + 8) * 64 + sq]
+            self.n_sub += 1
+        if new:
+            self.added[2 * self.n_add] = _PIECE_WHITE[(new + 8) * 64 + sq]
+            self.added[2 * self.n_add + 1] = _PIECE_BLACK[(new + 8) * 64 + sq]
+            self.n_add += 1
+
+    def _list_hand(self, slot: int, old: int, new: int) -> None:
+        """List the features of hand slot ``slot`` going from ``old`` to ``new`` pieces."""
+        new = new if new < _HAND_STEPS else _HAND_STEPS
+        old = old if old < _HAND_STEPS else _HAND_STEPS
+        # White's pieces are own (colour 0) for white and enemy (colour 1) for black, and the reverse.
+        row_white = _HAND_BASE + slot * _HAND_STEPS
+        row_black = _HAND_BASE + (slot ^ 8) * _HAND_STEPS
+        for k in range(old, new):
+            self.added[2 * self.n_add] = row_white + k
+            self.added[2 * self.n_add + 1] = row_black + k
+            self.n_add += 1
+        for k in range(new, old):
+            self.removed[2 * self.n_sub] = row_white + k
+            self.removed[2 * self.n_sub + 1] = row_black + k
+            self.n_sub += 1
+
+    def _list_gates(self, old: int, new: int) -> None:
+        """List the gate features that differ between the gate masks ``old`` and ``new``."""
+        changed = old ^ new
         if changed:
             for f in range(16):
                 sq = f if f < 8 else 48 + f  # the back ranks: white's is own for white, the enemy's for black
                 if changed >> sq & 1:
-                    f = sq & 7
-                    row_white = _GATE_BASE + (f if sq < 8 else 8 + f)
-                    row_black = _GATE_BASE + (8 + f if sq < 8 else f)
-                    if gates >> sq & 1:
-                        added[2 * n_add] = row_white
-                        added[2 * n_add + 1] = row_black
-                        n_add += 1
+                    g = sq & 7
+                    row_white = _GATE_BASE + (g if sq < 8 else 8 + g)
+                    row_black = _GATE_BASE + (8 + g if sq < 8 else g)
+                    if new >> sq & 1:
+                        self.added[2 * self.n_add] = row_white
+                        self.added[2 * self.n_add + 1] = row_black
+                        self.n_add += 1
                     else:
-                        removed[2 * n_sub] = row_white
-                        removed[2 * n_sub + 1] = row_black
-                        n_sub += 1
-        _apply(self.values, src * _SLOT, dst * _SLOT, added, n_add, removed, n_sub, 0, _HIDDEN)
-        _apply(self.values, src * _SLOT + _MAXH, dst * _SLOT + _MAXH, added, n_add, removed, n_sub, 1, _HIDDEN)
+                        self.removed[2 * self.n_sub] = row_white
+                        self.removed[2 * self.n_sub + 1] = row_black
+                        self.n_sub += 1
+
+    def _apply_lists(self, src: int, dst: int) -> None:
+        """The sums at ``dst`` := those at ``src`` plus the listed features (then no feature is listed)."""
+        _apply(self.values, src, dst, self.added, self.n_add, self.removed, self.n_sub, 0, _HIDDEN)
+        _apply(self.values, src + _MAXH, dst + _MAXH, self.added, self.n_add, self.removed, self.n_sub, 1, _HIDDEN)
+        self.n_add = 0
+        self.n_sub = 0
+
+    def push(self, pos: Position) -> None:
+        """After ``pos.make``: record what the move changed (the squares ``pos.changed_squares`` names, the
+        hands when ``pos.hand_changed``, the gates) in the next slot, left empty until :meth:`evaluate` needs
+        its sums. Past the last slot only the count goes up."""
+        if self.stale:
+            return
+        top = self.top
+        if top >= _STACK - 1 or self.overflow:
+            self.overflow += 1
+            return
+        top += 1
+        self.top = top
+        self.filled[top] = 0
+        squares = pos.squares
+        base = top * _SQUARES_MAX
+        n = 0
+        changed = pos.changed_squares
+        while changed:
+            low = changed & (~changed + 1)
+            sq = _LOW_BIT_SQUARE[low % 67]
+            changed ^= low
+            new = squares[sq]
+            old = self.board[sq]
+            if new != old:
+                self.square_at[base + n] = sq
+                self.square_old[base + n] = old
+                self.square_new[base + n] = new
+                self.board[sq] = new
+                n += 1
+        self.square_count[top] = n
+        n = 0
+        if pos.hand_changed:
+            hand = pos.hand
+            base = top * 16
+            for slot in range(16):
+                t = (slot & 7) + 1
+                new = hand[t if slot < 8 else -t]
+                old = self.hands[slot]
+                if new != old:
+                    self.hand_at[base + n] = slot
+                    self.hand_old[base + n] = old
+                    self.hand_new[base + n] = new
+                    self.hands[slot] = new
+                    n += 1
+        self.hand_count[top] = n
+        self.gates_old[top] = self.gates
+        self.gates = pos.gates
+        self.gates_new[top] = self.gates
+
+    def pop(self) -> None:
+        """After ``pos.unmake``: take back the top slot's changes, back to the slot of the position before."""
+        if self.stale:
+            return
+        if self.overflow:
+            self.overflow -= 1
+            return
+        top = self.top
+        if not top:
+            self.stale = True  # a takeback past the position of slot 0
+            return
+        base = top * _SQUARES_MAX
+        for i in range(self.square_count[top]):
+            self.board[self.square_at[base + i]] = self.square_old[base + i]
+        base = top * 16
+        for i in range(self.hand_count[top]):
+            self.hands[self.hand_at[base + i]] = self.hand_old[base + i]
+        self.gates = self.gates_old[top]
+        self.top = top - 1
+
+    def _update(self, src: int, dst: int) -> None:
+        """Slot ``dst``'s sums := slot ``src``'s plus the changes the slots above ``src`` up to ``dst``
+        recorded: one pass over each perspective's sums for the first feature added and the first removed (a
+        quiet move's whole change), one more for each other feature."""
+        at_src = src * _SLOT
+        at_dst = dst * _SLOT
+        for slot in range(src + 1, dst + 1):
+            if self.n_add > _CHANGES_MAX - _SLOT_CHANGES_MAX or self.n_sub > _CHANGES_MAX - _SLOT_CHANGES_MAX:
+                self._apply_lists(at_src, at_dst)  # room for the next slot's changes
+                at_src = at_dst
+            base = slot * _SQUARES_MAX
+            for i in range(self.square_count[slot]):
+                self._list_square(self.square_at[base + i], self.square_old[base + i], self.square_new[base + i])
+            base = slot * 16
+            for i in range(self.hand_count[slot]):
+                self._list_hand(self.hand_at[base + i], self.hand_old[base + i], self.hand_new[base + i])
+            self._list_gates(self.gates_old[slot], self.gates_new[slot])
+        self._apply_lists(at_src, at_dst)
 
     def adds_hand_made(self) -> bool:
         """Whether :meth:`evaluate`'s score is added to the hand-made evaluation's (a VERSION_ADDED net)."""
@@ -356,17 +468,19 @@ class Accumulator(MoveObserver):
 
     def evaluate(self, pos: Position) -> int:
         """The net's score of ``pos`` (which this accumulator follows) in centipawns, side to move's view."""
-        top = self.top
-        if not self.filled[top]:
-            src = top - 1
-            while not self.filled[src]:  # slot 0 is filled by refresh
-                src -= 1
-            self._advance(pos, src, top)
-            self.filled[top] = 1
-            self.stale = False
-        elif self.stale:
-            self._advance(pos, top, top)
-            self.stale = False
+        if self.stale:
+            self.refresh(pos)
+        if self.overflow:
+            top = _STACK  # the spare slot, from scratch
+            self._fill(pos, top)
+        else:
+            top = self.top
+            if not self.filled[top]:
+                src = top - 1
+                while not self.filled[src]:  # slot 0 is filled by refresh
+                    src -= 1
+                self._update(src, top)
+                self.filled[top] = 1
         h = _HIDDEN
         values = self.values
         us = top * _SLOT + (0 if pos.side == 1 else _MAXH)
@@ -374,22 +488,26 @@ class Accumulator(MoveObserver):
         total = 0
         qa = _QA
         if _W2_FITS_INT:
-            # Each half's sum fits a C int for this net (checked by _install): 32-bit arithmetic, which the
-            # compiler vectorizes; the clipping as conditional moves (the signs of the sums are unpredictable).
+            # In 16-bit lanes (pminsw, pmullw, pmaddwd: SSE2, every x86-64): c * c - 32768 fits a short (c is
+            # at most 255), its product with a weight an int, and each half's sum of those fits an int for this
+            # net (checked by _install); the 32768 * sum(w2) taken off is added back in 64 bits.
             half_us = 0
             half_them = 0
             for i in range(h):
                 c = values[us + i]
                 c = c if c > 0 else 0
                 c = c if c < qa else qa
-                half_us += c * c * _W2[i]
+                d = c * c - 32768
+                half_us += d * _W2[i]
             for i in range(h):
                 c = values[them + i]
                 c = c if c > 0 else 0
                 c = c if c < qa else qa
-                half_them += c * c * _W2[h + i]
+                d = c * c - 32768
+                half_them += d * _W2[h + i]
             total = half_us
             total += half_them
+            total += _W2_OFFSET
         else:
             for i in range(h):
                 v = values[us + i]

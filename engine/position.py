@@ -116,6 +116,9 @@ class Position(FenCodec):
         h = self.hash
         ep = self.ep
         self._push_undo(code, squares[to])
+        # What the move may change, for the accumulator: the squares written (more below) and the hands.
+        self.changed_squares = _ONE << frm | _ONE << to
+        self.hand_changed = False
         # Each Zobrist key goes through the local z before the XOR: a C long long in the compiled build
         # (position.pxd), so the hash is updated in C rather than with Python ints; the same under CPython.
         if ep >= 0:
@@ -177,6 +180,7 @@ class Position(FenCodec):
             squares[frm] = 0
             squares[to] = piece
             squares[victim_sq] = 0
+            self.changed_squares |= _ONE << victim_sq
             z = _ZOBRIST_AT[p + frm]
             h ^= z
             z = _ZOBRIST_AT[p + to]
@@ -193,6 +197,7 @@ class Position(FenCodec):
             hand = self.hand
             count = hand[dropped]
             hand[dropped] = count - 1
+            self.hand_changed = True
             z = _ZOBRIST_AT[(dropped + 8) * 64 + to]
             h ^= z
             z = _ZOBRIST_HAND_AT[(dropped + 8) * HAND_SLOTS + count]
@@ -209,6 +214,7 @@ class Position(FenCodec):
             squares[to] = 0
             squares[king_to] = piece
             squares[rook_to] = rook
+            self.changed_squares |= _ONE << king_to | _ONE << rook_to
             z = _ZOBRIST_AT[p + frm]
             h ^= z
             z = _ZOBRIST_AT[p + king_to]
@@ -241,6 +247,7 @@ class Position(FenCodec):
         hand = self.hand
         count = hand[gained]
         hand[gained] = count + 1
+        self.hand_changed = True
         z = _ZOBRIST_HAND_AT[(gained + 8) * HAND_SLOTS + count]
         h = z
         z = _ZOBRIST_HAND_AT[(gained + 8) * HAND_SLOTS + count + 1]
@@ -294,6 +301,7 @@ class Position(FenCodec):
                 hand = self.hand
                 count = hand[gated]
                 hand[gated] = count - 1
+                self.hand_changed = True
                 z = _ZOBRIST_AT[(gated + 8) * 64 + gate_sq]  # through z: see make
                 h ^= z
                 z = _ZOBRIST_HAND_AT[(gated + 8) * HAND_SLOTS + count]
@@ -406,6 +414,8 @@ def _make_placement(pos: Position, code: int, h: int) -> None:
     pos.halfmove += 1
     pos.side = -pos.side
     pos.ply += 1
+    if pos.accumulator is not None:  # a placement changes the gates only
+        pos.accumulator.push(pos)
 
 
 def _forfeit_placed(pos: Position, sq: int, owner: int, h: int) -> int:
@@ -415,6 +425,7 @@ def _forfeit_placed(pos: Position, sq: int, owner: int, h: int) -> int:
     hand = pos.hand
     count = hand[placed]
     hand[placed] = count - 1
+    pos.hand_changed = True
     z = _ZOBRIST_PLACED_AT[(placed + 8) * 64 + sq]
     h ^= z
     z = _ZOBRIST_HAND_AT[(placed + 8) * HAND_SLOTS + count]

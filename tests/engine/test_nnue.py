@@ -44,7 +44,9 @@ def fresh_eval(board: Board) -> int:
 def test_accumulator_follows_make_and_unmake_as_a_fresh_one_would(net: Path) -> None:
     rng = random.Random(11)
     accumulator = nnue.Accumulator()
-    for variant in ("seirawan", "seirawan", "chess"):
+    # Every variant's moves: gatings, castling with a gate on either square, drops and captures into the hand
+    # (S-House), placements behind a piece and their forfeits (placement S-chess).
+    for variant in ("seirawan", "seirawan", "chess", "shouse", "seirawan-placement", "seirawan-forced-entry"):
         board = Board(variant=variant)
         board.accumulator = accumulator
         accumulator.refresh(board)
@@ -111,6 +113,20 @@ def test_accumulator_stays_right_past_its_last_slot_and_below_its_first(net: Pat
     accumulator.refresh(board)
     board.unmake()  # a takeback past the position the accumulator started from
     assert accumulator.evaluate(board) == fresh_eval(board)
+
+
+def test_a_net_whose_sums_could_leave_16_bits_is_refused(tmp_path: Path) -> None:
+    # The accumulator's sums are C shorts in the compiled build: a net is loaded only when no position can
+    # take a sum past 32767 (then both builds compute the same numbers).
+    hidden = 4
+    w1 = [200] * (nnue.N_FEATURES * hidden)  # 64 squares + 144 hand and gate features at 200: 41,600
+    path = tmp_path / "wide.nnue"
+    path.write_bytes(nnue.serialize(hidden, w1, [0] * hidden, [1] * (2 * hidden), 0))
+    with pytest.raises(nnue.NetError, match=r"wide.nnue: its first layer can sum to 41600 .*16-bit"):
+        nnue.load(str(path))
+    w1 = [150] * (nnue.N_FEATURES * hidden)  # 31,200 at most: loads
+    path.write_bytes(nnue.serialize(hidden, w1, [0] * hidden, [1] * (2 * hidden), 0))
+    assert nnue.load(str(path)).hidden == hidden
 
 
 @pytest.mark.parametrize("w2_limit", [80, 30000])  # the output layer's sums in 32 bits, and in 64
