@@ -12,6 +12,7 @@ from engine.tt cimport TranspositionTable, tt_key
 cdef int CASTLE, CASTLE_ROOK_GATE, DOUBLE_PUSH, DROP, EN_PASSANT, NORMAL, PROMOTION, KING, ROOK
 cdef int EXACT, LOWER, UPPER, SCORE_OFFSET, SCORE_SHIFT, SCORE_MASK, BOUND_SHIFT, BOUND_MASK, DEPTH_SHIFT, DEPTH_MAX
 cdef long long MOVE_MASK
+cdef int EVAL_CACHE_SLOTS
 cdef int INFINITE, MATE, _MATE_BOUND, NO_SCORE, MAX_PLY, MOVES_MAX, HISTORY_MAX, REVERSE_FUTILITY_MARGIN, CAPTURES_MAX
 cdef int REVERSE_FUTILITY_DEPTH, FUTILITY_BASE, FUTILITY_MARGIN, FUTILITY_DEPTH, LATE_MOVE_DEPTH
 cdef int SEE_QUIET_MARGIN, SEE_QUIET_DEPTH, CHECK_SEE_MARGIN
@@ -95,6 +96,14 @@ cdef class QuiescenceSearch:
     cdef public Position pos
     cdef public object key_buffer
     cdef long long[::1] keys
+    cdef long long eval_keys[32768]
+    cdef int eval_values[32768]
+
+    @cython.locals(i=int)
+    cpdef clear_evals(self)
+
+    @cython.locals(i=int, value=int)
+    cdef int static_eval(self, long long key, int mg, int eg, int phase) except? -32767
 
     @cython.locals(control=SearchControl, pos=Position, moves=list, best=int, m="long long", dmg=int, deg=int,
                    dph=int, score=int, stand=int, squares="int *", to=int, victim=int, gain=int, check=bint,

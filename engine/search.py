@@ -59,6 +59,8 @@ MAX_PLY = 100
 # Room for the moves of one node in the search's move buffers: more than any position has (chess at most
 # 218 legal moves; S-chess adds at most two gated twins to each of the moves from a gate square).
 MOVES_MAX = 1024
+# Static evaluations a search keeps by table key (QuiescenceSearch.static_eval): a power of two.
+EVAL_CACHE_SLOTS = 1 << 15
 
 HISTORY_MAX = 1 << 20
 
@@ -263,6 +265,12 @@ def _plausible(pos: Position, m: int) -> bool:
     return True
 
 
+def _list_of(n: int, value: int) -> list[int]:
+    """``n`` times ``value`` (a function: the compiled build fills a C array from a list, not from a list
+    multiplied by a name)."""
+    return [value] * n
+
+
 def _has_pieces(pos: Position, side: int) -> bool:
     """Anything but king and pawns (on the board, or in hand with a gate) for the null-move test."""
     for p in pos.squares:
@@ -439,6 +447,26 @@ class QuiescenceSearch:
         # The keyed captures of every ply below MAX_PLY, CAPTURES_MAX words each (engine.attacks.captures_into).
         self.key_buffer = array("q", bytes(8 * MAX_PLY * CAPTURES_MAX))
         self.keys: Any = self.key_buffer  # a typed memoryview of it in the compiled build
+        # The static evaluations of this search so far by table key, one per slot (the last one kept; -1: none,
+        # never a key): a position evaluated again (the next iteration, a transposition) costs a lookup. The
+        # evaluation is a function of the position alone, so the tree is the same with or without them.
+        self.eval_keys = _list_of(EVAL_CACHE_SLOTS, -1)
+        self.eval_values = _list_of(EVAL_CACHE_SLOTS, 0)
+
+    def clear_evals(self) -> None:
+        """Forget the cached evaluations (a search starts: the net or the variant may have changed)."""
+        for i in range(EVAL_CACHE_SLOTS):
+            self.eval_keys[i] = -1
+
+    def static_eval(self, key: int, mg: int, eg: int, phase: int) -> int:
+        """The static evaluation of ``pos``, whose table key is ``key`` (``evaluate.evaluate``, cached)."""
+        i = key & (EVAL_CACHE_SLOTS - 1)
+        if self.eval_keys[i] == key:
+            return self.eval_values[i]
+        value = evaluate(self.pos, mg, eg, phase)
+        self.eval_keys[i] = key
+        self.eval_values[i] = value
+        return value
 
     def qsearch(self, alpha: int, beta: int, ply: int, mg: int, eg: int, phase: int, in_check: bool) -> int:
         """Quiescence search of ``self.pos`` at ``ply`` from the root: the score (side to move's view) once
@@ -470,7 +498,7 @@ class QuiescenceSearch:
                             return score
                         alpha = score
             return best
-        stand = evaluate(pos, mg, eg, phase)
+        stand = self.static_eval(tt_key(pos.hash, pos.gates), mg, eg, phase)
         if stand >= beta or ply >= MAX_PLY:
             return stand
         if stand > alpha:
@@ -608,7 +636,7 @@ class AlphaBetaSearch:
                 return score
 
         evals = self.evals
-        static_eval = -INFINITE if in_check else evaluate(pos, mg, eg, phase)
+        static_eval = -INFINITE if in_check else self.quiescence.static_eval(key, mg, eg, phase)
         # Improving: the static evaluation is above the one of this side's last move (two plies up; a position
         # in check there counts as below).
         improving = not in_check and (ply < 2 or static_eval > evals[ply - 2])
@@ -920,6 +948,7 @@ class Searcher:
         control = self.control
         control.start(limits, self.stop_signal)
         self.tree.set_position(pos)
+        self.tree.quiescence.clear_evals()
         self.tt.new_search()
         self.orderer.new_search()
         root_stack = pos.undo_len
