@@ -9,20 +9,21 @@ always the perspective's and its first rank is rank 1):
   (up to 8): every piece type has room, for drop variants.
 * ``[1152, 1168)``: gate rights, ``1152 + file`` for the own back rank, ``1160 + file`` for the enemy's.
 
-Network: ``N_FEATURES -> hidden`` (int16 weights, int32 accumulator, one per perspective, shared weights),
+Network: ``N_FEATURES -> hidden`` (int16 weights, int16 accumulator, one per perspective, shared weights),
 the side to move's half first, squared clipped ReLU (``clamp(x, 0, QA) ** 2``) and one int16 output neuron:
 ``eval = ((sum(screlu(acc) * w2) // QA + b2) * SCALE) // (QA * QB)`` centipawns from the side to move.
 Every step is integer arithmetic with Python's floor division, so the compiled build (C arrays, ``nnue.pxd``)
 and the pure build compute the same numbers and the search the same nodes.
 
 The accumulator keeps one slot per ply of the line being searched: each slot holds the two perspectives'
-sums and a snapshot of what they describe (board, hands, gates). The slots are filled lazily:
-:meth:`Accumulator.push` (after ``make``) only moves to the next slot and marks it empty, and
-:meth:`Accumulator.evaluate` fills an empty slot from the nearest filled one below it plus the difference
-between that slot's snapshot and the position, so the nodes the search leaves without evaluating them (table
-cut-offs, moves pruned after ``make``) cost no update, and any move of any variant is handled without the
-accumulator knowing the rules. :meth:`Accumulator.pop` (after ``unmake``) goes back one slot. Null moves
-change no input and touch no slot.
+sums and what the move into it changed. :meth:`Accumulator.push` (after ``make``) records the squares whose
+piece changed (``make`` names the squares it wrote), the hand counts that changed (when ``make`` says one did)
+and the gates, and marks the slot empty; :meth:`Accumulator.evaluate` fills an empty slot from the nearest
+filled one below it plus the features of the changes recorded in between, so the nodes the search leaves
+without evaluating them (table cut-offs, moves pruned after ``make``) cost no update, and any move of any
+variant is handled without the accumulator knowing the rules. :meth:`Accumulator.pop` (after ``unmake``)
+takes the top slot's changes back. Null moves change no input and touch no slot. The sums are int16 (C
+shorts in the compiled build): :func:`load` refuses a net whose sums could leave that range.
 
 Net files (``EvalFile``): the header ``MAGIC``, then little-endian int32 ``version, features, hidden, QA,
 QB, SCALE``, int16 ``W1[features][hidden]``, int16 ``B1[hidden]``, int16 ``W2[2 * hidden]``, int32 ``B2``.
