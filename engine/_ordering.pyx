@@ -8,6 +8,7 @@ from cpython.list cimport PyList_GET_ITEM, PyList_New, PyList_SET_ITEM
 from cpython.ref cimport Py_INCREF
 from libc.stdlib cimport free, malloc
 
+from engine.movecodes cimport from_to, move_from, move_kind, move_piece, move_to
 from engine.position cimport Position
 
 from engine import ordering as _keys  # the keys of the rules: one table, engine/ordering.py
@@ -92,11 +93,11 @@ cdef inline long long _key(int m, int *squares, int side, list capture_keys, lis
     cdef int victim, flag, piece
     if m == hash_move:
         return HASH_MOVE_KEY
-    victim = squares[m >> 6 & 63]
-    flag = m >> 16
-    piece = m >> 12 & 15
+    victim = squares[move_to(m)]
+    flag = move_kind(m)
+    piece = move_piece(m)
     if victim * side < 0:
-        return <long long> (<list> capture_keys[_signed(victim)])[_signed(squares[m & 63])] + piece
+        return <long long> (<list> capture_keys[_signed(victim)])[_signed(squares[move_from(m)])] + piece
     if flag == PROMOTION:
         return PROMOTION_KEYS[piece]
     if flag == EN_PASSANT:
@@ -108,10 +109,10 @@ cdef inline long long _key(int m, int *squares, int side, list capture_keys, lis
     if m == counter:
         return COUNTERMOVE_KEY
     if flag == DROP:
-        if not DROP_NEAR[near + (m & 63)] and not DROP_NEAR[own + (m & 63)]:
-            return <long long> history[m & 4095] + piece - DROP_FAR_KEY
-        return <long long> history[m & 4095] + piece + DROP_NEAR[near + (m & 63)] * DROP_NEAR_KEY
-    return <long long> history[m & 4095] + piece
+        if not DROP_NEAR[near + move_to(m)] and not DROP_NEAR[own + move_to(m)]:
+            return <long long> history[from_to(m)] + piece - DROP_FAR_KEY
+        return <long long> history[from_to(m)] + piece + DROP_NEAR[near + move_to(m)] * DROP_NEAR_KEY
+    return <long long> history[from_to(m)] + piece
 
 
 cpdef list order_moves(list moves, Position pos, list capture_keys, list history, int killer1, int killer2,

@@ -1,6 +1,7 @@
 # Cython declarations for the compiled build (setup.py, SCHESS_ENGINE_COMPILE=1); the .py file stays plain Python.
 cimport cython
 
+from engine.movecodes cimport encode, move_from, move_kind, move_piece, move_to
 from engine.position cimport Position
 
 # Constants the module imports or defines for itself alone, as C values (not importable from the compiled module).
@@ -41,7 +42,7 @@ cpdef int see(Position pos, int m)
 
 @cython.locals(squares="int *", side=int, us=int, ksq=int, aligned=int, gate_types=int, hand=list, frm=int, p=int,
                targets="int[16]", count=int, one=int, f=int, promo=bint, t=int, q=int, rank=int, key="long long",
-               m=int, victim_value=int, g=int, ep=int, victim=int, legal=bint, piece=int, gates="unsigned long long",
+               victim_value=int, g=int, ep=int, victim=int, legal=bint, piece=int, gates="unsigned long long",
                gated=bint, d=int, n=int, end=int, i=int, k=int, first_gate=int)
 cpdef int captures_into(Position pos, long long[::1] out, int start) except -1
 

@@ -15,7 +15,7 @@ from array import array
 from typing import Any
 
 from .entry import entry_captures
-from .movecodes import DROP, EN_PASSANT, PROMOTION
+from .movecodes import DROP, EN_PASSANT, PROMOTION, encode, move_from, move_kind, move_piece, move_to
 from .position import Position
 from .tables import (
     BISHOP,
@@ -77,10 +77,10 @@ def gives_check_quiet(pos: Position, m: int) -> bool:
     discovered one."""
     squares = pos.squares
     side = pos.side
-    frm = m & 63
-    to = m >> 6 & 63
-    drop = m >> 16 == DROP
-    piece = (m >> 12 & 15) * side if drop else squares[frm]
+    frm = move_from(m)
+    to = move_to(m)
+    drop = move_kind(m) == DROP
+    piece = move_piece(m) * side if drop else squares[frm]
     enemy_king = pos.king_sq[1 if side == 1 else 0]
     # The flat tables below (C arrays in the compiled build, attacks.pxd): no tuple is walked, no int made.
     if piece == side:  # a pawn: is to one of the squares a pawn of side attacks the king from?
@@ -205,12 +205,12 @@ def see(pos: Position, m: int) -> int:
     time. The gated piece (if any) is ignored; x-rays come in as pieces leave the board. En passant counts as
     a pawn for a pawn. A drop (S-House) is a move from nowhere onto its empty square."""
     squares = pos.squares
-    frm = m & 63
-    to = m >> 6 & 63
-    if m >> 16 == EN_PASSANT:
+    frm = move_from(m)
+    to = move_to(m)
+    if move_kind(m) == EN_PASSANT:
         return 0 if pos.is_attacked(to, -pos.side) else 100
-    drop = m >> 16 == DROP
-    piece = (m >> 12 & 15) * pos.side if drop else squares[frm]
+    drop = move_kind(m) == DROP
+    piece = move_piece(m) * pos.side if drop else squares[frm]
     victim = squares[to]
     # The gains of the exchange so far, and the squares it emptied with the pieces that stood there: fixed
     # arrays (C arrays on the stack in the compiled build, attacks.pxd), one slot per square of the board.
@@ -313,7 +313,7 @@ def captures_into(pos: Position, out: Any, start: int) -> int:
                     if _legal_after(pos, frm, t, ksq, side):
                         key = _MVV_AT[squares[t] + 8] * 16 + 900  # a C long long: the shift needs 64 bits
                         if n < end:
-                            out[n] = key << 20 | frm | t << 6 | QUEEN << 12 | PROMOTION << 16
+                            out[n] = key << 20 | encode(frm, t, QUEEN, PROMOTION)
                             n += 1
                 continue
         elif p == KING:
@@ -352,14 +352,13 @@ def captures_into(pos: Position, out: Any, start: int) -> int:
             q = squares[t]
             victim_value = _MVV_AT[q + 8]
             key = victim_value * 16 - rank
-            m = frm | t << 6
             if n < end:
-                out[n] = key << 20 | m
+                out[n] = key << 20 | encode(frm, t)
                 n += 1
             if gated:
                 for g in range(first_gate, ELEPHANT + 1):
                     if gate_types >> g & 1 and n < end:
-                        out[n] = key << 20 | m | g << 12
+                        out[n] = key << 20 | encode(frm, t, g)
                         n += 1
     if pos.ep >= 0:
         ep = pos.ep
@@ -378,7 +377,7 @@ def captures_into(pos: Position, out: Any, start: int) -> int:
             squares[ep] = 0
             if legal:
                 if n < end:
-                    out[n] = 1600 << 20 | frm | ep << 6 | EN_PASSANT << 16
+                    out[n] = 1600 << 20 | encode(frm, ep, 0, EN_PASSANT)
                     n += 1
     if pos.entry_rule > 0:  # placement, forced entry: the captures their entry rule allows (engine.entry)
         return entry_captures(pos, out, start, n - start)

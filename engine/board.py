@@ -16,7 +16,7 @@ import enum
 import re
 from typing import Iterator
 
-from .movecodes import CASTLE, CASTLE_ROOK_GATE, DROP, PLACE, PROMOTION
+from .movecodes import CASTLE, CASTLE_ROOK_GATE, DROP, PLACE, PROMOTION, move_from, move_kind, move_piece, move_to
 from .position import Position
 from .san import IllegalMoveError as IllegalMoveError  # re-exported: it was always engine.board.IllegalMoveError
 from .san import parse_san_code, san_of_code
@@ -122,10 +122,10 @@ _DROP_UCI = re.compile(r"[PNBRQHEpnbrqhe]@[a-h][1-8]")
 
 
 def _move_from_code(code: int, chess960: bool) -> Move:
-    frm = code & 63
-    to = code >> 6 & 63
-    piece = code >> 12 & 15
-    flag = code >> 16
+    frm = move_from(code)
+    to = move_to(code)
+    piece = move_piece(code)
+    flag = move_kind(code)
     if flag == CASTLE_ROOK_GATE:
         move = Move(to, frm, gate=piece)  # written rook square -> king square
     elif flag == CASTLE and not chess960:
@@ -345,8 +345,8 @@ class Board(Position):
                 return move
         # Castling in the other notation, only where no ordinary move has that text.
         for code, move in zip(codes, moves, strict=True):
-            if code >> 16 == CASTLE:
-                frm, rook = code & 63, code >> 6 & 63
+            if move_kind(code) == CASTLE:
+                frm, rook = move_from(code), move_to(code)
                 if self.chess960:
                     king_to = (frm & 56) + (6 if rook > frm else 2)
                     alias = SQUARE_NAMES[frm] + SQUARE_NAMES[king_to]
@@ -360,9 +360,9 @@ class Board(Position):
         # castling that brings it in on the rook's square as the king's move (e1g1 for h1e1h).
         if len(text) == 4 and self.entry_rule == PLACEMENT:
             for code, move in zip(codes, moves):  # noqa: B905 - no strict= on Python 3.9 (PyPy runs the engine)
-                frm = code & 63
-                if code >> 16 == CASTLE_ROOK_GATE:
-                    king_to = (frm & 56) + (6 if (code >> 6 & 63) > frm else 2)
+                frm = move_from(code)
+                if move_kind(code) == CASTLE_ROOK_GATE:
+                    king_to = (frm & 56) + (6 if move_to(code) > frm else 2)
                     written = SQUARE_NAMES[frm] + SQUARE_NAMES[king_to]
                 else:
                     written = move.uci()[:4] if move.gate else ""

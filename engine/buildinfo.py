@@ -15,7 +15,7 @@ from importlib.machinery import EXTENSION_SUFFIXES
 #: Each is compiled from its ``.py`` file, except ``_ordering``: a ``.pyx`` file, the compiled version of
 #: ``engine/ordering.py``, which only compiled builds have.
 COMPILED_MODULES = (
-    "movecodes", "movegen", "fen", "nnue", "position", "attacks", "evaluate", "tt", "search", "_ordering",
+    "state", "movegen", "fen", "nnue", "position", "attacks", "evaluate", "tt", "search", "_ordering",
 )
 COMPILER = "Cython"
 

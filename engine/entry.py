@@ -23,8 +23,32 @@ from __future__ import annotations
 import random
 from typing import Any, Callable
 
-from .movecodes import BACK_RANK_MASK, CASTLE, CASTLE_ROOK_GATE, PLACE, PROMOTION, PositionState
-from .tables import BISHOP, ELEPHANT, FILE_NAMES, HAWK, KNIGHT, PAWN, PIECE_SYMBOLS, QUEEN, SQUARE_NAMES, squares_of
+from .movecodes import (
+    CASTLE,
+    CASTLE_ROOK_GATE,
+    PLACE,
+    encode,
+    gated_piece,
+    keyed_move,
+    move_from,
+    move_kind,
+    move_piece,
+    move_to,
+)
+from .state import PositionState
+from .tables import (
+    BACK_RANK_MASK,
+    BISHOP,
+    ELEPHANT,
+    FILE_NAMES,
+    HAWK,
+    KNIGHT,
+    PAWN,
+    PIECE_SYMBOLS,
+    QUEEN,
+    SQUARE_NAMES,
+    squares_of,
+)
 from .variants import FORCED_ENTRY, PLACEMENT
 
 __all__ = ["FORCED_ENTRY", "PLACEMENT", "entry_moves", "placement_hash", "placement_field", "parse_placement_field"]
@@ -42,7 +66,7 @@ PLACED_KEYS = [_rng.getrandbits(63) for _ in range(17 * 64)]
 
 def placement_code(square: int, piece_type: int) -> int:
     """The move code of placing ``piece_type`` behind the piece on ``square``."""
-    return square | square << 6 | piece_type << 12 | PLACE << 16
+    return encode(square, square, piece_type, PLACE)
 
 
 def _own_gates(pos: PositionState, side: int) -> int:
@@ -129,20 +153,20 @@ def _placement_moves(pos: PositionState, moves: list[int]) -> list[int]:
     placed = pos.placed
     out = []
     for m in moves:
-        flag = m >> 16
-        frm = m & 63
+        flag = move_kind(m)
+        frm = move_from(m)
         if flag == CASTLE or flag == CASTLE_ROOK_GATE:
-            rook = m >> 6 & 63
+            rook = move_to(m)
             if gates >> frm & 1:
-                wanted = frm | rook << 6 | placed[frm] << 12 | CASTLE << 16
+                wanted = encode(frm, rook, placed[frm], CASTLE)
             elif gates >> rook & 1:
-                wanted = frm | rook << 6 | placed[rook] << 12 | CASTLE_ROOK_GATE << 16
+                wanted = encode(frm, rook, placed[rook], CASTLE_ROOK_GATE)
             else:
-                wanted = frm | rook << 6 | CASTLE << 16
+                wanted = encode(frm, rook, 0, CASTLE)
             if m == wanted:
                 out.append(m)
         elif gates >> frm & 1:
-            if m >> 12 & 15 == placed[frm]:
+            if move_piece(m) == placed[frm]:
                 out.append(m)
         else:
             out.append(m)
@@ -159,18 +183,13 @@ def _forced_entry_moves(pos: PositionState, moves: list[int], fallback: bool) ->
     required = HAWK if hand[HAWK * side] else ELEPHANT
     squares = list(pos.squares)
     if not any(squares[sq] * side in _ENTERING_PIECES for sq in squares_of(_own_gates(pos, side))):
-        return [m for m in moves if not _brings_in(m)]  # nothing can enter any more
+        return [m for m in moves if not gated_piece(m)]  # nothing can enter any more
     kept = [m for m in moves
-            if squares[m & 63] * side == PAWN
-            or (_brings_in(m) == required and squares[m & 63] * side in _ENTERING_PIECES)]
+            if squares[move_from(m)] * side == PAWN
+            or (gated_piece(m) == required and squares[move_from(m)] * side in _ENTERING_PIECES)]
     if kept or not fallback:
         return kept
-    return [m for m in moves if not _brings_in(m)]
-
-
-def _brings_in(m: int) -> int:
-    """The piece type a move brings in from the hand (0: none)."""
-    return m >> 12 & 15 if m >> 16 < PROMOTION else 0
+    return [m for m in moves if not gated_piece(m)]
 
 
 def entry_captures(pos: PositionState, out: Any, start: int, count: int) -> int:
@@ -178,14 +197,14 @@ def entry_captures(pos: PositionState, out: Any, start: int, count: int) -> int:
     reduced in place to those the entry rule allows; returns how many are left. Under forced entry a
     position where only the fallback allows moves (no allowed move at all) keeps none: the quiescence search
     then stands pat, it never plays a move the rules forbid."""
-    moves = [out[i] & 0xFFFFF for i in range(start, start + count)]
+    moves = [keyed_move(out[i]) for i in range(start, start + count)]
     if pos.entry_rule == PLACEMENT:
         allowed = set() if placing_now(pos) else set(_placement_moves(pos, moves))
     else:
         allowed = set(_forced_entry_moves(pos, moves, False))
     n = start
     for i in range(start, start + count):
-        if out[i] & 0xFFFFF in allowed:
+        if keyed_move(out[i]) in allowed:
             out[n] = out[i]
             n += 1
     return n - start

@@ -1,6 +1,7 @@
 # Cython declarations for the compiled build (setup.py, SCHESS_ENGINE_COMPILE=1); the .py file stays plain Python.
 cimport cython
 
+from engine.movecodes cimport move_from, move_kind, move_piece, move_to
 from engine.nnue cimport Accumulator
 from engine.position cimport Position
 

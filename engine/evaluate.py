@@ -15,7 +15,18 @@ S-House's drop terms are here, fitted to its S-House games by ``python -m tools.
 from __future__ import annotations
 
 from . import eval_weights as W
-from .movecodes import CASTLE, CASTLE_ROOK_GATE, DROP, EN_PASSANT, PLACE, PROMOTION
+from .movecodes import (
+    CASTLE,
+    CASTLE_ROOK_GATE,
+    DROP,
+    EN_PASSANT,
+    PLACE,
+    PROMOTION,
+    move_from,
+    move_kind,
+    move_piece,
+    move_to,
+)
 from .position import Position
 from .tables import (
     BISHOP,
@@ -104,9 +115,9 @@ def initial_scores(pos: Position) -> tuple[int, int, int]:
 def move_delta(pos: Position, code: int) -> tuple[int, int, int]:
     """How (mg, eg, phase) change when ``code`` is played; call before ``pos.make(code)``."""
     squares = pos.squares
-    frm = code & 63
-    to = code >> 6 & 63
-    flag = code >> 16
+    frm = move_from(code)
+    to = move_to(code)
+    flag = move_kind(code)
     piece = squares[frm]
     # The flat tables: (piece code + 8) * 64 + square (C arrays in the compiled build).
     p = (piece + 8) * 64
@@ -122,7 +133,7 @@ def move_delta(pos: Position, code: int) -> tuple[int, int, int]:
             dphase = _captured_phase(pos, captured, to)
             if pos.entry_rule == _PLACEMENT and pos.gates >> to & 1:
                 dphase -= _PHASE_AT[pos.placed[to] + 8]  # the piece placed behind the victim is forfeited
-        gate = code >> 12 & 15
+        gate = move_piece(code)
         if gate:
             g = ((gate if piece > 0 else -gate) + 8) * 64 + frm
             dmg += _MG[g]
@@ -130,7 +141,7 @@ def move_delta(pos: Position, code: int) -> tuple[int, int, int]:
         return dmg, deg, dphase
     if flag == PROMOTION:
         captured = squares[to]
-        new = (code >> 12 & 15) * (1 if piece > 0 else -1)
+        new = move_piece(code) * (1 if piece > 0 else -1)
         dmg = _MG[(new + 8) * 64 + to] - _MG[p + frm]
         deg = _EG[(new + 8) * 64 + to] - _EG[p + frm]
         dphase = _PHASE_AT[new + 8]
@@ -146,7 +157,7 @@ def move_delta(pos: Position, code: int) -> tuple[int, int, int]:
         victim = (8 - piece) * 64 + (to - 8 if piece > 0 else to + 8)  # the enemy pawn's row and square
         return _MG[p + to] - _MG[p + frm] - _MG[victim], _EG[p + to] - _EG[p + frm] - _EG[victim], 0
     if flag == DROP:  # the piece enters the board from the hand (its phase was counted in the hand)
-        d = ((code >> 12 & 15) * pos.side + 8) * 64 + to
+        d = (move_piece(code) * pos.side + 8) * 64 + to
         return _MG[d], _EG[d], 0
     if flag == PLACE:  # a placement: the piece stays in hand, the board does not change
         return 0, 0, 0
@@ -155,7 +166,7 @@ def move_delta(pos: Position, code: int) -> tuple[int, int, int]:
     r = (squares[to] + 8) * 64
     dmg = _MG[p + king_to] - _MG[p + frm] + _MG[r + rook_to] - _MG[r + to]
     deg = _EG[p + king_to] - _EG[p + frm] + _EG[r + rook_to] - _EG[r + to]
-    gate = code >> 12 & 15
+    gate = move_piece(code)
     if gate:
         g = ((gate if piece > 0 else -gate) + 8) * 64 + (to if flag == CASTLE_ROOK_GATE else frm)
         dmg += _MG[g]

@@ -1,5 +1,5 @@
 # Cython declarations for the compiled build (setup.py, SCHESS_ENGINE_COMPILE=1); the .py file stays plain Python.
-from engine.movecodes cimport mask_hash
+from engine.state cimport mask_hash
 from engine.movegen cimport MoveGenerator
 
 

@@ -12,13 +12,15 @@ Placement S-chess writes its placed pieces in the castling field instead of gate
 from __future__ import annotations
 
 from .entry import load_castling_field, placement_field, placement_hash
-from .movecodes import BACK_RANK_MASK, GATE_TYPES, mask_hash, undo_buffers
 from .movegen import MoveGenerator
+from .state import mask_hash, undo_buffers
 from .tables import (
+    BACK_RANK_MASK,
     BETWEEN,
     BISHOP,
     ELEPHANT,
     FILE_NAMES,
+    GATE_TYPES,
     HAWK,
     KING,
     KNIGHT,

@@ -1,58 +1,50 @@
-# Cython declarations for the compiled build (setup.py, SCHESS_ENGINE_COMPILE=1); the .py file stays plain Python.
-cimport cython
+# The move word for the compiled build (setup.py, SCHESS_ENGINE_COMPILE=1): engine/movecodes.py's functions, the
+# same bodies, as cpdef inline functions that the compiled modules cimport (the C of the shifts written out, while
+# the module's Python name stays engine/movecodes.py's function). engine/movecodes.py itself is not compiled: a
+# module cannot define what its own .pxd already defines. tests/engine/test_movecodes.py compares the two.
+
+cdef enum:
+    NORMAL = 0
+    DOUBLE_PUSH = 1
+    PROMOTION = 5
+    MOVE_MASK = 0xFFFFF
 
 
-@cython.locals(h="long long", z="long long", low="unsigned long long")
-cpdef long long mask_hash(unsigned long long mask, list keys)
-
-cdef int _LOW_BIT_SQUARE[67]
+cpdef inline int encode(int frm, int to, int piece=0, int flag=NORMAL) noexcept:
+    return frm | to << 6 | piece << 12 | flag << 16
 
 
-cdef int _UNDO_WORDS
+cpdef inline int move_from(int m) noexcept:
+    return m & 63
 
 
-cdef class PositionState:
-    cdef public str variant
-    cdef public bint chess960
-    cdef public int entry_rule
-    cdef public list placed
-    cdef public int squares[64]
-    cdef public int side
-    cdef public int king_sq[2]
-    cdef public list hand
-    cdef public unsigned long long gates
-    cdef public unsigned long long castling
-    cdef public int ep
-    cdef public bint drops
-    cdef public unsigned long long promoted
-    cdef public int first_gate
-    cdef public int halfmove
-    cdef public object start_ply
-    cdef public int ply
-    cdef public long long hash
-    cdef public unsigned long long changed_squares
-    cdef public bint hand_changed
-    cdef public object undo_buffer
-    cdef public object undo_mask_buffer
-    cdef long long[::1] undo
-    cdef unsigned long long[::1] undo_masks
-    cdef public int undo_len
-    cdef unsigned long long pin_line[64]
-    cdef public dict _castle_info
-    cdef public list _castle_clear
+cpdef inline int move_to(int m) noexcept:
+    return m >> 6 & 63
 
-    @cython.locals(n=int)
-    cpdef copy_state_to(self, PositionState other)
 
-    @cython.locals(n=int, promoted="unsigned long long", hand=list)
-    cdef _undo_drop_game(self, int code, int to, int flag, int side, int captured)
+cpdef inline int move_piece(int m) noexcept:
+    return m >> 12 & 15
 
-    cpdef bint _keeps_gates(self, int sign)
 
-    cpdef _grow_undo(self)
+cpdef inline int move_kind(int m) noexcept:
+    return m >> 16
 
-    cpdef long long undo_code(self, int i)
 
-    cpdef long long undo_captured(self, int i)
+cpdef inline int from_to(int m) noexcept:
+    return m & 4095
 
-    cpdef long long undo_hash(self, int i)
+
+cpdef inline int gated_piece(int m) noexcept:
+    return move_piece(m) if move_kind(m) < PROMOTION else 0
+
+
+cpdef inline bint is_plain(int m) noexcept:
+    return move_kind(m) == NORMAL and not move_piece(m)
+
+
+cpdef inline bint is_simple_move(int m) noexcept:
+    return move_kind(m) <= DOUBLE_PUSH and not move_piece(m)
+
+
+cpdef inline int keyed_move(long long word) noexcept:
+    return word & MOVE_MASK

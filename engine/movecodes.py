@@ -1,6 +1,5 @@
-"""Move codes and the constants shared by the rules modules.
-
-A move is an int (cheap to create, compare and store in tables):
+"""The move word: a move as one int (cheap to create, compare and store in tables), and the names that build and
+read it.
 
 * bits 0-5: from square; for castling, the king's square; for a drop, the square dropped on
 * bits 6-11: to square; for castling, the castling rook's square ("king takes rook", as in Chess960)
@@ -10,43 +9,26 @@ A move is an int (cheap to create, compare and store in tables):
   CASTLE_ROOK_GATE (gate on the rook's square), PROMOTION, DROP (S-House: a piece from the hand put on an
   empty square), PLACE (placement S-chess: a piece from hand put behind the back-rank piece on the from square,
   which is also the to square; see engine/entry.py); a flag below PROMOTION is a move that may gate
+
+Code outside this module builds a move with :func:`encode` and reads it with :func:`move_from`, :func:`move_to`,
+:func:`move_piece` and :func:`move_kind` rather than with shifts. In the compiled build this module stays
+Python, and ``movecodes.pxd`` holds the same functions as ``cpdef inline`` ones (the same bodies; a test
+compares them), which the compiled modules cimport: there they are the C of the shifts written out. The pure
+build pays a function call, so the few loops it runs over every move of a list (the pure move ordering, the
+move generator's pin filter, the capture generator) keep the shifts, each field named in a comment.
+
+Move lists of the search hold ordering words, ``key << MOVE_BITS | move`` (:mod:`engine.ordering`), and
+:func:`keyed_move` takes the move back out of one.
 """
 
 from __future__ import annotations
 
-from array import array
-
-from .tables import ELEPHANT, HAWK
-from .variants import START_FENS, VARIANTS
-
 NORMAL, DOUBLE_PUSH, EN_PASSANT, CASTLE, CASTLE_ROOK_GATE, PROMOTION, DROP = 0, 1, 2, 3, 4, 5, 6
 PLACE = 7
 
-__all__ = ["START_FENS", "VARIANTS"]  # re-exported for the rules modules
-
-RANK_1_MASK = 0xFF
-RANK_8_MASK = 0xFF << 56
-BACK_RANK_MASK = (RANK_1_MASK, RANK_8_MASK)  # index 0: white, 1: black
-GATE_TYPES = (HAWK, ELEPHANT)
-
-
-def mask_hash(mask: int, keys: list[int]) -> int:
-    """XOR of ``keys[sq]`` over the set bits of ``mask`` (castling rights: compiled with the rules, since make
-    calls it)."""
-    h = 0
-    while mask:
-        low = mask & -mask  # a C unsigned long long in the compiled build, where -mask wraps to the same bit
-        z = keys[_LOW_BIT_SQUARE[low % 67]]  # a C long long in the compiled build: the XOR is C
-        h ^= z
-        mask ^= low
-    return h
-
-
-# The square of a one-bit mask 1 << sq at index (1 << sq) % 67 (the 64 remainders differ): what
-# ``bit_length() - 1`` gives, as a lookup that compiles to C (a C array in the compiled build).
-_LOW_BIT_SQUARE = [0] * 67
-for _sq in range(64):
-    _LOW_BIT_SQUARE[(1 << _sq) % 67] = _sq
+#: The bits of a move code: an ordering word keeps its key above them, the table its score.
+MOVE_BITS = 20
+MOVE_MASK = (1 << MOVE_BITS) - 1
 
 
 def encode(frm: int, to: int, piece: int = 0, flag: int = NORMAL) -> int:
@@ -54,124 +36,48 @@ def encode(frm: int, to: int, piece: int = 0, flag: int = NORMAL) -> int:
     return frm | to << 6 | piece << 12 | flag << 16
 
 
-UNDO_WORDS = 5  # signed words of one undo record (see PositionState)
-UNDO_MASKS = 3  # unsigned words of one undo record: castling rights, gates, promoted pieces
-UNDO_ENTRIES = 256  # undo records a new position has room for; the buffers double when a game needs more
-_UNDO_WORDS = UNDO_WORDS  # a C int in the compiled build (movecodes.pxd), where UNDO_WORDS stays importable
+def move_from(m: int) -> int:
+    """The square the move leaves (the king's square for castling, the square for a drop or placement)."""
+    return m & 63
 
 
-def undo_buffers(entries: int = UNDO_ENTRIES) -> tuple[array[int], array[int]]:
-    """Zeroed undo buffers for ``entries`` records: the signed words and the two masks of each."""
-    return array("q", bytes(8 * UNDO_WORDS * entries)), array("Q", bytes(8 * UNDO_MASKS * entries))
+def move_to(m: int) -> int:
+    """The square the move goes to (the castling rook's square for castling)."""
+    return m >> 6 & 63
 
 
-class PositionState:
-    """The fields of a position, declared once for the base classes of :class:`engine.position.Position`
-    (FEN codec, move generator): ``squares`` 64 signed piece codes, ``side`` 1 white / -1 black, ``king_sq``
-    [white, black], ``hand`` 17 slots indexed by signed piece code, ``gates`` and ``castling`` square
-    bitmasks, ``ep`` en passant square or -1, ``drops`` (captures go to hand and pieces in hand may be
-    dropped: S-House), ``promoted`` (square bitmask of promoted pieces, which go back to hand as pawns; drop
-    variants only), ``first_gate`` (the lowest piece type that may be gated: the Hawk in S-chess, the knight in
-    S-House), and the undo records of the ``undo_len`` moves made since the FEN: :data:`UNDO_WORDS` signed
-    words each in ``undo`` (move code or -1 for a null move, captured piece, en passant square, halfmove
-    clock, hash before the move) and :data:`UNDO_MASKS` unsigned ones in ``undo_masks`` (castling rights,
-    gates, promoted pieces). ``undo`` and ``undo_masks`` are ``array`` buffers (``undo_buffer``,
-    ``undo_mask_buffer``), typed memoryviews of them in the compiled build: no object per move."""
+def move_piece(m: int) -> int:
+    """The piece type a promotion makes, a drop or placement puts down or a gating brings in; 0 for none."""
+    return m >> 12 & 15
 
-    variant: str
-    chess960: bool
-    entry_rule: int  # engine.variants.ENTRY_RULES of the variant
-    placed: list[int]  # placement S-chess: the piece type placed behind each square (read only where gates has it)
-    squares: list[int]
-    side: int
-    king_sq: list[int]
-    hand: list[int]
-    gates: int
-    castling: int
-    ep: int
-    drops: bool
-    promoted: int
-    first_gate: int
-    halfmove: int
-    start_ply: int
-    ply: int
-    hash: int
-    changed_squares: int  # the squares the last make wrote (a superset of those whose piece changed)
-    hand_changed: bool  # whether the last make changed a count in hand
-    undo: array[int]  # a typed memoryview of undo_buffer in the compiled build
-    undo_masks: array[int]
-    undo_buffer: array[int]
-    undo_mask_buffer: array[int]
-    undo_len: int
-    pin_line: list[int]  # generate_legal's scratch: the line a piece pinned on each square keeps to
-    _castle_info: dict[int, tuple[int, int, tuple[int, ...], tuple[int, ...]]]
-    _castle_clear: list[int]
 
-    def copy_state_to(self, other: PositionState) -> None:
-        """Give ``other`` an independent copy of this position's state, undo stack included."""
-        other.variant = self.variant
-        other.chess960 = self.chess960
-        other.entry_rule = self.entry_rule
-        other.placed = self.placed[:]
-        other.squares = list(self.squares)  # list(): a C array in the compiled build, copied either way
-        other.side = self.side
-        other.king_sq = list(self.king_sq)
-        other.hand = self.hand[:]
-        other.gates = self.gates
-        other.castling = self.castling
-        other.ep = self.ep
-        other.drops = self.drops
-        other.promoted = self.promoted
-        other.first_gate = self.first_gate
-        other.halfmove = self.halfmove
-        other.start_ply = self.start_ply
-        other.ply = self.ply
-        other.hash = self.hash
-        n = self.undo_len
-        other.undo_buffer = array("q", self.undo_buffer)
-        other.undo = other.undo_buffer
-        other.undo_mask_buffer = array("Q", self.undo_mask_buffer)
-        other.undo_masks = other.undo_mask_buffer
-        other.undo_len = n
-        other._castle_info = self._castle_info
-        other._castle_clear = self._castle_clear
+def move_kind(m: int) -> int:
+    """The flag: NORMAL, DOUBLE_PUSH, EN_PASSANT, CASTLE, CASTLE_ROOK_GATE, PROMOTION, DROP or PLACE."""
+    return m >> 16
 
-    def _undo_drop_game(self, code: int, to: int, flag: int, side: int, captured: int) -> None:
-        """The hand and the promoted marks before ``code`` (part of ``unmake`` in drop variants)."""
-        n = self.undo_len  # the record of code (unmake has taken it off the stack already)
-        promoted = self.undo_masks[UNDO_MASKS * n + 2]
-        self.promoted = promoted
-        hand = self.hand
-        if flag == DROP:
-            hand[(code >> 12 & 15) * side] += 1
-        elif flag == EN_PASSANT:
-            hand[side] -= 1
-        elif captured and flag != CASTLE and flag != CASTLE_ROOK_GATE:  # castling records its own rook
-            hand[side if promoted >> to & 1 else -captured] -= 1
 
-    def _keeps_gates(self, sign: int) -> bool:
-        """Whether the gates of the side ``sign`` are live: in S-chess while it holds a piece in hand, in
-        S-House always (captures can refill an empty hand)."""
-        return self.drops or self.hand[HAWK * sign] + self.hand[ELEPHANT * sign] > 0
+def from_to(m: int) -> int:
+    """The from and to squares as one index, 0..4095 (the history table's)."""
+    return m & 4095
 
-    def _grow_undo(self) -> None:
-        """Twice the room for undo records (a game or a search longer than any before on this position)."""
-        grown, masks = undo_buffers(len(self.undo_buffer) // _UNDO_WORDS)
-        grown[:0] = self.undo_buffer  # the records so far first, the new room after them
-        masks[:0] = self.undo_mask_buffer
-        self.undo_buffer = grown
-        self.undo = grown
-        self.undo_mask_buffer = masks
-        self.undo_masks = masks
 
-    def undo_code(self, i: int) -> int:
-        """The code of the ``i``-th move recorded since the FEN (0 first; -1 for a null move)."""
-        return self.undo[i * _UNDO_WORDS]
+def gated_piece(m: int) -> int:
+    """The piece type the move brings in from the hand at a gate; 0 for none (a promotion, drop or placement
+    brings nothing in through a gate)."""
+    return move_piece(m) if move_kind(m) < PROMOTION else 0
 
-    def undo_captured(self, i: int) -> int:
-        """The piece code the ``i``-th recorded move captured on its destination (0 for none)."""
-        return self.undo[i * _UNDO_WORDS + 1]
 
-    def undo_hash(self, i: int) -> int:
-        """The hash of the position before the ``i``-th recorded move."""
-        return self.undo[i * _UNDO_WORDS + 4]
+def is_plain(m: int) -> bool:
+    """A NORMAL move with nothing gated: no promotion, en passant, castling or double push."""
+    return move_kind(m) == NORMAL and not move_piece(m)
+
+
+def is_simple_move(m: int) -> bool:
+    """A move of one piece and nothing else (NORMAL or DOUBLE_PUSH, nothing gated, captures included):
+    :func:`engine.attacks.gives_check_quiet` can tell whether it checks without playing it."""
+    return move_kind(m) <= DOUBLE_PUSH and not move_piece(m)
+
+
+def keyed_move(word: int) -> int:
+    """The move of an ordering word ``key << MOVE_BITS | move`` (engine.ordering)."""
+    return word & MOVE_MASK

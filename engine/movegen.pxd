@@ -1,7 +1,8 @@
 # Cython declarations for the compiled build (setup.py, SCHESS_ENGINE_COMPILE=1); the .py file stays plain Python.
 cimport cython
 
-from engine.movecodes cimport PositionState
+from engine.movecodes cimport encode, move_from, move_kind, move_to
+from engine.state cimport PositionState
 
 # Constants the module imports or defines for itself alone, as C values (not importable from the compiled module).
 cdef int CASTLE, CASTLE_ROOK_GATE, DOUBLE_PUSH, DROP, EN_PASSANT, NORMAL, PROMOTION

@@ -21,16 +21,20 @@ from .movecodes import (
     DOUBLE_PUSH,
     DROP,
     EN_PASSANT,
-    GATE_TYPES,
     NORMAL,
     PROMOTION,
-    PositionState,
+    encode,
+    move_from,
+    move_kind,
+    move_to,
 )
+from .state import PositionState
 from .tables import (
     BETWEEN,
     BISHOP,
     DIAGONAL_SLIDERS,
     ELEPHANT,
+    GATE_TYPES,
     HAWK,
     KING,
     KNIGHT,
@@ -96,14 +100,14 @@ assert all(_PROMOTIONS["seirawan"][:len(pieces)] == pieces for pieces in _PROMOT
 # frm -> to, DOUBLE_PUSHES[frm] that of a pawn's double step from frm, GATED_MOVES[g][m] that of plain move m
 # (below 4096) with piece g gated in. Reading an int out of a list makes no new int object, under CPython as in
 # the compiled build (where building one allocates it).
-PLAIN_MOVES = tuple([frm | to << 6 for to in range(64)] for frm in range(64))
-DOUBLE_PUSHES = [frm | (frm + 16) << 6 | DOUBLE_PUSH << 16 if 8 <= frm < 16  # white, from rank 2
-                 else frm | (frm - 16) << 6 | DOUBLE_PUSH << 16 if 48 <= frm < 56  # black, from rank 7
+PLAIN_MOVES = tuple([encode(frm, to) for to in range(64)] for frm in range(64))
+DOUBLE_PUSHES = [encode(frm, frm + 16, 0, DOUBLE_PUSH) if 8 <= frm < 16  # white, from rank 2
+                 else encode(frm, frm - 16, 0, DOUBLE_PUSH) if 48 <= frm < 56  # black, from rank 7
                  else 0 for frm in range(64)]
-GATED_MOVES = tuple([m | g << 12 for m in range(4096)] if g not in (0, PAWN, KING) else []
+GATED_MOVES = tuple([encode(move_from(m), move_to(m), g) for m in range(4096)] if g not in (0, PAWN, KING) else []
                     for g in range(ELEPHANT + 1))
 # DROP_MOVES[p][sq]: the code of dropping a piece of type p on sq.
-DROP_MOVES = tuple([sq | sq << 6 | p << 12 | DROP << 16 for sq in range(64)] for p in range(ELEPHANT + 1))
+DROP_MOVES = tuple([encode(sq, sq, p, DROP) for sq in range(64)] for p in range(ELEPHANT + 1))
 
 # The set bits of each 8-bit pattern (one back rank of a square mask).
 _RANK_BITS = tuple(tuple(sq for sq in range(8) if bits >> sq & 1) for bits in range(256))
@@ -238,12 +242,12 @@ class MoveGenerator(PositionState):
                         promotions = len(_PROMOTIONS[self.variant])
                         if squares[one] == 0:
                             for i in range(promotions):
-                                moves.append(frm | one << 6 | _PROMOTION_ORDER[i] << 12 | PROMOTION << 16)
+                                moves.append(encode(frm, one, _PROMOTION_ORDER[i], PROMOTION))
                         for j in range(k * 8, k * 8 + _LEAP_COUNT[k]):
                             t = _LEAP_SQUARES[j]
                             if (q := squares[t]) * side < 0:
                                 for i in range(promotions):
-                                    moves.append(frm | t << 6 | _PROMOTION_ORDER[i] << 12 | PROMOTION << 16)
+                                    moves.append(encode(frm, t, _PROMOTION_ORDER[i], PROMOTION))
                     else:
                         if squares[one] == 0:
                             moves.append(row[one])
@@ -287,7 +291,7 @@ class MoveGenerator(PositionState):
                 end = 0
                 for i in range(len(moves)):
                     m = moves[i]
-                    if m >> 16 != EN_PASSANT:
+                    if m >> 16 != EN_PASSANT:  # move_kind, move_from, move_to written out: a loop over every move
                         frm = m & 63
                         to = m >> 6 & 63
                         if pinned >> frm & 1 and not pin_line[frm] >> to & 1:
@@ -321,7 +325,7 @@ class MoveGenerator(PositionState):
             end = len(moves)
             for i in range(start, end):
                 m = moves[i]
-                if m >> 16 == NORMAL:
+                if move_kind(m) == NORMAL:
                     for g in range(self.first_gate, ELEPHANT + 1):
                         if gate_types >> g & 1:
                             moves.append(GATED_MOVES[g][m])
@@ -362,7 +366,7 @@ class MoveGenerator(PositionState):
             squares[victim] = -side
             squares[ep] = 0
             if legal:
-                moves.append(frm | ep << 6 | EN_PASSANT << 16)
+                moves.append(encode(frm, ep, 0, EN_PASSANT))
 
     def _castling_moves(self, side: int, ksq: int, gates: int, gate_types: int, moves: list[int]) -> None:
         """The legal castling moves and their gated twins (``gate_types``: bit g for each type g in hand)."""
@@ -399,15 +403,15 @@ class MoveGenerator(PositionState):
             squares[rook_sq] = rook
             if not safe:
                 continue
-            base = ksq | rook_sq << 6 | CASTLE << 16
+            base = encode(ksq, rook_sq, 0, CASTLE)
             moves.append(base)
             if gate_types:
                 if gates >> ksq & 1 and ksq != king_to and ksq != rook_to:
                     for g in range(self.first_gate, ELEPHANT + 1):
                         if gate_types >> g & 1:
-                            moves.append(base | g << 12)
+                            moves.append(encode(ksq, rook_sq, g, CASTLE))
                 if gates >> rook_sq & 1 and rook_sq != king_to and rook_sq != rook_to:
                     for g in range(self.first_gate, ELEPHANT + 1):
                         if gate_types >> g & 1:
-                            moves.append(ksq | rook_sq << 6 | g << 12 | CASTLE_ROOK_GATE << 16)
+                            moves.append(encode(ksq, rook_sq, g, CASTLE_ROOK_GATE))
 

@@ -3,7 +3,7 @@
 # 2 * _CHANGES_MAX = 640.
 cimport cython
 
-from engine.movecodes cimport PositionState
+from engine.state cimport PositionState
 from engine.position cimport MoveObserver
 
 cdef short _W1[299008]

@@ -2,8 +2,8 @@
 cimport cython
 
 from engine.fen cimport FenCodec
-from engine.movecodes cimport mask_hash
-from engine.movecodes cimport PositionState
+from engine.movecodes cimport gated_piece, move_from, move_kind, move_piece, move_to
+from engine.state cimport PositionState, mask_hash
 
 # Names the module imports for itself alone (the ones it re-exports stay Python objects).
 cdef int ELEPHANT, HAWK, KING

@@ -5,7 +5,7 @@ This is the hot core shared by the search and the public :class:`engine.board.Bo
 ``Board`` wraps them into :class:`engine.board.Move` objects at the API edge.
 
 Board: 64 signed piece codes (white > 0, black < 0, see :mod:`engine.tables`): a list in the pure build, a C
-``int[64]`` in the compiled one (``movecodes.pxd``), as are the two king squares. Compiled code reads and writes
+``int[64]`` in the compiled one (``state.pxd``), as are the two king squares. Compiled code reads and writes
 them as C values; Python code outside the compiled modules that reads ``pos.squares`` gets a copy as a list, so
 it must not change the board through it (nothing outside this package's compiled modules does).
 
@@ -18,35 +18,36 @@ from __future__ import annotations
 from .entry import PLACED_KEYS
 from .fen import FenCodec, fen_error
 from .movecodes import (
-    BACK_RANK_MASK,
     CASTLE_ROOK_GATE,
     DOUBLE_PUSH,
     DROP,
     EN_PASSANT,
-    GATE_TYPES,
     PLACE,
     PROMOTION,
-    RANK_1_MASK,
-    RANK_8_MASK,
-    START_FENS,
-    UNDO_MASKS,
-    UNDO_WORDS,
-    VARIANTS,
     encode,
-    mask_hash,
+    gated_piece,
+    move_from,
+    move_kind,
+    move_piece,
+    move_to,
 )
+from .state import UNDO_MASKS, UNDO_WORDS, mask_hash
 from .tables import (
+    BACK_RANK_MASK,
     ELEPHANT,
+    GATE_TYPES,
     HAND_SLOTS,
     HAWK,
     KING,
+    RANK_1_MASK,
+    RANK_8_MASK,
     ZOBRIST_CASTLING,
     ZOBRIST_EP,
     ZOBRIST_PIECE,
     ZOBRIST_POCKET,
     ZOBRIST_SIDE,
 )
-from .variants import PLACEMENT, entry_rule
+from .variants import PLACEMENT, START_FENS, VARIANTS, entry_rule
 
 # The Zobrist keys of pieces and pieces in hand as flat lists: (piece code + 8) * 64 + square and
 # (piece code + 8) * HAND_SLOTS + count (C arrays in the compiled build, position.pxd, which a negative index
@@ -109,9 +110,9 @@ class Position(FenCodec):
     def make(self, code: int) -> None:
         """Play a move code (assumed legal in this position)."""
         squares = self.squares
-        frm = code & 63
-        to = code >> 6 & 63
-        flag = code >> 16
+        frm = move_from(code)
+        to = move_to(code)
+        flag = move_kind(code)
         side = self.side
         h = self.hash
         ep = self.ep
@@ -159,7 +160,7 @@ class Position(FenCodec):
                 self.promoted ^= _ONE << frm | _ONE << to
         elif flag == PROMOTION:
             captured = squares[to]
-            new_piece = (code >> 12 & 15) * side
+            new_piece = move_piece(code) * side
             squares[frm] = 0
             squares[to] = new_piece
             z = _ZOBRIST_AT[p + frm]
@@ -192,7 +193,7 @@ class Position(FenCodec):
                 h ^= z
             self.halfmove = 0
         elif flag == DROP:  # S-House: a piece from our hand on the empty square to (= frm)
-            dropped = (code >> 12 & 15) * side
+            dropped = move_piece(code) * side
             squares[to] = dropped
             hand = self.hand
             count = hand[dropped]
@@ -293,8 +294,8 @@ class Position(FenCodec):
             if self.entry_rule == _PLACEMENT and gates >> to & 1 and (to > 55 if side == 1 else to < 8):
                 h = _forfeit_placed(self, to, -side, h)
             gates &= ~(_ONE << frm | _ONE << to)
-            gate_type = code >> 12 & 15
-            if gate_type and flag < PROMOTION:
+            gate_type = gated_piece(code)
+            if gate_type:
                 gated = gate_type * side
                 gate_sq = to if flag == CASTLE_ROOK_GATE else frm
                 squares[gate_sq] = gated
@@ -332,9 +333,9 @@ class Position(FenCodec):
         castling = self.undo_masks[UNDO_MASKS * n]
         gates = self.undo_masks[UNDO_MASKS * n + 1]
         squares = self.squares
-        frm = code & 63
-        to = code >> 6 & 63
-        flag = code >> 16
+        frm = move_from(code)
+        to = move_to(code)
+        flag = move_kind(code)
         side = -self.side  # the side that made the move
         self.side = side
         self.castling = castling
@@ -342,8 +343,8 @@ class Position(FenCodec):
         self.halfmove = halfmove
         self.hash = h
         self.ply -= 1
-        gate_type = code >> 12 & 15
-        if gate_type and flag < PROMOTION:
+        gate_type = gated_piece(code)
+        if gate_type:
             self.hand[gate_type * side] += 1
         if self.entry_rule == _PLACEMENT and gates >> to & 1 and captured * side < 0:
             self.hand[-self.placed[to] * side] += 1  # the piece forfeited by the capture comes back
@@ -404,8 +405,8 @@ class Position(FenCodec):
 def _make_placement(pos: Position, code: int, h: int) -> None:
     """The rest of :meth:`Position.make` for a placement (``h``: the hash so far): the piece goes behind the
     piece on the move's square, a gate of the placed piece's type (engine.entry)."""
-    sq = code & 63
-    piece_type = code >> 12 & 15
+    sq = move_from(code)
+    piece_type = move_piece(code)
     pos.gates |= _ONE << sq
     pos.placed[sq] = piece_type
     z = _ZOBRIST_PLACED_AT[(piece_type * pos.side + 8) * 64 + sq]

@@ -5,7 +5,18 @@ from __future__ import annotations
 
 import re
 
-from .movecodes import CASTLE, CASTLE_ROOK_GATE, DROP, EN_PASSANT, PLACE, PROMOTION
+from .movecodes import (
+    CASTLE,
+    CASTLE_ROOK_GATE,
+    DROP,
+    EN_PASSANT,
+    PLACE,
+    PROMOTION,
+    move_from,
+    move_kind,
+    move_piece,
+    move_to,
+)
 from .position import Position
 from .tables import KING, PAWN, PIECE_SYMBOLS, SQUARE_NAMES, SYMBOL_TO_TYPE, parse_square
 
@@ -21,10 +32,10 @@ class IllegalMoveError(ValueError):
 def san_of_code(board: Position, code: int) -> str:
     """SAN of a legal move code in ``board``, as Fairy-Stockfish writes it."""
     squares = board.squares
-    frm = code & 63
-    to = code >> 6 & 63
-    piece = code >> 12 & 15
-    flag = code >> 16
+    frm = move_from(code)
+    to = move_to(code)
+    piece = move_piece(code)
+    flag = move_kind(code)
     if flag == PLACE:  # placement S-chess: H@b1, the piece placed behind b1 (never a check)
         return PIECE_SYMBOLS[piece].upper() + "@" + SQUARE_NAMES[to]
     if flag == CASTLE or flag == CASTLE_ROOK_GATE:
@@ -60,15 +71,15 @@ def san_of_code(board: Position, code: int) -> str:
 def _disambiguation(board: Position, code: int, moved: int) -> str:
     """File, rank or square of the origin when another piece of the type has a legal plain move to the
     same square (Fairy-Stockfish compares only moves without gating)."""
-    frm = code & 63
-    to = code >> 6 & 63
+    frm = move_from(code)
+    to = move_to(code)
     squares = board.squares
     piece = squares[frm]
     others = [
-        c & 63
+        move_from(c)
         for c in board.generate_legal()
-        if c >> 6 & 63 == to and c & 63 != frm and squares[c & 63] == piece and not c >> 12 & 15
-        and c >> 16 < CASTLE
+        if move_to(c) == to and move_from(c) != frm and squares[move_from(c)] == piece and not move_piece(c)
+        and move_kind(c) < CASTLE
     ]
     if not others:
         return ""
@@ -92,18 +103,18 @@ def parse_san_code(board: Position, san: str) -> int:
     if drop:
         dropped = SYMBOL_TO_TYPE[drop.group(1).lower()] if drop.group(1) else PAWN
         to = parse_square(drop.group(2))
-        matches = [code for code in codes if code >> 16 in (DROP, PLACE) and code >> 6 & 63 == to
-                   and code >> 12 & 15 == dropped]
+        matches = [code for code in codes if move_kind(code) in (DROP, PLACE) and move_to(code) == to
+                   and move_piece(code) == dropped]
     elif castle:
         long = castle.group(1).count("-") == 2
         gate = SYMBOL_TO_TYPE[castle.group(2).lower()] if castle.group(2) else 0
         gate_sq = parse_square(castle.group(3)) if castle.group(3) else -1
         for code in codes:
-            flag = code >> 16
+            flag = move_kind(code)
             if flag not in (CASTLE, CASTLE_ROOK_GATE):
                 continue
-            frm, rook = code & 63, code >> 6 & 63
-            if (rook < frm) != long or (code >> 12 & 15) != gate:
+            frm, rook = move_from(code), move_to(code)
+            if (rook < frm) != long or move_piece(code) != gate:
                 continue
             if gate and gate_sq >= 0 and gate_sq != (frm if flag == CASTLE else rook):
                 continue
@@ -118,9 +129,9 @@ def parse_san_code(board: Position, san: str) -> int:
         promotion = SYMBOL_TO_TYPE[promo.lower()] if promo else 0
         gate = SYMBOL_TO_TYPE[gate_letter.lower()] if gate_letter else 0
         for code in codes:
-            frm = code & 63
-            flag = code >> 16
-            if code >> 6 & 63 != to or flag in (CASTLE, CASTLE_ROOK_GATE):
+            frm = move_from(code)
+            flag = move_kind(code)
+            if move_to(code) != to or flag in (CASTLE, CASTLE_ROOK_GATE):
                 continue
             if abs(board.squares[frm]) != moved:
                 continue
@@ -128,7 +139,7 @@ def parse_san_code(board: Position, san: str) -> int:
                 continue
             if from_rank and SQUARE_NAMES[frm][1] != from_rank:
                 continue
-            piece = code >> 12 & 15
+            piece = move_piece(code)
             if (piece if flag == PROMOTION else 0) != promotion:
                 continue
             if (0 if flag == PROMOTION else piece) != gate:

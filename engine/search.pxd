@@ -4,12 +4,14 @@ cimport cython
 from engine._ordering cimport order_into, order_moves, sort_desc_range
 from engine.attacks cimport captures_into, gives_check_quiet, see
 from engine.evaluate cimport evaluate, move_delta
+from engine.movecodes cimport (from_to, is_plain, is_simple_move, keyed_move, move_from, move_kind, move_piece,
+                              move_to)
 from engine.nnue cimport Accumulator
 from engine.position cimport Position
 from engine.tt cimport TranspositionTable, tt_key
 
 # Constants the module imports or defines for itself alone, as C values (not importable from the compiled module).
-cdef int CASTLE, CASTLE_ROOK_GATE, DOUBLE_PUSH, DROP, EN_PASSANT, NORMAL, PROMOTION, KING, ROOK
+cdef int CASTLE, CASTLE_ROOK_GATE, DROP, EN_PASSANT, PROMOTION, KING, ROOK
 cdef int EXACT, LOWER, UPPER, SCORE_OFFSET, SCORE_SHIFT, SCORE_MASK, BOUND_SHIFT, BOUND_MASK, DEPTH_SHIFT, DEPTH_MAX
 cdef long long MOVE_MASK
 cdef int EVAL_CACHE_SLOTS
@@ -21,19 +23,12 @@ cdef list _CAPTURE_ORDER
 cdef int[::1] _LMR
 
 
-# The fields of a move and of a table entry: static C functions, which the C compiler inlines (the same code
-# as the shifts written out; Cython warns against "inline" on a declaration).
-cdef int move_from(int m) noexcept
-cdef int move_to(int m) noexcept
-cdef int move_kind(int m) noexcept
-cdef int move_piece(int m) noexcept
-cdef bint is_plain(int m) noexcept
-cdef bint is_simple_move(int m) noexcept
-cdef int keyed_move(long long word) noexcept
-cdef int entry_move(long long data) noexcept
-cdef int entry_depth(long long data) noexcept
-cdef int entry_bound(long long data) noexcept
-cdef int entry_score(long long data) noexcept
+# The fields of what a table slot stored: static C functions, which the C compiler inlines (the same code as
+# the shifts written out; Cython warns against "inline" on a declaration). A move's fields are cimported above.
+cdef int stored_move(long long data) noexcept
+cdef int stored_depth(long long data) noexcept
+cdef int stored_bound(long long data) noexcept
+cdef int stored_score(long long data) noexcept
 cdef int score_to_table(int score, int ply) noexcept
 cdef int score_from_table(int score, int ply) noexcept
 cdef bint bound_cuts(int bound, int score, int alpha, int beta) noexcept

@@ -24,7 +24,21 @@ from typing import Any, Callable, Dict, Optional, Protocol
 
 from .attacks import ATTACKER_RANK, CAPTURES_MAX, MVV, SEE_VALUE, captures, captures_into, gives_check_quiet, see
 from .evaluate import evaluate, initial_scores, move_delta
-from .movecodes import CASTLE, CASTLE_ROOK_GATE, DOUBLE_PUSH, DROP, EN_PASSANT, NORMAL, PROMOTION
+from .movecodes import (
+    CASTLE,
+    CASTLE_ROOK_GATE,
+    DROP,
+    EN_PASSANT,
+    PROMOTION,
+    from_to,
+    is_plain,
+    is_simple_move,
+    keyed_move,
+    move_from,
+    move_kind,
+    move_piece,
+    move_to,
+)
 from .nnue import Accumulator
 from .ordering import capture_order, order_into, order_moves, sort_desc_range
 from .position import Position
@@ -104,63 +118,28 @@ __all__ = [  # the rules helpers the search uses keep their old import path (eng
 NO_SCORE = INFINITE + 1
 
 
-# ---------------------------------------------------------------------- move fields and table entries
-# The fields of a move code (layout: engine.movecodes) and of a table entry's data word (layout: engine.tt),
-# by name. The compiled build declares them ``cdef inline`` (search.pxd): the same C as the shifts written out.
-
-def move_from(m: int) -> int:
-    """The square the move leaves (the king's square for castling)."""
-    return m & 63
+# ---------------------------------------------------------------------- what the table stored
+# The fields of the data word a table slot holds (layout: engine.tt), by name (the move's fields are
+# engine.movecodes'). The compiled build declares them ``cdef`` (search.pxd): the same C as the shifts written out.
 
 
-def move_to(m: int) -> int:
-    """The square the move goes to (the castling rook's square for castling)."""
-    return m >> 6 & 63
-
-
-def move_kind(m: int) -> int:
-    """NORMAL, DOUBLE_PUSH, EN_PASSANT, CASTLE, CASTLE_ROOK_GATE or PROMOTION (engine.movecodes)."""
-    return m >> 16
-
-
-def move_piece(m: int) -> int:
-    """The piece type a promotion makes or a gating brings in; 0 for none."""
-    return m >> 12 & 15
-
-
-def is_plain(m: int) -> bool:
-    """A NORMAL move with nothing gated: no promotion, en passant, castling or double push."""
-    return move_kind(m) == NORMAL and not move_piece(m)
-
-
-def is_simple_move(m: int) -> bool:
-    """A move of one piece and nothing else (NORMAL or DOUBLE_PUSH, nothing gated, captures included):
-    :func:`engine.attacks.gives_check_quiet` can tell whether it checks without playing it."""
-    return move_kind(m) <= DOUBLE_PUSH and not move_piece(m)
-
-
-def keyed_move(word: int) -> int:
-    """The move of an ordering word ``key << 20 | move`` (engine.ordering)."""
-    return word & MOVE_MASK
-
-
-def entry_move(data: int) -> int:
-    """The move of a table entry (0: none; an empty slot's data is 0 too)."""
+def stored_move(data: int) -> int:
+    """The move the table stored (0: none; an empty slot's data is 0 too)."""
     return data & MOVE_MASK
 
 
-def entry_depth(data: int) -> int:
-    """The depth a table entry was searched to."""
+def stored_depth(data: int) -> int:
+    """The depth the stored score was searched to."""
     return data >> DEPTH_SHIFT & DEPTH_MAX
 
 
-def entry_bound(data: int) -> int:
-    """EXACT, LOWER or UPPER: what the score of a table entry is."""
+def stored_bound(data: int) -> int:
+    """EXACT, LOWER or UPPER: what the stored score is."""
     return data >> BOUND_SHIFT & BOUND_MASK
 
 
-def entry_score(data: int) -> int:
-    """The score of a table entry, a mate relative to its node (:func:`score_from_table`)."""
+def stored_score(data: int) -> int:
+    """The stored score, a mate relative to its node (:func:`score_from_table`)."""
     return (data >> SCORE_SHIFT & SCORE_MASK) - SCORE_OFFSET
 
 
@@ -201,7 +180,7 @@ def _counter_slot(pos: Position) -> int:
 
 
 def _lmr(depth: int, searched: int) -> int:
-    """The late-move reduction's table entry at ``depth`` for a move with ``searched`` moves before it."""
+    """The late-move reduction from the table at ``depth`` for a move with ``searched`` moves before it."""
     return _LMR[(depth if depth < 64 else 63) * 64 + (searched if searched < 64 else 63)]
 
 
@@ -417,7 +396,7 @@ class MoveOrderer:
         """The quiet move ``m`` cut off at ``ply`` with ``depth`` to go: it becomes the countermove of the
         opponent's last move (slot ``counter_index``, none when negative) and a killer; its history gains
         depth^2 and the quiet moves tried before it lose as much (``quiets[start:start + count]``, the
-        search's buffer, ends with ``m``). The whole table is halved when an entry passes HISTORY_MAX."""
+        search's buffer, ends with ``m``). The whole table is halved when a count passes HISTORY_MAX."""
         if counter_index >= 0:
             self.countermoves[counter_index] = m
         killers = self.killers[ply]
@@ -426,13 +405,13 @@ class MoveOrderer:
             killers[0] = m
         history = self.history
         bonus = depth * depth
-        history[m & 4095] += bonus
-        if history[m & 4095] > HISTORY_MAX:
+        history[from_to(m)] += bonus
+        if history[from_to(m)] > HISTORY_MAX:
             for i in range(4096):
                 history[i] >>= 1
         for i in range(start, start + count - 1):
             q = quiets[i]
-            history[q & 4095] -= bonus
+            history[from_to(q)] -= bonus
 
 
 class QuiescenceSearch:
@@ -602,14 +581,14 @@ class AlphaBetaSearch:
         """Principal variation search of ``self.pos`` to ``depth`` plies at ``ply`` from the root: the score
         (side to move's view, centipawns; mates as ``MATE - plies to mate``), fail-soft in the window
         ``(alpha, beta)``. A result ``<= alpha`` is an upper bound, ``>= beta`` a lower bound (a cut-off),
-        anything between is exact; the table entry stored for the node says which (EXACT/LOWER/UPPER), with
+        anything between is exact; what the table stores for the node says which (EXACT/LOWER/UPPER), with
         mate scores made relative to the node. ``beta - alpha > 1`` marks a PV node (no table cut-offs, no
         pruning); a null window is a zero-window test. ``depth <= 0`` drops into the quiescence search (unless in
         check, which is searched one ply deeper). A draw by repetition or the fifty-move rule returns 0.
         ``null_ok`` allows null-move pruning (not twice in a row); ``in_check`` says whether the side to move
         is in check (the caller knows it from making the move). Raises SearchAborted when time, nodes or
         ``stop`` run out; the root restores the position. The stages: the node's own exits, the cut-offs before
-        any move (:meth:`_cut_before_moves`), each move (:meth:`_search_move`), the table entry (:meth:`_store`)."""
+        any move (:meth:`_cut_before_moves`), each move (:meth:`_search_move`), the table's store (:meth:`_store`)."""
         pos = self.pos
         if depth <= 0 and not in_check:
             return self.quiescence.qsearch(alpha, beta, ply, mg, eg, phase, False)
@@ -628,11 +607,11 @@ class AlphaBetaSearch:
         pv_node = beta - alpha > 1
         tt = self.tt
         key = tt_key(pos.hash, pos.gates)
-        data = tt.probe(key)  # the packed entry (engine.tt), 0 when there is none
-        hash_move = entry_move(data)
-        if data and not pv_node and entry_depth(data) >= depth:
-            score = score_from_table(entry_score(data), ply)
-            if bound_cuts(entry_bound(data), score, alpha, beta):
+        data = tt.probe(key)  # the slot's data word (engine.tt), 0 when there is none
+        hash_move = stored_move(data)
+        if data and not pv_node and stored_depth(data) >= depth:
+            score = score_from_table(stored_score(data), ply)
+            if bound_cuts(stored_bound(data), score, alpha, beta):
                 return score
 
         evals = self.evals
@@ -664,7 +643,7 @@ class AlphaBetaSearch:
             if not hash_move and depth >= 5 and pv_node:
                 # Internal iterative deepening: find a move to search first.
                 self.pvs(depth - 2, alpha, beta, ply, mg, eg, phase, False, in_check)
-                hash_move = entry_move(tt.probe(key))
+                hash_move = stored_move(tt.probe(key))
             end = start + orderer.order_into(pos, moves, hash_move, ply, counter, buffer, start)
         best = -INFINITE
         best_move = 0
@@ -809,7 +788,7 @@ class AlphaBetaSearch:
 
     def _store(self, key: int, depth: int, ply: int, best: int, best_move: int, hash_move: int,
                original_alpha: int, beta: int) -> None:
-        """The node's table entry: its bound from the window it was searched in (an upper bound keeps the hash
+        """Store the node in the table: its bound from the window it was searched in (an upper bound keeps the hash
         move, if any), its mate score made relative to the node."""
         if best >= beta:
             bound = LOWER
@@ -927,7 +906,7 @@ class Searcher:
         made += 1
         seen = {tt_key(pos.hash, pos.gates)}
         while len(pv) < 32:
-            m = entry_move(self.tt.probe(tt_key(pos.hash, pos.gates)))
+            m = stored_move(self.tt.probe(tt_key(pos.hash, pos.gates)))
             if not m:
                 break
             if m not in pos.generate_legal():
@@ -962,7 +941,7 @@ class Searcher:
             accumulator.refresh(pos)
         mg, eg, phase = initial_scores(pos)
         self.tree.evals[0] = -INFINITE if pos.in_check() else evaluate(pos, mg, eg, phase)
-        root_moves = self.orderer.order(pos, moves, entry_move(self.tt.probe(tt_key(pos.hash, pos.gates))), 0)
+        root_moves = self.orderer.order(pos, moves, stored_move(self.tt.probe(tt_key(pos.hash, pos.gates))), 0)
         best_move = root_moves[0]
         best_score = 0
         completed_depth = 0

@@ -31,6 +31,11 @@ SQUARE_NAMES = [f + r for r in RANK_NAMES for f in FILE_NAMES]
 # The bit of each square in a 64-bit square mask. The rules code indexes this instead of writing ``1 << sq``:
 # in the compiled build a shift of a C int would overflow past bit 31.
 SQUARE_BITS = tuple(1 << sq for sq in range(64))
+# The back ranks as square masks, and the piece types S-chess gates in.
+RANK_1_MASK = 0xFF
+RANK_8_MASK = 0xFF << 56
+BACK_RANK_MASK = (RANK_1_MASK, RANK_8_MASK)  # index 0: white, 1: black
+GATE_TYPES = (HAWK, ELEPHANT)
 
 
 def square(file: int, rank: int) -> int:

@@ -46,11 +46,12 @@ BOT_LAYERS: Mapping[str, frozenset[str]] = {
 #: sit on top. A new module gets a line here.
 _RULES = {
     "tables": set(), "variants": set(), "buildinfo": set(), "polyglot_random": set(),
-    "movecodes": {"tables", "variants"},
-    "entry": {"movecodes", "tables", "variants"},  # placement and forced entry, filters on S-chess's moves
-    "movegen": {"entry", "movecodes", "tables"},
-    "fen": {"entry", "movecodes", "movegen", "tables", "variants"},
-    "position": {"entry", "fen", "movecodes", "tables", "variants"},
+    "movecodes": set(),  # the move word
+    "state": {"movecodes", "tables"},  # the fields of a position
+    "entry": {"movecodes", "state", "tables", "variants"},  # placement and forced entry, filters on S-chess's moves
+    "movegen": {"entry", "movecodes", "state", "tables"},
+    "fen": {"entry", "movegen", "state", "tables", "variants"},
+    "position": {"entry", "fen", "movecodes", "state", "tables", "variants"},
     "attacks": {"entry", "movecodes", "position", "tables"},
     "san": {"movecodes", "position", "tables"},
     "board": {"movecodes", "position", "san", "tables", "variants"},
@@ -58,7 +59,7 @@ _RULES = {
 }
 _SEARCH = {
     "eval_weights": set(),
-    "nnue": {"movecodes", "position"},  # the learned evaluation: its accumulator follows make/unmake
+    "nnue": {"position", "state"},  # the learned evaluation: its accumulator follows make/unmake
     "evaluate": {"eval_weights", "movecodes", "nnue", "position", "tables", "variants"},
     "ordering": {"movecodes", "position", "tables"},
     "_ordering": {"ordering", "movecodes", "position"},  # the compiled twin of ordering (a .pyx)
@@ -320,8 +321,8 @@ def test_the_imports_of_cython_files_count(tmp_path: Path) -> None:
     assert graph["engine._ordering"] == {"engine.search", "engine.ordering"}
     assert layer_violations(graph) == [
         "engine._ordering imports engine.search: engine._ordering may import only movecodes, ordering, position",
-        "engine.position imports engine.search: engine.position may import only entry, fen, movecodes, tables, "
-        "variants"]
+        "engine.position imports engine.search: engine.position may import only entry, fen, movecodes, state, "
+        "tables, variants"]
 
 
 def test_every_wire_error_has_the_one_root() -> None:

@@ -11,7 +11,7 @@ import pytest
 
 from engine import Board, nnue
 from engine.buildinfo import BuildKind, build_kind
-from engine.movecodes import PROMOTION
+from engine.movecodes import PROMOTION, move_kind, move_piece, move_to
 from engine.search import Searcher, SearchLimits
 from engine.uci import UciFrontEnd
 from tests.engine.test_uci import run_commands
@@ -55,7 +55,7 @@ def test_accumulator_follows_make_and_unmake_as_a_fresh_one_would(net: Path) -> 
             moves = board.legal_moves_codes()
             if not moves:
                 break
-            gated = [m for m in moves if m >> 12 & 15 and m >> 16 != PROMOTION]  # gating moves, when there are any
+            gated = [m for m in moves if move_piece(m) and move_kind(m) != PROMOTION]  # gating moves, if any
             board.make(rng.choice(gated if gated and rng.random() < 0.5 else moves))
             made += 1
             assert accumulator.evaluate(board) == fresh_eval(board), board.fen()
@@ -99,7 +99,7 @@ def test_accumulator_stays_right_past_its_last_slot_and_below_its_first(net: Pat
     rng = random.Random(2)
     made = 0
     while made < nnue.STACK_PLIES + 20:  # a line longer than the slots, without captures
-        moves = [m for m in board.legal_moves_codes() if not board.squares[m >> 6 & 63]]
+        moves = [m for m in board.legal_moves_codes() if not board.squares[move_to(m)]]
         board.make(rng.choice(moves))
         made += 1
     assert accumulator.overflow > 0

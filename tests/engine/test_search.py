@@ -12,7 +12,7 @@ import pytest
 from engine import Board
 from engine.attacks import captures, gives_check_quiet, see
 from engine.evaluate import TEMPO, evaluate, evaluate_position, initial_scores, move_delta
-from engine.movecodes import EN_PASSANT, PROMOTION
+from engine.movecodes import EN_PASSANT, PROMOTION, is_simple_move, keyed_move, move_kind, move_piece, move_to
 from engine.search import MATE_BOUND, SearchAborted, Searcher, SearchLimits, mate_in
 from engine.tables import QUEEN
 
@@ -295,11 +295,11 @@ def test_quiescence_captures_match_the_legal_move_generator() -> None:
         squares, side = board.squares, board.side
         expected = {
             m for m in board.generate_legal()
-            if (squares[m >> 6 & 63] * side < 0 and m >> 16 != PROMOTION)
-            or m >> 16 == EN_PASSANT
-            or (m >> 16 == PROMOTION and m >> 12 & 15 == QUEEN)
+            if (squares[move_to(m)] * side < 0 and move_kind(m) != PROMOTION)
+            or move_kind(m) == EN_PASSANT
+            or (move_kind(m) == PROMOTION and move_piece(m) == QUEEN)
         }
-        got = [k & 0xFFFFF for k in captures(board)]
+        got = [keyed_move(k) for k in captures(board)]
         assert len(got) == len(set(got))
         assert set(got) == expected, board.fen()
 
@@ -308,7 +308,7 @@ def test_gives_check_quiet_agrees_with_playing_the_move() -> None:
     checks = 0
     for board in random_positions(150, 9) + random_positions(40, 10, "chess"):
         for m in board.generate_legal():
-            if m >> 16 > 1 or m >> 12 & 15:
+            if not is_simple_move(m):
                 continue
             board.make(m)
             expected = board.in_check()
@@ -365,7 +365,7 @@ def test_compiled_move_ordering_matches_the_python_one() -> None:
         assert ordering.order_into(list(moves), *args, pure_buffer, 7) == len(moves)
         assert compiled.order_into(list(moves), *args, twin_buffer, 7) == len(moves)
         assert twin_buffer == pure_buffer
-        assert [k & 0xFFFFF for k in pure_buffer[7:7 + len(moves)]] == best_first
+        assert [keyed_move(k) for k in pure_buffer[7:7 + len(moves)]] == best_first
         assert not any(pure_buffer[:7]) and not any(pure_buffer[7 + len(moves):])
         keyed = [rng.randint(0, 1 << 40) << 20 | m for m in moves]
         words = array("q", [rng.randint(0, 1 << 40) for _ in range(5)] + keyed)  # sorted from index 5 on
@@ -377,30 +377,19 @@ def test_compiled_move_ordering_matches_the_python_one() -> None:
     assert compared > 50
 
 
-def test_the_named_fields_read_what_encode_and_pack_write() -> None:
-    """The search reads moves and table entries through named fields (engine/search.py): each gives back what
-    ``engine.movecodes.encode`` and ``engine.tt.pack`` put in. In the compiled build they are C functions, not
-    importable; the pure build checks the definitions both builds compile from."""
+def test_the_named_fields_read_what_pack_writes() -> None:
+    """The search reads what a table slot stored through named fields (engine/search.py): each gives back what
+    ``engine.tt.pack`` put in. In the compiled build they are C functions, not importable; the pure build checks
+    the definitions both builds compile from. (A move's fields: tests/engine/test_movecodes.py.)"""
     from engine import search
-    from engine.movecodes import CASTLE, DOUBLE_PUSH, NORMAL, encode
     from engine.tt import EXACT, LOWER, UPPER, pack
 
-    if not hasattr(search, "move_to"):
+    if not hasattr(search, "stored_move"):
         pytest.skip("compiled build: the fields are C functions")
-    rng = random.Random(3)
-    for _ in range(2000):
-        frm, to, piece, kind = rng.randrange(64), rng.randrange(64), rng.randrange(16), rng.randrange(6)
-        m = encode(frm, to, piece, kind)
-        assert (search.move_from(m), search.move_to(m), search.move_piece(m), search.move_kind(m)) == (
-            frm, to, piece, kind)
-        assert search.keyed_move(rng.randrange(1 << 40) << 20 | m) == m
-        assert search.is_plain(m) == (kind == NORMAL and piece == 0)
-        assert search.is_simple_move(m) == (kind in (NORMAL, DOUBLE_PUSH) and piece == 0)
-    assert not search.is_simple_move(encode(4, 7, 0, CASTLE))
     for depth, bound, score, move in [(0, EXACT, 0, 0), (127, UPPER, 31000, 0xFFFFF), (9, LOWER, -30990, 0x5ABCD)]:
         data = pack(depth, bound, score, move, 63)
-        assert (search.entry_depth(data), search.entry_bound(data), search.entry_score(data),
-                search.entry_move(data)) == (depth, bound, score, move)
+        assert (search.stored_depth(data), search.stored_bound(data), search.stored_score(data),
+                search.stored_move(data)) == (depth, bound, score, move)
     # Mate scores are stored counted from the node and read back counted from the root.
     for score in (search.MATE - 3, -search.MATE + 8, 250, -MATE_BOUND):
         assert search.score_from_table(search.score_to_table(score, 7), 7) == score

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterator, Optional
 
 from engine import Board
-from engine.movecodes import EN_PASSANT, PROMOTION
+from engine.movecodes import EN_PASSANT, PROMOTION, move_kind, move_to
 from engine.search import MATE_BOUND, Searcher, SearchLimits
 
 from . import dataset
@@ -60,8 +60,8 @@ def games_done(out: Path) -> int:
 
 
 def _is_noisy(board: Board, code: int) -> bool:
-    flag = code >> 16
-    return flag == PROMOTION or flag == EN_PASSANT or board.squares[code >> 6 & 63] * board.side < 0
+    flag = move_kind(code)
+    return flag == PROMOTION or flag == EN_PASSANT or board.squares[move_to(code)] * board.side < 0
 
 
 def play_game(searcher: Searcher, opening: str, rng: random.Random, nodes: int,
