@@ -14,7 +14,7 @@ from __future__ import annotations
 from array import array
 from typing import Any
 
-from .entry import entry_captures
+from .entry_rules import entry_captures
 from .movecodes import DROP, EN_PASSANT, PROMOTION, encode, move_from, move_kind, move_piece, move_to
 from .position import Position
 from .tables import (
@@ -379,7 +379,7 @@ def captures_into(pos: Position, out: Any, start: int) -> int:
                 if n < end:
                     out[n] = 1600 << 20 | encode(frm, ep, 0, EN_PASSANT)
                     n += 1
-    if pos.entry_rule > 0:  # placement, forced entry: the captures their entry rule allows (engine.entry)
+    if pos.entry_rule > 0:  # placement, forced entry: the captures their entry rule allows (engine.entry_rules)
         return entry_captures(pos, out, start, n - start)
     return n - start
 

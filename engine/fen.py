@@ -6,12 +6,12 @@ empty square is dropped; in S-House a ``~`` after a piece marks it promoted. Out
 text (hand in the order ``E H Q R B N P``, white first, as ``[EHeh]``; castling rights then gate letters, in
 S-chess gate letters only while that side has something in hand, in S-House always).
 Placement S-chess writes its placed pieces in the castling field instead of gate letters
-(:func:`engine.entry.placement_field`).
+(:func:`engine.entry_rules.placement_field`).
 """
 
 from __future__ import annotations
 
-from .entry import load_castling_field, placement_field, placement_hash
+from .entry_rules import load_castling_field, placement_field, placement_hash
 from .movegen import MoveGenerator
 from .state import mask_hash, undo_buffers
 from .tables import (

@@ -8,7 +8,7 @@ read it.
 * bits 16-18: flag: NORMAL, DOUBLE_PUSH, EN_PASSANT, CASTLE (gate, if any, on the king's square),
   CASTLE_ROOK_GATE (gate on the rook's square), PROMOTION, DROP (S-House: a piece from the hand put on an
   empty square), PLACE (placement S-chess: a piece from hand put behind the back-rank piece on the from square,
-  which is also the to square; see engine/entry.py); a flag below PROMOTION is a move that may gate
+  which is also the to square; see engine/entry_rules.py); a flag below PROMOTION is a move that may gate
 
 Code outside this module builds a move with :func:`encode` and reads it with :func:`move_from`, :func:`move_to`,
 :func:`move_piece` and :func:`move_kind` rather than with shifts. In the compiled build this module stays

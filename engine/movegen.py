@@ -9,12 +9,12 @@ like the move without the gated piece, so the twins share the plain move's legal
 hand but a pawn may be gated, and drops (a piece from the hand on an empty square, pawns not on the first or
 last rank) are legal unless they leave the king in check: in check only drops between the king and a sliding
 checker, in double check none. The alternative entry
-rules (placement, forced entry: ``entry_rule``) keep some of S-chess's moves, in :mod:`engine.entry`.
+rules (placement, forced entry: ``entry_rule``) keep some of S-chess's moves, in :mod:`engine.entry_rules`.
 """
 
 from __future__ import annotations
 
-from .entry import entry_legal
+from .entry_rules import entry_legal
 from .movecodes import (
     CASTLE,
     CASTLE_ROOK_GATE,
@@ -163,7 +163,7 @@ class MoveGenerator(PositionState):
 
     def generate_legal(self) -> list[int]:
         """All legal move codes of the side to move."""
-        if self.entry_rule > 0:  # placement or forced entry: S-chess's moves, some of them (engine.entry)
+        if self.entry_rule > 0:  # placement or forced entry: S-chess's moves, some of them (engine.entry_rules)
             return entry_legal(self)
         squares = self.squares
         side = self.side

@@ -15,7 +15,7 @@ legal (the gated piece can neither block a check nor shield the king).
 
 from __future__ import annotations
 
-from .entry import PLACED_KEYS
+from .entry_rules import PLACED_KEYS
 from .fen import FenCodec, fen_error
 from .movecodes import (
     CASTLE_ROOK_GATE,
@@ -404,7 +404,7 @@ class Position(FenCodec):
 
 def _make_placement(pos: Position, code: int, h: int) -> None:
     """The rest of :meth:`Position.make` for a placement (``h``: the hash so far): the piece goes behind the
-    piece on the move's square, a gate of the placed piece's type (engine.entry)."""
+    piece on the move's square, a gate of the placed piece's type (engine.entry_rules)."""
     sq = move_from(code)
     piece_type = move_piece(code)
     pos.gates |= _ONE << sq

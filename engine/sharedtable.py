@@ -1,9 +1,9 @@
 """The transposition table of Lazy SMP in shared memory, with the stop flag the helpers poll.
 
 The table is a flat array of 64-bit words in one ``multiprocessing.shared_memory`` block, in the layout of the
-single-thread table (:mod:`engine.tt`: two words per slot, the packed entry and ``key ^ entry``, buckets of
+single-thread table (:mod:`engine.tt`: two words per slot, the packed data and ``key ^ data``, buckets of
 four, replacement by depth and age). A reader accepts a slot only when the second word XOR the first gives its
-key, so an entry torn by two processes writing the same slot at once reads as a miss, never as a wrong entry
+key, so a slot torn by two processes writing it at once reads as a miss, never as another key's data
 (the XOR check of Hyatt and Mann's lockless hashing); there are no locks. The first 64 bytes of the block
 hold the stop flag.
 

@@ -5,15 +5,15 @@ The table is a flat array of signed 64-bit words (``array('q')`` of its own, or 
 block of :mod:`engine.sharedtable`; this module imports neither that nor the search), two words per slot:
 
 - ``data``: move (bits 0-19) | score + 32768 (bits 20-35) | bound (36-37) | depth (38-44, 0..127) | age (45-50),
-  never 0 for a stored entry (the score field is at least 768), so 0 marks an empty slot;
+  never 0 in a slot that holds one (the score field is at least 768), so 0 marks an empty slot;
 - ``key ^ data``: a slot answers a probe only when the XOR of its two words gives the probed key. Two processes
-  writing one slot at once can tear it (one word of each): it then reads as a miss, never as a wrong entry
+  writing one slot at once can tear it (one word of each): it then reads as a miss, never as another key's data
   (Hyatt and Mann's lockless hashing), so the shared table needs no locks.
 
 A key (:func:`tt_key`, 63 bits) picks a bucket of four slots (64 bytes, one cache line in C). A store goes to
-the slot holding the same key, else an empty one, else the one whose entry is worth least: its depth minus
-8 per search since it was stored (the age counts searches, modulo 64). Of the same key, an entry of this search
-much deeper than the new one is kept unless the new one is exact. Mate scores are stored relative to the node
+the slot holding the same key, else an empty one, else the one whose data is worth least: its depth minus
+8 per search since it was stored (the age counts searches, modulo 64). Of the same key, data of this search
+much deeper than the new is kept unless the new is exact. Mate scores are stored relative to the node
 (the search adds and removes the ply).
 
 In the compiled build (``tt.pxd``) the words are a typed memoryview and probes and stores are C code; the pure
@@ -85,7 +85,7 @@ def slots_for(megabytes: int) -> int:
 
 
 def pack(depth: int, bound: int, score: int, move: int, age: int) -> int:
-    """The data word of an entry (depth clamped to 0..127)."""
+    """The data word of a slot (depth clamped to 0..127)."""
     if depth < 0:
         depth = 0
     elif depth > _DEPTH_MAX:
@@ -96,7 +96,7 @@ def pack(depth: int, bound: int, score: int, move: int, age: int) -> int:
 
 def unpack(data: int) -> tuple[int, int, int, int]:
     """``(depth, bound, score, move)`` of a data word (for tests and tools; the search reads the fields one by
-    one, engine.search's ``entry_*``)."""
+    one, engine.search's ``stored_*``)."""
     return (data >> DEPTH_SHIFT & DEPTH_MAX, data >> BOUND_SHIFT & BOUND_MASK,
             (data >> SCORE_SHIFT & SCORE_MASK) - SCORE_OFFSET, data & MOVE_MASK)
 
@@ -142,7 +142,7 @@ class TranspositionTable:
         self.age = 0
 
     def new_search(self) -> None:
-        """Called before each search: entries of earlier searches count as older from now on."""
+        """Called before each search: what earlier searches stored counts as older from now on."""
         self.age = (self.age + 1) & _AGE_MASK
 
     def probe(self, key: int) -> int:
@@ -159,7 +159,7 @@ class TranspositionTable:
         return 0
 
     def store(self, key: int, depth: int, bound: int, score: int, move: int) -> None:
-        """Store an entry for ``key`` in its bucket (see the module's notes on replacement)."""
+        """Store a search result for ``key`` in its bucket (see the module's notes on replacement)."""
         age = self.age  # self.words at each use, not in a local: see probe
         i = (key & self.bucket_mask) << 3
         end = i + 8
@@ -172,9 +172,9 @@ class TranspositionTable:
                 break
             if self.words[i + 1] ^ data == key:
                 if (bound != _EXACT and data >> _AGE_SHIFT == age and (data >> _DEPTH_SHIFT & _DEPTH_MAX) > depth + 2):
-                    return  # a much deeper entry of this search: keep it
+                    return  # much deeper data of this search: keep it
                 if not move:
-                    move = data & _MOVE_MASK  # keep the old entry's move
+                    move = data & _MOVE_MASK  # keep the move stored before
                 target = i
                 break
             value = (data >> _DEPTH_SHIFT & _DEPTH_MAX) - 8 * ((age - (data >> _AGE_SHIFT)) & _AGE_MASK)
@@ -186,13 +186,13 @@ class TranspositionTable:
         self.words[target] = data
         self.words[target + 1] = key ^ data
 
-    def entry(self, key: int) -> Optional[tuple[int, int, int, int]]:
+    def stored(self, key: int) -> Optional[tuple[int, int, int, int]]:
         """``(depth, bound, score, move)`` stored for ``key``, or None (for tests and the PV)."""
         data = self.probe(key)
         return unpack(data) if data else None
 
     def permille(self) -> int:
-        """How full the table is with entries of the current search, from its first 1000 slots (``hashfull``)."""
+        """How full the table is with data of the current search, from its first 1000 slots (``hashfull``)."""
         words = self.words
         age = self.age
         count = 0

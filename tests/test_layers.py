@@ -48,11 +48,12 @@ _RULES = {
     "tables": set(), "variants": set(), "buildinfo": set(), "polyglot_random": set(),
     "movecodes": set(),  # the move word
     "state": {"movecodes", "tables"},  # the fields of a position
-    "entry": {"movecodes", "state", "tables", "variants"},  # placement and forced entry, filters on S-chess's moves
-    "movegen": {"entry", "movecodes", "state", "tables"},
-    "fen": {"entry", "movegen", "state", "tables", "variants"},
-    "position": {"entry", "fen", "movecodes", "state", "tables", "variants"},
-    "attacks": {"entry", "movecodes", "position", "tables"},
+    # placement and forced entry, filters on S-chess's moves
+    "entry_rules": {"movecodes", "state", "tables", "variants"},
+    "movegen": {"entry_rules", "movecodes", "state", "tables"},
+    "fen": {"entry_rules", "movegen", "state", "tables", "variants"},
+    "position": {"entry_rules", "fen", "movecodes", "state", "tables", "variants"},
+    "attacks": {"entry_rules", "movecodes", "position", "tables"},
     "san": {"movecodes", "position", "tables"},
     "board": {"movecodes", "position", "san", "tables", "variants"},
     "perft": {"position"},
@@ -303,7 +304,8 @@ def test_engine_importing_the_bot_or_off_its_list_is_caught(tmp_path: Path) -> N
         "bot/__init__.py": "", "bot/config/__init__.py": "",
     })
     assert layer_violations(import_graph(root, ["engine", "bot"])) == [
-        "engine.attacks imports engine.evaluate: engine.attacks may import only entry, movecodes, position, tables",
+        "engine.attacks imports engine.evaluate: engine.attacks may import only entry_rules, movecodes, position, "
+        "tables",
         "engine.newcomer: engine.newcomer is not listed in ENGINE_IMPORTS (say what it may import)",
         "engine.tt imports engine.search: engine.tt may import nothing of the engine",
         "engine.uci imports bot.config: engine imports nothing from bot"]
@@ -321,7 +323,7 @@ def test_the_imports_of_cython_files_count(tmp_path: Path) -> None:
     assert graph["engine._ordering"] == {"engine.search", "engine.ordering"}
     assert layer_violations(graph) == [
         "engine._ordering imports engine.search: engine._ordering may import only movecodes, ordering, position",
-        "engine.position imports engine.search: engine.position may import only entry, fen, movecodes, state, "
+        "engine.position imports engine.search: engine.position may import only entry_rules, fen, movecodes, state, "
         "tables, variants"]
 
 

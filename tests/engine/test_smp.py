@@ -32,16 +32,16 @@ def test_a_table_over_shared_words_returns_what_was_stored_and_misses_other_keys
     try:
         assert table.slots == shared.slots == slots_for(1)
         key = tt_key(Board().hash, Board().gates)
-        assert table.entry(key) is None
+        assert table.stored(key) is None
         table.store(key, 12, LOWER, -30950, 0x5ABCD)
-        assert table.entry(key) == (12, LOWER, -30950, 0x5ABCD)
+        assert table.stored(key) == (12, LOWER, -30950, 0x5ABCD)
         other = key ^ (table.slots << 3)  # the same bucket
         assert other & table.bucket_mask == key & table.bucket_mask
-        assert table.entry(other) is None
+        assert table.stored(other) is None
         table.store(other, 3, UPPER, 31000, 7)
-        assert table.entry(key) == (12, LOWER, -30950, 0x5ABCD) and table.entry(other) == (3, UPPER, 31000, 7)
+        assert table.stored(key) == (12, LOWER, -30950, 0x5ABCD) and table.stored(other) == (3, UPPER, 31000, 7)
         table.clear()
-        assert table.entry(other) is None and table.entry(key) is None
+        assert table.stored(other) is None and table.stored(key) is None
     finally:
         table.use_shared(None)
         shared.close(unlink=True)
@@ -57,8 +57,8 @@ def test_a_torn_slot_reads_as_a_miss() -> None:
         index = (key_a & table.bucket_mask) << 3  # the first slot of the bucket: the one key_a went to
         data_of_a = shared.words[index]
         assert shared.words[index + 1] ^ data_of_a == key_a
-        shared.words[index] = data_of_a ^ (1 << 40)  # another process's entry, key_a's check word
-        assert table.entry(key_a) is None
+        shared.words[index] = data_of_a ^ (1 << 40)  # another process's data, key_a's check word
+        assert table.stored(key_a) is None
     finally:
         table.use_shared(None)
         shared.close(unlink=True)
@@ -73,7 +73,7 @@ def _write_in_child(name: str, key: int, conn: Connection) -> None:
     conn.send("done")
 
 
-def test_another_process_sees_the_entries_and_the_stop_flag() -> None:
+def test_another_process_sees_the_stored_data_and_the_stop_flag() -> None:
     shared = SharedTable(1)
     table = _over(shared)
     try:
@@ -83,7 +83,7 @@ def test_another_process_sees_the_entries_and_the_stop_flag() -> None:
         process.start()
         assert parent.recv() == "done"
         process.join()
-        assert table.entry(987654321) == (7, EXACT, 123, 4567)
+        assert table.stored(987654321) == (7, EXACT, 123, 4567)
         assert not shared.stopped
         shared.set_stop(True)
         attached = SharedTable(1, name=shared.name)
