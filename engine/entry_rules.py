@@ -268,14 +268,6 @@ def parse_placement_field(pos: PositionState, fen_error: FenError, fen: str,
     return rights or "-", placed
 
 
-def load_castling_field(pos: PositionState, fen_error: FenError, fen: str, text: str) -> None:
-    """The castling field of a FEN on ``pos`` (engine.fen's ``_parse_castling``), and in placement S-chess the
-    placed pieces written in it."""
-    rights, placed = parse_placement_field(pos, fen_error, fen, text)
-    pos._parse_castling(fen, rights)  # type: ignore[attr-defined]
-    check_placed(pos, fen_error, fen, placed)
-
-
 def check_placed(pos: PositionState, fen_error: FenError, fen: str, placed: list[tuple[int, int]]) -> None:
     """Put the placed pieces of a FEN on ``pos`` (gates and ``placed``), or raise naming what is wrong (nothing
     to do outside placement S-chess)."""

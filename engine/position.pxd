@@ -1,7 +1,7 @@
 # Cython declarations for the compiled build (setup.py, SCHESS_ENGINE_COMPILE=1); the .py file stays plain Python.
 cimport cython
 
-from engine.fen cimport FenCodec
+from engine.movegen cimport MoveGenerator
 from engine.movecodes cimport gated_piece, move_from, move_kind, move_piece, move_to
 from engine.state cimport PositionState, mask_hash
 
@@ -24,7 +24,7 @@ cdef class MoveObserver:
     cpdef pop(self)
 
 
-cdef class Position(FenCodec):
+cdef class Position(MoveGenerator):
     cdef public MoveObserver accumulator
 
     @cython.locals(squares="int *", frm=int, to=int, flag=int, side=int, h="long long", ep=int, piece=int,

@@ -16,7 +16,7 @@ legal (the gated piece can neither block a check nor shield the king).
 from __future__ import annotations
 
 from .entry_rules import PLACED_KEYS
-from .fen import FenCodec, fen_error
+from .fen import fen_error, read_fen, write_fen, zobrist_hash
 from .movecodes import (
     CASTLE_ROOK_GATE,
     DOUBLE_PUSH,
@@ -31,6 +31,7 @@ from .movecodes import (
     move_piece,
     move_to,
 )
+from .movegen import MoveGenerator
 from .state import UNDO_MASKS, UNDO_WORDS, mask_hash
 from .tables import (
     BACK_RANK_MASK,
@@ -83,7 +84,7 @@ class MoveObserver:
         pass
 
 
-class Position(FenCodec):
+class Position(MoveGenerator):
     """Position state with make/unmake and legal move generation on int move codes.
 
     Attributes meant for readers (the search and Board): ``squares`` (64 signed codes), ``side`` (1 white,
@@ -104,6 +105,20 @@ class Position(FenCodec):
         self.accumulator = None
         self.placed = [0] * 64
         self.set_fen(START_FENS[variant] if fen is None else fen)
+
+    # ------------------------------------------------------------------ FEN (engine.fen)
+
+    def set_fen(self, fen: str) -> None:
+        """Load a FEN (with optional ``[hand]`` after the board); ValueError naming the problem."""
+        read_fen(self, fen)
+
+    def fen(self) -> str:
+        """The FEN exactly as Fairy-Stockfish writes it for this variant."""
+        return write_fen(self)
+
+    def compute_hash(self) -> int:
+        """The Zobrist key from scratch: pieces, side, castling rights, en passant file, pieces in hand."""
+        return zobrist_hash(self)
 
     # ------------------------------------------------------------------ make / unmake
 

@@ -54,6 +54,8 @@ cdef class PositionState:
 
     cpdef bint _keeps_gates(self, int sign)
 
+    cpdef clear_undo(self)
+
     cpdef _grow_undo(self)
 
     cpdef long long undo_code(self, int i)

@@ -133,6 +133,16 @@ class PositionState:
         S-House always (captures can refill an empty hand)."""
         return self.drops or self.hand[HAWK * sign] + self.hand[ELEPHANT * sign] > 0
 
+    def clear_undo(self) -> None:
+        """No move recorded (a FEN was just loaded): a new position gets its undo buffers and the move
+        generator's scratch here, a position loaded again keeps them."""
+        self.undo_len = 0
+        if getattr(self, "undo_buffer", None) is None:
+            self.undo_buffer, self.undo_mask_buffer = undo_buffers()
+            self.undo = self.undo_buffer
+            self.undo_masks = self.undo_mask_buffer
+            self.pin_line = [0] * 64  # scratch of generate_legal (a C array in the compiled build)
+
     def _grow_undo(self) -> None:
         """Twice the room for undo records (a game or a search longer than any before on this position)."""
         grown, masks = undo_buffers(len(self.undo_buffer) // _UNDO_WORDS)

@@ -171,7 +171,7 @@ def _unpack_squares(occupied: int, pieces: bytes) -> list[int]:
 
 def _castling_field(squares: list[int], castling: int, gates: int, hand: list[int], chess960: bool,
                     drops: bool) -> str:
-    """The FEN castling field as the engine writes it (``FenCodec._castling_fen``): castling rights, then gate
+    """The FEN castling field as the engine writes it (``engine.fen._castling_fen``): castling rights, then gate
     file letters while that side's gates are live."""
     out = ""
     for color, sign in ((0, 1), (1, -1)):
