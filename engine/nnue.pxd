@@ -66,6 +66,9 @@ cdef class Accumulator(MoveObserver):
     @cython.locals(at_src=int, at_dst=int, slot=int, base=int, i=int)
     cdef void _update(self, int src, int dst) noexcept
 
+    @cython.locals(i=int, j=int, feature=int)
+    cdef void _cancel(self) noexcept
+
     cpdef bint adds_hand_made(self)
 
     @cython.locals(h="Py_ssize_t", values="short *", us="Py_ssize_t", them="Py_ssize_t", total="long long", top=int,

@@ -461,7 +461,29 @@ class Accumulator(MoveObserver):
             for i in range(self.hand_count[slot]):
                 self._list_hand(self.hand_at[base + i], self.hand_old[base + i], self.hand_new[base + i])
             self._list_gates(self.gates_old[slot], self.gates_new[slot])
+        if dst - src > 1:
+            self._cancel()
         self._apply_lists(at_src, at_dst)
+
+    def _cancel(self) -> None:
+        """Take out of the lists each feature both added and removed (a piece that moved on, or back, over the
+        slots an update spans): each one fewer pass over the sums. The white row names a feature (the black
+        row follows from it)."""
+        i = 0
+        while i < self.n_add:
+            feature = self.added[2 * i]
+            j = 0
+            while j < self.n_sub and self.removed[2 * j] != feature:
+                j += 1
+            if j < self.n_sub:  # both go: the last of each list takes its place
+                self.n_add -= 1
+                self.added[2 * i] = self.added[2 * self.n_add]
+                self.added[2 * i + 1] = self.added[2 * self.n_add + 1]
+                self.n_sub -= 1
+                self.removed[2 * j] = self.removed[2 * self.n_sub]
+                self.removed[2 * j + 1] = self.removed[2 * self.n_sub + 1]
+            else:
+                i += 1
 
     def adds_hand_made(self) -> bool:
         """Whether :meth:`evaluate`'s score is added to the hand-made evaluation's (a VERSION_ADDED net)."""
