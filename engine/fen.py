@@ -13,6 +13,8 @@ Placement S-chess writes its placed pieces in the castling field instead of gate
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from .entry_rules import check_placed, parse_placement_field, placement_field, placement_hash
 from .movegen import MoveGenerator
 from .state import mask_hash
@@ -288,9 +290,9 @@ def zobrist_hash(pos: MoveGenerator) -> int:
     return h ^ placement_hash(pos)
 
 
-def write_fen(pos: MoveGenerator) -> str:
-    """The FEN exactly as Fairy-Stockfish writes it for this variant."""
-    squares = pos.squares
+def board_field(squares: Sequence[int], promoted: int, hand: Sequence[int], gating: bool) -> str:
+    """The FEN's first field as Fairy-Stockfish writes it: the ranks (a promoted piece marked ``~``), then, in a
+    gating variant, the pieces in hand in brackets (``hand`` indexed by signed piece code)."""
     rows = []
     for rank in range(7, -1, -1):
         row = ""
@@ -305,20 +307,25 @@ def write_fen(pos: MoveGenerator) -> str:
                 empty = 0
             symbol = PIECE_SYMBOLS[abs(p)]
             row += symbol.upper() if p > 0 else symbol
-            if pos.promoted >> (rank * 8 + file) & 1:
+            if promoted >> (rank * 8 + file) & 1:
                 row += "~"
         if empty:
             row += str(empty)
         rows.append(row)
     board = "/".join(rows)
-    if pos.variant in GATING_VARIANTS:
-        hand = pos.hand
+    if gating:
         board += (
             "["
             + "".join([PIECE_SYMBOLS[p].upper() * hand[p] for p in _HAND_ORDER])
             + "".join([PIECE_SYMBOLS[p] * hand[-p] for p in _HAND_ORDER])
             + "]"
         )
+    return board
+
+
+def write_fen(pos: MoveGenerator) -> str:
+    """The FEN exactly as Fairy-Stockfish writes it for this variant."""
+    board = board_field(list(pos.squares), pos.promoted, pos.hand, pos.variant in GATING_VARIANTS)
     castling = placement_field(pos) if pos.entry_rule == PLACEMENT else _castling_fen(pos)
     ep = SQUARE_NAMES[pos.ep] if pos.ep >= 0 else "-"
     fullmove = (pos.start_ply + pos.ply) // 2 + 1

@@ -38,7 +38,8 @@ from typing import Any, Iterator, NamedTuple, Optional
 import numpy as np
 
 from engine import Board
-from engine.tables import BISHOP, ELEPHANT, HAWK, KING, KNIGHT, PAWN, PIECE_SYMBOLS, QUEEN, ROOK
+from engine.fen import board_field
+from engine.tables import BISHOP, ELEPHANT, HAWK, KING, KNIGHT, PAWN, QUEEN, ROOK
 from engine.variants import DROP_VARIANTS, GATING_VARIANTS
 
 MAGIC = b"SCHESSDS"
@@ -76,7 +77,6 @@ MAX_PIECES = 36
 RESULT_UNIT = 10000
 #: source fields that do not tell runs apart: a rerun resumes the source whose other fields match
 INFO_FIELDS = frozenset({"done", "engine_id", "commit", "created"})
-_HAND_ORDER = (ELEPHANT, HAWK, QUEEN, ROOK, BISHOP, KNIGHT, PAWN)  # the engine's FEN order
 
 
 class DataSet(NamedTuple):
@@ -215,29 +215,7 @@ def record_position(record: bytes) -> dict[str, Any]:
     variant = VARIANTS[code]
     chess960 = bool(flags & 8)
     side = -1 if flags & 1 else 1
-    rows = []
-    for rank in range(7, -1, -1):
-        row = ""
-        empty = 0
-        for file in range(8):
-            p = squares[rank * 8 + file]
-            if p == 0:
-                empty += 1
-                continue
-            if empty:
-                row += str(empty)
-                empty = 0
-            symbol = PIECE_SYMBOLS[abs(p)]
-            row += symbol.upper() if p > 0 else symbol
-            if promoted >> (rank * 8 + file) & 1:
-                row += "~"
-        if empty:
-            row += str(empty)
-        rows.append(row)
-    text = "/".join(rows)
-    if variant in GATING_VARIANTS:
-        text += ("[" + "".join(PIECE_SYMBOLS[p].upper() * hand[p] for p in _HAND_ORDER)
-                 + "".join(PIECE_SYMBOLS[p] * hand[-p] for p in _HAND_ORDER) + "]")
+    text = board_field(squares, promoted, hand, variant in GATING_VARIANTS)
     castling_text = _castling_field(squares, castling, gates, hand, chess960, variant in DROP_VARIANTS)
     ep_text = "-" if ep == 255 else "abcdefgh"[ep & 7] + str((ep >> 3) + 1)
     fen = f"{text} {'w' if side == 1 else 'b'} {castling_text} {ep_text} {halfmove} {fullmove}"
