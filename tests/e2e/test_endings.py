@@ -128,7 +128,8 @@ def test_we_flag(running_clock_server: LoopbackServer, tmp_path: Path, bots: lis
     would abort the game instead) while our clock runs out."""
     server = running_clock_server
     engine = f"{sys.executable} {FAULTY_UCI} --hang-on=2 --counter={tmp_path / 'searches'}"
-    game_id = server.challenge(color="white", clock=(60, 0), opponent=Scripted(["e2e4", "d2d4"]))
+    # 30 s: the hung search is given up a quarter of it later (7.5 s), long after the 1 s left runs out
+    game_id = server.challenge(color="white", clock=(30, 0), opponent=Scripted(["e2e4", "d2d4"]))
     bots.append(BotThread(bot_config(server, tmp_path, engine={"command": engine}), max_games=1,
                           timing=QUICK_WATCH).start())
     server.wait_for_plies(game_id, 3, GAME_S)

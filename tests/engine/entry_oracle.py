@@ -27,11 +27,14 @@ from __future__ import annotations
 import argparse
 import random
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 
 import pyffish as sf
 
 from engine import Board
+
+from .oracle import claim_possible, material_key, repetition_key
 
 S_CHESS_START = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR[HEhe] w KQBCDFGkqbcdfg - 0 1"
 PLACEMENT = "seirawan-placement"
@@ -47,6 +50,8 @@ class Report:
     known_fsf_check_bug: int = 0  # Fairy-Stockfish's '+' for a check that the gated piece blocks
     fallbacks: int = 0  # forced entry: positions where no move obeyed the rule and any move without a gate was allowed
     forfeits: int = 0  # placement: placed pieces lost by a capture on their square
+    # pyffish's insufficient-material verdicts by material_key (asked once per material: see oracle.py)
+    insufficient: dict[str, tuple[bool, bool]] = field(default_factory=dict)
 
 
 def board_of(fen: str) -> dict[str, str]:
@@ -208,34 +213,43 @@ class Referee:
         board = first.split("[")[0]
         return f"{board}[{hand}] {side} {field_text or '-'} {ep} {halfmove} {fullmove}"
 
-    def insufficient(self) -> tuple[bool, bool]:
+    def insufficient(self, known: dict[str, tuple[bool, bool]]) -> tuple[bool, bool]:
+        """pyffish's verdict, asked once per material (``known``: the verdicts asked so far)."""
         fen = self.fen()
         if self.variant == PLACEMENT:  # pyffish's S-chess reads the hand, not the placement field
             parts = fen.split()
             fen = " ".join([parts[0], parts[1], "-"] + parts[3:])
-        return tuple(sf.has_insufficient_material("seirawan", fen, [], False))  # type: ignore[return-value]
+        key = material_key(fen)
+        if key not in known:
+            known[key] = tuple(sf.has_insufficient_material("seirawan", fen, [], False))  # type: ignore[assignment]
+        return known[key]
 
     def san(self, move: str, allowed: list[str]) -> str:
         """The SAN of an allowed move: Fairy-Stockfish's of the mirror's move, disambiguated among ``allowed``."""
         if "@" in move:
             return move
         fen = self.mirror_fen()
-        san = sf.get_san("seirawan", fen, move, False)
-        found = re.match(r"^([NBRQKHE])([a-h]?[1-8]?)(x?[a-h][1-8])(.*)$", san)
-        if not found or "/" in san:
-            return san
-        letter, _, rest, tail = found.groups()
-        board = board_of(fen)
-        frm, to = move[:2], move[2:4]
-        others = [m[:2] for m in allowed if m[2:4] == to and m[:2] != frm and len(m) == 4
-                  and board.get(m[:2]) == board[frm] and not _castling(m, board)]
-        if not others:
-            return letter + rest + tail
-        if all(o[0] != frm[0] for o in others):
-            return letter + frm[0] + rest + tail
-        if all(o[1] != frm[1] for o in others):
-            return letter + frm[1] + rest + tail
-        return letter + frm + rest + tail
+        return disambiguated(sf.get_san("seirawan", fen, move, False), move, allowed, fen)
+
+
+def disambiguated(san: str, move: str, allowed: list[str], fen: str) -> str:
+    """Fairy-Stockfish's SAN ``san`` of the mirror's ``move`` in the mirror position ``fen``, its
+    disambiguation worked out again among the ``allowed`` moves (Fairy-Stockfish's looks at all S-chess moves)."""
+    found = re.match(r"^([NBRQKHE])([a-h]?[1-8]?)(x?[a-h][1-8])(.*)$", san)
+    if not found or "/" in san:
+        return san
+    letter, _, rest, tail = found.groups()
+    board = board_of(fen)
+    frm, to = move[:2], move[2:4]
+    others = [m[:2] for m in allowed if m[2:4] == to and m[:2] != frm and len(m) == 4
+              and board.get(m[:2]) == board[frm] and not _castling(m, board)]
+    if not others:
+        return letter + rest + tail
+    if all(o[0] != frm[0] for o in others):
+        return letter + frm[0] + rest + tail
+    if all(o[1] != frm[1] for o in others):
+        return letter + frm[1] + rest + tail
+    return letter + frm + rest + tail
 
 
 def _gates(move: str, board: dict[str, str]) -> str:
@@ -260,8 +274,9 @@ def _king_target(king: str, rook: str) -> str:
     return ("g" if rook[0] > king[0] else "c") + king[1]
 
 
-def compare(board: Board, referee: Referee, report: Report, all_san: bool) -> list[str]:
-    """Compare one position; returns the allowed moves (empty on a mismatch of the moves, to stop the game)."""
+def compare(board: Board, referee: Referee, report: Report, all_san: bool, seen: Counter[str]) -> list[str]:
+    """Compare one position; returns the allowed moves (empty on a mismatch of the moves, to stop the game).
+    ``seen``: the repetition keys of the game's earlier positions (the claims are asked only when possible)."""
     report.positions += 1
     where = f"{board.variant} after {' '.join(m.uci() for m in board.move_stack)}"
     referee.fallback = False
@@ -282,11 +297,11 @@ def compare(board: Board, referee: Referee, report: Report, all_san: bool) -> li
     mirror = (referee.start, referee.moves)
     if board.is_check() != sf.gives_check("seirawan", *mirror, False):
         report.mismatches.append(f"check: ours {board.is_check()} at {where}")
-    insufficient = referee.insufficient()
+    insufficient = referee.insufficient(report.insufficient)
     ours_insufficient = (board.has_insufficient_material(1), board.has_insufficient_material(-1))
     if insufficient != ours_insufficient:
         report.mismatches.append(f"insufficient: ours {ours_insufficient} referee {insufficient} at {where}")
-    fsf_end, _ = sf.is_optional_game_end("seirawan", *mirror, False)
+    fsf_end = claim_possible(expected_fen, seen) and sf.is_optional_game_end("seirawan", *mirror, False)[0]
     ours_end = board.is_fifty_moves() or board.can_claim_threefold_repetition()
     if allowed and bool(fsf_end) != ours_end:
         report.mismatches.append(f"optional end: ours {ours_end} fsf {fsf_end} at {where}")
@@ -301,14 +316,16 @@ def compare(board: Board, referee: Referee, report: Report, all_san: bool) -> li
 
 def _compare_san(board: Board, referee: Referee, move, allowed: list[str], report: Report,  # type: ignore[no-untyped-def]
                  where: str) -> None:
-    ours = board.san(move)
-    expected = referee.san(move.uci(), allowed)
+    _judge_san(board.san(move), referee.san(move.uci(), allowed), move.uci(), bool(move.gate), report, where)
+
+
+def _judge_san(ours: str, expected: str, uci: str, gated: bool, report: Report, where: str) -> None:
     if ours == expected:
         return
-    if move.gate and ours.rstrip("+#") == expected.rstrip("+#") and not ours.endswith(("+", "#")):
+    if gated and ours.rstrip("+#") == expected.rstrip("+#") and not ours.endswith(("+", "#")):
         report.known_fsf_check_bug += 1
         return
-    report.mismatches.append(f"san {move.uci()}: ours {ours} referee {expected} at {where}")
+    report.mismatches.append(f"san {uci}: ours {ours} referee {expected} at {where}")
 
 
 def random_game(variant: str, rng: random.Random, plies: int, report: Report, san_every: int = 5,
@@ -318,8 +335,13 @@ def random_game(variant: str, rng: random.Random, plies: int, report: Report, sa
     ply)."""
     board = Board(start_fen, variant=variant)
     referee = Referee(variant, start_fen)
+    seen: Counter[str] = Counter()
+    # The moves played whose SAN is judged at the end of the game, from one pyffish call for the whole mirror
+    # game: (index in the mirror's moves, ours, the allowed moves and the mirror's FEN before it, gated, where).
+    played: list[tuple[int, str, list[str], str, bool, str]] = []
     for ply in range(plies):
-        allowed = compare(board, referee, report, all_san=ply % san_every == 0)
+        allowed = compare(board, referee, report, all_san=ply % san_every == 0, seen=seen)
+        seen[repetition_key(board.fen())] += 1
         if not allowed or board.is_repetition(3) or board.is_fifty_moves():
             break
         # Captures a third of the time when there are any: they are what forfeits a placed piece and opens the
@@ -328,14 +350,23 @@ def random_game(variant: str, rng: random.Random, plies: int, report: Report, sa
         uci = rng.choice(captures if captures and rng.random() < 1 / 3 else allowed)
         move = board.parse_uci(uci)
         if ply % san_every:
-            _compare_san(board, referee, move, allowed, report, f"{variant} after "
-                         f"{' '.join(m.uci() for m in board.move_stack)}")
+            where = f"{variant} after {' '.join(m.uci() for m in board.move_stack)}"
+            if "@" in uci:  # a placement: its SAN is the move itself
+                _compare_san(board, referee, move, allowed, report, where)
+            else:
+                played.append((len(referee.moves), board.san(move), allowed, referee.mirror_fen(), bool(move.gate),
+                               where))
         landed = referee.waiting.get(uci[2:4], "")
         if landed and landed.isupper() != board.turn:
             report.forfeits += 1
         board.push(move)
         referee.push(uci)
         report.plies += 1
+    if played:
+        fsf = sf.get_san_moves("seirawan", referee.start, referee.moves, False)
+        for index, ours, allowed, fen, gated, where in played:
+            uci = referee.moves[index]
+            _judge_san(ours, disambiguated(fsf[index], uci, allowed, fen), uci, gated, report, where)
 
 
 def main() -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import random
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -23,16 +24,63 @@ class Report:
     mismatches: list[str] = field(default_factory=list)
     # Fairy-Stockfish's documented SAN bug: '+' for a discovered check that the gated piece blocks.
     known_fsf_check_bug: int = 0
+    # pyffish's insufficient-material verdicts by (variant, material_key): see insufficient_material
+    insufficient: dict[tuple[str, str], tuple[bool, bool]] = field(default_factory=dict)
+
+
+# Every pyffish call costs about 2 ms whatever it asks (a profile shows it rebuilding its piece tables each time),
+# so the verdicts that only change with the material or with a repeated position are asked only when they can
+# have changed; the engine's own verdict is still computed and compared at every ply.
+
+def material_key(fen: str) -> str:
+    """All that Fairy-Stockfish's insufficient-material verdict reads of a position (``has_insufficient_material``
+    in its apiutil.h): the pieces on the board and in hand, and the square colour of each bishop."""
+    board, _, hand = fen.split()[0].partition("[")
+    pieces = []
+    for rank, row in enumerate(board.split("/")):
+        file = 0
+        for ch in row:
+            if ch.isdigit():
+                file += int(ch)
+            elif ch != "~":
+                pieces.append(ch + ("dl"[(file + 7 - rank) % 2] if ch in "Bb" else ""))  # a1 dark
+                file += 1
+    return " ".join(sorted(pieces)) + " [" + "".join(sorted(hand.rstrip("]"))) + "]"
+
+
+def insufficient_material(variant: str, fen: str, report: Report, start_fen: str = "",
+                          moves: list[str] | None = None, chess960: bool = False) -> tuple[bool, bool]:
+    """pyffish's (white, black) insufficient-material verdict of ``fen`` (reached as ``start_fen`` + ``moves``
+    when given), asked once per material."""
+    key = (variant, material_key(fen))
+    if key not in report.insufficient:
+        report.insufficient[key] = tuple(sf.has_insufficient_material(  # type: ignore[assignment]
+            variant, start_fen or fen, moves or [], chess960))
+    return report.insufficient[key]
+
+
+def repetition_key(fen: str) -> str:
+    """The placement with the hand and the side to move: a position can only repeat one with the same key."""
+    return " ".join(fen.split()[:2])
+
+
+def claim_possible(fen: str, seen: Counter[str]) -> bool:
+    """Whether a fifty-move or repetition claim can be open in ``fen``: false while its repetition key was not
+    seen earlier in the game (``seen``) and the halfmove clock is below 96 (100 ends the game), so that pyffish
+    need not be asked."""
+    return seen[repetition_key(fen)] > 0 or int(fen.split()[4]) >= 96
 
 
 def _fsf_variant(board: Board) -> str:
     return board.variant  # the rules' names are Fairy-Stockfish's: seirawan, shouse, chess
 
 
-def compare_position(board: Board, start_fen: str, moves: list[str], report: Report, all_san: bool = True) -> None:
+def compare_position(board: Board, start_fen: str, moves: list[str], report: Report, all_san: bool = True,
+                     seen: Counter[str] | None = None) -> None:
     """Compare one position (given to pyffish as start FEN + move list) in every respect the server uses.
 
-    ``all_san``: also compare the SAN of every legal move (one pyffish call per move, the slow part)."""
+    ``all_san``: also compare the SAN of every legal move (one pyffish call per move, the slow part).
+    ``seen``: the repetition keys of the game's earlier positions (without it, the claims are always asked)."""
     variant = _fsf_variant(board)
     c960 = board.chess960
     where = f"{start_fen} moves {' '.join(moves)}"
@@ -59,13 +107,16 @@ def compare_position(board: Board, start_fen: str, moves: list[str], report: Rep
     in_check = board.is_check()
     if in_check != sf.gives_check(variant, start_fen, moves, c960):
         report.mismatches.append(f"check: ours {in_check} at {where}")
-    fsf_end, fsf_result = sf.is_optional_game_end(variant, start_fen, moves, c960)
+    if seen is None or claim_possible(fen, seen):
+        fsf_end, _ = sf.is_optional_game_end(variant, start_fen, moves, c960)
+    else:
+        fsf_end = False
     ours_end = board.is_fifty_moves() or board.can_claim_threefold_repetition()
     if board.is_checkmate():
         ours_end = False  # FSF reports mate through game_result, not as an optional end
     if bool(fsf_end) != ours_end and fsf_moves:
         report.mismatches.append(f"optional end: ours {ours_end} fsf {fsf_end} at {where}")
-    insufficient = sf.has_insufficient_material(variant, start_fen, moves, c960)
+    insufficient = insufficient_material(variant, fen, report, start_fen, moves, c960)
     ours_insufficient = (board.has_insufficient_material(1), board.has_insufficient_material(-1))
     if tuple(insufficient) != ours_insufficient:
         report.mismatches.append(f"insufficient: ours {ours_insufficient} fsf {insufficient} at {where}")
@@ -97,8 +148,10 @@ def random_game(board: Board, rng: random.Random, plies: int, report: Report, sa
     start_fen = board.fen()
     moves: list[str] = []
     sans: list[str] = []
+    seen: Counter[str] = Counter()
     for ply in range(plies):
-        compare_position(board, start_fen, moves, report, all_san=ply % san_every == 0)
+        compare_position(board, start_fen, moves, report, all_san=ply % san_every == 0, seen=seen)
+        seen[repetition_key(board.fen())] += 1
         legal = list(board.legal_moves)
         if not legal or board.is_repetition(3) or board.is_fifty_moves():
             break

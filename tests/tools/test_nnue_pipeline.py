@@ -20,10 +20,10 @@ OPENINGS = Path(__file__).resolve().parents[2] / "engine" / "data" / "seirawan.e
 
 def test_generate_train_export_and_load_a_tiny_net(tmp_path: Path) -> None:
     data = tmp_path / "selfplay.txt"
-    assert main(["generate", "--out", str(data), "--games", "1", "--nodes", "300", "--openings", str(OPENINGS),
+    assert main(["generate", "--out", str(data), "--games", "1", "--nodes", "100", "--openings", str(OPENINGS),
                  "--seed", "3"]) == 0
     assert games_done(data) == 1
-    assert main(["generate", "--out", str(data), "--games", "3", "--nodes", "300", "--openings", str(OPENINGS),
+    assert main(["generate", "--out", str(data), "--games", "3", "--nodes", "100", "--openings", str(OPENINGS),
                  "--seed", "3"]) == 0  # resumes after game 0
     assert games_done(data) == 3
     games = {line.rsplit(";", 1)[1] for line in data.read_text().splitlines()}
