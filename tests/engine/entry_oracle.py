@@ -274,9 +274,11 @@ def _king_target(king: str, rook: str) -> str:
     return ("g" if rook[0] > king[0] else "c") + king[1]
 
 
-def compare(board: Board, referee: Referee, report: Report, all_san: bool, seen: Counter[str]) -> list[str]:
+def compare(board: Board, referee: Referee, report: Report, all_san: bool, seen: Counter[str],
+            ask_check: bool = True) -> list[str]:
     """Compare one position; returns the allowed moves (empty on a mismatch of the moves, to stop the game).
-    ``seen``: the repetition keys of the game's earlier positions (the claims are asked only when possible)."""
+    ``seen``: the repetition keys of the game's earlier positions (the claims are asked only when possible);
+    ``ask_check``: false where the caller judges check from pyffish's SAN of the move that led here."""
     report.positions += 1
     where = f"{board.variant} after {' '.join(m.uci() for m in board.move_stack)}"
     referee.fallback = False
@@ -295,7 +297,7 @@ def compare(board: Board, referee: Referee, report: Report, all_san: bool, seen:
             report.mismatches.append(f"check during the placement at {where}")
         return allowed
     mirror = (referee.start, referee.moves)
-    if board.is_check() != sf.gives_check("seirawan", *mirror, False):
+    if ask_check and board.is_check() != sf.gives_check("seirawan", *mirror, False):
         report.mismatches.append(f"check: ours {board.is_check()} at {where}")
     insufficient = referee.insufficient(report.insufficient)
     ours_insufficient = (board.has_insufficient_material(1), board.has_insufficient_material(-1))
@@ -332,15 +334,19 @@ def random_game(variant: str, rng: random.Random, plies: int, report: Report, sa
                 start_fen: str | None = None) -> None:
     """One random game of ``variant`` from its start (forced entry: or ``start_fen``), compared with the referee
     at every ply (the SAN of every allowed move every ``san_every`` plies, the SAN of the move played at every
-    ply)."""
+    ply). Check is judged from pyffish's SAN of the mirror's moves, one call for the whole game, except at the
+    mirror game's start and after a gating move, where pyffish is asked for the position's check itself (its
+    SAN can be wrong there: see ``Board.san``)."""
     board = Board(start_fen, variant=variant)
     referee = Referee(variant, start_fen)
     seen: Counter[str] = Counter()
     # The moves played whose SAN is judged at the end of the game, from one pyffish call for the whole mirror
     # game: (index in the mirror's moves, ours, the allowed moves and the mirror's FEN before it, gated, where).
     played: list[tuple[int, str, list[str], str, bool, str]] = []
+    checks: list[tuple[bool, bool, str]] = []  # after each mirror move: (ours in check, it gated, where)
     for ply in range(plies):
-        allowed = compare(board, referee, report, all_san=ply % san_every == 0, seen=seen)
+        allowed = compare(board, referee, report, all_san=ply % san_every == 0, seen=seen,
+                          ask_check=not checks or checks[-1][1])
         seen[repetition_key(board.fen())] += 1
         if not allowed or board.is_repetition(3) or board.is_fifty_moves():
             break
@@ -362,8 +368,13 @@ def random_game(variant: str, rng: random.Random, plies: int, report: Report, sa
         board.push(move)
         referee.push(uci)
         report.plies += 1
-    if played:
+        if "@" not in uci:
+            checks.append((board.is_check(), bool(move.gate), f"{variant} after {uci}"))
+    if referee.moves:
         fsf = sf.get_san_moves("seirawan", referee.start, referee.moves, False)
+        for (check, gated, where), theirs in zip(checks, fsf, strict=True):
+            if not gated and check != theirs.endswith(("+", "#")):
+                report.mismatches.append(f"check: ours {check}, pyffish's SAN {theirs} at {where}")
         for index, ours, allowed, fen, gated, where in played:
             uci = referee.moves[index]
             _judge_san(ours, disambiguated(fsf[index], uci, allowed, fen), uci, gated, report, where)
