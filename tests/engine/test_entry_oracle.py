@@ -32,7 +32,7 @@ def test_random_games_agree_with_the_pyffish_referee(variant: str, offset: int, 
     rng = random.Random(seed)
     report = Report()
     while report.plies < plies:
-        random_game(variant, rng, 160, report, san_every=16)
+        random_game(variant, rng, 160, report, san_every=32)
     if variant == FORCED_ENTRY:
         for fen in FORCED_ENTRY_STARTS:
             random_game(variant, rng, 40, report, san_every=1, start_fen=fen)

@@ -2,7 +2,7 @@
 
 Random games from the S-chess start, from the opening book positions, in S-chess960, S-House, standard chess
 and Chess960: at every ply the legal moves, the FEN, check, the game-end claims and the insufficient-material
-verdict must agree; the SAN of every legal move is compared every 20th ply and the SAN of every move played
+verdict must agree; the SAN of every legal move is compared every 40th ply and the SAN of every move played
 at every ply. More than 3,000 plies in all, so the tests are marked ``slow`` (``-m "not slow"`` leaves them
 out of a quick run; CI runs them). The seed is fixed, so every run of the suite checks the same games and a
 failure is the code's, not the dice's; ``ORACLE_SEED=daily`` takes a new seed each day (the separate
@@ -71,7 +71,7 @@ def _run(kind: str, seed: int, plies: int) -> Report:
             board = Board(variant="chess")
         else:
             board = Board(random_960_fen(rng, hand=False), variant="chess", chess960=True)
-        random_game(board, rng, 160, report, san_every=20)
+        random_game(board, rng, 160, report, san_every=40)
     return report
 
 
