@@ -34,12 +34,11 @@ import pyffish as sf
 
 from engine import Board
 
-from .oracle import claim_possible, material_key, repetition_key
+from .oracle import FILES, board_of, claim_possible, hand_of, insufficient_material, repetition_key
 
 S_CHESS_START = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR[HEhe] w KQBCDFGkqbcdfg - 0 1"
 PLACEMENT = "seirawan-placement"
 FORCED_ENTRY = "seirawan-forced-entry"
-FILES = "abcdefgh"
 
 
 @dataclass
@@ -50,28 +49,8 @@ class Report:
     known_fsf_check_bug: int = 0  # Fairy-Stockfish's '+' for a check that the gated piece blocks
     fallbacks: int = 0  # forced entry: positions where no move obeyed the rule and any move without a gate was allowed
     forfeits: int = 0  # placement: placed pieces lost by a capture on their square
-    # pyffish's insufficient-material verdicts by material_key (asked once per material: see oracle.py)
-    insufficient: dict[str, tuple[bool, bool]] = field(default_factory=dict)
-
-
-def board_of(fen: str) -> dict[str, str]:
-    """Square name -> piece letter of a FEN's board."""
-    out = {}
-    rows = fen.split()[0].split("[")[0].split("/")
-    for i, row in enumerate(rows[:8]):
-        file = 0
-        for ch in row:
-            if ch.isdigit():
-                file += int(ch)
-            elif ch != "~":
-                out[FILES[file] + str(8 - i)] = ch
-                file += 1
-    return out
-
-
-def hand_of(fen: str) -> str:
-    first = fen.split()[0]
-    return first[first.index("[") + 1:-1] if "[" in first else ""
+    # pyffish's insufficient-material verdicts (oracle.insufficient_material)
+    insufficient: dict[tuple[str, str], tuple[bool, bool]] = field(default_factory=dict)
 
 
 class Referee:
@@ -213,16 +192,13 @@ class Referee:
         board = first.split("[")[0]
         return f"{board}[{hand}] {side} {field_text or '-'} {ep} {halfmove} {fullmove}"
 
-    def insufficient(self, known: dict[str, tuple[bool, bool]]) -> tuple[bool, bool]:
+    def insufficient(self, known: dict[tuple[str, str], tuple[bool, bool]]) -> tuple[bool, bool]:
         """pyffish's verdict, asked once per material (``known``: the verdicts asked so far)."""
         fen = self.fen()
         if self.variant == PLACEMENT:  # pyffish's S-chess reads the hand, not the placement field
             parts = fen.split()
             fen = " ".join([parts[0], parts[1], "-"] + parts[3:])
-        key = material_key(fen)
-        if key not in known:
-            known[key] = tuple(sf.has_insufficient_material("seirawan", fen, [], False))  # type: ignore[assignment]
-        return known[key]
+        return insufficient_material("seirawan", fen, known)
 
     def san(self, move: str, allowed: list[str]) -> str:
         """The SAN of an allowed move: Fairy-Stockfish's of the mirror's move, disambiguated among ``allowed``."""

@@ -28,6 +28,30 @@ class Report:
     insufficient: dict[tuple[str, str], tuple[bool, bool]] = field(default_factory=dict)
 
 
+FILES = "abcdefgh"
+
+
+def board_of(fen: str) -> dict[str, str]:
+    """Square name -> piece letter of a FEN's board."""
+    out = {}
+    rows = fen.split()[0].split("[")[0].split("/")
+    for i, row in enumerate(rows[:8]):
+        file = 0
+        for ch in row:
+            if ch.isdigit():
+                file += int(ch)
+            elif ch != "~":
+                out[FILES[file] + str(8 - i)] = ch
+                file += 1
+    return out
+
+
+def hand_of(fen: str) -> str:
+    """The letters of a FEN's pieces in hand ('' without brackets)."""
+    first = fen.split()[0]
+    return first[first.index("[") + 1:-1] if "[" in first else ""
+
+
 # Every pyffish call costs about 2 ms whatever it asks (a profile shows it rebuilding its piece tables each time),
 # so the verdicts that only change with the material or with a repeated position are asked only when they can
 # have changed; the engine's own verdict is still computed and compared at every ply.
@@ -35,28 +59,21 @@ class Report:
 def material_key(fen: str) -> str:
     """All that Fairy-Stockfish's insufficient-material verdict reads of a position (``has_insufficient_material``
     in its apiutil.h): the pieces on the board and in hand, and the square colour of each bishop."""
-    board, _, hand = fen.split()[0].partition("[")
-    pieces = []
-    for rank, row in enumerate(board.split("/")):
-        file = 0
-        for ch in row:
-            if ch.isdigit():
-                file += int(ch)
-            elif ch != "~":
-                pieces.append(ch + ("dl"[(file + 7 - rank) % 2] if ch in "Bb" else ""))  # a1 dark
-                file += 1
-    return " ".join(sorted(pieces)) + " [" + "".join(sorted(hand.rstrip("]"))) + "]"
+    pieces = [p + ("dl"[(FILES.index(sq[0]) + int(sq[1]) - 1) % 2] if p in "Bb" else "")  # a1 dark
+              for sq, p in board_of(fen).items()]
+    return " ".join(sorted(pieces)) + " [" + "".join(sorted(hand_of(fen))) + "]"
 
 
-def insufficient_material(variant: str, fen: str, report: Report, start_fen: str = "",
-                          moves: list[str] | None = None, chess960: bool = False) -> tuple[bool, bool]:
+def insufficient_material(variant: str, fen: str, known: dict[tuple[str, str], tuple[bool, bool]],
+                          start_fen: str = "", moves: list[str] | None = None,
+                          chess960: bool = False) -> tuple[bool, bool]:
     """pyffish's (white, black) insufficient-material verdict of ``fen`` (reached as ``start_fen`` + ``moves``
-    when given), asked once per material."""
+    when given), asked once per material (``known``: the verdicts asked so far, by variant and material_key)."""
     key = (variant, material_key(fen))
-    if key not in report.insufficient:
-        report.insufficient[key] = tuple(sf.has_insufficient_material(  # type: ignore[assignment]
+    if key not in known:
+        known[key] = tuple(sf.has_insufficient_material(  # type: ignore[assignment]
             variant, start_fen or fen, moves or [], chess960))
-    return report.insufficient[key]
+    return known[key]
 
 
 def repetition_key(fen: str) -> str:
@@ -117,7 +134,7 @@ def compare_position(board: Board, start_fen: str, moves: list[str], report: Rep
         ours_end = False  # FSF reports mate through game_result, not as an optional end
     if bool(fsf_end) != ours_end and fsf_moves:
         report.mismatches.append(f"optional end: ours {ours_end} fsf {fsf_end} at {where}")
-    insufficient = insufficient_material(variant, fen, report, start_fen, moves, c960)
+    insufficient = insufficient_material(variant, fen, report.insufficient, start_fen, moves, c960)
     ours_insufficient = (board.has_insufficient_material(1), board.has_insufficient_material(-1))
     if tuple(insufficient) != ours_insufficient:
         report.mismatches.append(f"insufficient: ours {ours_insufficient} fsf {insufficient} at {where}")
