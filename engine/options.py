@@ -153,7 +153,8 @@ OPTIONS: tuple[Option, ...] = (
            "`<empty>` for none", default=DEFAULT_BOOK, field="book_file",
            on_change=lambda engine: engine.close_book()),
     Option("Use NNUE", "combo", "`auto`: the learned net in the variants where it beats the hand-made "
-           "evaluation at a fixed time in this build (S-House; S-chess and S-chess960 in the compiled build), the "
+           "evaluation at a fixed time in this build (S-House; S-chess, S-chess960, chess and Chess960 in the "
+           "compiled build), the "
            "hand-made evaluation elsewhere; `true`: the net in every variant; `false`: the hand-made evaluation "
            "everywhere. The built-in nets are of version 2 (the hand-made evaluation plus the net; "
            "[nnue.md](nnue.md))", default="auto", var=("auto", "true", "false"), field="use_nnue",

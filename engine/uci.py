@@ -44,10 +44,11 @@ BENCH_POSITIONS = (
 )
 BENCH_DEPTH = 6
 # ``Use NNUE auto`` evaluates with the built-in net of the variants where it measurably beats the hand-made
-# evaluation at a fixed time in this build (docs/nnue.md): S-House in both builds, S-chess (and S-chess960) in
-# the compiled build only; the pure build evaluates the net at a third of its hand-made evaluation's speed and
-# gained nothing from it at 30+0.3.
-NET_BY_DEFAULT_COMPILED = frozenset({"seirawan", "shouse"})
+# evaluation at a fixed time in this build (docs/nnue.md): S-House in both builds; S-chess (and S-chess960) and
+# chess (and Chess960, with the S-chess net: an SPRT at 10+0.1 accepted it, docs/results.md) in the compiled
+# build only; the pure build evaluates the net at a third of its hand-made evaluation's speed and gained
+# nothing from it at 30+0.3.
+NET_BY_DEFAULT_COMPILED = frozenset({"seirawan", "shouse", "chess"})
 NET_BY_DEFAULT_PURE = frozenset({"shouse"})
 NET_BY_DEFAULT = NET_BY_DEFAULT_COMPILED if build_kind() is BuildKind.COMPILED else NET_BY_DEFAULT_PURE
 

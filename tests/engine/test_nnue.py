@@ -278,7 +278,7 @@ def test_use_nnue_auto_evaluates_with_the_net_only_where_it_is_the_default(tmp_p
     engine.handle("setoption name UCI_Chess960 value true")
     assert _evaluation(engine) == schess_default  # S-chess960 is S-chess
     engine.handle("setoption name UCI_Variant value chess")
-    assert _evaluation(engine) == "hand-made"  # chess: the hand-made evaluation in both builds
+    assert _evaluation(engine) == schess_default  # chess: the S-chess net, as in S-chess
     engine.handle("setoption name UCI_Variant value shouse")
     assert _evaluation(engine) == "shouse-nnue.bin"  # S-House: its built-in net in both builds
     engine.handle("setoption name Use NNUE value false")
@@ -290,7 +290,7 @@ def test_use_nnue_auto_evaluates_with_the_net_only_where_it_is_the_default(tmp_p
     engine.handle("setoption name UCI_Variant value chess")
     assert _evaluation(engine) == "schess-nnue.bin"  # chess has none of its own
     engine.handle("setoption name Use NNUE value auto")
-    assert _evaluation(engine) == "hand-made"
+    assert _evaluation(engine) == schess_default
     engine.handle("setoption name UCI_Variant value seirawan")
     assert _evaluation(engine) == schess_default
     # An EvalFile is the net of every variant that uses one.
