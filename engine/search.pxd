@@ -87,6 +87,7 @@ cdef class MoveOrderer:
 
 cdef class QuiescenceSearch:
     cdef public SearchControl control
+    cdef public TranspositionTable tt
     cdef public MoveOrderer orderer
     cdef public Position pos
     cdef public object key_buffer
@@ -102,8 +103,12 @@ cdef class QuiescenceSearch:
 
     @cython.locals(control=SearchControl, pos=Position, moves=list, best=int, m="long long", dmg=int, deg=int,
                    dph=int, score=int, stand=int, squares="int *", to=int, victim=int, gain=int, check=bint,
-                   keys="long long[::1]", start=int, end=int, i=int, gain_factor=int)
+                   keys="long long[::1]", start=int, end=int, i=int, gain_factor=int, key="long long",
+                   data="long long", pv_node=bint, original_alpha=int, best_move=int)
     cpdef int qsearch(self, int alpha, int beta, int ply, int mg, int eg, int phase, bint in_check) except? -32767
+
+    @cython.locals(bound=int)
+    cdef _store(self, long long key, int ply, int best, int best_move, int original_alpha, int beta)
 
 
 cdef class AlphaBetaSearch:

@@ -422,6 +422,7 @@ class QuiescenceSearch:
     def __init__(self, control: SearchControl, orderer: MoveOrderer) -> None:
         self.control = control
         self.orderer = orderer
+        self.tt = control.tt
         self.pos: Position = Position()
         # The keyed captures of every ply below MAX_PLY, CAPTURES_MAX words each (engine.attacks.captures_into).
         self.key_buffer = array("q", bytes(8 * MAX_PLY * CAPTURES_MAX))
@@ -451,13 +452,25 @@ class QuiescenceSearch:
         """Quiescence search of ``self.pos`` at ``ply`` from the root: the score (side to move's view) once
         the captures have played out, fail-soft within the window ``alpha < score < beta``.
 
-        Not in check: the static evaluation stands pat as a lower bound, then the legal captures and queen
-        promotions (:func:`engine.attacks.captures`, best first; delta pruning and SEE < 0 skip some). In check:
-        every evasion is searched, and no evasion at all returns the mate score ``-MATE + ply``. A result
-        ``<= alpha`` is an upper bound, ``>= beta`` a lower bound, anything between exact. ``mg``/``eg``/
-        ``phase`` are the incremental evaluation sums of the position. Nothing is stored in the table."""
+        The table first: at a zero-window node, a stored score whose bound settles the window is the answer
+        (any stored depth: every search result is at least a quiescence search). Not in check: the static
+        evaluation stands pat as a lower bound (the table's score instead where its bound says it is better),
+        then the legal captures and queen promotions (:func:`engine.attacks.captures`, best first; delta
+        pruning and SEE < 0 skip some). In check: every evasion is searched, and no evasion at all returns the
+        mate score ``-MATE + ply``. A result ``<= alpha`` is an upper bound, ``>= beta`` a lower bound,
+        anything between exact; the table stores it at depth 0 (:meth:`_store`). ``mg``/``eg``/``phase`` are
+        the incremental evaluation sums of the position."""
         self.control.visit(ply)
         pos = self.pos
+        key = tt_key(pos.hash, pos.gates)
+        data = self.tt.probe(key)
+        pv_node = beta - alpha > 1
+        if data:
+            score = score_from_table(stored_score(data), ply)
+            if not pv_node and bound_cuts(stored_bound(data), score, alpha, beta):
+                return score
+        original_alpha = alpha
+        best_move = 0
         if in_check:
             moves = pos.generate_legal()
             if not moves:
@@ -465,7 +478,7 @@ class QuiescenceSearch:
             if ply >= MAX_PLY:
                 return evaluate(pos, mg, eg, phase)
             best = -MATE + ply
-            for m in self.orderer.order(pos, moves, 0, ply):
+            for m in self.orderer.order(pos, moves, stored_move(data), ply):
                 dmg, deg, dph = move_delta(pos, m)
                 pos.make(m)
                 score = -self.qsearch(-beta, -alpha, ply + 1, mg + dmg, eg + deg, phase + dph, pos.in_check())
@@ -473,11 +486,17 @@ class QuiescenceSearch:
                 if score > best:
                     best = score
                     if score > alpha:
+                        best_move = m
                         if score >= beta:
-                            return score
+                            break
                         alpha = score
+            self._store(key, ply, best, best_move, original_alpha, beta)
             return best
-        stand = self.static_eval(tt_key(pos.hash, pos.gates), mg, eg, phase)
+        stand = self.static_eval(key, mg, eg, phase)
+        if data:
+            score = score_from_table(stored_score(data), ply)
+            if abs(score) < _MATE_BOUND and stored_bound(data) != (UPPER if score > stand else LOWER):
+                stand = score
         if stand >= beta or ply >= MAX_PLY:
             return stand
         if stand > alpha:
@@ -517,10 +536,23 @@ class QuiescenceSearch:
             if score > best:
                 best = score
                 if score > alpha:
+                    best_move = m
                     if score >= beta:
-                        return score
+                        break
                     alpha = score
+        self._store(key, ply, best, best_move, original_alpha, beta)
         return best
+
+    def _store(self, key: int, ply: int, best: int, best_move: int, original_alpha: int, beta: int) -> None:
+        """Store a quiescence result at depth 0: a lower bound at or above beta, exact between the window's
+        bounds, an upper bound at or below its alpha (with no move)."""
+        if best >= beta:
+            bound = LOWER
+        elif best > original_alpha:
+            bound = EXACT
+        else:
+            bound = UPPER
+        self.tt.store(key, 0, bound, score_to_table(best, ply), best_move)
 
 
 class AlphaBetaSearch:
