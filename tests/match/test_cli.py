@@ -90,14 +90,15 @@ def _running(pid: int) -> bool:
         return False
 
 
-def _started_with_sigint_at_default(command: List[str], environment: Dict[str, str]) -> subprocess.Popen[str]:
-    """Start ``command`` with SIGINT at its default action, as a shell does for a command in a terminal.
+def _started_with_sigint(command: List[str], environment: Dict[str, str], ignored: bool) -> subprocess.Popen[str]:
+    """Start ``command`` with SIGINT at its default action, as a shell does for a command in a terminal, or
+    ignored, as a non-interactive shell starts what it runs in the background (``python -m tools.match ... &``
+    in a script).
 
-    A process inherits an ignored SIGINT, and a non-interactive shell ignores it for what it starts in the
-    background (``pytest ... &``); Python then leaves it ignored and Ctrl-C never becomes KeyboardInterrupt.
+    A process inherits an ignored SIGINT, and Python then leaves it ignored unless the program sets a handler.
     A handled signal is reset to the default at exec, so a handler here gives the child the default.
     """
-    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN if ignored else signal.default_int_handler)
     try:
         return subprocess.Popen(
             command, cwd=REPO, env=environment, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
@@ -111,21 +112,27 @@ def _lines(path: Path) -> List[str]:
 
 
 @pytest.mark.skipif(not Path("/proc").exists(), reason="needs /proc")
-def test_ctrl_c_stops_the_match_prints_the_table_and_kills_the_engines(tmp_path: Path) -> None:
+@pytest.mark.parametrize("stop, started_in_background", [
+    (signal.SIGINT, False),  # Ctrl-C in a terminal
+    (signal.SIGTERM, True),  # kill PID
+    (signal.SIGINT, True),  # kill -INT PID of a match a script started in the background
+], ids=["ctrl-c", "kill", "kill-int-in-background"])
+def test_ctrl_c_or_kill_stops_the_match_prints_the_table_and_kills_the_engines(
+        tmp_path: Path, stop: signal.Signals, started_in_background: bool) -> None:
     pids, goes = tmp_path / "pids", tmp_path / "goes"
     slow = f"{FAKE} --fault slow --delay 30 --pid-file {pids} --go-file {goes}"
     environment = dict(os.environ, PYTHONPATH=str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    process = _started_with_sigint_at_default(
+    process = _started_with_sigint(
         [sys.executable, "-m", "tools.match", "--engine1", slow, "--engine2", slow, "--depth", "1", "--games", "4"],
-        environment,
+        environment, ignored=started_in_background,
     )
     try:
         # Ctrl-C once the first game is under way: an engine has its first go (and thinks for 30 s). The bound
         # only rules out a runner that never gets there (five processes start: ~2 s idle, ~10 s under load).
         wait_until(lambda: _lines(goes) or process.poll() is not None, "an engine asked to move", STARTUP_S)
         assert _lines(goes), f"no engine was asked to move; runner exit status {process.poll()}"
-        process.send_signal(signal.SIGINT)
-        # a runner that ignored Ctrl-C would wait for the engine's 30 s think, then play on
+        process.send_signal(stop)
+        # a runner that ignored the signal would wait for the engine's 30 s think, then play on
         stdout, stderr = process.communicate(timeout=PATIENCE_S)
     finally:
         if process.poll() is None:

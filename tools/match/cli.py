@@ -5,8 +5,11 @@ from __future__ import annotations
 import argparse
 import logging
 import shlex
+import signal
 import sys
-from typing import List, Optional, Sequence
+import threading
+from types import FrameType
+from typing import Callable, List, Optional, Sequence
 
 from bot.engines import EngineStartError
 from engine.variants import VARIANTS
@@ -242,7 +245,8 @@ def settings_from_args(args: argparse.Namespace) -> MatchSettings:
 
 
 def main(argv: Optional[List[str]] = None, board_factory: BoardFactory = engine_board) -> int:
-    """Run the match; returns the exit status (0 done, 1 stopped by an error, 2 bad setup, 130 Ctrl-C)."""
+    """Run the match; returns the exit status (0 done, 1 stopped by an error, 2 bad setup, 130 Ctrl-C or
+    ``SIGTERM``)."""
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
@@ -250,6 +254,7 @@ def main(argv: Optional[List[str]] = None, board_factory: BoardFactory = engine_
     except ValueError as error:
         parser.error(str(error))
     _configure_logging(settings.debug)
+    restore = _stop_on_signals()
     try:
         result = run_match(settings, board_factory)
     except (EngineStartError, ValueError, OSError) as error:
@@ -257,9 +262,32 @@ def main(argv: Optional[List[str]] = None, board_factory: BoardFactory = engine_
         return 2
     except KeyboardInterrupt:
         return 130
+    finally:
+        restore()
     if result.interrupted:
         return 130
     return 1 if result.error else 0
+
+
+def _interrupt(signum: int, frame: Optional[FrameType]) -> None:
+    raise KeyboardInterrupt
+
+
+def _stop_on_signals() -> Callable[[], None]:
+    """Make ``SIGTERM`` (``kill PID``) and ``SIGINT`` stop the match as Ctrl-C does: the games so far tabled,
+    the engines killed, a state file ready to resume. A process started in the background of a script
+    inherits an ignored SIGINT, and Python then leaves it ignored; ``kill -INT`` works here all the same.
+    Returns the function that puts the previous handlers back (a no-op off the main thread, where no
+    handler can be set)."""
+    if threading.current_thread() is not threading.main_thread():
+        return lambda: None
+    previous = {number: signal.signal(number, _interrupt) for number in (signal.SIGTERM, signal.SIGINT)}
+
+    def restore() -> None:
+        for number, handler in previous.items():
+            signal.signal(number, handler)
+
+    return restore
 
 
 def _configure_logging(debug: bool) -> None:
