@@ -397,3 +397,41 @@ def test_the_named_fields_read_what_pack_writes() -> None:
     assert search.bound_cuts(EXACT, 0, -5, 5) and search.bound_cuts(LOWER, 5, -5, 5)
     assert search.bound_cuts(UPPER, -5, -5, 5) and not search.bound_cuts(LOWER, 4, -5, 5)
     assert not search.bound_cuts(UPPER, -4, -5, 5)
+
+
+def test_the_quiescence_search_keeps_its_results_in_the_table() -> None:
+    """A quiescence search stores its result at depth 0 (an exact score with the capture that earned it), and
+    the same zero-window question asked again is answered from the table: one node, the same score."""
+    from engine.tt import EXACT, LOWER, tt_key
+
+    infinite = 32000  # engine.search.INFINITE, a C constant in the compiled build
+
+    board = Board("4k3/8/8/3r4/8/8/3Q4/4K3 w - - 0 1", variant="chess")  # the queen takes the loose rook
+    searcher = Searcher()
+    searcher.control.start(SearchLimits(), None)
+    tree = searcher.tree
+    tree.set_position(board)
+    mg, eg, phase = initial_scores(board)
+    key = tt_key(board.hash, board.gates)
+
+    score = tree.quiescence.qsearch(-infinite, infinite, 0, mg, eg, phase, False)
+    stored = searcher.tt.stored(key)
+    assert stored is not None
+    depth, bound, stored_score, move = stored
+    assert (depth, bound, stored_score) == (0, EXACT, score)
+    assert board.move_of(move).uci() == "d2d5"
+    assert score > 300  # a rook up
+
+    # A zero-window question the stored exact score settles: answered without searching a capture.
+    nodes = searcher.control.nodes
+    assert tree.quiescence.qsearch(score - 1, score, 0, mg, eg, phase, False) == score
+    assert searcher.control.nodes == nodes + 1
+    # From an empty table, a window above the stand pat is searched (the capture too) and leaves a lower bound,
+    # which answers the same question the next time.
+    searcher.tt.clear()
+    nodes = searcher.control.nodes
+    assert tree.quiescence.qsearch(600, 601, 0, mg, eg, phase, False) == score
+    assert searcher.control.nodes == nodes + 2
+    assert searcher.tt.stored(key)[:3] == (0, LOWER, score)  # type: ignore[index]
+    assert tree.quiescence.qsearch(600, 601, 0, mg, eg, phase, False) == score
+    assert searcher.control.nodes == nodes + 3
