@@ -33,6 +33,8 @@ cdef int score_to_table(int score, int ply) noexcept
 cdef int score_from_table(int score, int ply) noexcept
 cdef bint bound_cuts(int bound, int score, int alpha, int beta) noexcept
 
+cdef int bound_of(int best, int original_alpha, int beta) noexcept
+
 @cython.locals(prev=int, prev_to=int)
 cdef int _counter_slot(Position pos) except? -2
 
@@ -104,10 +106,9 @@ cdef class QuiescenceSearch:
     @cython.locals(control=SearchControl, pos=Position, moves=list, best=int, m="long long", dmg=int, deg=int,
                    dph=int, score=int, stand=int, squares="int *", to=int, victim=int, gain=int, check=bint,
                    keys="long long[::1]", start=int, end=int, i=int, gain_factor=int, key="long long",
-                   data="long long", pv_node=bint, original_alpha=int, best_move=int)
+                   data="long long", tt_score=int, original_alpha=int, best_move=int)
     cpdef int qsearch(self, int alpha, int beta, int ply, int mg, int eg, int phase, bint in_check) except? -32767
 
-    @cython.locals(bound=int)
     cdef _store(self, long long key, int ply, int best, int best_move, int original_alpha, int beta)
 
 

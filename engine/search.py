@@ -167,6 +167,16 @@ def bound_cuts(bound: int, score: int, alpha: int, beta: int) -> bool:
     return bound == EXACT or (bound == LOWER and score >= beta) or (bound == UPPER and score <= alpha)
 
 
+def bound_of(best: int, original_alpha: int, beta: int) -> int:
+    """What a fail-soft result ``best`` of a node searched in ``(original_alpha, beta)`` is: a lower bound at or
+    above beta, exact between, an upper bound at or below alpha."""
+    if best >= beta:
+        return LOWER
+    if best > original_alpha:
+        return EXACT
+    return UPPER
+
+
 def _counter_slot(pos: Position) -> int:
     """The countermove slot of the opponent's last move, by its piece and destination; -1 after a null move
     or at the start of the game."""
@@ -464,11 +474,9 @@ class QuiescenceSearch:
         pos = self.pos
         key = tt_key(pos.hash, pos.gates)
         data = self.tt.probe(key)
-        pv_node = beta - alpha > 1
-        if data:
-            score = score_from_table(stored_score(data), ply)
-            if not pv_node and bound_cuts(stored_bound(data), score, alpha, beta):
-                return score
+        tt_score = score_from_table(stored_score(data), ply) if data else 0
+        if data and beta - alpha <= 1 and bound_cuts(stored_bound(data), tt_score, alpha, beta):
+            return tt_score
         original_alpha = alpha
         best_move = 0
         if in_check:
@@ -493,10 +501,8 @@ class QuiescenceSearch:
             self._store(key, ply, best, best_move, original_alpha, beta)
             return best
         stand = self.static_eval(key, mg, eg, phase)
-        if data:
-            score = score_from_table(stored_score(data), ply)
-            if abs(score) < _MATE_BOUND and stored_bound(data) != (UPPER if score > stand else LOWER):
-                stand = score
+        if data and abs(tt_score) < _MATE_BOUND and stored_bound(data) != (UPPER if tt_score > stand else LOWER):
+            stand = tt_score
         if stand >= beta or ply >= MAX_PLY:
             return stand
         if stand > alpha:
@@ -544,15 +550,8 @@ class QuiescenceSearch:
         return best
 
     def _store(self, key: int, ply: int, best: int, best_move: int, original_alpha: int, beta: int) -> None:
-        """Store a quiescence result at depth 0: a lower bound at or above beta, exact between the window's
-        bounds, an upper bound at or below its alpha (with no move)."""
-        if best >= beta:
-            bound = LOWER
-        elif best > original_alpha:
-            bound = EXACT
-        else:
-            bound = UPPER
-        self.tt.store(key, 0, bound, score_to_table(best, ply), best_move)
+        """Store a quiescence result at depth 0, its bound from its window (:func:`bound_of`)."""
+        self.tt.store(key, 0, bound_of(best, original_alpha, beta), score_to_table(best, ply), best_move)
 
 
 class AlphaBetaSearch:
@@ -822,13 +821,9 @@ class AlphaBetaSearch:
                original_alpha: int, beta: int) -> None:
         """Store the node in the table: its bound from the window it was searched in (an upper bound keeps the hash
         move, if any), its mate score made relative to the node."""
-        if best >= beta:
-            bound = LOWER
-        elif best > original_alpha:
-            bound = EXACT
-        else:
-            bound = UPPER
-            best_move = hash_move if hash_move else best_move
+        bound = bound_of(best, original_alpha, beta)
+        if bound == UPPER and hash_move:
+            best_move = hash_move
         self.tt.store(key, depth, bound, score_to_table(best, ply), best_move)
 
 
