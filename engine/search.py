@@ -766,9 +766,10 @@ class AlphaBetaSearch:
                      searched: int) -> int:
         """Make ``m``, search it and unmake it: the score from this node's side, or NO_SCORE when ``prune``
         skipped it (a pruned move that checks is searched all the same). The first move gets the full window;
-        the others a zero-window test, late quiet ones reduced (late-move reductions), searched again in the
-        full window when they beat alpha. A check is extended by a ply unless it loses material on its square
-        (Stockfish's rule; gated moves, promotions and castling that check are always extended)."""
+        the others a zero-window test, late quiet ones reduced (late-move reductions; a check a ply less),
+        searched again in the full window when they beat alpha. A check is extended by a ply unless it loses
+        material on its square (Stockfish's rule; gated moves, promotions and castling that check are always
+        extended)."""
         pos = self.pos
         kind = move_kind(m)
         if is_simple_move(m) or kind == DROP:
@@ -800,10 +801,13 @@ class AlphaBetaSearch:
             score = -self.pvs(new_depth, -beta, -alpha, ply + 1, mg + dmg, eg + deg, phase + dph, True, gives_check)
         else:
             reduction = 0
-            if depth >= 3 and quiet and not in_check and not gives_check:
+            if depth >= 3 and quiet and not in_check:
+                # Late quiet checks too, a ply less (Stockfish reduces checks).
                 killers = self.orderer.killers[ply]
                 reduction = _late_move_reduction(depth, searched, new_depth, pv_node, improving,
                                                  m == killers[0] or m == killers[1])
+                if gives_check and reduction:
+                    reduction -= 1
             elif (depth >= 3 and pos.drops and not quiet and not pv_node and not in_check and not gives_check
                   and kind != PROMOTION):
                 # S-House: a late capture at a non-PV node (pieces stand en prise everywhere there) is
