@@ -46,7 +46,7 @@ cdef bint _loses_material(Position pos, int m, int victim, int depth) except -1
 
 @cython.locals(reduction=int)
 cdef int _late_move_reduction(int depth, int searched, int new_depth, bint pv_node, bint improving,
-                                     bint killer) noexcept
+                                     bint killer, bint check) noexcept
 
 @cython.locals(squares="int *", side=int, frm=int, to=int, flag=int, victim=int, gate=int, piece=int)
 cpdef bint _plausible(Position pos, int m)

@@ -209,10 +209,10 @@ def _loses_material(pos: Position, m: int, victim: int, depth: int) -> bool:
 
 
 def _late_move_reduction(depth: int, searched: int, new_depth: int, pv_node: bool, improving: bool,
-                         killer: bool) -> int:
+                         killer: bool, check: bool) -> int:
     """The plies a late quiet move is searched shallower (``searched`` moves before it): by the table, one
     less at a PV node or for a killer, one more at a non-PV node that is not improving; at most
-    ``new_depth - 1``."""
+    ``new_depth - 1``, and then one less for a move that gives ``check``."""
     reduction = _lmr(depth, searched)
     if pv_node and reduction:
         reduction -= 1
@@ -222,6 +222,8 @@ def _late_move_reduction(depth: int, searched: int, new_depth: int, pv_node: boo
         reduction = reduction - 1 if reduction else 0
     if reduction >= new_depth:
         reduction = new_depth - 1
+    if check and reduction:
+        reduction -= 1
     return reduction
 
 
@@ -802,12 +804,9 @@ class AlphaBetaSearch:
         else:
             reduction = 0
             if depth >= 3 and quiet and not in_check:
-                # Late quiet checks too, a ply less (Stockfish reduces checks).
                 killers = self.orderer.killers[ply]
                 reduction = _late_move_reduction(depth, searched, new_depth, pv_node, improving,
-                                                 m == killers[0] or m == killers[1])
-                if gives_check and reduction:
-                    reduction -= 1
+                                                 m == killers[0] or m == killers[1], gives_check)
             elif (depth >= 3 and pos.drops and not quiet and not pv_node and not in_check and not gives_check
                   and kind != PROMOTION):
                 # S-House: a late capture at a non-PV node (pieces stand en prise everywhere there) is
@@ -906,7 +905,7 @@ class Searcher:
                         and pos.undo_captured(pos.undo_len - 1) == 0 and move_kind(m) != PROMOTION):
                     # S-House has a hundred and more root moves, most of them drops: the table's reduction
                     # of a PV node; one ply in the other variants.
-                    reduction = _late_move_reduction(depth, index, new_depth, True, True, False) if drops else 1
+                    reduction = _late_move_reduction(depth, index, new_depth, True, True, False, False) if drops else 1
                 score = -tree.pvs(new_depth - reduction, -alpha - 1, -alpha, 1, mg + dmg, eg + deg,
                                       phase + dph, True, gives_check)
                 if score > alpha:
