@@ -87,10 +87,19 @@ cdef class _Buffers:
         free(self.index)
 
 
-cdef inline long long _key(int m, int *squares, int side, list capture_keys, list history, int killer1,
-                           int killer2, int counter, int hash_move, int near, int own):
-    """The ordering key of move m (engine/ordering.py, keyed_moves), without its move."""
-    cdef int victim, flag, piece
+cpdef int piece_to(Position pos, int m) noexcept:
+    """The piece-to index of the move m in pos (engine/ordering.py, piece_to)."""
+    if move_kind(m) == DROP:
+        return (move_piece(m) * pos.side + 8) * 64 + move_to(m)
+    return (pos.squares[move_from(m)] + 8) * 64 + move_to(m)
+
+
+cdef inline long long _key(int m, int *squares, int side, list capture_keys, short *history, int killer1,
+                           int killer2, int counter, int hash_move, int near, int own, short *cont, int row1,
+                           int row2, int row4):
+    """The ordering key of move m (engine/ordering.py, keyed_moves), without its move; ``history`` is the side
+    to move's half of the table."""
+    cdef int victim, flag, piece, pt
     if m == hash_move:
         return HASH_MOVE_KEY
     victim = squares[move_to(m)]
@@ -109,14 +118,18 @@ cdef inline long long _key(int m, int *squares, int side, list capture_keys, lis
     if m == counter:
         return COUNTERMOVE_KEY
     if flag == DROP:
+        pt = (piece * side + 8) * 64 + move_to(m)
         if not DROP_NEAR[near + move_to(m)] and not DROP_NEAR[own + move_to(m)]:
-            return <long long> history[from_to(m)] + piece - DROP_FAR_KEY
-        return <long long> history[from_to(m)] + piece + DROP_NEAR[near + move_to(m)] * DROP_NEAR_KEY
-    return <long long> history[from_to(m)] + piece
+            return (<long long> history[from_to(m)] + 2 * (<long long> cont[row1 + pt] + cont[row2 + pt]
+                                                            + cont[row4 + pt]) + piece - DROP_FAR_KEY)
+        return (<long long> history[from_to(m)] + 2 * (<long long> cont[row1 + pt] + cont[row2 + pt] + cont[row4 + pt])
+                + piece + DROP_NEAR[near + move_to(m)] * DROP_NEAR_KEY)
+    pt = (squares[move_from(m)] + 8) * 64 + move_to(m)
+    return <long long> history[from_to(m)] + 2 * (<long long> cont[row1 + pt] + cont[row2 + pt] + cont[row4 + pt]) + piece
 
 
-cpdef list order_moves(list moves, Position pos, list capture_keys, list history, int killer1, int killer2,
-                       int counter, int hash_move):
+cpdef list order_moves(list moves, Position pos, list capture_keys, short[::1] history, int killer1, int killer2,
+                       int counter, int hash_move, short[::1] cont, int row1, int row2, int row4):
     cdef Py_ssize_t n = len(moves)
     cdef long long stack_keys[STACK_KEYS]
     cdef Py_ssize_t stack_index[STACK_KEYS]
@@ -129,21 +142,24 @@ cpdef list order_moves(list moves, Position pos, list capture_keys, list history
     cdef int side = pos.side
     cdef int near = pos.king_sq[1 if side == 1 else 0] * 64  # the enemy king's row of DROP_NEAR
     cdef int own = pos.king_sq[0 if side == 1 else 1] * 64  # our king's row
+    cdef short *hist = &history[0 if side == 1 else 4096]  # the side to move's half
+    cdef short *cont_p = &cont[0]
     if n > STACK_KEYS:
         buffers = _Buffers(n)
         keys = buffers.keys
         index = buffers.index
     for i in range(n):
         m = moves[i]
-        keys[i] = _key(m, squares, side, capture_keys, history, killer1, killer2, counter, hash_move, near,
-                       own) << 20 | m
+        keys[i] = _key(m, squares, side, capture_keys, hist, killer1, killer2, counter, hash_move, near,
+                       own, cont_p, row1, row2, row4) << 20 | m
         index[i] = i
     _sort_index(keys, index, n)
     return _reordered(moves, index, n)
 
 
-cpdef Py_ssize_t order_into(list moves, Position pos, list capture_keys, list history, int killer1, int killer2,
-                            int counter, int hash_move, long long[::1] out, Py_ssize_t start) except -1:
+cpdef Py_ssize_t order_into(list moves, Position pos, list capture_keys, short[::1] history, int killer1,
+                            int killer2, int counter, int hash_move, short[::1] cont, int row1, int row2, int row4,
+                            long long[::1] out, Py_ssize_t start) except -1:
     """The keyed moves written to out[start:], highest first (engine/ordering.py, order_into); how many."""
     cdef Py_ssize_t n = len(moves)
     cdef Py_ssize_t i
@@ -152,14 +168,16 @@ cpdef Py_ssize_t order_into(list moves, Position pos, list capture_keys, list hi
     cdef int side = pos.side
     cdef int near = pos.king_sq[1 if side == 1 else 0] * 64  # the enemy king's row of DROP_NEAR
     cdef int own = pos.king_sq[0 if side == 1 else 1] * 64  # our king's row
+    cdef short *hist = &history[0 if side == 1 else 4096]  # the side to move's half
+    cdef short *cont_p = &cont[0]
     cdef long long *base
     if start < 0 or start + n > out.shape[0]:
         raise IndexError(f"move buffer full: {n} moves at {start} of {out.shape[0]}")
     base = &out[start]
     for i in range(n):
         m = moves[i]
-        base[i] = _key(m, squares, side, capture_keys, history, killer1, killer2, counter, hash_move, near,
-                       own) << 20 | m
+        base[i] = _key(m, squares, side, capture_keys, hist, killer1, killer2, counter, hash_move, near,
+                       own, cont_p, row1, row2, row4) << 20 | m
     sort_desc_range(out, start, n)
     return n
 

@@ -40,6 +40,13 @@ DROP_NEAR = [1 if max(abs((king & 7) - (sq & 7)), abs((king >> 3) - (sq >> 3))) 
 # A drop more than two squares from both kings ranks this much below the history of other quiet moves, so
 # that late-move pruning and reductions reach it first (DROP_NEAR is 0 for such squares of each king).
 DROP_FAR_KEY = 1 << 20
+# The tables of the quiet keys (engine.search.MoveOrderer keeps them): the history by colour and from-to
+# squares, 2 x 4096 words (white's first), and the continuation history, a row per piece-to of the move one,
+# two or four plies up, ``piece_to * PIECE_TO``, then the piece-to of this move (a piece-to is the moving or
+# dropped piece's signed code + 8, times 64, plus its destination). One more row, CONT_NONE, stands for "no
+# move" (a null move, the plies before the root): the search never updates it, so it stays zero.
+PIECE_TO = 17 * 64
+CONT_NONE = PIECE_TO * PIECE_TO
 
 
 def capture_order(mvv: list[int], attacker_rank: list[int]) -> list[list[int]]:
@@ -49,14 +56,26 @@ def capture_order(mvv: list[int], attacker_rank: list[int]) -> list[list[int]]:
             for victim in range(17)]
 
 
-def keyed_moves(moves: list[int], pos: Position, capture_keys: list[list[int]], history: list[int],
-                killer1: int, killer2: int, counter: int, hash_move: int) -> list[int]:
+def piece_to(pos: Position, m: int) -> int:
+    """The piece-to index of the move ``m`` in ``pos``: the signed code of the piece it moves or drops, + 8,
+    times 64, plus its destination (the continuation history's coordinates)."""
+    if m >> 16 == DROP:
+        return ((m >> 12 & 15) * pos.side + 8) * 64 + (m >> 6 & 63)
+    return (pos.squares[m & 63] + 8) * 64 + (m >> 6 & 63)
+
+
+def keyed_moves(moves: list[int], pos: Position, capture_keys: list[list[int]], history: Any,
+                killer1: int, killer2: int, counter: int, hash_move: int, cont: Any, row1: int, row2: int,
+                row4: int) -> list[int]:
     """``moves`` (legal in ``pos``) as ``key << 20 | move`` ints, in the order given: the hash move highest,
     then captures (``capture_keys``) and promotions, en passant, the two killers, the countermove, then the
-    quiet moves by ``history``; a gated twin a little above its plain move, a drop by the piece it drops and
-    well above the rest when it lands near the enemy king, below them when it lands near neither king."""
+    quiet moves by ``history`` (the side to move's half) plus twice the continuation history ``cont`` under
+    the moves one, two and four plies up (rows ``row1``, ``row2``, ``row4``); a gated twin a little above its
+    plain move, a drop by the piece it drops and well above the rest when it lands near the enemy king, below
+    them when it lands near neither king."""
     squares = pos.squares
     side = pos.side
+    base = 0 if side == 1 else 4096
     near = pos.king_sq[1 if side == 1 else 0] * 64  # the enemy king's row of DROP_NEAR
     own = pos.king_sq[0 if side == 1 else 1] * 64  # our king's row
     keyed: list[int] = []
@@ -84,28 +103,35 @@ def keyed_moves(moves: list[int], pos: Position, capture_keys: list[list[int]], 
             key = COUNTERMOVE_KEY
         elif kind == DROP:
             to = m >> 6 & 63
-            key = history[m & 4095] + piece + DROP_NEAR[near + to] * DROP_NEAR_KEY
+            pt = (piece * side + 8) * 64 + to
+            key = (history[base + (m & 4095)] + 2 * (cont[row1 + pt] + cont[row2 + pt] + cont[row4 + pt]) + piece
+                   + DROP_NEAR[near + to] * DROP_NEAR_KEY)
             if not DROP_NEAR[near + to] and not DROP_NEAR[own + to]:
                 key -= DROP_FAR_KEY
         else:
-            key = history[m & 4095] + piece
+            pt = (squares[m & 63] + 8) * 64 + (m >> 6 & 63)
+            key = history[base + (m & 4095)] + 2 * (cont[row1 + pt] + cont[row2 + pt] + cont[row4 + pt]) + piece
         append(key << 20 | m)
     return keyed
 
 
-def order_moves(moves: list[int], pos: Position, capture_keys: list[list[int]], history: list[int], killer1: int,
-                killer2: int, counter: int, hash_move: int) -> list[int]:
+def order_moves(moves: list[int], pos: Position, capture_keys: list[list[int]], history: Any, killer1: int,
+                killer2: int, counter: int, hash_move: int, cont: Any, row1: int, row2: int,
+                row4: int) -> list[int]:
     """``moves`` best first, by the keys of :func:`keyed_moves`."""
-    keyed = keyed_moves(moves, pos, capture_keys, history, killer1, killer2, counter, hash_move)
+    keyed = keyed_moves(moves, pos, capture_keys, history, killer1, killer2, counter, hash_move, cont, row1, row2,
+                        row4)
     keyed.sort(reverse=True)
     return [keyed_move(k) for k in keyed]
 
 
-def order_into(moves: list[int], pos: Position, capture_keys: list[list[int]], history: list[int], killer1: int,
-               killer2: int, counter: int, hash_move: int, out: Any, start: int) -> int:
+def order_into(moves: list[int], pos: Position, capture_keys: list[list[int]], history: Any, killer1: int,
+               killer2: int, counter: int, hash_move: int, cont: Any, row1: int, row2: int, row4: int, out: Any,
+               start: int) -> int:
     """The keys of :func:`keyed_moves` written to ``out[start:]`` (an ``array('q')``, the search's move
     buffer), highest first: the moves best first, ``key & 0xFFFFF`` each; returns how many."""
-    keyed = keyed_moves(moves, pos, capture_keys, history, killer1, killer2, counter, hash_move)
+    keyed = keyed_moves(moves, pos, capture_keys, history, killer1, killer2, counter, hash_move, cont, row1, row2,
+                        row4)
     n = len(keyed)
     if start + n > len(out):
         raise IndexError(f"move buffer full: {n} moves at {start} of {len(out)}")

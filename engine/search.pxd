@@ -1,7 +1,7 @@
 # Cython declarations for the compiled build (setup.py, SCHESS_ENGINE_COMPILE=1); the .py file stays plain Python.
 cimport cython
 
-from engine._ordering cimport order_into, order_moves, sort_desc_range
+from engine._ordering cimport order_into, order_moves, piece_to, sort_desc_range
 from engine.attacks cimport captures_into, gives_check_quiet, see
 from engine.evaluate cimport evaluate, move_delta
 from engine.movecodes cimport (from_to, is_plain, is_simple_move, keyed_move, move_from, move_kind, move_piece,
@@ -16,6 +16,7 @@ cdef int EXACT, LOWER, UPPER, SCORE_OFFSET, SCORE_SHIFT, SCORE_MASK, BOUND_SHIFT
 cdef long long MOVE_MASK
 cdef int EVAL_CACHE_SLOTS
 cdef int INFINITE, MATE, _MATE_BOUND, NO_SCORE, MAX_PLY, MOVES_MAX, HISTORY_MAX, REVERSE_FUTILITY_MARGIN, CAPTURES_MAX
+cdef int CONT_MAX, PIECE_TO, CONT_NONE
 cdef int REVERSE_FUTILITY_DEPTH, FUTILITY_BASE, FUTILITY_MARGIN, FUTILITY_DEPTH, LATE_MOVE_DEPTH
 cdef int SEE_QUIET_MARGIN, SEE_QUIET_DEPTH, CHECK_SEE_MARGIN
 cdef list LATE_MOVE_COUNT, LATE_MOVE_COUNT_IMPROVING
@@ -39,6 +40,10 @@ cdef int bound_of(int best, int original_alpha, int beta) noexcept
 cdef int _counter_slot(Position pos) except? -2
 
 cdef int _lmr(int depth, int searched) noexcept
+
+cpdef int stat_bonus(int depth) noexcept
+
+cdef int _gravity(int h, int bonus, int limit)
 
 cdef int _late_move_limit(int depth, bint improving) noexcept
 
@@ -71,20 +76,27 @@ cdef class SearchControl:
 
 
 cdef class MoveOrderer:
-    cdef public list history
+    cdef public object history_table
+    cdef public object cont_table
+    cdef short[::1] history
+    cdef short[::1] cont
     cdef public list countermoves
     cdef public list killers
+
+    @cython.locals(history="short[::1]", i=int)
+    cpdef new_search(self)
 
     @cython.locals(killers=list)
     cpdef list order(self, Position pos, list moves, int hash_move, int ply, int counter=*)
 
     @cython.locals(killers=list)
-    cpdef int order_into(self, Position pos, list moves, int hash_move, int ply, int counter, long long[::1] out,
-                         int start) except -1
+    cpdef int order_into(self, Position pos, list moves, int hash_move, int ply, int counter, int row1, int row2,
+                         int row4, long long[::1] out, int start) except -1
 
-    @cython.locals(killers=list, history=list, bonus=int, i=int, q=int)
-    cpdef record_cutoff(self, int m, int ply, int depth, int counter_index, long long[::1] quiets, int start,
-                        int count)
+    @cython.locals(killers=list, history="short[::1]", cont="short[::1]", base=int, bonus=int, b=int, i=int, q=int,
+                   h=int, pt=int)
+    cpdef record_cutoff(self, Position pos, int m, int ply, int depth, int counter_index, int row1, int row2,
+                        int row4, long long[::1] quiets, int start, int count)
 
 
 cdef class QuiescenceSearch:
@@ -124,6 +136,8 @@ cdef class AlphaBetaSearch:
     cdef long long[::1] quiets
     cdef public object eval_buffer
     cdef int[::1] evals
+    cdef public object row_buffer
+    cdef int[::1] rows
 
     @cython.locals(halfmove=int, key="long long", n=int, low=int, i=int, window=int)
     cpdef bint is_draw(self, Position pos)
@@ -133,7 +147,8 @@ cdef class AlphaBetaSearch:
                    evals="int[::1]", counter_index=int, counter=int, buffer="long long[::1]", start=int, end=int,
                    staged=bint, moves=list, best=int, best_move=int, original_alpha=int,
                    prunable=bint, late_limit=int, quiets="long long[::1]", tried=int, searched=int, index=int,
-                   m=int, victim=int, kind=int, quiet=bint, prune=bint)
+                   m=int, victim=int, kind=int, quiet=bint, prune=bint, rows="int[::1]", row1=int, row2=int,
+                   row4=int)
     cpdef int pvs(self, int depth, int alpha, int beta, int ply, int mg, int eg, int phase, bint null_ok,
                   bint in_check) except? -32767
 

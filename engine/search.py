@@ -40,7 +40,7 @@ from .movecodes import (
     move_to,
 )
 from .nnue import Accumulator
-from .ordering import capture_order, order_into, order_moves, sort_desc_range
+from .ordering import CONT_NONE, PIECE_TO, capture_order, order_into, order_moves, piece_to, sort_desc_range
 from .position import Position
 from .tables import (
     KING,
@@ -76,7 +76,10 @@ MOVES_MAX = 1024
 # Static evaluations a search keeps by table key (QuiescenceSearch.static_eval): a power of two.
 EVAL_CACHE_SLOTS = 1 << 15
 
-HISTORY_MAX = 1 << 20
+# The history tables move towards +-their limit by Stockfish's gravity rule, h += bonus - h * |bonus| / limit,
+# so that 16-bit words hold them: the history by colour and from-to squares, and the continuation history.
+HISTORY_MAX = 10692
+CONT_MAX = 29952
 
 # The ordering key of a capture by signed victim and attacker codes (engine.ordering).
 _CAPTURE_ORDER = capture_order(MVV, ATTACKER_RANK)
@@ -365,50 +368,75 @@ class SearchControl:
             raise SearchAborted
 
 
+def stat_bonus(depth: int) -> int:
+    """What a cut-off at ``depth`` adds to the histories of its move, and takes from the quiet moves tried
+    before it (Stockfish's bonus, flat from depth 15)."""
+    if depth > 15:
+        depth = 15
+    return 19 * depth * depth + 155 * depth - 132
+
+
+def _gravity(h: int, bonus: int, limit: int) -> int:
+    """``h`` moved by ``bonus`` towards +-``limit``: the closer it is, the less it moves (floor division in
+    both builds), so it never passes the limit."""
+    return h + bonus - h * (bonus if bonus > 0 else -bonus) // limit
+
+
 class MoveOrderer:
-    """Move ordering and what it learns from cut-offs: the history table (by from-to squares), two killer
-    moves per ply and the countermoves. The history and countermoves are kept from search to search (aged
-    by :meth:`new_search`, cleared by :meth:`new_game`); the killers belong to one search."""
+    """Move ordering and what it learns from cut-offs: the history by colour and from-to squares, the
+    continuation history (by the piece and destination of the move one, two or four plies up and of this move,
+    :func:`engine.ordering.piece_to`), two killer moves per ply and the countermoves. The histories are
+    ``array('h')`` tables of 16-bit words (typed memoryviews of them in the compiled build; the gravity rule
+    keeps each word within its limit), kept from search to search (the from-to history counts a quarter in the
+    next search) and cleared by :meth:`new_game`; the killers belong to one search."""
 
     def __init__(self) -> None:
-        self.history = [0] * 4096
+        self.history_table = array("h", bytes(2 * 2 * 4096))
+        self.history: Any = self.history_table
+        self.cont_table = array("h", bytes(2 * (CONT_NONE + PIECE_TO)))
+        self.cont: Any = self.cont_table
         # Countermove: the quiet move that last refuted the opponent's move, by (piece, destination) of that move.
         self.countermoves = [0] * (17 * 64)
         self.killers = [[0, 0] for _ in range(MAX_PLY + 2)]
 
     def new_game(self) -> None:
-        """Forget the history and the countermoves."""
-        self.history = [0] * 4096
+        """Forget the histories and the countermoves."""
+        self.history_table[:] = array("h", bytes(2 * len(self.history_table)))
+        self.cont_table[:] = array("h", bytes(2 * len(self.cont_table)))
         self.countermoves = [0] * (17 * 64)
 
     def new_search(self) -> None:
-        """Before a search: no killers yet, and the history of the last searches counts a quarter."""
+        """Before a search: no killers yet, and the from-to history of the last searches counts a quarter."""
         self.killers = [[0, 0] for _ in range(MAX_PLY + 2)]
-        for i in range(4096):
-            self.history[i] >>= 2
+        history = self.history
+        for i in range(2 * 4096):
+            history[i] >>= 2
 
     def order(self, pos: Position, moves: list[int], hash_move: int, ply: int, counter: int = 0) -> list[int]:
         """``moves`` best first: the hash move, captures by MVV-LVA (gated captures just after their plain
         twin), promotions, en passant, the killers of ``ply``, the countermove ``counter``, then the quiet
-        moves by history (:func:`engine.ordering.order_moves`)."""
+        moves by history, without the continuation history (:func:`engine.ordering.order_moves`)."""
         killers = self.killers[ply]
         return order_moves(moves, pos, _CAPTURE_ORDER, self.history, killers[0], killers[1],
-                           counter, hash_move)
+                           counter, hash_move, self.cont, CONT_NONE, CONT_NONE, CONT_NONE)
 
-    def order_into(self, pos: Position, moves: list[int], hash_move: int, ply: int, counter: int, out: Any,
-                   start: int) -> int:
-        """The order of :meth:`order`, written to ``out[start:]`` as ``key << 20 | move`` words, best first
-        (:func:`engine.ordering.order_into`); returns how many."""
+    def order_into(self, pos: Position, moves: list[int], hash_move: int, ply: int, counter: int, row1: int,
+                   row2: int, row4: int, out: Any, start: int) -> int:
+        """The order of :meth:`order` with the continuation history of the moves one, two and four plies up
+        (rows ``row1``, ``row2``, ``row4``), written to ``out[start:]`` as ``key << 20 | move`` words, best
+        first (:func:`engine.ordering.order_into`); returns how many."""
         killers = self.killers[ply]
         return order_into(moves, pos, _CAPTURE_ORDER, self.history, killers[0], killers[1], counter, hash_move,
-                          out, start)
+                          self.cont, row1, row2, row4, out, start)
 
-    def record_cutoff(self, m: int, ply: int, depth: int, counter_index: int, quiets: Any, start: int,
-                      count: int) -> None:
-        """The quiet move ``m`` cut off at ``ply`` with ``depth`` to go: it becomes the countermove of the
-        opponent's last move (slot ``counter_index``, none when negative) and a killer; its history gains
-        depth^2 and the quiet moves tried before it lose as much (``quiets[start:start + count]``, the
-        search's buffer, ends with ``m``). The whole table is halved when a count passes HISTORY_MAX."""
+    def record_cutoff(self, pos: Position, m: int, ply: int, depth: int, counter_index: int, row1: int, row2: int,
+                      row4: int, quiets: Any, start: int, count: int) -> None:
+        """The quiet move ``m`` cut off at ``ply`` of ``pos`` with ``depth`` to go: it becomes the countermove
+        of the opponent's last move (slot ``counter_index``, none when negative) and a killer; its from-to
+        history and its continuation histories under the moves one, two and four plies up (rows ``row1``,
+        ``row2``, ``row4``; the row CONT_NONE is left alone) gain :func:`stat_bonus`, and the quiet moves
+        tried before it lose as much (``quiets[start:start + count]``, the search's buffer, ends with
+        ``m``)."""
         if counter_index >= 0:
             self.countermoves[counter_index] = m
         killers = self.killers[ply]
@@ -416,14 +444,21 @@ class MoveOrderer:
             killers[1] = killers[0]
             killers[0] = m
         history = self.history
-        bonus = depth * depth
-        history[from_to(m)] += bonus
-        if history[from_to(m)] > HISTORY_MAX:
-            for i in range(4096):
-                history[i] >>= 1
-        for i in range(start, start + count - 1):
+        cont = self.cont
+        base = 0 if pos.side == 1 else 4096
+        bonus = stat_bonus(depth)
+        for i in range(start, start + count):
             q = quiets[i]
-            history[from_to(q)] -= bonus
+            b = bonus if q == m else -bonus
+            h = base + from_to(q)
+            history[h] = _gravity(history[h], b, HISTORY_MAX)
+            pt = piece_to(pos, q)
+            if row1 != CONT_NONE:
+                cont[row1 + pt] = _gravity(cont[row1 + pt], b, CONT_MAX)
+            if row2 != CONT_NONE:
+                cont[row2 + pt] = _gravity(cont[row2 + pt], b, CONT_MAX)
+            if row4 != CONT_NONE:
+                cont[row4 + pt] = _gravity(cont[row4 + pt], b, CONT_MAX)
 
 
 class QuiescenceSearch:
@@ -578,6 +613,10 @@ class AlphaBetaSearch:
         # The static evaluation of each ply of the current line (-INFINITE: in check), for ``improving``.
         self.eval_buffer = array("i", bytes(4 * (MAX_PLY + 2)))
         self.evals: Any = self.eval_buffer
+        # The continuation-history row of the move played at each ply (``piece_to * PIECE_TO``), at ply + 4:
+        # the four words before the root's stay CONT_NONE, and a null move writes CONT_NONE.
+        self.row_buffer = array("i", [CONT_NONE] * (MAX_PLY + 6))
+        self.rows: Any = self.row_buffer
 
     def set_position(self, pos: Position) -> None:
         """Search ``pos`` from now on (the quiescence search too)."""
@@ -661,6 +700,10 @@ class AlphaBetaSearch:
         orderer = self.orderer
         counter_index = _counter_slot(pos)
         counter = orderer.countermoves[counter_index] if counter_index >= 0 else 0
+        rows = self.rows
+        row1 = rows[ply + 3]  # the continuation rows of the moves one, two and four plies up
+        row2 = rows[ply + 2]
+        row4 = rows[ply]
         # This ply's part of the move buffers (a child's ply has its own; internal iterative deepening, at
         # this ply, runs before the moves are written).
         buffer = self.moves
@@ -677,7 +720,7 @@ class AlphaBetaSearch:
                 # Internal iterative deepening: find a move to search first.
                 self.pvs(depth - 2, alpha, beta, ply, mg, eg, phase, False, in_check)
                 hash_move = stored_move(tt.probe(key))
-            end = start + orderer.order_into(pos, moves, hash_move, ply, counter, buffer, start)
+            end = start + orderer.order_into(pos, moves, hash_move, ply, counter, row1, row2, row4, buffer, start)
         best = -INFINITE
         best_move = 0
         original_alpha = alpha
@@ -694,7 +737,8 @@ class AlphaBetaSearch:
                 if not staged:
                     break
                 staged = False
-                end = start + orderer.order_into(pos, pos.generate_legal(), hash_move, ply, counter, buffer, start)
+                end = start + orderer.order_into(pos, pos.generate_legal(), hash_move, ply, counter, row1, row2, row4,
+                                                 buffer, start)
                 index = start + 1 if end > start and keyed_move(buffer[start]) == hash_move else start
                 continue
             m = keyed_move(buffer[index])
@@ -706,6 +750,7 @@ class AlphaBetaSearch:
                 continue
             prune = (quiet and searched > 0 and prunable
                      and self._prune_quiet(m, depth, alpha, static_eval, searched, tried, late_limit))
+            rows[ply + 4] = piece_to(pos, m) * PIECE_TO
             score = self._search_move(m, depth, alpha, beta, ply, mg, eg, phase, in_check, pv_node, improving,
                                       quiet, prune, searched)
             if score == NO_SCORE:
@@ -721,7 +766,8 @@ class AlphaBetaSearch:
                     alpha = score
                     if score >= beta:
                         if quiet:
-                            orderer.record_cutoff(m, ply, depth, counter_index, quiets, start, tried)
+                            orderer.record_cutoff(pos, m, ply, depth, counter_index, row1, row2, row4, quiets,
+                                                  start, tried)
                         break
         if searched == 0:
             # Every move was pruned: fall back to the static evaluation.
@@ -741,6 +787,7 @@ class AlphaBetaSearch:
         # The further above beta, the shallower the null-move test.
         if null_ok and depth >= 3 and static_eval >= beta and _has_pieces(pos, pos.side):
             reduction = 3 + depth // 4 + min((static_eval - beta) // 200, 3)
+            self.rows[ply + 4] = CONT_NONE
             pos.make_null()
             score = -self.pvs(depth - 1 - reduction, -beta, -beta + 1, ply + 1, mg, eg, phase, False, False)
             pos.unmake_null()
@@ -892,7 +939,9 @@ class Searcher:
         best_move = root_moves[0]
         in_check = pos.in_check()
         drops = pos.drops
+        rows = tree.row_buffer  # the array itself: the root is Python code in the compiled build too
         for index, m in enumerate(root_moves):
+            rows[4] = piece_to(pos, m) * PIECE_TO
             dmg, deg, dph = move_delta(pos, m)
             pos.make(m)
             gives_check = pos.in_check()

@@ -334,15 +334,17 @@ def test_a_full_move_buffer_is_an_error_not_an_overwrite() -> None:
     for version in versions:
         out = array("q", bytes(8 * (len(moves) + 4)))
         with pytest.raises(IndexError, match="move buffer full"):
-            version.order_into(list(moves), board, ordering.capture_order(MVV, ATTACKER_RANK), [0] * 4096, 0, 0,
-                               0, 0, out, 5)
+            version.order_into(list(moves), board, ordering.capture_order(MVV, ATTACKER_RANK),
+                               array("h", bytes(2 * 8192)), 0, 0, 0, 0,
+                               array("h", bytes(2 * (ordering.CONT_NONE + ordering.PIECE_TO))), ordering.CONT_NONE,
+                               ordering.CONT_NONE, ordering.CONT_NONE, out, 5)
         assert not any(out)
 
 
 def test_compiled_move_ordering_matches_the_python_one() -> None:
     """The compiled build orders moves with engine/_ordering.pyx, a C twin of engine/ordering.py: both must give
-    the same order for every move list, history, killers, countermove and hash move (CI's compiled step runs
-    this; a pure install has no twin to compare)."""
+    the same order for every move list, history, continuation history, killers, countermove and hash move
+    (CI's compiled step runs this; a pure install has no twin to compare)."""
     compiled = pytest.importorskip("engine._ordering", reason="pure-Python build: no compiled move ordering")
     from engine import ordering
     from engine.attacks import ATTACKER_RANK, MVV
@@ -354,9 +356,18 @@ def test_compiled_move_ordering_matches_the_python_one() -> None:
         moves = board.generate_legal()
         if not moves:
             continue
-        history = [rng.choice((0, rng.randint(-4000, 4000), rng.randint(0, 1 << 14))) for _ in range(4096)]
+        history = array("h", [rng.choice((0, rng.randint(-10692, 10692))) for _ in range(8192)])
         picks = [rng.choice(moves) if rng.random() < 0.8 else 0 for _ in range(4)]
-        args = (board, keys, history, *picks)
+        # Continuation histories, random where this position's moves read them (the "no move" row stays zero).
+        cont = array("h", bytes(2 * (ordering.CONT_NONE + ordering.PIECE_TO)))
+        rows = [rng.choice((ordering.CONT_NONE, rng.randrange(ordering.PIECE_TO) * ordering.PIECE_TO))
+                for _ in range(3)]
+        for m in moves:
+            for row in rows:
+                if row != ordering.CONT_NONE:
+                    cont[row + ordering.piece_to(board, m)] = rng.randint(-29952, 29952)
+        assert compiled.piece_to(board, moves[0]) == ordering.piece_to(board, moves[0])
+        args = (board, keys, history, *picks, cont, *rows)
         best_first = ordering.order_moves(list(moves), *args)
         assert compiled.order_moves(list(moves), *args) == best_first
         # The search's form: the keyed moves written into its move buffer after 7 words of other plies.
