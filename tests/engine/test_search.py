@@ -341,6 +341,46 @@ def test_a_full_move_buffer_is_an_error_not_an_overwrite() -> None:
         assert not any(out)
 
 
+def test_a_cut_off_teaches_the_ordering_under_the_move_before_it() -> None:
+    """The continuation history: a quiet reply that cut off after 1. e4 is ordered first among the quiet moves
+    the next time 1. e4 comes before it, and not after 1. d4; the moves tried before it drop below the rest,
+    and the "no move" row stays zero (in the compiled build the orderer writes its 16-bit tables from C)."""
+    from engine.ordering import CONT_NONE, PIECE_TO, piece_to
+    from engine.search import MoveOrderer
+
+    board = Board()
+    e4 = board.parse_uci("e2e4")._code
+    d4 = board.parse_uci("d2d4")._code
+    row_e4 = piece_to(board, e4) * PIECE_TO
+    row_d4 = piece_to(board, d4) * PIECE_TO
+    board.push_uci("e2e4")
+    moves = board.generate_legal()
+    orderer = MoveOrderer()
+
+    def quiet_order(row: int) -> list[int]:
+        out = array("q", bytes(8 * len(moves)))
+        n = orderer.order_into(board, list(moves), 0, 3, 0, row, CONT_NONE, CONT_NONE, out, 0)
+        return [keyed_move(k) for k in out[:n]]
+
+    before = quiet_order(row_e4)
+    assert before == quiet_order(row_d4)
+    cutter, tried = before[-1], before[:2]
+    quiets = array("q", [*tried, cutter])
+    orderer.record_cutoff(board, cutter, 1, 8, -1, row_e4, CONT_NONE, CONT_NONE, quiets, 0, 3)
+    orderer.history_table[:] = array("h", bytes(2 * len(orderer.history_table)))  # the continuation part alone
+    after_e4 = quiet_order(row_e4)
+    # The history is by piece and destination: a gated twin shares its plain move's entries.
+    assert piece_to(board, after_e4[0]) == piece_to(board, cutter)
+    punished = {piece_to(board, q) for q in tried}
+    tail = [m for m in moves if piece_to(board, m) in punished]
+    assert len(tail) < len(moves) // 2 and set(after_e4[-len(tail):]) == set(tail)
+    assert quiet_order(row_d4) == before
+    cont = orderer.cont_table
+    assert cont[row_e4 + piece_to(board, cutter)] > 0
+    assert all(cont[row_e4 + piece_to(board, q)] < 0 for q in tried)
+    assert not any(cont[CONT_NONE:CONT_NONE + PIECE_TO])
+
+
 def test_compiled_move_ordering_matches_the_python_one() -> None:
     """The compiled build orders moves with engine/_ordering.pyx, a C twin of engine/ordering.py: both must give
     the same order for every move list, history, continuation history, killers, countermove and hash move
