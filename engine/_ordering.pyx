@@ -100,6 +100,7 @@ cdef inline long long _key(int m, int *squares, int side, list capture_keys, sho
     """The ordering key of move m (engine/ordering.py, keyed_moves), without its move; ``history`` is the side
     to move's half of the table."""
     cdef int victim, flag, piece, pt
+    cdef long long key
     if m == hash_move:
         return HASH_MOVE_KEY
     victim = squares[move_to(m)]
@@ -119,13 +120,16 @@ cdef inline long long _key(int m, int *squares, int side, list capture_keys, sho
         return COUNTERMOVE_KEY
     if flag == DROP:
         pt = (piece * side + 8) * 64 + move_to(m)
-        if not DROP_NEAR[near + move_to(m)] and not DROP_NEAR[own + move_to(m)]:
-            return (<long long> history[from_to(m)] + 2 * (<long long> cont[row1 + pt] + cont[row2 + pt]
-                                                            + cont[row4 + pt]) + piece - DROP_FAR_KEY)
-        return (<long long> history[from_to(m)] + 2 * (<long long> cont[row1 + pt] + cont[row2 + pt] + cont[row4 + pt])
-                + piece + DROP_NEAR[near + move_to(m)] * DROP_NEAR_KEY)
-    pt = (squares[move_from(m)] + 8) * 64 + move_to(m)
-    return <long long> history[from_to(m)] + 2 * (<long long> cont[row1 + pt] + cont[row2 + pt] + cont[row4 + pt]) + piece
+    else:
+        pt = (squares[move_from(m)] + 8) * 64 + move_to(m)
+    key = (<long long> history[from_to(m)] + 2 * (<long long> cont[row1 + pt] + cont[row2 + pt] + cont[row4 + pt])
+           + piece)
+    if flag == DROP:
+        if DROP_NEAR[near + move_to(m)]:
+            key += DROP_NEAR_KEY
+        elif not DROP_NEAR[own + move_to(m)]:
+            key -= DROP_FAR_KEY
+    return key
 
 
 cpdef list order_moves(list moves, Position pos, list capture_keys, short[::1] history, int killer1, int killer2,

@@ -94,7 +94,7 @@ cdef class MoveOrderer:
                          int row4, long long[::1] out, int start) except -1
 
     @cython.locals(killers=list, history="short[::1]", cont="short[::1]", base=int, bonus=int, b=int, i=int, q=int,
-                   h=int, pt=int)
+                   h=int, pt=int, cont_rows=bint)
     cpdef record_cutoff(self, Position pos, int m, int ply, int depth, int counter_index, int row1, int row2,
                         int row4, long long[::1] quiets, int start, int count)
 
@@ -161,7 +161,7 @@ cdef class AlphaBetaSearch:
                            int late_limit) except -1
 
     @cython.locals(pos=Position, gives_check=bint, extend=bint, dmg=int, deg=int, dph=int, new_depth=int,
-                   reduction=int, score=int, killers=list, kind=int, exchange=int)
+                   reduction=int, score=int, killers=list, kind=int, exchange=int, row=int)
     cdef int _search_move(self, int m, int depth, int alpha, int beta, int ply, int mg, int eg, int phase,
                           bint in_check, bint pv_node, bint improving, bint quiet, bint prune,
                           int searched) except? -32767

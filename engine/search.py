@@ -447,11 +447,14 @@ class MoveOrderer:
         cont = self.cont
         base = 0 if pos.side == 1 else 4096
         bonus = stat_bonus(depth)
+        cont_rows = row1 != CONT_NONE or row2 != CONT_NONE or row4 != CONT_NONE
         for i in range(start, start + count):
             q = quiets[i]
             b = bonus if q == m else -bonus
             h = base + from_to(q)
             history[h] = _gravity(history[h], b, HISTORY_MAX)
+            if not cont_rows:
+                continue
             pt = piece_to(pos, q)
             if row1 != CONT_NONE:
                 cont[row1 + pt] = _gravity(cont[row1 + pt], b, CONT_MAX)
@@ -750,7 +753,6 @@ class AlphaBetaSearch:
                 continue
             prune = (quiet and searched > 0 and prunable
                      and self._prune_quiet(m, depth, alpha, static_eval, searched, tried, late_limit))
-            rows[ply + 4] = piece_to(pos, m) * PIECE_TO
             score = self._search_move(m, depth, alpha, beta, ply, mg, eg, phase, in_check, pv_node, improving,
                                       quiet, prune, searched)
             if score == NO_SCORE:
@@ -826,6 +828,7 @@ class AlphaBetaSearch:
             gives_check = gives_check_quiet(pos, m)
             if prune and not gives_check:
                 return NO_SCORE
+            self.rows[ply + 4] = piece_to(pos, m) * PIECE_TO  # the continuation row of the plies below
             if gives_check:
                 exchange = see(pos, m)
                 # A checking drop that loses the piece on its square (most of S-House's checks) is pruned
@@ -839,12 +842,14 @@ class AlphaBetaSearch:
             dmg, deg, dph = move_delta(pos, m)
             pos.make(m)
         else:
+            row = piece_to(pos, m) * PIECE_TO
             dmg, deg, dph = move_delta(pos, m)
             pos.make(m)
             gives_check = extend = pos.in_check()
             if prune and not gives_check:
                 pos.unmake()
                 return NO_SCORE
+            self.rows[ply + 4] = row
         new_depth = depth - 1 + (1 if extend else 0)
         if searched == 0:
             score = -self.pvs(new_depth, -beta, -alpha, ply + 1, mg + dmg, eg + deg, phase + dph, True, gives_check)
