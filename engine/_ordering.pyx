@@ -8,6 +8,7 @@ from cpython.list cimport PyList_GET_ITEM, PyList_New, PyList_SET_ITEM
 from cpython.ref cimport Py_INCREF
 from libc.stdlib cimport free, malloc
 
+from engine.attacks cimport see
 from engine.movecodes cimport from_to, move_from, move_kind, move_piece, move_to
 from engine.position cimport Position
 
@@ -18,6 +19,10 @@ from engine.movecodes import PROMOTION as _PROMOTION_PY
 
 cdef long long HASH_MOVE_KEY = _keys.HASH_MOVE_KEY
 cdef long long EN_PASSANT_KEY = _keys.EN_PASSANT_KEY
+cdef long long BAD_CAPTURE_DROP = _keys.BAD_CAPTURE_DROP
+cdef int SEE_VALUE[17]  # by signed piece code, negative codes wrapped (_signed)
+for _piece in range(17):
+    SEE_VALUE[_piece] = _keys.SEE_VALUE[_piece]
 cdef long long FIRST_KILLER_KEY = _keys.FIRST_KILLER_KEY
 cdef long long SECOND_KILLER_KEY = _keys.SECOND_KILLER_KEY
 cdef long long COUNTERMOVE_KEY = _keys.COUNTERMOVE_KEY
@@ -94,12 +99,12 @@ cpdef int piece_to(Position pos, int m) noexcept:
     return (pos.squares[move_from(m)] + 8) * 64 + move_to(m)
 
 
-cdef inline long long _key(int m, int *squares, int side, list capture_keys, short *history, int killer1,
+cdef inline long long _key(Position pos, int m, int *squares, int side, list capture_keys, short *history, int killer1,
                            int killer2, int counter, int hash_move, int near, int own, short *cont, int row1,
                            int row2, int row4):
     """The ordering key of move m (engine/ordering.py, keyed_moves), without its move; ``history`` is the side
     to move's half of the table."""
-    cdef int victim, flag, piece, pt
+    cdef int victim, flag, piece, pt, attacker
     cdef long long key
     if m == hash_move:
         return HASH_MOVE_KEY
@@ -107,7 +112,11 @@ cdef inline long long _key(int m, int *squares, int side, list capture_keys, sho
     flag = move_kind(m)
     piece = move_piece(m)
     if victim * side < 0:
-        return <long long> (<list> capture_keys[_signed(victim)])[_signed(squares[move_from(m)])] + piece
+        attacker = squares[move_from(m)]
+        key = <long long> (<list> capture_keys[_signed(victim)])[_signed(attacker)] + piece
+        if SEE_VALUE[_signed(attacker)] > SEE_VALUE[_signed(victim)] and see(pos, m) < 0:
+            key -= BAD_CAPTURE_DROP
+        return key
     if flag == PROMOTION:
         return PROMOTION_KEYS[piece]
     if flag == EN_PASSANT:
@@ -154,7 +163,7 @@ cpdef list order_moves(list moves, Position pos, list capture_keys, short[::1] h
         index = buffers.index
     for i in range(n):
         m = moves[i]
-        keys[i] = _key(m, squares, side, capture_keys, hist, killer1, killer2, counter, hash_move, near,
+        keys[i] = _key(pos, m, squares, side, capture_keys, hist, killer1, killer2, counter, hash_move, near,
                        own, cont_p, row1, row2, row4) << 20 | m
         index[i] = i
     _sort_index(keys, index, n)
@@ -180,7 +189,7 @@ cpdef Py_ssize_t order_into(list moves, Position pos, list capture_keys, short[:
     base = &out[start]
     for i in range(n):
         m = moves[i]
-        base[i] = _key(m, squares, side, capture_keys, hist, killer1, killer2, counter, hash_move, near,
+        base[i] = _key(pos, m, squares, side, capture_keys, hist, killer1, killer2, counter, hash_move, near,
                        own, cont_p, row1, row2, row4) << 20 | m
     sort_desc_range(out, start, n)
     return n

@@ -14,6 +14,7 @@ from __future__ import annotations
 from array import array
 from typing import TYPE_CHECKING, Any
 
+from .attacks import SEE_VALUE, see
 from .movecodes import DROP, EN_PASSANT, PROMOTION, keyed_move
 from .tables import QUEEN
 
@@ -25,6 +26,10 @@ if TYPE_CHECKING:
 HASH_MOVE_KEY = 1 << 30
 CAPTURE_KEY = 1 << 24  # plus the capture's MVV-LVA (capture_order) and the piece it gates
 EN_PASSANT_KEY = CAPTURE_KEY + 1600
+# A bad capture (its exchange loses material: a capturing piece worth more than its victim, SEE below zero) goes
+# after every quiet move, keeping its MVV-LVA order among the bad ones: its capture key less this (Stockfish's
+# move picker tries bad captures last).
+BAD_CAPTURE_DROP = CAPTURE_KEY + (1 << 21)
 #: A promotion's key by the piece it makes: a queen among the captures, the others after the small ones.
 PROMOTION_KEYS = tuple(CAPTURE_KEY + (850 if piece == QUEEN else piece * 20) for piece in range(16))
 KILLER_KEY = 1 << 22
@@ -72,7 +77,7 @@ def keyed_moves(moves: list[int], pos: Position, capture_keys: list[list[int]], 
     quiet moves by ``history`` (the side to move's half) plus twice the continuation history ``cont`` under
     the moves one, two and four plies up (rows ``row1``, ``row2``, ``row4``); a gated twin a little above its
     plain move, a drop by the piece it drops and well above the rest when it lands near the enemy king, below
-    them when it lands near neither king."""
+    them when it lands near neither king; last the captures that lose material (BAD_CAPTURE_DROP)."""
     squares = pos.squares
     side = pos.side
     base = 0 if side == 1 else 4096
@@ -90,7 +95,10 @@ def keyed_moves(moves: list[int], pos: Position, capture_keys: list[list[int]], 
         kind = m >> 16
         piece = m >> 12 & 15
         if victim * side < 0:
-            key = capture_keys[victim][squares[m & 63]] + piece
+            attacker = squares[m & 63]
+            key = capture_keys[victim][attacker] + piece
+            if SEE_VALUE[attacker] > SEE_VALUE[victim] and see(pos, m) < 0:
+                key -= BAD_CAPTURE_DROP
         elif kind == PROMOTION:
             key = PROMOTION_KEYS[piece]
         elif kind == EN_PASSANT:
