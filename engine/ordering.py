@@ -26,9 +26,11 @@ if TYPE_CHECKING:
 HASH_MOVE_KEY = 1 << 30
 CAPTURE_KEY = 1 << 24  # plus the capture's MVV-LVA (capture_order) and the piece it gates
 EN_PASSANT_KEY = CAPTURE_KEY + 1600
-# A bad capture (its exchange loses material: a capturing piece worth more than its victim, SEE below zero) goes
-# after every quiet move, keeping its MVV-LVA order among the bad ones: its capture key less this (Stockfish's
-# move picker tries bad captures last).
+# A bad capture (its exchange loses material: a capturing piece worth more than its victim, SEE below zero) is
+# tried after every quiet move, keeping its MVV-LVA order among the bad ones (Stockfish's move picker tries bad
+# captures last). With ``bad_last`` its key is its capture key less this; the search's own buffer (order_into
+# without it) keeps every capture among the captures and defers a bad one when it reaches it, in the same
+# order, so that a node that cuts off first never pays for the exchange (AlphaBetaSearch.pvs).
 BAD_CAPTURE_DROP = CAPTURE_KEY + (1 << 21)
 #: A promotion's key by the piece it makes: a queen among the captures, the others after the small ones.
 PROMOTION_KEYS = tuple(CAPTURE_KEY + (850 if piece == QUEEN else piece * 20) for piece in range(16))
@@ -71,13 +73,14 @@ def piece_to(pos: Position, m: int) -> int:
 
 def keyed_moves(moves: list[int], pos: Position, capture_keys: list[list[int]], history: Any,
                 killer1: int, killer2: int, counter: int, hash_move: int, cont: Any, row1: int, row2: int,
-                row4: int) -> list[int]:
+                row4: int, bad_last: bool) -> list[int]:
     """``moves`` (legal in ``pos``) as ``key << 20 | move`` ints, in the order given: the hash move highest,
     then captures (``capture_keys``) and promotions, en passant, the two killers, the countermove, then the
     quiet moves by ``history`` (the side to move's half) plus twice the continuation history ``cont`` under
     the moves one, two and four plies up (rows ``row1``, ``row2``, ``row4``); a gated twin a little above its
     plain move, a drop by the piece it drops and well above the rest when it lands near the enemy king, below
-    them when it lands near neither king; last the captures that lose material (BAD_CAPTURE_DROP)."""
+    them when it lands near neither king; with ``bad_last``, last the captures that lose material
+    (BAD_CAPTURE_DROP)."""
     squares = pos.squares
     side = pos.side
     base = 0 if side == 1 else 4096
@@ -97,7 +100,7 @@ def keyed_moves(moves: list[int], pos: Position, capture_keys: list[list[int]], 
         if victim * side < 0:
             attacker = squares[m & 63]
             key = capture_keys[victim][attacker] + piece
-            if SEE_VALUE[attacker] > SEE_VALUE[victim] and see(pos, m) < 0:
+            if bad_last and SEE_VALUE[attacker] > SEE_VALUE[victim] and see(pos, m) < 0:
                 key -= BAD_CAPTURE_DROP
         elif kind == PROMOTION:
             key = PROMOTION_KEYS[piece]
@@ -125,21 +128,21 @@ def keyed_moves(moves: list[int], pos: Position, capture_keys: list[list[int]], 
 
 def order_moves(moves: list[int], pos: Position, capture_keys: list[list[int]], history: Any, killer1: int,
                 killer2: int, counter: int, hash_move: int, cont: Any, row1: int, row2: int,
-                row4: int) -> list[int]:
+                row4: int, bad_last: bool) -> list[int]:
     """``moves`` best first, by the keys of :func:`keyed_moves`."""
     keyed = keyed_moves(moves, pos, capture_keys, history, killer1, killer2, counter, hash_move, cont, row1, row2,
-                        row4)
+                        row4, bad_last)
     keyed.sort(reverse=True)
     return [keyed_move(k) for k in keyed]
 
 
 def order_into(moves: list[int], pos: Position, capture_keys: list[list[int]], history: Any, killer1: int,
                killer2: int, counter: int, hash_move: int, cont: Any, row1: int, row2: int, row4: int, out: Any,
-               start: int) -> int:
+               start: int, bad_last: bool) -> int:
     """The keys of :func:`keyed_moves` written to ``out[start:]`` (an ``array('q')``, the search's move
     buffer), highest first: the moves best first, ``key & 0xFFFFF`` each; returns how many."""
     keyed = keyed_moves(moves, pos, capture_keys, history, killer1, killer2, counter, hash_move, cont, row1, row2,
-                        row4)
+                        row4, bad_last)
     n = len(keyed)
     if start + n > len(out):
         raise IndexError(f"move buffer full: {n} moves at {start} of {len(out)}")

@@ -13,7 +13,7 @@ from engine.tt cimport TranspositionTable, tt_key
 # Constants the module imports or defines for itself alone, as C values (not importable from the compiled module).
 cdef int CASTLE, CASTLE_ROOK_GATE, DROP, EN_PASSANT, PROMOTION, KING, ROOK
 cdef int EXACT, LOWER, UPPER, SCORE_OFFSET, SCORE_SHIFT, SCORE_MASK, BOUND_SHIFT, BOUND_MASK, DEPTH_SHIFT, DEPTH_MAX
-cdef long long MOVE_MASK
+cdef long long MOVE_MASK, DEFERRED
 cdef int EVAL_CACHE_SLOTS
 cdef int INFINITE, MATE, _MATE_BOUND, NO_SCORE, MAX_PLY, MOVES_MAX, HISTORY_MAX, REVERSE_FUTILITY_MARGIN, CAPTURES_MAX
 cdef int CONT_MAX, PIECE_TO, CONT_NONE
@@ -148,7 +148,7 @@ cdef class AlphaBetaSearch:
                    staged=bint, moves=list, best=int, best_move=int, original_alpha=int,
                    prunable=bint, late_limit=int, quiets="long long[::1]", tried=int, searched=int, index=int,
                    m=int, victim=int, kind=int, quiet=bint, prune=bint, rows="int[::1]", row1=int, row2=int,
-                   row4=int)
+                   row4=int, word="long long", deferred=int, second_pass=bint)
     cpdef int pvs(self, int depth, int alpha, int beta, int ply, int mg, int eg, int phase, bint null_ok,
                   bint in_check) except? -32767
 

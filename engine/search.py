@@ -73,6 +73,7 @@ MAX_PLY = 100
 # Room for the moves of one node in the search's move buffers: more than any position has (chess at most
 # 218 legal moves; S-chess adds at most two gated twins to each of the moves from a gate square).
 MOVES_MAX = 1024
+DEFERRED = -(1 << 30)  # the key of a move buffer word whose capture pvs tried after the others (below any key)
 # Static evaluations a search keeps by table key (QuiescenceSearch.static_eval): a power of two.
 EVAL_CACHE_SLOTS = 1 << 15
 
@@ -415,19 +416,21 @@ class MoveOrderer:
     def order(self, pos: Position, moves: list[int], hash_move: int, ply: int, counter: int = 0) -> list[int]:
         """``moves`` best first: the hash move, captures by MVV-LVA (gated captures just after their plain
         twin), promotions, en passant, the killers of ``ply``, the countermove ``counter``, then the quiet
-        moves by history, without the continuation history (:func:`engine.ordering.order_moves`)."""
+        moves by history, without the continuation history, and last the captures that lose material
+        (:func:`engine.ordering.order_moves`)."""
         killers = self.killers[ply]
         return order_moves(moves, pos, _CAPTURE_ORDER, self.history, killers[0], killers[1],
-                           counter, hash_move, self.cont, CONT_NONE, CONT_NONE, CONT_NONE)
+                           counter, hash_move, self.cont, CONT_NONE, CONT_NONE, CONT_NONE, True)
 
     def order_into(self, pos: Position, moves: list[int], hash_move: int, ply: int, counter: int, row1: int,
                    row2: int, row4: int, out: Any, start: int) -> int:
         """The order of :meth:`order` with the continuation history of the moves one, two and four plies up
         (rows ``row1``, ``row2``, ``row4``), written to ``out[start:]`` as ``key << 20 | move`` words, best
-        first (:func:`engine.ordering.order_into`); returns how many."""
+        first (:func:`engine.ordering.order_into`), every capture among the captures (the search defers
+        those that lose material when it reaches them); returns how many."""
         killers = self.killers[ply]
         return order_into(moves, pos, _CAPTURE_ORDER, self.history, killers[0], killers[1], counter, hash_move,
-                          self.cont, row1, row2, row4, out, start)
+                          self.cont, row1, row2, row4, out, start, False)
 
     def record_cutoff(self, pos: Position, m: int, ply: int, depth: int, counter_index: int, row1: int, row2: int,
                       row4: int, quiets: Any, start: int, count: int) -> None:
@@ -735,22 +738,41 @@ class AlphaBetaSearch:
         tried = 0  # quiet moves tried, at quiets[start:start + tried]
         searched = 0
         index = start
+        # A capture that loses material (SEE below zero, its piece worth more than its victim; not the hash move)
+        # waits until every other move has been tried: marked DEFERRED in the buffer when the first pass reaches
+        # it, tried in a second pass in the order it had (Stockfish's bad captures last; MoveOrderer.order puts
+        # them last the same way). A node that cuts off before it never computes its exchange.
+        deferred = 0
+        second_pass = False
         while True:
             if index >= end:
-                if not staged:
+                if staged:
+                    staged = False
+                    end = start + orderer.order_into(pos, pos.generate_legal(), hash_move, ply, counter, row1, row2,
+                                                     row4, buffer, start)
+                    index = start + 1 if end > start and keyed_move(buffer[start]) == hash_move else start
+                    continue
+                if not deferred or second_pass:
                     break
-                staged = False
-                end = start + orderer.order_into(pos, pos.generate_legal(), hash_move, ply, counter, row1, row2, row4,
-                                                 buffer, start)
-                index = start + 1 if end > start and keyed_move(buffer[start]) == hash_move else start
-                continue
-            m = keyed_move(buffer[index])
+                second_pass = True
+                index = start
+            word = buffer[index]
             index += 1
+            if second_pass and word >> 20 != DEFERRED:
+                continue
+            m = keyed_move(word)
             victim = pos.squares[move_to(m)]
             kind = move_kind(m)
             quiet = victim * pos.side >= 0 and kind != PROMOTION and kind != EN_PASSANT
-            if not quiet and searched and prunable and depth <= 3 and _loses_material(pos, m, victim, depth):
-                continue
+            if not quiet:
+                if second_pass:
+                    if searched and prunable and depth <= 3 and _loses_material(pos, m, victim, depth):
+                        continue
+                elif (victim * pos.side < 0 and m != hash_move
+                      and SEE_VALUE[pos.squares[move_from(m)]] > SEE_VALUE[victim] and see(pos, m) < 0):
+                    buffer[index - 1] = DEFERRED << 20 | m
+                    deferred += 1
+                    continue
             prune = (quiet and searched > 0 and prunable
                      and self._prune_quiet(m, depth, alpha, static_eval, searched, tried, late_limit))
             score = self._search_move(m, depth, alpha, beta, ply, mg, eg, phase, in_check, pv_node, improving,

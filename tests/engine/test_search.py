@@ -337,7 +337,7 @@ def test_a_full_move_buffer_is_an_error_not_an_overwrite() -> None:
             version.order_into(list(moves), board, ordering.capture_order(MVV, ATTACKER_RANK),
                                array("h", bytes(2 * 8192)), 0, 0, 0, 0,
                                array("h", bytes(2 * (ordering.CONT_NONE + ordering.PIECE_TO))), ordering.CONT_NONE,
-                               ordering.CONT_NONE, ordering.CONT_NONE, out, 5)
+                               ordering.CONT_NONE, ordering.CONT_NONE, out, 5, True)
         assert not any(out)
 
 
@@ -381,6 +381,56 @@ def test_a_cut_off_teaches_the_ordering_under_the_move_before_it() -> None:
     assert not any(cont[CONT_NONE:CONT_NONE + PIECE_TO])
 
 
+def test_a_capture_that_loses_material_is_tried_after_the_quiet_moves() -> None:
+    """Stockfish's bad captures last: the queen's capture of a defended pawn (it loses the queen for a pawn) is
+    ordered after every quiet move, and the search tries it last too (it defers the capture when it reaches it
+    in its own buffer, where captures come first); a capture that wins material stays first."""
+    from engine import nnue
+    from engine.nnue import Accumulator
+    from engine.search import MoveOrderer
+
+    board = Board("4k3/8/4p3/3p4/8/8/8/3QK3 w - - 0 1", variant="chess")
+    moves = board.generate_legal()
+    qxd5 = board.parse_uci("d1d5")._code
+    assert see(board, qxd5) < 0
+    ordered = MoveOrderer().order(board, list(moves), 0, 0)
+    assert ordered[-1] == qxd5 and len(ordered) == len(moves) > 10
+    winning = Board("4k3/8/8/3p4/8/8/8/3QK3 w - - 0 1", variant="chess")  # the pawn undefended
+    assert MoveOrderer().order(winning, winning.generate_legal(), 0, 0)[0] == winning.parse_uci("d1d5")._code
+
+    # The order the search makes the root's moves in, seen by an accumulator that notes each move one ply down.
+    class Recorder(Accumulator):
+        def __init__(self) -> None:
+            super().__init__()
+            self.made: list[int] = []
+
+        def push(self, pos: Any) -> None:
+            if pos.undo_len == root_len + 1:
+                self.made.append(pos.hash)
+            super().push(pos)
+
+    after = {}
+    for m in moves:
+        board.make(m)
+        after[board.hash] = m
+        board.unmake()
+    root_len = board.undo_len
+    nnue.load()
+    recorder = Recorder()
+    board.accumulator = recorder
+    recorder.refresh(board)
+    searcher = Searcher()
+    searcher.control.start(SearchLimits(), None)
+    searcher.tree.set_position(board)
+    mg, eg, phase = initial_scores(board)
+    infinite = 32000  # engine.search.INFINITE, a C constant in the compiled build
+    searcher.tree.pvs(1, -infinite, infinite, 0, mg, eg, phase, False, False)
+    board.accumulator = None
+    first_made = list(dict.fromkeys(after[h] for h in recorder.made))
+    assert sorted(first_made) == sorted(moves)  # a PV node: every move searched
+    assert first_made[-1] == qxd5
+
+
 def test_compiled_move_ordering_matches_the_python_one() -> None:
     """The compiled build orders moves with engine/_ordering.pyx, a C twin of engine/ordering.py: both must give
     the same order for every move list, history, continuation history, killers, countermove and hash move
@@ -408,16 +458,17 @@ def test_compiled_move_ordering_matches_the_python_one() -> None:
                     cont[row + ordering.piece_to(board, m)] = rng.randint(-29952, 29952)
         assert compiled.piece_to(board, moves[0]) == ordering.piece_to(board, moves[0])
         args = (board, keys, history, *picks, cont, *rows)
-        best_first = ordering.order_moves(list(moves), *args)
-        assert compiled.order_moves(list(moves), *args) == best_first
-        # The search's form: the keyed moves written into its move buffer after 7 words of other plies.
-        pure_buffer = array("q", bytes(8 * (7 + len(moves) + 3)))
-        twin_buffer = array("q", pure_buffer)
-        assert ordering.order_into(list(moves), *args, pure_buffer, 7) == len(moves)
-        assert compiled.order_into(list(moves), *args, twin_buffer, 7) == len(moves)
-        assert twin_buffer == pure_buffer
-        assert [keyed_move(k) for k in pure_buffer[7:7 + len(moves)]] == best_first
-        assert not any(pure_buffer[:7]) and not any(pure_buffer[7 + len(moves):])
+        for bad_last in (True, False):  # captures that lose material last, or among the captures
+            best_first = ordering.order_moves(list(moves), *args, bad_last)
+            assert compiled.order_moves(list(moves), *args, bad_last) == best_first
+            # The search's form: the keyed moves written into its move buffer after 7 words of other plies.
+            pure_buffer = array("q", bytes(8 * (7 + len(moves) + 3)))
+            twin_buffer = array("q", pure_buffer)
+            assert ordering.order_into(list(moves), *args, pure_buffer, 7, bad_last) == len(moves)
+            assert compiled.order_into(list(moves), *args, twin_buffer, 7, bad_last) == len(moves)
+            assert twin_buffer == pure_buffer
+            assert [keyed_move(k) for k in pure_buffer[7:7 + len(moves)]] == best_first
+            assert not any(pure_buffer[:7]) and not any(pure_buffer[7 + len(moves):])
         keyed = [rng.randint(0, 1 << 40) << 20 | m for m in moves]
         words = array("q", [rng.randint(0, 1 << 40) for _ in range(5)] + keyed)  # sorted from index 5 on
         twin = array("q", words)
