@@ -101,7 +101,7 @@ cpdef int piece_to(Position pos, int m) noexcept:
 
 cdef inline long long _key(Position pos, int m, int *squares, int side, list capture_keys, short *history, int killer1,
                            int killer2, int counter, int hash_move, int near, int own, short *cont, int row1,
-                           int row2, int row4, bint bad_last):
+                           int row2, int row4, bint bad_last, short *caphist):
     """The ordering key of move m (engine/ordering.py, keyed_moves), without its move; ``history`` is the side
     to move's half of the table."""
     cdef int victim, flag, piece, pt, attacker
@@ -113,7 +113,8 @@ cdef inline long long _key(Position pos, int m, int *squares, int side, list cap
     piece = move_piece(m)
     if victim * side < 0:
         attacker = squares[move_from(m)]
-        key = <long long> (<list> capture_keys[_signed(victim)])[_signed(attacker)] + piece
+        key = (<long long> (<list> capture_keys[_signed(victim)])[_signed(attacker)] + piece
+               + caphist[((attacker + 8) * 64 + move_to(m)) * 8 - victim * side - 1])
         if bad_last and SEE_VALUE[_signed(attacker)] > SEE_VALUE[_signed(victim)] and see(pos, m) < 0:
             key -= BAD_CAPTURE_DROP
         return key
@@ -142,7 +143,8 @@ cdef inline long long _key(Position pos, int m, int *squares, int side, list cap
 
 
 cpdef list order_moves(list moves, Position pos, list capture_keys, short[::1] history, int killer1, int killer2,
-                       int counter, int hash_move, short[::1] cont, int row1, int row2, int row4, bint bad_last):
+                       int counter, int hash_move, short[::1] cont, int row1, int row2, int row4, bint bad_last,
+                       short[::1] capture_history):
     cdef Py_ssize_t n = len(moves)
     cdef long long stack_keys[STACK_KEYS]
     cdef Py_ssize_t stack_index[STACK_KEYS]
@@ -157,6 +159,7 @@ cpdef list order_moves(list moves, Position pos, list capture_keys, short[::1] h
     cdef int own = pos.king_sq[0 if side == 1 else 1] * 64  # our king's row
     cdef short *hist = &history[0 if side == 1 else 4096]  # the side to move's half
     cdef short *cont_p = &cont[0]
+    cdef short *caphist_p = &capture_history[0]
     if n > STACK_KEYS:
         buffers = _Buffers(n)
         keys = buffers.keys
@@ -164,7 +167,7 @@ cpdef list order_moves(list moves, Position pos, list capture_keys, short[::1] h
     for i in range(n):
         m = moves[i]
         keys[i] = _key(pos, m, squares, side, capture_keys, hist, killer1, killer2, counter, hash_move, near,
-                       own, cont_p, row1, row2, row4, bad_last) << 20 | m
+                       own, cont_p, row1, row2, row4, bad_last, caphist_p) << 20 | m
         index[i] = i
     _sort_index(keys, index, n)
     return _reordered(moves, index, n)
@@ -172,7 +175,8 @@ cpdef list order_moves(list moves, Position pos, list capture_keys, short[::1] h
 
 cpdef Py_ssize_t order_into(list moves, Position pos, list capture_keys, short[::1] history, int killer1,
                             int killer2, int counter, int hash_move, short[::1] cont, int row1, int row2, int row4,
-                            long long[::1] out, Py_ssize_t start, bint bad_last) except -1:
+                            long long[::1] out, Py_ssize_t start, bint bad_last,
+                            short[::1] capture_history) except -1:
     """The keyed moves written to out[start:], highest first (engine/ordering.py, order_into); how many."""
     cdef Py_ssize_t n = len(moves)
     cdef Py_ssize_t i
@@ -183,6 +187,7 @@ cpdef Py_ssize_t order_into(list moves, Position pos, list capture_keys, short[:
     cdef int own = pos.king_sq[0 if side == 1 else 1] * 64  # our king's row
     cdef short *hist = &history[0 if side == 1 else 4096]  # the side to move's half
     cdef short *cont_p = &cont[0]
+    cdef short *caphist_p = &capture_history[0]
     cdef long long *base
     if start < 0 or start + n > out.shape[0]:
         raise IndexError(f"move buffer full: {n} moves at {start} of {out.shape[0]}")
@@ -190,7 +195,7 @@ cpdef Py_ssize_t order_into(list moves, Position pos, list capture_keys, short[:
     for i in range(n):
         m = moves[i]
         base[i] = _key(pos, m, squares, side, capture_keys, hist, killer1, killer2, counter, hash_move, near,
-                       own, cont_p, row1, row2, row4, bad_last) << 20 | m
+                       own, cont_p, row1, row2, row4, bad_last, caphist_p) << 20 | m
     sort_desc_range(out, start, n)
     return n
 

@@ -54,6 +54,9 @@ DROP_FAR_KEY = 1 << 20
 # move" (a null move, the plies before the root): the search never updates it, so it stays zero.
 PIECE_TO = 17 * 64
 CONT_NONE = PIECE_TO * PIECE_TO
+# The capture history (Stockfish's captureHistory), added to a capture's MVV-LVA key: a word per capturing piece
+# and destination (its piece-to) and the type it takes, at ``piece_to * 8 + type - 1``.
+CAPTURE_HISTORY_SIZE = PIECE_TO * 8
 
 
 def capture_order(mvv: list[int], attacker_rank: list[int]) -> list[list[int]]:
@@ -73,14 +76,14 @@ def piece_to(pos: Position, m: int) -> int:
 
 def keyed_moves(moves: list[int], pos: Position, capture_keys: list[list[int]], history: Any,
                 killer1: int, killer2: int, counter: int, hash_move: int, cont: Any, row1: int, row2: int,
-                row4: int, bad_last: bool) -> list[int]:
+                row4: int, bad_last: bool, capture_history: Any) -> list[int]:
     """``moves`` (legal in ``pos``) as ``key << 20 | move`` ints, in the order given: the hash move highest,
-    then captures (``capture_keys``) and promotions, en passant, the two killers, the countermove, then the
-    quiet moves by ``history`` (the side to move's half) plus twice the continuation history ``cont`` under
-    the moves one, two and four plies up (rows ``row1``, ``row2``, ``row4``); a gated twin a little above its
-    plain move, a drop by the piece it drops and well above the rest when it lands near the enemy king, below
-    them when it lands near neither king; with ``bad_last``, last the captures that lose material
-    (BAD_CAPTURE_DROP)."""
+    then captures (``capture_keys`` plus ``capture_history``) and promotions, en passant, the two killers,
+    the countermove, then the quiet moves by ``history`` (the side to move's half) plus twice the
+    continuation history ``cont`` under the moves one, two and four plies up (rows ``row1``, ``row2``,
+    ``row4``); a gated twin a little above its plain move, a drop by the piece it drops and well above the
+    rest when it lands near the enemy king, below them when it lands near neither king; with ``bad_last``,
+    last the captures that lose material (BAD_CAPTURE_DROP)."""
     squares = pos.squares
     side = pos.side
     base = 0 if side == 1 else 4096
@@ -99,7 +102,9 @@ def keyed_moves(moves: list[int], pos: Position, capture_keys: list[list[int]], 
         piece = m >> 12 & 15
         if victim * side < 0:
             attacker = squares[m & 63]
-            key = capture_keys[victim][attacker] + piece
+            # The capture history at the move's piece-to and the type it takes (-victim * side, 1 .. 8).
+            key = (capture_keys[victim][attacker] + piece
+                   + capture_history[((attacker + 8) * 64 + (m >> 6 & 63)) * 8 - victim * side - 1])
             if bad_last and SEE_VALUE[attacker] > SEE_VALUE[victim] and see(pos, m) < 0:
                 key -= BAD_CAPTURE_DROP
         elif kind == PROMOTION:
@@ -128,21 +133,21 @@ def keyed_moves(moves: list[int], pos: Position, capture_keys: list[list[int]], 
 
 def order_moves(moves: list[int], pos: Position, capture_keys: list[list[int]], history: Any, killer1: int,
                 killer2: int, counter: int, hash_move: int, cont: Any, row1: int, row2: int,
-                row4: int, bad_last: bool) -> list[int]:
+                row4: int, bad_last: bool, capture_history: Any) -> list[int]:
     """``moves`` best first, by the keys of :func:`keyed_moves`."""
     keyed = keyed_moves(moves, pos, capture_keys, history, killer1, killer2, counter, hash_move, cont, row1, row2,
-                        row4, bad_last)
+                        row4, bad_last, capture_history)
     keyed.sort(reverse=True)
     return [keyed_move(k) for k in keyed]
 
 
 def order_into(moves: list[int], pos: Position, capture_keys: list[list[int]], history: Any, killer1: int,
                killer2: int, counter: int, hash_move: int, cont: Any, row1: int, row2: int, row4: int, out: Any,
-               start: int, bad_last: bool) -> int:
+               start: int, bad_last: bool, capture_history: Any) -> int:
     """The keys of :func:`keyed_moves` written to ``out[start:]`` (an ``array('q')``, the search's move
     buffer), highest first: the moves best first, ``key & 0xFFFFF`` each; returns how many."""
     keyed = keyed_moves(moves, pos, capture_keys, history, killer1, killer2, counter, hash_move, cont, row1, row2,
-                        row4, bad_last)
+                        row4, bad_last, capture_history)
     n = len(keyed)
     if start + n > len(out):
         raise IndexError(f"move buffer full: {n} moves at {start} of {len(out)}")

@@ -80,6 +80,8 @@ cdef class MoveOrderer:
     cdef public object cont_table
     cdef short[::1] history
     cdef short[::1] cont
+    cdef public object capture_table
+    cdef short[::1] capture_history
     cdef public list countermoves
     cdef public list killers
 
@@ -97,6 +99,9 @@ cdef class MoveOrderer:
                    h=int, pt=int, cont_rows=bint)
     cpdef record_cutoff(self, Position pos, int m, int ply, int depth, int counter_index, int row1, int row2,
                         int row4, long long[::1] quiets, int start, int count)
+
+    @cython.locals(table="short[::1]", side=int, squares="int *", bonus=int, i=int, c=int, h=int)
+    cpdef record_captures(self, Position pos, int m, int depth, long long[::1] moves, int start, int count)
 
 
 cdef class QuiescenceSearch:
@@ -134,6 +139,8 @@ cdef class AlphaBetaSearch:
     cdef public object quiet_buffer
     cdef long long[::1] moves
     cdef long long[::1] quiets
+    cdef public object capture_buffer
+    cdef long long[::1] capture_moves
     cdef public object eval_buffer
     cdef int[::1] evals
     cdef public object row_buffer
@@ -148,7 +155,8 @@ cdef class AlphaBetaSearch:
                    staged=bint, moves=list, best=int, best_move=int, original_alpha=int,
                    prunable=bint, late_limit=int, quiets="long long[::1]", tried=int, searched=int, index=int,
                    m=int, victim=int, kind=int, quiet=bint, prune=bint, rows="int[::1]", row1=int, row2=int,
-                   row4=int, word="long long", deferred=int, second_pass=bint)
+                   row4=int, word="long long", deferred=int, second_pass=bint,
+                   caps="long long[::1]", tried_captures=int)
     cpdef int pvs(self, int depth, int alpha, int beta, int ply, int mg, int eg, int phase, bint null_ok,
                   bint in_check) except? -32767
 

@@ -40,7 +40,16 @@ from .movecodes import (
     move_to,
 )
 from .nnue import Accumulator
-from .ordering import CONT_NONE, PIECE_TO, capture_order, order_into, order_moves, piece_to, sort_desc_range
+from .ordering import (
+    CAPTURE_HISTORY_SIZE,
+    CONT_NONE,
+    PIECE_TO,
+    capture_order,
+    order_into,
+    order_moves,
+    piece_to,
+    sort_desc_range,
+)
 from .position import Position
 from .tables import (
     KING,
@@ -396,6 +405,8 @@ class MoveOrderer:
         self.history: Any = self.history_table
         self.cont_table = array("h", bytes(2 * (CONT_NONE + PIECE_TO)))
         self.cont: Any = self.cont_table
+        self.capture_table = array("h", bytes(2 * CAPTURE_HISTORY_SIZE))
+        self.capture_history: Any = self.capture_table
         # Countermove: the quiet move that last refuted the opponent's move, by (piece, destination) of that move.
         self.countermoves = [0] * (17 * 64)
         self.killers = [[0, 0] for _ in range(MAX_PLY + 2)]
@@ -404,6 +415,7 @@ class MoveOrderer:
         """Forget the histories and the countermoves."""
         self.history_table[:] = array("h", bytes(2 * len(self.history_table)))
         self.cont_table[:] = array("h", bytes(2 * len(self.cont_table)))
+        self.capture_table[:] = array("h", bytes(2 * len(self.capture_table)))
         self.countermoves = [0] * (17 * 64)
 
     def new_search(self) -> None:
@@ -420,7 +432,7 @@ class MoveOrderer:
         (:func:`engine.ordering.order_moves`)."""
         killers = self.killers[ply]
         return order_moves(moves, pos, _CAPTURE_ORDER, self.history, killers[0], killers[1],
-                           counter, hash_move, self.cont, CONT_NONE, CONT_NONE, CONT_NONE, True)
+                           counter, hash_move, self.cont, CONT_NONE, CONT_NONE, CONT_NONE, True, self.capture_history)
 
     def order_into(self, pos: Position, moves: list[int], hash_move: int, ply: int, counter: int, row1: int,
                    row2: int, row4: int, out: Any, start: int) -> int:
@@ -430,7 +442,7 @@ class MoveOrderer:
         those that lose material when it reaches them); returns how many."""
         killers = self.killers[ply]
         return order_into(moves, pos, _CAPTURE_ORDER, self.history, killers[0], killers[1], counter, hash_move,
-                          self.cont, row1, row2, row4, out, start, False)
+                          self.cont, row1, row2, row4, out, start, False, self.capture_history)
 
     def record_cutoff(self, pos: Position, m: int, ply: int, depth: int, counter_index: int, row1: int, row2: int,
                       row4: int, quiets: Any, start: int, count: int) -> None:
@@ -465,6 +477,19 @@ class MoveOrderer:
                 cont[row2 + pt] = _gravity(cont[row2 + pt], b, CONT_MAX)
             if row4 != CONT_NONE:
                 cont[row4 + pt] = _gravity(cont[row4 + pt], b, CONT_MAX)
+
+    def record_captures(self, pos: Position, m: int, depth: int, moves: Any, start: int, count: int) -> None:
+        """A cut-off at ``depth`` of ``pos`` by the move ``m``: the captures tried before it lose
+        :func:`stat_bonus` in the capture history and ``m``, when a capture, gains it (``moves[start:start +
+        count]``, the search's buffer, ends with ``m`` when it is one; Stockfish's captureHistory)."""
+        table = self.capture_history
+        side = pos.side
+        squares = pos.squares
+        bonus = stat_bonus(depth)
+        for i in range(start, start + count):
+            c = moves[i]
+            h = piece_to(pos, c) * 8 - squares[move_to(c)] * side - 1
+            table[h] = _gravity(table[h], bonus if c == m else -bonus, HISTORY_MAX)
 
 
 class QuiescenceSearch:
@@ -616,6 +641,8 @@ class AlphaBetaSearch:
         self.moves: Any = self.move_buffer  # typed memoryviews of them in the compiled build
         self.quiet_buffer = array("q", bytes(8 * (MAX_PLY + 1) * MOVES_MAX))
         self.quiets: Any = self.quiet_buffer
+        self.capture_buffer = array("q", bytes(8 * (MAX_PLY + 1) * MOVES_MAX))  # and the captures it has tried
+        self.capture_moves: Any = self.capture_buffer
         # The static evaluation of each ply of the current line (-INFINITE: in check), for ``improving``.
         self.eval_buffer = array("i", bytes(4 * (MAX_PLY + 2)))
         self.evals: Any = self.eval_buffer
@@ -736,6 +763,8 @@ class AlphaBetaSearch:
         late_limit = _late_move_limit(depth, improving) if prunable else 1000
         quiets = self.quiets
         tried = 0  # quiet moves tried, at quiets[start:start + tried]
+        caps = self.capture_moves
+        tried_captures = 0  # captures tried, at caps[start:start + tried_captures]
         searched = 0
         index = start
         # A capture that loses material (SEE below zero, its piece worth more than its victim; not the hash move)
@@ -783,6 +812,9 @@ class AlphaBetaSearch:
             if quiet:
                 quiets[start + tried] = m
                 tried += 1
+            elif victim:
+                caps[start + tried_captures] = m
+                tried_captures += 1
             if score > best:
                 best = score
                 best_move = m
@@ -792,6 +824,8 @@ class AlphaBetaSearch:
                         if quiet:
                             orderer.record_cutoff(pos, m, ply, depth, counter_index, row1, row2, row4, quiets,
                                                   start, tried)
+                        if tried_captures:
+                            orderer.record_captures(pos, m, depth, caps, start, tried_captures)
                         break
         if searched == 0:
             # Every move was pruned: fall back to the static evaluation.

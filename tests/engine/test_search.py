@@ -337,7 +337,8 @@ def test_a_full_move_buffer_is_an_error_not_an_overwrite() -> None:
             version.order_into(list(moves), board, ordering.capture_order(MVV, ATTACKER_RANK),
                                array("h", bytes(2 * 8192)), 0, 0, 0, 0,
                                array("h", bytes(2 * (ordering.CONT_NONE + ordering.PIECE_TO))), ordering.CONT_NONE,
-                               ordering.CONT_NONE, ordering.CONT_NONE, out, 5, True)
+                               ordering.CONT_NONE, ordering.CONT_NONE, out, 5, True,
+                               array("h", bytes(2 * ordering.CAPTURE_HISTORY_SIZE)))
         assert not any(out)
 
 
@@ -431,6 +432,36 @@ def test_a_capture_that_loses_material_is_tried_after_the_quiet_moves() -> None:
     assert first_made[-1] == qxd5
 
 
+def test_a_capture_that_cut_off_is_tried_before_one_of_like_value() -> None:
+    """The capture history (Stockfish's captureHistory): of two captures with the same victim and attacker, the
+    one that cut off is ordered first the next time, and the capture tried before it drops behind; a capture
+    of a more valuable piece stays ahead of both (the history moves captures within their victim's rank)."""
+    from engine.search import MoveOrderer
+
+    # The knight on d4 takes the pawn on c6 or e6; the bishop on b1 takes the rook on h7.
+    board = Board("4k3/7r/2p1p3/8/3N4/8/8/1B2K3 w - - 0 1", variant="chess")
+    moves = board.generate_legal()
+    nxc6, nxe6, bxh7 = (board.parse_uci(u)._code for u in ("d4c6", "d4e6", "b1h7"))
+    orderer = MoveOrderer()
+    before = orderer.order(board, list(moves), 0, 0)
+    assert before[0] == bxh7 and {before[1], before[2]} == {nxc6, nxe6}
+    first, second = before[1], before[2]
+    buffer = array("q", [first, second])
+    orderer.record_captures(board, second, 8, buffer, 0, 2)
+    after = orderer.order(board, list(moves), 0, 0)
+    assert after[:3] == [bxh7, second, first]
+    assert orderer.capture_table[piece_to_of(board, second)] > 0 > orderer.capture_table[piece_to_of(board, first)]
+    orderer.new_game()
+    assert orderer.order(board, list(moves), 0, 0) == before
+
+
+def piece_to_of(board: Board, m: int) -> int:
+    """The capture history's slot of the capture ``m``: its piece-to and the type it takes."""
+    from engine.ordering import piece_to
+
+    return piece_to(board, m) * 8 + abs(board.squares[move_to(m)]) - 1
+
+
 def test_compiled_move_ordering_matches_the_python_one() -> None:
     """The compiled build orders moves with engine/_ordering.pyx, a C twin of engine/ordering.py: both must give
     the same order for every move list, history, continuation history, killers, countermove and hash move
@@ -458,14 +489,16 @@ def test_compiled_move_ordering_matches_the_python_one() -> None:
                     cont[row + ordering.piece_to(board, m)] = rng.randint(-29952, 29952)
         assert compiled.piece_to(board, moves[0]) == ordering.piece_to(board, moves[0])
         args = (board, keys, history, *picks, cont, *rows)
+        capture_history = array("h", [rng.choice((0, rng.randint(-10692, 10692)))
+                                      for _ in range(ordering.CAPTURE_HISTORY_SIZE)])
         for bad_last in (True, False):  # captures that lose material last, or among the captures
-            best_first = ordering.order_moves(list(moves), *args, bad_last)
-            assert compiled.order_moves(list(moves), *args, bad_last) == best_first
+            best_first = ordering.order_moves(list(moves), *args, bad_last, capture_history)
+            assert compiled.order_moves(list(moves), *args, bad_last, capture_history) == best_first
             # The search's form: the keyed moves written into its move buffer after 7 words of other plies.
             pure_buffer = array("q", bytes(8 * (7 + len(moves) + 3)))
             twin_buffer = array("q", pure_buffer)
-            assert ordering.order_into(list(moves), *args, pure_buffer, 7, bad_last) == len(moves)
-            assert compiled.order_into(list(moves), *args, twin_buffer, 7, bad_last) == len(moves)
+            assert ordering.order_into(list(moves), *args, pure_buffer, 7, bad_last, capture_history) == len(moves)
+            assert compiled.order_into(list(moves), *args, twin_buffer, 7, bad_last, capture_history) == len(moves)
             assert twin_buffer == pure_buffer
             assert [keyed_move(k) for k in pure_buffer[7:7 + len(moves)]] == best_first
             assert not any(pure_buffer[:7]) and not any(pure_buffer[7 + len(moves):])
