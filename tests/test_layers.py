@@ -62,8 +62,8 @@ _SEARCH = {
     "eval_weights": set(),
     "nnue": {"position", "state"},  # the learned evaluation: its accumulator follows make/unmake
     "evaluate": {"eval_weights", "movecodes", "nnue", "position", "tables", "variants"},
-    "ordering": {"movecodes", "position", "tables"},
-    "_ordering": {"ordering", "movecodes", "position"},  # the compiled twin of ordering (a .pyx)
+    "ordering": {"attacks", "movecodes", "position", "tables"},  # attacks: SEE puts bad captures last
+    "_ordering": {"attacks", "ordering", "movecodes", "position"},  # the compiled twin of ordering (a .pyx)
     "tt": set(),
     "timeman": set(),
     "search": {"_ordering", "attacks", "evaluate", "movecodes", "nnue", "ordering", "position", "tables", "timeman",
@@ -322,7 +322,8 @@ def test_the_imports_of_cython_files_count(tmp_path: Path) -> None:
     graph = import_graph(root, ["engine"])
     assert graph["engine._ordering"] == {"engine.search", "engine.ordering"}
     assert layer_violations(graph) == [
-        "engine._ordering imports engine.search: engine._ordering may import only movecodes, ordering, position",
+        "engine._ordering imports engine.search: engine._ordering may import only attacks, movecodes, ordering, "
+        "position",
         "engine.position imports engine.search: engine.position may import only entry_rules, fen, movecodes, movegen, "
         "state, tables, variants"]
 
