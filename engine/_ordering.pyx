@@ -99,11 +99,11 @@ cpdef int piece_to(Position pos, int m) noexcept:
     return (pos.squares[move_from(m)] + 8) * 64 + move_to(m)
 
 
-cdef inline long long _key(Position pos, int m, int *squares, int side, list capture_keys, short *history, int killer1,
-                           int killer2, int counter, int hash_move, int near, int own, short *cont, int row1,
-                           int row2, int row4, bint bad_last, short *caphist):
+cdef inline long long _key(Position pos, int m, int *squares, int side, list capture_keys, short *history,
+                           int killer1, int killer2, int counter, int hash_move, int near, int own, short *cont,
+                           int row1, int row2, int row4, bint bad_last, short *caphist):
     """The ordering key of move m (engine/ordering.py, keyed_moves), without its move; ``history`` is the side
-    to move's half of the table."""
+    to move's half of the table, ``caphist`` the capture history."""
     cdef int victim, flag, piece, pt, attacker
     cdef long long key
     if m == hash_move:

@@ -395,10 +395,11 @@ def _gravity(h: int, bonus: int, limit: int) -> int:
 class MoveOrderer:
     """Move ordering and what it learns from cut-offs: the history by colour and from-to squares, the
     continuation history (by the piece and destination of the move one, two or four plies up and of this move,
-    :func:`engine.ordering.piece_to`), two killer moves per ply and the countermoves. The histories are
-    ``array('h')`` tables of 16-bit words (typed memoryviews of them in the compiled build; the gravity rule
-    keeps each word within its limit), kept from search to search (the from-to history counts a quarter in the
-    next search) and cleared by :meth:`new_game`; the killers belong to one search."""
+    :func:`engine.ordering.piece_to`), the capture history (by the capturing piece, its destination and the
+    type it takes), two killer moves per ply and the countermoves. The histories are ``array('h')`` tables of
+    16-bit words (typed memoryviews of them in the compiled build; the gravity rule keeps each word within its
+    limit), kept from search to search (the from-to history counts a quarter in the next search) and cleared
+    by :meth:`new_game`; the killers belong to one search."""
 
     def __init__(self) -> None:
         self.history_table = array("h", bytes(2 * 2 * 4096))
@@ -426,10 +427,10 @@ class MoveOrderer:
             history[i] >>= 2
 
     def order(self, pos: Position, moves: list[int], hash_move: int, ply: int, counter: int = 0) -> list[int]:
-        """``moves`` best first: the hash move, captures by MVV-LVA (gated captures just after their plain
-        twin), promotions, en passant, the killers of ``ply``, the countermove ``counter``, then the quiet
-        moves by history, without the continuation history, and last the captures that lose material
-        (:func:`engine.ordering.order_moves`)."""
+        """``moves`` best first: the hash move, captures by MVV-LVA plus the capture history (gated captures
+        just after their plain twin), promotions, en passant, the killers of ``ply``, the countermove
+        ``counter``, then the quiet moves by history, without the continuation history, and last the captures
+        that lose material (:func:`engine.ordering.order_moves`)."""
         killers = self.killers[ply]
         return order_moves(moves, pos, _CAPTURE_ORDER, self.history, killers[0], killers[1],
                            counter, hash_move, self.cont, CONT_NONE, CONT_NONE, CONT_NONE, True, self.capture_history)
