@@ -13,7 +13,7 @@ from engine.tt cimport TranspositionTable, tt_key
 # Constants the module imports or defines for itself alone, as C values (not importable from the compiled module).
 cdef int CASTLE, CASTLE_ROOK_GATE, DROP, EN_PASSANT, PROMOTION, KING, ROOK
 cdef int EXACT, LOWER, UPPER, SCORE_OFFSET, SCORE_SHIFT, SCORE_MASK, BOUND_SHIFT, BOUND_MASK, DEPTH_SHIFT, DEPTH_MAX
-cdef long long MOVE_MASK, DEFERRED
+cdef long long MOVE_MASK, DEFERRED, LOST
 cdef int EVAL_CACHE_SLOTS
 cdef int INFINITE, MATE, _MATE_BOUND, NO_SCORE, MAX_PLY, MOVES_MAX, HISTORY_MAX, REVERSE_FUTILITY_MARGIN, CAPTURES_MAX
 cdef int CONT_MAX, PIECE_TO, CONT_NONE
@@ -46,8 +46,6 @@ cpdef int stat_bonus(int depth) noexcept
 cdef int _gravity(int h, int bonus, int limit)
 
 cdef int _late_move_limit(int depth, bint improving) noexcept
-
-cdef bint _loses_material(Position pos, int m, int victim, int depth) except -1
 
 @cython.locals(reduction=int)
 cdef int _late_move_reduction(int depth, int searched, int new_depth, bint pv_node, bint improving,
@@ -155,7 +153,7 @@ cdef class AlphaBetaSearch:
                    staged=bint, moves=list, best=int, best_move=int, original_alpha=int,
                    prunable=bint, late_limit=int, quiets="long long[::1]", tried=int, searched=int, index=int,
                    m=int, victim=int, kind=int, quiet=bint, prune=bint, rows="int[::1]", row1=int, row2=int,
-                   row4=int, word="long long", deferred=int, second_pass=bint,
+                   row4=int, word="long long", deferred=int, second_pass=bint, exchange=int,
                    caps="long long[::1]", tried_captures=int)
     cpdef int pvs(self, int depth, int alpha, int beta, int ply, int mg, int eg, int phase, bint null_ok,
                   bint in_check) except? -32767

@@ -82,7 +82,10 @@ MAX_PLY = 100
 # Room for the moves of one node in the search's move buffers: more than any position has (chess at most
 # 218 legal moves; S-chess adds at most two gated twins to each of the moves from a gate square).
 MOVES_MAX = 1024
-DEFERRED = -(1 << 30)  # the key of a move buffer word whose capture pvs tried after the others (below any key)
+# The keys of a move buffer word whose capture pvs tries after the others (below any ordering key): LOST when
+# the exchange loses more than 80 cp a ply of depth, which prunes the capture near the leaves.
+DEFERRED = -(1 << 30)
+LOST = DEFERRED - 1
 # Static evaluations a search keeps by table key (QuiescenceSearch.static_eval): a power of two.
 EVAL_CACHE_SLOTS = 1 << 15
 
@@ -212,13 +215,6 @@ def _late_move_limit(depth: int, improving: bool) -> int:
     if depth > LATE_MOVE_DEPTH:
         return 1000
     return LATE_MOVE_COUNT_IMPROVING[depth] if improving else LATE_MOVE_COUNT[depth]
-
-
-def _loses_material(pos: Position, m: int, victim: int, depth: int) -> bool:
-    """Whether the capture ``m`` of ``victim`` loses more than 80 cp a ply of ``depth`` in the exchange on
-    its square (skipped near the leaves)."""
-    return (victim != 0 and SEE_VALUE[pos.squares[move_from(m)]] > SEE_VALUE[victim]
-            and see(pos, m) < -80 * depth)
 
 
 def _late_move_reduction(depth: int, searched: int, new_depth: int, pv_node: bool, improving: bool,
@@ -769,9 +765,10 @@ class AlphaBetaSearch:
         searched = 0
         index = start
         # A capture that loses material (SEE below zero, its piece worth more than its victim; not the hash move)
-        # waits until every other move has been tried: marked DEFERRED in the buffer when the first pass reaches
-        # it, tried in a second pass in the order it had (Stockfish's bad captures last; MoveOrderer.order puts
-        # them last the same way). A node that cuts off before it never computes its exchange.
+        # waits until every other move has been tried: marked DEFERRED (or LOST) in the buffer when the first pass
+        # reaches it, tried in a second pass in the order it had (Stockfish's bad captures last; MoveOrderer.order
+        # puts them last the same way). A node that cuts off before it never computes its exchange; a LOST one is
+        # skipped at a prunable node to depth 3 once a move was searched.
         deferred = 0
         second_pass = False
         while True:
@@ -788,19 +785,18 @@ class AlphaBetaSearch:
                 index = start
             word = buffer[index]
             index += 1
-            if second_pass and word >> 20 != DEFERRED:
-                continue
+            if second_pass:
+                if word >> 20 > DEFERRED or (word >> 20 == LOST and searched and prunable and depth <= 3):
+                    continue
             m = keyed_move(word)
             victim = pos.squares[move_to(m)]
             kind = move_kind(m)
             quiet = victim * pos.side >= 0 and kind != PROMOTION and kind != EN_PASSANT
-            if not quiet:
-                if second_pass:
-                    if searched and prunable and depth <= 3 and _loses_material(pos, m, victim, depth):
-                        continue
-                elif (victim * pos.side < 0 and m != hash_move
-                      and SEE_VALUE[pos.squares[move_from(m)]] > SEE_VALUE[victim] and see(pos, m) < 0):
-                    buffer[index - 1] = DEFERRED << 20 | m
+            if (not quiet and not second_pass and victim * pos.side < 0 and m != hash_move
+                    and SEE_VALUE[pos.squares[move_from(m)]] > SEE_VALUE[victim]):
+                exchange = see(pos, m)
+                if exchange < 0:
+                    buffer[index - 1] = (LOST if exchange < -80 * depth else DEFERRED) << 20 | m
                     deferred += 1
                     continue
             prune = (quiet and searched > 0 and prunable
