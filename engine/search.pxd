@@ -19,6 +19,7 @@ cdef int INFINITE, MATE, _MATE_BOUND, NO_SCORE, MAX_PLY, MOVES_MAX, HISTORY_MAX,
 cdef int CONT_MAX, PIECE_TO, CONT_NONE
 cdef int REVERSE_FUTILITY_DEPTH, FUTILITY_BASE, FUTILITY_MARGIN, FUTILITY_DEPTH, LATE_MOVE_DEPTH
 cdef int SEE_QUIET_MARGIN, SEE_QUIET_DEPTH, CHECK_SEE_MARGIN
+cdef int PROBCUT_DEPTH, PROBCUT_MARGIN, PROBCUT_IMPROVING, PROBCUT_REDUCTION, PROBCUT_TRIES
 cdef list LATE_MOVE_COUNT, LATE_MOVE_COUNT_IMPROVING
 cdef list _CAPTURE_ORDER
 cdef int[::1] _LMR
@@ -161,6 +162,12 @@ cdef class AlphaBetaSearch:
     @cython.locals(pos=Position, reduction=int, score=int)
     cdef int _cut_before_moves(self, int depth, int beta, int ply, int mg, int eg, int phase, bint null_ok,
                                int static_eval, bint improving) except? -32767
+
+    @cython.locals(pos=Position, quiescence=QuiescenceSearch, keys="long long[::1]", start=int, end=int,
+                   raised=int, hash_move=int, threshold=int, tries=int, stage=int, first=bint, i=int, m=int, dmg=int,
+                   deg=int, dph=int, check=bint, score=int)
+    cdef int _probcut(self, int depth, int beta, int ply, int mg, int eg, int phase, int static_eval,
+                      bint improving, long long data) except? -32767
 
     @cython.locals(lmr_depth=int)
     cdef bint _prune_quiet(self, int m, int depth, int alpha, int static_eval, int searched, int tried,

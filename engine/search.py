@@ -1,5 +1,5 @@
 """Alpha-beta search: iterative deepening PVS with aspiration windows, quiescence, transposition table,
-null move, late-move reductions, check extension, killers and history.
+null move, ProbCut, late-move reductions, check extension, killers and history.
 
 The search works on the int move codes of :class:`engine.position.Position` and keeps the material/PST sums
 incrementally (``evaluate.move_delta``). One Searcher is one thread of search; the UCI front end runs it in a
@@ -120,6 +120,15 @@ LATE_MOVE_COUNT_IMPROVING = [5 + _d * _d for _d in range(LATE_MOVE_DEPTH + 1)]
 # (d: the depth left after the late-move reduction, below SEE_QUIET_DEPTH).
 SEE_QUIET_MARGIN = 20
 SEE_QUIET_DEPTH = 8
+# ProbCut: at a non-PV node from PROBCUT_DEPTH, a capture whose exchange reaches PROBCUT_MARGIN above beta
+# (less PROBCUT_IMPROVING when improving) past the static evaluation, and that still beats that raised beta in
+# a quiescence search and then a search PROBCUT_REDUCTION plies shallower, cuts the node (Stockfish 11's
+# margins of 189 and 45 in its units, about 90 and 20 cp); at most PROBCUT_TRIES captures are tried.
+PROBCUT_DEPTH = 5
+PROBCUT_MARGIN = 100
+PROBCUT_IMPROVING = 25
+PROBCUT_REDUCTION = 4
+PROBCUT_TRIES = 3
 # A checking drop (S-House) past the first move of a non-PV node is skipped when it loses more than
 # CHECK_SEE_MARGIN x depth on its square.
 CHECK_SEE_MARGIN = 200
@@ -726,6 +735,10 @@ class AlphaBetaSearch:
             score = self._cut_before_moves(depth, beta, ply, mg, eg, phase, null_ok, static_eval, improving)
             if score != NO_SCORE:
                 return score
+            if depth >= PROBCUT_DEPTH:
+                score = self._probcut(depth, beta, ply, mg, eg, phase, static_eval, improving, data)
+                if score != NO_SCORE:
+                    return score
 
         orderer = self.orderer
         counter_index = _counter_slot(pos)
@@ -848,6 +861,59 @@ class AlphaBetaSearch:
             pos.unmake_null()
             if score >= beta:
                 return beta if score > _MATE_BOUND else score
+        return NO_SCORE
+
+    def _probcut(self, depth: int, beta: int, ply: int, mg: int, eg: int, phase: int, static_eval: int,
+                 improving: bool, data: int) -> int:
+        """ProbCut at a non-PV node not in check: a capture that wins enough on its square to lift the static
+        evaluation PROBCUT_MARGIN above beta is tried (the hash move first, then by MVV-LVA; at most
+        PROBCUT_TRIES of them), first in a quiescence search, then, if that holds, in a search PROBCUT_REDUCTION
+        plies shallower, each against the raised beta. A capture that beats it there is taken to beat beta at
+        full depth: its score, else NO_SCORE. Skipped when the table already holds a score below the raised
+        beta from a search at most 3 plies shallower."""
+        raised = beta + PROBCUT_MARGIN - (PROBCUT_IMPROVING if improving else 0)
+        if raised >= _MATE_BOUND:
+            return NO_SCORE
+        if data and stored_depth(data) >= depth - 3 and score_from_table(stored_score(data), ply) < raised:
+            return NO_SCORE
+        pos = self.pos
+        quiescence = self.quiescence
+        keys = quiescence.keys  # this ply's part of the quiescence buffer: the quiescence search below is a ply down
+        start = ply * CAPTURES_MAX
+        end = start + captures_into(pos, keys, start)
+        if end == start:
+            return NO_SCORE
+        sort_desc_range(keys, start, end - start)
+        hash_move = stored_move(data)
+        threshold = raised - static_eval
+        tries = 0
+        # The hash move's pass first (when it is among the captures), then the captures in order without it.
+        for stage in range(0 if hash_move else 1, 2):
+            first = stage == 0
+            for i in range(start, end):
+                m = keyed_move(keys[i])
+                if (m == hash_move) != first:
+                    continue
+                if see(pos, m) < threshold:
+                    continue
+                tries += 1
+                dmg, deg, dph = move_delta(pos, m)
+                self.rows[ply + 4] = piece_to(pos, m) * PIECE_TO
+                if is_plain(m):
+                    check = gives_check_quiet(pos, m)
+                    pos.make(m)
+                else:
+                    pos.make(m)
+                    check = pos.in_check()
+                score = -quiescence.qsearch(-raised, -raised + 1, ply + 1, mg + dmg, eg + deg, phase + dph, check)
+                if score >= raised:
+                    score = -self.pvs(depth - 1 - PROBCUT_REDUCTION, -raised, -raised + 1, ply + 1, mg + dmg,
+                                      eg + deg, phase + dph, True, check)
+                pos.unmake()
+                if score >= raised:
+                    return score
+                if tries >= PROBCUT_TRIES:
+                    return NO_SCORE
         return NO_SCORE
 
     def _prune_quiet(self, m: int, depth: int, alpha: int, static_eval: int, searched: int, tried: int,

@@ -570,3 +570,29 @@ def test_the_quiescence_search_keeps_its_results_in_the_table() -> None:
     assert searcher.tt.stored(key)[:3] == (0, LOWER, score)  # type: ignore[index]
     assert tree.quiescence.qsearch(600, 601, 0, mg, eg, phase, False) == score
     assert searcher.control.nodes == nodes + 3
+
+
+
+def test_probcut_settles_a_node_where_a_capture_wins_far_above_beta() -> None:
+    """ProbCut: at a zero-window node nine plies deep whose static evaluation is below beta (no null move, no
+    reverse futility), the pawn's capture of a loose knight wins enough to pass beta by the ProbCut margin: its
+    quiescence search and a search four plies shallower settle the node, in a fraction of the nodes of a
+    search of the capture to full depth. With beta raised past what the capture can win, the node is searched
+    in full."""
+    infinite = 32000  # engine.search.INFINITE, a C constant in the compiled build
+    fen = "r1bqkb1r/pppp1ppp/2n5/4p3/4n3/3P1N2/PPP2PPP/RNBQKB1R w KQkq - 0 1"  # d3xe4 wins the knight
+
+    def zero_window(beta: int) -> tuple[int, int]:
+        board = Board(fen, variant="chess")
+        searcher = Searcher()
+        searcher.control.start(SearchLimits(), None)
+        searcher.tree.set_position(board)
+        mg, eg, phase = initial_scores(board)
+        assert -infinite < evaluate(board, mg, eg, phase) < 0
+        score = searcher.tree.pvs(9, beta - 1, beta, 2, mg, eg, phase, True, False)
+        return score, searcher.control.nodes
+
+    score, probcut_nodes = zero_window(0)
+    assert score >= 0 and probcut_nodes < 30
+    score, full_nodes = zero_window(100)  # the capture's 320 cp no longer reach 100 cp past beta
+    assert score >= 100 and full_nodes > 2 * probcut_nodes
