@@ -55,6 +55,9 @@ cdef int _late_move_reduction(int depth, int searched, int new_depth, bint pv_no
 @cython.locals(squares="int *", side=int, frm=int, to=int, flag=int, victim=int, gate=int, piece=int)
 cpdef bint _plausible(Position pos, int m)
 
+@cython.locals(check=bint)
+cdef bint _make_checked(Position pos, int m) except -1
+
 @cython.locals(p=int)
 cpdef bint _has_pieces(Position pos, int side)
 
@@ -164,8 +167,8 @@ cdef class AlphaBetaSearch:
                                int static_eval, bint improving) except? -32767
 
     @cython.locals(pos=Position, quiescence=QuiescenceSearch, keys="long long[::1]", start=int, end=int,
-                   raised=int, hash_move=int, threshold=int, tries=int, stage=int, first=bint, i=int, m=int, dmg=int,
-                   deg=int, dph=int, check=bint, score=int)
+                   raised=int, hash_move=int, threshold=int, tries=int, i=int, m=int, dmg=int, deg=int, dph=int,
+                   check=bint, score=int, word="long long", j=int)
     cdef int _probcut(self, int depth, int beta, int ply, int mg, int eg, int phase, int static_eval,
                       bint improving, long long data) except? -32767
 

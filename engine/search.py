@@ -274,6 +274,17 @@ def _plausible(pos: Position, m: int) -> bool:
     return True
 
 
+def _make_checked(pos: Position, m: int) -> bool:
+    """Make the capture or promotion ``m`` on ``pos``; whether it gives check (for a plain move, the test
+    without the board, which is cheaper, before it is made)."""
+    if is_plain(m):
+        check = gives_check_quiet(pos, m)
+        pos.make(m)
+        return check
+    pos.make(m)
+    return pos.in_check()
+
+
 def _list_of(n: int, value: int) -> list[int]:
     """``n`` times ``value`` (a function: the compiled build fills a C array from a list, not from a list
     multiplied by a name)."""
@@ -605,12 +616,7 @@ class QuiescenceSearch:
                 if SEE_VALUE[squares[move_from(m)]] > gain and see(pos, m) < 0:
                     continue
             dmg, deg, dph = move_delta(pos, m)
-            if is_plain(m):  # the check test without the board is cheaper
-                check = gives_check_quiet(pos, m)
-                pos.make(m)
-            else:
-                pos.make(m)
-                check = pos.in_check()
+            check = _make_checked(pos, m)
             score = -self.qsearch(-beta, -alpha, ply + 1, mg + dmg, eg + deg, phase + dph, check)
             pos.unmake()
             if score > best:
@@ -885,35 +891,35 @@ class AlphaBetaSearch:
             return NO_SCORE
         sort_desc_range(keys, start, end - start)
         hash_move = stored_move(data)
+        if hash_move:  # the hash move first when it is a capture, the others keeping their order
+            for i in range(start + 1, end):
+                if keyed_move(keys[i]) == hash_move:
+                    word = keys[i]
+                    j = i
+                    while j > start:
+                        keys[j] = keys[j - 1]
+                        j -= 1
+                    keys[start] = word
+                    break
         threshold = raised - static_eval
         tries = 0
-        # The hash move's pass first (when it is among the captures), then the captures in order without it.
-        for stage in range(0 if hash_move else 1, 2):
-            first = stage == 0
-            for i in range(start, end):
-                m = keyed_move(keys[i])
-                if (m == hash_move) != first:
-                    continue
-                if see(pos, m) < threshold:
-                    continue
-                tries += 1
-                dmg, deg, dph = move_delta(pos, m)
-                self.rows[ply + 4] = piece_to(pos, m) * PIECE_TO
-                if is_plain(m):
-                    check = gives_check_quiet(pos, m)
-                    pos.make(m)
-                else:
-                    pos.make(m)
-                    check = pos.in_check()
-                score = -quiescence.qsearch(-raised, -raised + 1, ply + 1, mg + dmg, eg + deg, phase + dph, check)
-                if score >= raised:
-                    score = -self.pvs(depth - 1 - PROBCUT_REDUCTION, -raised, -raised + 1, ply + 1, mg + dmg,
-                                      eg + deg, phase + dph, True, check)
-                pos.unmake()
-                if score >= raised:
-                    return score
-                if tries >= PROBCUT_TRIES:
-                    return NO_SCORE
+        for i in range(start, end):
+            m = keyed_move(keys[i])
+            if see(pos, m) < threshold:
+                continue
+            tries += 1
+            dmg, deg, dph = move_delta(pos, m)
+            self.rows[ply + 4] = piece_to(pos, m) * PIECE_TO
+            check = _make_checked(pos, m)
+            score = -quiescence.qsearch(-raised, -raised + 1, ply + 1, mg + dmg, eg + deg, phase + dph, check)
+            if score >= raised:
+                score = -self.pvs(depth - 1 - PROBCUT_REDUCTION, -raised, -raised + 1, ply + 1, mg + dmg,
+                                  eg + deg, phase + dph, True, check)
+            pos.unmake()
+            if score >= raised:
+                return score
+            if tries >= PROBCUT_TRIES:
+                return NO_SCORE
         return NO_SCORE
 
     def _prune_quiet(self, m: int, depth: int, alpha: int, static_eval: int, searched: int, tried: int,
