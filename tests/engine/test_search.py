@@ -572,7 +572,6 @@ def test_the_quiescence_search_keeps_its_results_in_the_table() -> None:
     assert searcher.control.nodes == nodes + 3
 
 
-
 def test_probcut_settles_a_node_where_a_capture_wins_far_above_beta() -> None:
     """ProbCut: at a zero-window node nine plies deep whose static evaluation is below beta (no null move, no
     reverse futility), the pawn's capture of a loose knight wins enough to pass beta by the ProbCut margin: its
