@@ -17,9 +17,13 @@ cdef long long MOVE_MASK, DEFERRED, LOST
 cdef int EVAL_CACHE_SLOTS
 cdef int INFINITE, MATE, _MATE_BOUND, NO_SCORE, MAX_PLY, MOVES_MAX, HISTORY_MAX, REVERSE_FUTILITY_MARGIN, CAPTURES_MAX
 cdef int CONT_MAX, PIECE_TO, CONT_NONE
+cdef int CORRECTION_BITS, CORRECTION_SIZE, CORRECTION_MAX, CORRECTION_GRAIN, PAWN
+cdef unsigned long long _MASK64, _PAWN_MIX_WHITE, _PAWN_MIX_BLACK
 cdef int REVERSE_FUTILITY_DEPTH, FUTILITY_BASE, FUTILITY_MARGIN, FUTILITY_DEPTH, LATE_MOVE_DEPTH
 cdef int SEE_QUIET_MARGIN, SEE_QUIET_DEPTH, CHECK_SEE_MARGIN
 cdef int PROBCUT_DEPTH, PROBCUT_MARGIN, PROBCUT_IMPROVING, PROBCUT_REDUCTION, PROBCUT_TRIES
+cdef int NULL_MARGIN, NULL_MARGIN_DEPTH, NULL_MARGIN_IMPROVING, NULL_BASE, NULL_DEPTH
+cdef int SINGULAR_DEPTH, SINGULAR_DEPTH_SLACK, SINGULAR_MARGIN
 cdef list LATE_MOVE_COUNT, LATE_MOVE_COUNT_IMPROVING
 cdef list _CAPTURE_ORDER
 cdef int[::1] _LMR
@@ -57,6 +61,10 @@ cpdef bint _plausible(Position pos, int m)
 
 @cython.locals(check=bint)
 cdef bint _make_checked(Position pos, int m) except -1
+
+@cython.locals(squares="int *", white="unsigned long long", black="unsigned long long", one="unsigned long long",
+               sq=int, p=int, mixed="unsigned long long")
+cpdef int _pawn_slot(Position pos)
 
 @cython.locals(p=int)
 cpdef bint _has_pieces(Position pos, int side)
@@ -102,6 +110,9 @@ cdef class MoveOrderer:
     cpdef record_cutoff(self, Position pos, int m, int ply, int depth, int counter_index, int row1, int row2,
                         int row4, long long[::1] quiets, int start, int count)
 
+    @cython.locals(history="short[::1]", cont="short[::1]", bonus=int, h=int, pt=int)
+    cpdef record_fail_low(self, Position pos, int m, int depth, int row1, int row2, int row4)
+
     @cython.locals(table="short[::1]", side=int, squares="int *", bonus=int, i=int, c=int, h=int)
     cpdef record_captures(self, Position pos, int m, int depth, long long[::1] moves, int start, int count)
 
@@ -115,12 +126,21 @@ cdef class QuiescenceSearch:
     cdef long long[::1] keys
     cdef long long eval_keys[32768]
     cdef int eval_values[32768]
+    cdef int eval_slots[32768]
+    cdef public object correction_table
+    cdef short[::1] correction
+    cdef public int slot
 
     @cython.locals(i=int)
     cpdef clear_evals(self)
 
-    @cython.locals(i=int, value=int)
+    cpdef clear_corrections(self)
+
+    @cython.locals(i=int, value=int, slot=int, correction=int)
     cdef int static_eval(self, long long key, int mg, int eg, int phase) except? -32767
+
+    @cython.locals(bonus=int, limit=int)
+    cpdef correct(self, int slot, int error, int depth)
 
     @cython.locals(control=SearchControl, pos=Position, moves=list, best=int, m="long long", dmg=int, deg=int,
                    dph=int, score=int, stand=int, squares="int *", to=int, victim=int, gain=int, check=bint,
@@ -158,9 +178,16 @@ cdef class AlphaBetaSearch:
                    prunable=bint, late_limit=int, quiets="long long[::1]", tried=int, searched=int, index=int,
                    m=int, victim=int, kind=int, quiet=bint, prune=bint, rows="int[::1]", row1=int, row2=int,
                    row4=int, word="long long", deferred=int, second_pass=bint, exchange=int,
-                   caps="long long[::1]", tried_captures=int)
+                   caps="long long[::1]", tried_captures=int, slot=int, best_quiet=bint, singular=bint)
     cpdef int pvs(self, int depth, int alpha, int beta, int ply, int mg, int eg, int phase, bint null_ok,
-                  bint in_check) except? -32767
+                  bint in_check, int excluded=*) except? -32767
+
+    @cython.locals(tt_score=int, hash_move=int, singular_beta=int, score=int)
+    cdef int _singular(self, long long data, int depth, int beta, int ply, int mg, int eg, int phase,
+                       bint in_check) except? -32767
+
+    @cython.locals(pos=Position, victim=int, kind=int, rows="int[::1]", quiets="long long[::1]", start=int)
+    cdef _table_cut_stats(self, int m, int ply, int depth, bint cut)
 
     @cython.locals(pos=Position, reduction=int, score=int)
     cdef int _cut_before_moves(self, int depth, int beta, int ply, int mg, int eg, int phase, bint null_ok,
@@ -180,7 +207,7 @@ cdef class AlphaBetaSearch:
                    reduction=int, score=int, killers=list, kind=int, exchange=int, row=int)
     cdef int _search_move(self, int m, int depth, int alpha, int beta, int ply, int mg, int eg, int phase,
                           bint in_check, bint pv_node, bint improving, bint quiet, bint prune,
-                          int searched) except? -32767
+                          int searched, bint singular) except? -32767
 
     @cython.locals(bound=int)
     cdef _store(self, long long key, int depth, int ply, int best, int best_move, int hash_move,

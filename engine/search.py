@@ -54,6 +54,7 @@ from .position import Position
 from .tables import (
     KING,
     ORDER_VALUE,
+    PAWN,
     ROOK,
 )
 from .timeman import keep_searching
@@ -129,9 +130,39 @@ PROBCUT_MARGIN = 100
 PROBCUT_IMPROVING = 25
 PROBCUT_REDUCTION = 4
 PROBCUT_TRIES = 3
+# The null move (Stockfish 11's constants): tried when the static evaluation is at least beta and at least
+# beta + NULL_MARGIN - NULL_MARGIN_DEPTH x depth (NULL_MARGIN_IMPROVING less when improving); searched
+# (NULL_BASE + NULL_DEPTH x depth) / 258 plies shallower, a ply more per 192 cp above beta (up to 3).
+NULL_MARGIN = 292
+NULL_MARGIN_DEPTH = 32
+NULL_MARGIN_IMPROVING = 30
+NULL_BASE = 854
+NULL_DEPTH = 68
+# Correction history: what this game's searches found the static evaluation to miss, by side to move and pawn
+# structure (CORRECTION_SIZE slots a side, by a hash of where each side's pawns stand). A node not in check whose
+# best move is quiet, and whose result bounds its score on the far side of the static evaluation (or is exact),
+# moves its slot's 16-bit word by the gravity rule with (score - static evaluation) x depth / 8 (within a quarter
+# of CORRECTION_MAX); the static evaluation adds word x |word| / CORRECTION_GRAIN (Stockfish's square: small words,
+# the noise of a few nodes, count little), so at most 64 cp.
+CORRECTION_BITS = 14
+CORRECTION_SIZE = 1 << CORRECTION_BITS
+CORRECTION_MAX = 1024
+CORRECTION_GRAIN = 16384
+# The pawn-structure hash: each side's pawn squares as a 64-bit mask, multiplied by an odd constant (64-bit
+# wrap-around in both builds), the two products' exclusive or, its top CORRECTION_BITS bits.
+_MASK64 = (1 << 64) - 1
+_PAWN_MIX_WHITE = 0x9E3779B97F4A7C15
+_PAWN_MIX_BLACK = 0xC2B2AE3D27D4EB4F
 # A checking drop (S-House) past the first move of a non-PV node is skipped when it loses more than
 # CHECK_SEE_MARGIN x depth on its square.
 CHECK_SEE_MARGIN = 200
+# Singular extension: from this depth, a hash move whose table score is a lower bound (or exact) from a search
+# at most SINGULAR_DEPTH_SLACK plies shallower is tested for being the only good move: the other moves, searched
+# to half the depth, all stay below its table score less SINGULAR_MARGIN x depth. Then it is searched a ply
+# deeper; when even that reduced search of the others reaches beta, the node is cut (multi-cut).
+SINGULAR_DEPTH = 6
+SINGULAR_DEPTH_SLACK = 3
+SINGULAR_MARGIN = 2
 
 __all__ = [  # the rules helpers the search uses keep their old import path (engine.search.see ...)
     "MATE_BOUND", "AlphaBetaSearch", "MoveOrderer", "QuiescenceSearch", "SearchAborted", "SearchControl",
@@ -289,6 +320,22 @@ def _list_of(n: int, value: int) -> list[int]:
     """``n`` times ``value`` (a function: the compiled build fills a C array from a list, not from a list
     multiplied by a name)."""
     return [value] * n
+
+
+def _pawn_slot(pos: Position) -> int:
+    """The correction history's slot of ``pos``: its side to move and a hash of its pawns' squares."""
+    squares = pos.squares
+    white = 0
+    black = 0
+    one = 1
+    for sq in range(64):
+        p = squares[sq]
+        if p == PAWN:
+            white |= one << sq
+        elif p == -PAWN:
+            black |= one << sq
+    mixed = (white * _PAWN_MIX_WHITE & _MASK64) ^ (black * _PAWN_MIX_BLACK & _MASK64)
+    return (CORRECTION_SIZE if pos.side < 0 else 0) + (mixed >> (64 - CORRECTION_BITS))
 
 
 def _has_pieces(pos: Position, side: int) -> bool:
@@ -495,6 +542,23 @@ class MoveOrderer:
             if row4 != CONT_NONE:
                 cont[row4 + pt] = _gravity(cont[row4 + pt], b, CONT_MAX)
 
+    def record_fail_low(self, pos: Position, m: int, depth: int, row1: int, row2: int, row4: int) -> None:
+        """The quiet move ``m`` of ``pos`` failed low at ``depth``: its from-to history and its continuation
+        histories under the moves one, two and four plies up (rows ``row1``, ``row2``, ``row4``; the row
+        CONT_NONE is left alone) lose :func:`stat_bonus`."""
+        bonus = -stat_bonus(depth)
+        history = self.history
+        h = (0 if pos.side == 1 else 4096) + from_to(m)
+        history[h] = _gravity(history[h], bonus, HISTORY_MAX)
+        cont = self.cont
+        pt = piece_to(pos, m)
+        if row1 != CONT_NONE:
+            cont[row1 + pt] = _gravity(cont[row1 + pt], bonus, CONT_MAX)
+        if row2 != CONT_NONE:
+            cont[row2 + pt] = _gravity(cont[row2 + pt], bonus, CONT_MAX)
+        if row4 != CONT_NONE:
+            cont[row4 + pt] = _gravity(cont[row4 + pt], bonus, CONT_MAX)
+
     def record_captures(self, pos: Position, m: int, depth: int, moves: Any, start: int, count: int) -> None:
         """A cut-off at ``depth`` of ``pos`` by the move ``m``: the captures tried before it lose
         :func:`stat_bonus` in the capture history and ``m``, when a capture, gains it (``moves[start:start +
@@ -527,21 +591,55 @@ class QuiescenceSearch:
         # evaluation is a function of the position alone, so the tree is the same with or without them.
         self.eval_keys = _list_of(EVAL_CACHE_SLOTS, -1)
         self.eval_values = _list_of(EVAL_CACHE_SLOTS, 0)
+        self.eval_slots = _list_of(EVAL_CACHE_SLOTS, 0)  # their correction slots (_pawn_slot)
+        # The correction history (CORRECTION_SIZE words a side), kept from search to search, cleared by
+        # :meth:`clear_corrections`; ``slot`` is the slot of the last static evaluation.
+        self.correction_table = array("h", bytes(2 * 2 * CORRECTION_SIZE))
+        self.correction: Any = self.correction_table
+        self.slot = 0
 
     def clear_evals(self) -> None:
         """Forget the cached evaluations (a search starts: the net or the variant may have changed)."""
         for i in range(EVAL_CACHE_SLOTS):
             self.eval_keys[i] = -1
 
+    def clear_corrections(self) -> None:
+        """Forget the correction history (a new game)."""
+        self.correction_table[:] = array("h", bytes(2 * len(self.correction_table)))
+
     def static_eval(self, key: int, mg: int, eg: int, phase: int) -> int:
-        """The static evaluation of ``pos``, whose table key is ``key`` (``evaluate.evaluate``, cached)."""
+        """The static evaluation of ``pos``, whose table key is ``key`` (``evaluate.evaluate``, cached), plus
+        its correction slot's word x |word| / CORRECTION_GRAIN (the slot is left in ``self.slot``), short of a mate
+        score."""
         i = key & (EVAL_CACHE_SLOTS - 1)
         if self.eval_keys[i] == key:
-            return self.eval_values[i]
-        value = evaluate(self.pos, mg, eg, phase)
-        self.eval_keys[i] = key
-        self.eval_values[i] = value
+            value = self.eval_values[i]
+            slot = self.eval_slots[i]
+        else:
+            value = evaluate(self.pos, mg, eg, phase)
+            slot = _pawn_slot(self.pos)
+            self.eval_keys[i] = key
+            self.eval_values[i] = value
+            self.eval_slots[i] = slot
+        self.slot = slot
+        correction: int = self.correction[slot]
+        value += correction * (correction if correction > 0 else -correction) // CORRECTION_GRAIN
+        if value >= _MATE_BOUND:
+            return _MATE_BOUND - 1
+        if value <= -_MATE_BOUND:
+            return -_MATE_BOUND + 1
         return value
+
+    def correct(self, slot: int, error: int, depth: int) -> None:
+        """A node at ``depth`` found its score ``error`` cp from its (corrected) static evaluation, whose
+        correction slot is ``slot``: the slot moves that way by the gravity rule."""
+        bonus = error * depth // 8
+        limit = CORRECTION_MAX // 4
+        if bonus > limit:
+            bonus = limit
+        elif bonus < -limit:
+            bonus = -limit
+        self.correction[slot] = _gravity(self.correction[slot], bonus, CORRECTION_MAX)
 
     def qsearch(self, alpha: int, beta: int, ply: int, mg: int, eg: int, phase: int, in_check: bool) -> int:
         """Quiescence search of ``self.pos`` at ``ply`` from the root: the score (side to move's view) once
@@ -694,7 +792,7 @@ class AlphaBetaSearch:
         return False
 
     def pvs(self, depth: int, alpha: int, beta: int, ply: int, mg: int, eg: int, phase: int,
-            null_ok: bool, in_check: bool) -> int:
+            null_ok: bool, in_check: bool, excluded: int = 0) -> int:
         """Principal variation search of ``self.pos`` to ``depth`` plies at ``ply`` from the root: the score
         (side to move's view, centipawns; mates as ``MATE - plies to mate``), fail-soft in the window
         ``(alpha, beta)``. A result ``<= alpha`` is an upper bound, ``>= beta`` a lower bound (a cut-off),
@@ -705,7 +803,12 @@ class AlphaBetaSearch:
         ``null_ok`` allows null-move pruning (not twice in a row); ``in_check`` says whether the side to move
         is in check (the caller knows it from making the move). Raises SearchAborted when time, nodes or
         ``stop`` run out; the root restores the position. The stages: the node's own exits, the cut-offs before
-        any move (:meth:`_cut_before_moves`), each move (:meth:`_search_move`), the table's store (:meth:`_store`)."""
+        any move (:meth:`_cut_before_moves`, :meth:`_probcut`), the singular test of the hash move
+        (:meth:`_singular`), each move (:meth:`_search_move`), the table's store (:meth:`_store`).
+
+        ``excluded``: the singular test's search, the node without that move: no table slot is read or written
+        and nothing is cut before the moves (the node's own slot is what is being tested), and a node whose only
+        move is the excluded one scores ``alpha``."""
         pos = self.pos
         if depth <= 0 and not in_check:
             return self.quiescence.qsearch(alpha, beta, ply, mg, eg, phase, False)
@@ -724,20 +827,23 @@ class AlphaBetaSearch:
         pv_node = beta - alpha > 1
         tt = self.tt
         key = tt_key(pos.hash, pos.gates)
-        data = tt.probe(key)  # the slot's data word (engine.tt), 0 when there is none
+        data = tt.probe(key) if not excluded else 0  # the slot's data word (engine.tt), 0 when there is none
         hash_move = stored_move(data)
         if data and not pv_node and stored_depth(data) >= depth:
             score = score_from_table(stored_score(data), ply)
             if bound_cuts(stored_bound(data), score, alpha, beta):
+                if hash_move:
+                    self._table_cut_stats(hash_move, ply, depth, score >= beta)
                 return score
 
         evals = self.evals
         static_eval = -INFINITE if in_check else self.quiescence.static_eval(key, mg, eg, phase)
+        slot = self.quiescence.slot
         # Improving: the static evaluation is above the one of this side's last move (two plies up; a position
         # in check there counts as below).
         improving = not in_check and (ply < 2 or static_eval > evals[ply - 2])
         evals[ply] = static_eval
-        if not in_check and not pv_node and abs(beta) < _MATE_BOUND:
+        if not in_check and not pv_node and abs(beta) < _MATE_BOUND and not excluded:
             score = self._cut_before_moves(depth, beta, ply, mg, eg, phase, null_ok, static_eval, improving)
             if score != NO_SCORE:
                 return score
@@ -745,6 +851,14 @@ class AlphaBetaSearch:
                 score = self._probcut(depth, beta, ply, mg, eg, phase, static_eval, improving, data)
                 if score != NO_SCORE:
                     return score
+        singular = False
+        if (depth >= SINGULAR_DEPTH and hash_move and stored_bound(data) != UPPER
+                and stored_depth(data) >= depth - SINGULAR_DEPTH_SLACK):
+            score = self._singular(data, depth, beta, ply, mg, eg, phase, in_check)
+            if score == NO_SCORE:
+                singular = True
+            elif score != -NO_SCORE:
+                return score  # multi-cut
 
         orderer = self.orderer
         counter_index = _counter_slot(pos)
@@ -772,6 +886,7 @@ class AlphaBetaSearch:
             end = start + orderer.order_into(pos, moves, hash_move, ply, counter, row1, row2, row4, buffer, start)
         best = -INFINITE
         best_move = 0
+        best_quiet = False
         original_alpha = alpha
         # Pruning near the leaves, at non-PV nodes not in check: captures that lose material, quiet moves that
         # do not check (late-move, futility and SEE pruning, :meth:`_prune_quiet`).
@@ -808,6 +923,8 @@ class AlphaBetaSearch:
                 if word >> 20 > DEFERRED or (word >> 20 == LOST and searched and prunable and depth <= 3):
                     continue
             m = keyed_move(word)
+            if m == excluded:
+                continue
             victim = pos.squares[move_to(m)]
             kind = move_kind(m)
             quiet = victim * pos.side >= 0 and kind != PROMOTION and kind != EN_PASSANT
@@ -821,7 +938,7 @@ class AlphaBetaSearch:
             prune = (quiet and searched > 0 and prunable
                      and self._prune_quiet(m, depth, alpha, static_eval, searched, tried, late_limit))
             score = self._search_move(m, depth, alpha, beta, ply, mg, eg, phase, in_check, pv_node, improving,
-                                      quiet, prune, searched)
+                                      quiet, prune, searched, singular and m == hash_move)
             if score == NO_SCORE:
                 continue
             searched += 1
@@ -834,6 +951,7 @@ class AlphaBetaSearch:
             if score > best:
                 best = score
                 best_move = m
+                best_quiet = quiet
                 if score > alpha:
                     alpha = score
                     if score >= beta:
@@ -844,10 +962,56 @@ class AlphaBetaSearch:
                             orderer.record_captures(pos, m, depth, caps, start, tried_captures)
                         break
         if searched == 0:
+            if excluded:
+                return alpha  # the excluded move is the only one searched: it is singular
             # Every move was pruned: fall back to the static evaluation.
             return static_eval if static_eval > -INFINITE else alpha
-        self._store(key, depth, ply, best, best_move, hash_move, original_alpha, beta)
+        # The correction history learns from a result that says which way the static evaluation erred: exact,
+        # a lower bound above it, an upper bound below it (a capture's score is the capture's, not the eval's).
+        if (not in_check and best_quiet and (best < beta or best > static_eval)
+                and (best > original_alpha or best < static_eval) and -_MATE_BOUND < best < _MATE_BOUND):
+            self.quiescence.correct(slot, best - static_eval, depth)
+        if not excluded:
+            self._store(key, depth, ply, best, best_move, hash_move, original_alpha, beta)
         return best
+
+    def _table_cut_stats(self, m: int, ply: int, depth: int, cut: bool) -> None:
+        """The table settled the node and its move ``m`` is quiet: as if it had been searched (Stockfish's
+        rule), a score at or above beta (``cut``) records ``m`` as a cut-off at ``depth`` (killer, countermove,
+        histories), a score below alpha takes :func:`stat_bonus` from its histories."""
+        pos = self.pos
+        victim = pos.squares[move_to(m)]
+        kind = move_kind(m)
+        if victim * pos.side < 0 or kind == PROMOTION or kind == EN_PASSANT:
+            return
+        rows = self.rows
+        if cut:
+            quiets = self.quiets
+            start = ply * MOVES_MAX
+            quiets[start] = m
+            self.orderer.record_cutoff(pos, m, ply, depth, _counter_slot(pos), rows[ply + 3], rows[ply + 2],
+                                       rows[ply], quiets, start, 1)
+        else:
+            self.orderer.record_fail_low(pos, m, depth, rows[ply + 3], rows[ply + 2], rows[ply])
+
+    def _singular(self, data: int, depth: int, beta: int, ply: int, mg: int, eg: int, phase: int,
+                  in_check: bool) -> int:
+        """The singular test of the table's move (slot ``data``: a lower bound or exact score from a search at
+        least ``depth - SINGULAR_DEPTH_SLACK`` deep): the other moves, searched to half the depth in a zero
+        window at its score less SINGULAR_MARGIN x depth. NO_SCORE: they all fail low, the move is singular
+        (extend it); a score: they reach beta on their own, the node's result (multi-cut); -NO_SCORE: neither."""
+        tt_score = score_from_table(stored_score(data), ply)
+        hash_move = stored_move(data)
+        if tt_score >= _MATE_BOUND or tt_score <= -_MATE_BOUND or not _plausible(self.pos, hash_move):
+            return -NO_SCORE
+        singular_beta = tt_score - SINGULAR_MARGIN * depth
+        score = self.pvs(depth // 2, singular_beta - 1, singular_beta, ply, mg, eg, phase, False, in_check,
+                         hash_move)
+        if score < singular_beta:
+            return NO_SCORE
+        if singular_beta >= beta:
+            return singular_beta
+        return -NO_SCORE
 
     def _cut_before_moves(self, depth: int, beta: int, ply: int, mg: int, eg: int, phase: int, null_ok: bool,
                           static_eval: int, improving: bool) -> int:
@@ -858,12 +1022,15 @@ class AlphaBetaSearch:
                 and static_eval - REVERSE_FUTILITY_MARGIN * (depth - improving) >= beta):
             return static_eval
         pos = self.pos
-        # The further above beta, the shallower the null-move test.
-        if null_ok and depth >= 3 and static_eval >= beta and _has_pieces(pos, pos.side):
-            reduction = 3 + depth // 4 + min((static_eval - beta) // 200, 3)
+        # Stockfish 11's null move: near the leaves only when the static evaluation is well above beta (the
+        # constants' comment); the further above beta, the shallower the test.
+        if (null_ok and depth >= 3 and static_eval >= beta
+                and static_eval >= beta - NULL_MARGIN_DEPTH * depth + NULL_MARGIN - NULL_MARGIN_IMPROVING * improving
+                and _has_pieces(pos, pos.side)):
+            reduction = (NULL_BASE + NULL_DEPTH * depth) // 258 + min((static_eval - beta) // 192, 3)
             self.rows[ply + 4] = CONT_NONE
             pos.make_null()
-            score = -self.pvs(depth - 1 - reduction, -beta, -beta + 1, ply + 1, mg, eg, phase, False, False)
+            score = -self.pvs(depth - reduction, -beta, -beta + 1, ply + 1, mg, eg, phase, False, False)
             pos.unmake_null()
             if score >= beta:
                 return beta if score > _MATE_BOUND else score
@@ -939,13 +1106,13 @@ class AlphaBetaSearch:
 
     def _search_move(self, m: int, depth: int, alpha: int, beta: int, ply: int, mg: int, eg: int, phase: int,
                      in_check: bool, pv_node: bool, improving: bool, quiet: bool, prune: bool,
-                     searched: int) -> int:
+                     searched: int, singular: bool) -> int:
         """Make ``m``, search it and unmake it: the score from this node's side, or NO_SCORE when ``prune``
         skipped it (a pruned move that checks is searched all the same). The first move gets the full window;
         the others a zero-window test, late quiet ones reduced (late-move reductions; a check a ply less),
         searched again in the full window when they beat alpha. A check is extended by a ply unless it loses
         material on its square (Stockfish's rule; gated moves, promotions and castling that check are always
-        extended)."""
+        extended); so is a ``singular`` move (:meth:`_singular`)."""
         pos = self.pos
         kind = move_kind(m)
         if is_simple_move(m) or kind == DROP:
@@ -975,7 +1142,7 @@ class AlphaBetaSearch:
                 pos.unmake()
                 return NO_SCORE
             self.rows[ply + 4] = row
-        new_depth = depth - 1 + (1 if extend else 0)
+        new_depth = depth - 1 + (1 if extend or singular else 0)
         if searched == 0:
             score = -self.pvs(new_depth, -beta, -alpha, ply + 1, mg + dmg, eg + deg, phase + dph, True, gives_check)
         else:
@@ -1041,6 +1208,7 @@ class Searcher:
     def new_game(self) -> None:
         self.tt.clear()
         self.orderer.new_game()
+        self.tree.quiescence.clear_corrections()
 
     def stop_now(self) -> None:
         self.control.stop_flag = True

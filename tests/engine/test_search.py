@@ -595,3 +595,155 @@ def test_probcut_settles_a_node_where_a_capture_wins_far_above_beta() -> None:
     assert score >= 0 and probcut_nodes < 30
     score, full_nodes = zero_window(100)  # the capture's 320 cp no longer reach 100 cp past beta
     assert score >= 100 and full_nodes > 2 * probcut_nodes
+
+
+def test_null_move_depth_and_margin_follow_stockfish() -> None:
+    """The null move (Stockfish 11's rule): the search after it is ``(854 + 68 x depth) / 258`` plies shallower
+    than the node, a ply more per 192 cp of static evaluation above beta, and near the leaves it is tried only
+    when that evaluation is well above beta (292 - 32 x depth cp, 30 less when improving). The table keeps the
+    depth at which the position after the null move was searched: here nothing else reaches it (white's king
+    is walled in behind its knight, so no line of five plies brings the same board back with black to move)."""
+    from engine.tables import ZOBRIST_SIDE
+    from engine.tt import tt_key
+
+    fen = "4k3/8/8/8/8/pp6/PP6/KN6 w - - 0 1"
+
+    def null_child(depth: int, above_beta: int) -> Optional[int]:
+        board = Board(fen, variant="chess")
+        searcher = Searcher()
+        searcher.control.start(SearchLimits(), None)
+        tree = searcher.tree
+        tree.set_position(board)
+        mg, eg, phase = initial_scores(board)
+        beta = evaluate(board, mg, eg, phase) - above_beta
+        tree.pvs(depth, beta - 1, beta, 2, mg, eg, phase, True, False)
+        slot = searcher.tt.stored(tt_key(board.hash ^ ZOBRIST_SIDE, board.gates))
+        return None if slot is None else slot[0]
+
+    # Depth 12, 400 cp above beta: (854 + 816) // 258 + 400 // 192 = 8 plies shallower.
+    assert null_child(12, 400) == 4
+    # Depth 6, 50 cp above beta: below the margin of 100 cp (70 when improving), so no null move.
+    assert null_child(6, 50) is None
+
+
+def test_the_static_evaluation_learns_its_error_by_pawn_structure() -> None:
+    """Correction history: a search that finds the static evaluation wrong (here a knight up, but black's pawn
+    queens next move whatever white does) corrects the evaluation of every position with the same pawns and the
+    same side to move, by a bounded amount (at most 64 cp: the square of its 16-bit word over 16,384), until a
+    new game forgets it. The quiescence search of a position without captures returns that corrected evaluation
+    (its stand pat)."""
+    fen = "7K/8/8/8/8/k7/1p6/7N w - - 0 1"
+    same_pawns = "6K1/8/8/8/8/k7/1p6/7N w - - 0 1"
+    board = Board(fen, variant="chess")
+    searcher = Searcher()
+    searcher.control.start(SearchLimits(), None)
+    tree = searcher.tree
+
+    def stand_pat(b: Board) -> tuple[int, int]:
+        """(the corrected static evaluation, the evaluation) of ``b``, white to move, no capture on the board."""
+        searcher.tt.clear()  # the table's score would stand in for the evaluation
+        tree.set_position(b)
+        mg, eg, phase = initial_scores(b)
+        return tree.quiescence.qsearch(-20000, 20000, 2, mg, eg, phase, False), evaluate(b, mg, eg, phase)
+
+    corrected, raw = stand_pat(board)
+    assert corrected == raw
+    tree.set_position(board)
+    mg, eg, phase = initial_scores(board)
+    score = tree.pvs(5, -20000, 20000, 2, mg, eg, phase, True, False)
+    assert score < raw - 300  # the search sees the queen coming
+    corrected, raw = stand_pat(board)
+    assert raw - 64 <= corrected < raw
+    other_corrected, other_raw = stand_pat(Board(same_pawns, variant="chess"))
+    assert other_raw - other_corrected == raw - corrected
+    searcher.new_game()
+    searcher.control.start(SearchLimits(), None)
+    corrected, raw = stand_pat(board)
+    assert corrected == raw
+
+
+def test_a_table_cut_off_teaches_the_histories_its_quiet_move() -> None:
+    """A node the table settles before any move is searched (Stockfish's rule): when the stored score is at or
+    above beta and the stored move is quiet, that move becomes the ply's killer and gains in the side's
+    history, as if it had made the cut-off; when the score is below alpha, the move loses in the history."""
+    from engine.movecodes import from_to
+    from engine.tt import LOWER, UPPER, tt_key
+
+    fen = "4k3/8/8/8/8/8/8/R3K3 w - - 0 1"
+
+    def after_table_cut(bound: int, score_above_beta: int) -> tuple[int, int, int]:
+        board = Board(fen, variant="chess")
+        searcher = Searcher()
+        searcher.control.start(SearchLimits(), None)
+        tree = searcher.tree
+        tree.set_position(board)
+        mg, eg, phase = initial_scores(board)
+        beta = 0
+        rook_up = next(m for m in board.generate_legal() if board.move_of(m).uci() == "a1a7")
+        searcher.tt.store(tt_key(board.hash, board.gates), 5, bound, beta + score_above_beta, rook_up)
+        score = tree.pvs(4, beta - 1, beta, 2, mg, eg, phase, True, False)
+        assert score == beta + score_above_beta  # the table's score: no move searched
+        orderer = tree.orderer
+        return orderer.killers[2][0], orderer.history_table[from_to(rook_up)], rook_up  # white's history
+
+    killer, history, rook_up = after_table_cut(LOWER, 50)
+    assert killer == rook_up and history > 0
+    killer, history, rook_up = after_table_cut(UPPER, -51)
+    assert killer == 0 and history < 0
+
+
+def test_multi_cut_ends_a_node_where_a_second_move_also_beats_the_table_score() -> None:
+    """Singular extensions with multi-cut: the table holds a lower bound from 5 plies for the bishop's capture
+    of a loose rook, 50 cp above beta. At a zero-window node 6 plies deep the other moves are searched without
+    it, 3 plies deep against that score less 2 cp a ply: the knight's capture of the other loose rook reaches
+    it, so the node is not singular and, that score being above beta, it ends there with exactly that score
+    (no move searched to full depth). With the same slot an upper bound there is no such test, and the search
+    finds the capture's real worth."""
+    from engine.tt import LOWER, UPPER, tt_key
+
+    fen = "4k3/8/8/3r4/7r/1B3N2/8/4K3 w - - 0 1"  # Bxd5 and Nxh4 each win a loose rook
+
+    def node(bound: int) -> int:
+        board = Board(fen, variant="chess")
+        searcher = Searcher()
+        searcher.control.start(SearchLimits(), None)
+        tree = searcher.tree
+        tree.set_position(board)
+        mg, eg, phase = initial_scores(board)
+        static = evaluate(board, mg, eg, phase)
+        beta = static + 100  # above the evaluation: no null move, no reverse futility
+        bishop_takes = next(m for m in board.generate_legal() if board.move_of(m).uci() == "b3d5")
+        # The slot's score is below ProbCut's raised beta from depth 5 >= 6 - 3: no ProbCut.
+        searcher.tt.store(tt_key(board.hash, board.gates), 5, bound, beta + 50, bishop_takes)
+        score = tree.pvs(6, beta - 1, beta, 2, mg, eg, phase, True, False)
+        return score - beta
+
+    assert node(LOWER) == 50 - 2 * 6
+    assert node(UPPER) > 200  # a rook won: far above beta
+
+
+def test_a_singular_hash_move_is_searched_a_ply_deeper() -> None:
+    """Singular extension: the table holds a lower bound from 5 plies for the bishop's capture of a loose rook,
+    the only move that wins anything. The other moves, searched without it, stay far below its score, so at a
+    zero-window node 6 plies deep the capture is searched 6 plies deep instead of 5 (the depth the table keeps
+    for the position after it); with the same slot an upper bound it is searched to the usual depth."""
+    from engine.tt import LOWER, UPPER, tt_key
+
+    fen = "4k3/8/8/3r4/7r/1B6/8/4K3 w - - 0 1"  # Bxd5 wins a rook; nothing else does
+
+    def child_depth(bound: int) -> int:
+        board = Board(fen, variant="chess")
+        searcher = Searcher()
+        searcher.control.start(SearchLimits(), None)
+        tree = searcher.tree
+        tree.set_position(board)
+        mg, eg, phase = initial_scores(board)
+        beta = evaluate(board, mg, eg, phase) + 100  # above the evaluation: no null move, no reverse futility
+        bishop_takes = next(m for m in board.generate_legal() if board.move_of(m).uci() == "b3d5")
+        # The slot's score is below ProbCut's raised beta from depth 5 >= 6 - 3: no ProbCut.
+        searcher.tt.store(tt_key(board.hash, board.gates), 5, bound, beta + 50, bishop_takes)
+        assert tree.pvs(6, beta - 1, beta, 2, mg, eg, phase, True, False) >= beta
+        board.push(board.move_of(bishop_takes))
+        return searcher.tt.stored(tt_key(board.hash, board.gates))[0]  # type: ignore[index]
+
+    assert child_depth(LOWER) == child_depth(UPPER) + 1
