@@ -105,13 +105,14 @@ cdef class MoveOrderer:
     cpdef int order_into(self, Position pos, list moves, int hash_move, int ply, int counter, int row1, int row2,
                          int row4, long long[::1] out, int start) except -1
 
-    @cython.locals(killers=list, history="short[::1]", cont="short[::1]", base=int, bonus=int, b=int, i=int, q=int,
-                   h=int, pt=int, cont_rows=bint)
+    @cython.locals(killers=list, bonus=int, i=int, q=int)
     cpdef record_cutoff(self, Position pos, int m, int ply, int depth, int counter_index, int row1, int row2,
                         int row4, long long[::1] quiets, int start, int count)
 
-    @cython.locals(history="short[::1]", cont="short[::1]", bonus=int, h=int, pt=int)
     cpdef record_fail_low(self, Position pos, int m, int depth, int row1, int row2, int row4)
+
+    @cython.locals(history="short[::1]", cont="short[::1]", h=int, pt=int)
+    cdef void update_quiet(self, Position pos, int q, int bonus, int row1, int row2, int row4)
 
     @cython.locals(table="short[::1]", side=int, squares="int *", bonus=int, i=int, c=int, h=int)
     cpdef record_captures(self, Position pos, int m, int depth, long long[::1] moves, int start, int count)

@@ -522,36 +522,28 @@ class MoveOrderer:
         if killers[0] != m:
             killers[1] = killers[0]
             killers[0] = m
-        history = self.history
-        cont = self.cont
-        base = 0 if pos.side == 1 else 4096
         bonus = stat_bonus(depth)
-        cont_rows = row1 != CONT_NONE or row2 != CONT_NONE or row4 != CONT_NONE
         for i in range(start, start + count):
             q = quiets[i]
-            b = bonus if q == m else -bonus
-            h = base + from_to(q)
-            history[h] = _gravity(history[h], b, HISTORY_MAX)
-            if not cont_rows:
-                continue
-            pt = piece_to(pos, q)
-            if row1 != CONT_NONE:
-                cont[row1 + pt] = _gravity(cont[row1 + pt], b, CONT_MAX)
-            if row2 != CONT_NONE:
-                cont[row2 + pt] = _gravity(cont[row2 + pt], b, CONT_MAX)
-            if row4 != CONT_NONE:
-                cont[row4 + pt] = _gravity(cont[row4 + pt], b, CONT_MAX)
+            self.update_quiet(pos, q, bonus if q == m else -bonus, row1, row2, row4)
 
     def record_fail_low(self, pos: Position, m: int, depth: int, row1: int, row2: int, row4: int) -> None:
         """The quiet move ``m`` of ``pos`` failed low at ``depth``: its from-to history and its continuation
         histories under the moves one, two and four plies up (rows ``row1``, ``row2``, ``row4``; the row
         CONT_NONE is left alone) lose :func:`stat_bonus`."""
-        bonus = -stat_bonus(depth)
+        self.update_quiet(pos, m, -stat_bonus(depth), row1, row2, row4)
+
+    def update_quiet(self, pos: Position, q: int, bonus: int, row1: int, row2: int, row4: int) -> None:
+        """The quiet move ``q`` of ``pos`` gains ``bonus`` (loses, when negative) in its from-to history and in
+        its continuation histories under the moves one, two and four plies up (rows ``row1``, ``row2``,
+        ``row4``; the row CONT_NONE is left alone), each bounded by :func:`_gravity`."""
         history = self.history
-        h = (0 if pos.side == 1 else 4096) + from_to(m)
+        h = (0 if pos.side == 1 else 4096) + from_to(q)
         history[h] = _gravity(history[h], bonus, HISTORY_MAX)
+        if row1 == CONT_NONE and row2 == CONT_NONE and row4 == CONT_NONE:
+            return
         cont = self.cont
-        pt = piece_to(pos, m)
+        pt = piece_to(pos, q)
         if row1 != CONT_NONE:
             cont[row1 + pt] = _gravity(cont[row1 + pt], bonus, CONT_MAX)
         if row2 != CONT_NONE:
