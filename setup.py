@@ -39,7 +39,7 @@ def _extensions() -> list:  # type: ignore[type-arg]
         f"engine/{name}.pyx" if (ROOT / "engine" / f"{name}.pyx").exists() else f"engine/{name}.py"
         for name in _compiled_modules()
     ]
-    return cythonize(  # type: ignore[no-any-return]
+    extensions = cythonize(
         paths,
         build_dir="build/cython",
         nthreads=os.cpu_count() or 1,
@@ -52,6 +52,9 @@ def _extensions() -> list:  # type: ignore[type-arg]
             "boundscheck": False,
         },
     )
+    for extension in extensions:  # the C headers next to the modules (nnue_kernels.h)
+        extension.include_dirs.append(str(ROOT / "engine"))
+    return extensions  # type: ignore[no-any-return]
 
 
 class BuildPyWithSampleConfig(build_py):

@@ -5,6 +5,7 @@ cimport cython
 
 from engine.state cimport PositionState
 from engine.position cimport MoveObserver
+from engine cimport _nnue_kernels as kern
 
 cdef short _W1[299008]
 cdef short _B1[256]
@@ -72,19 +73,7 @@ cdef class Accumulator(MoveObserver):
     cpdef bint adds_hand_made(self)
 
     @cython.locals(h="Py_ssize_t", values="short *", us="Py_ssize_t", them="Py_ssize_t", total="long long", top=int,
-                   src=int, qa=int, c="short", d="short", half_us=int, half_them=int,
+                   src=int, qa=int,
                    i="Py_ssize_t", v="long long",
                    score="long long")
     cpdef int evaluate(self, PositionState pos) except? -32767
-
-
-# Indexes as Py_ssize_t: with -fwrapv (Python's own CFLAGS) a C int index blocks gcc's vectorizer.
-@cython.locals(j=int, k=int, plus="Py_ssize_t", minus="Py_ssize_t", i="Py_ssize_t")
-cdef void _apply(short *values, Py_ssize_t a, Py_ssize_t b, int *added, int n_add, int *removed, int n_sub,
-                 int perspective, Py_ssize_t h) noexcept
-
-@cython.locals(row="Py_ssize_t", i="Py_ssize_t")
-cdef void _add_row(short *values, Py_ssize_t at, Py_ssize_t feature, Py_ssize_t h) noexcept
-
-@cython.locals(row="Py_ssize_t", i="Py_ssize_t")
-cdef void _sub_row(short *values, Py_ssize_t at, Py_ssize_t feature, Py_ssize_t h) noexcept

@@ -41,6 +41,7 @@ from array import array
 from pathlib import Path
 from typing import Optional
 
+from . import nnue_kernels as kern
 from .position import MoveObserver, Position
 
 MAGIC = b"SCHESSNN"
@@ -61,6 +62,8 @@ DEFAULT_NET = "schess-nnue.bin"
 #: the other variants (S-chess, its rule variants, chess) use DEFAULT_NET.
 VARIANT_NETS = {"shouse": "shouse-nnue.bin"}
 _HEADER = struct.Struct("<8s6i")
+#: The loops by level of engine.nnue_kernels.
+KERNEL_NAMES = ("python", "portable", "avx2")
 
 
 
@@ -370,8 +373,9 @@ class Accumulator(MoveObserver):
 
     def _apply_lists(self, src: int, dst: int) -> None:
         """The sums at ``dst`` := those at ``src`` plus the listed features (then no feature is listed)."""
-        _apply(self.values, src, dst, self.added, self.n_add, self.removed, self.n_sub, 0, _HIDDEN)
-        _apply(self.values, src + _MAXH, dst + _MAXH, self.added, self.n_add, self.removed, self.n_sub, 1, _HIDDEN)
+        kern.apply_changes(self.values, src, dst, _W1, self.added, self.n_add, self.removed, self.n_sub, 0, _HIDDEN)
+        kern.apply_changes(self.values, src + _MAXH, dst + _MAXH, _W1, self.added, self.n_add, self.removed,
+                           self.n_sub, 1, _HIDDEN)
         self.n_add = 0
         self.n_sub = 0
 
@@ -511,25 +515,11 @@ class Accumulator(MoveObserver):
         total = 0
         qa = _QA
         if _W2_FITS_INT:
-            # In 16-bit lanes (pminsw, pmullw, pmaddwd: SSE2, every x86-64): c * c - 32768 fits a short (c is
-            # at most 255), its product with a weight an int, and each half's sum of those fits an int for this
-            # net (checked by _install); the 32768 * sum(w2) taken off is added back in 64 bits.
-            half_us = 0
-            half_them = 0
-            for i in range(h):
-                c = values[us + i]
-                c = c if c > 0 else 0
-                c = c if c < qa else qa
-                d = c * c - 32768
-                half_us += d * _W2[i]
-            for i in range(h):
-                c = values[them + i]
-                c = c if c > 0 else 0
-                c = c if c < qa else qa
-                d = c * c - 32768
-                half_them += d * _W2[h + i]
-            total = half_us
-            total += half_them
+            # In 16-bit lanes (pminsw, pmullw, pmaddwd: SSE2, every x86-64; AVX2 where the processor has it,
+            # engine.nnue_kernels): c * c - 32768 fits a short (c is at most 255), its product with a weight an
+            # int, and each half's sum of those fits an int for this net (checked by _install); the 32768 *
+            # sum(w2) taken off is added back in 64 bits.
+            total = kern.output_sum(values, us, them, _W2, h, qa)
             total += _W2_OFFSET
         else:
             for i in range(h):
@@ -551,51 +541,18 @@ class Accumulator(MoveObserver):
         return score
 
 
-def _apply(values: list[int], a: int, b: int, added: list[int], n_add: int, removed: list[int], n_sub: int,
-           perspective: int, h: int) -> None:
-    """One perspective's sums: ``values[b:b + h]`` := ``values[a:a + h]`` plus the W1 rows of ``added`` and
-    minus those of ``removed`` (the perspective's rows at ``2k + perspective``), the first of each fused with
-    the copy (C loops in the compiled build, which the compiler vectorizes)."""
-    j = 0
-    k = 0
-    if n_add and n_sub:
-        plus = added[perspective] * h
-        minus = removed[perspective] * h
-        for i in range(h):
-            values[b + i] = values[a + i] + _W1[plus + i] - _W1[minus + i]
-        j = k = 1
-    elif n_add:
-        plus = added[perspective] * h
-        for i in range(h):
-            values[b + i] = values[a + i] + _W1[plus + i]
-        j = 1
-    elif n_sub:
-        minus = removed[perspective] * h
-        for i in range(h):
-            values[b + i] = values[a + i] - _W1[minus + i]
-        k = 1
-    elif a != b:
-        for i in range(h):
-            values[b + i] = values[a + i]
-    while j < n_add:
-        _add_row(values, b, added[2 * j + perspective], h)
-        j += 1
-    while k < n_sub:
-        _sub_row(values, b, removed[2 * k + perspective], h)
-        k += 1
+def kernels() -> str:
+    """The loops the accumulator and output layer run (engine.nnue_kernels): ``python`` in the pure build,
+    ``avx2`` or ``portable`` (the compiler's default instruction set) in the compiled build."""
+    return KERNEL_NAMES[kern.level()]
 
 
-def _add_row(values: list[int], at: int, feature: int, h: int) -> None:
-    """values[at:at + h] += W1 row ``feature`` (a C loop in the compiled build)."""
-    row = feature * h
-    for i in range(h):
-        values[at + i] += _W1[row + i]
-
-
-def _sub_row(values: list[int], at: int, feature: int, h: int) -> None:
-    row = feature * h
-    for i in range(h):
-        values[at + i] -= _W1[row + i]
+def select_kernels(name: str) -> str:
+    """Run the loops ``name`` names (one of :data:`KERNEL_NAMES`) where this build and processor have them,
+    else the best below it; the name of those in use. Every choice gives the same evaluations."""
+    if name not in KERNEL_NAMES:
+        raise ValueError(f"unknown kernels {name!r}: expected one of {', '.join(KERNEL_NAMES)}")
+    return KERNEL_NAMES[kern.select(KERNEL_NAMES.index(name))]
 
 
 def evaluate_from_scratch(pos: Position) -> int:

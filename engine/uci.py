@@ -20,6 +20,7 @@ from .board import Board
 from .book import Book, BookError, open_book
 from .buildinfo import BuildKind, build_kind, build_name
 from .nnue import NetError, NetInfo, builtin_net
+from .nnue import kernels as nnue_kernels
 from .nnue import load as load_net
 from .options import EVAL_FILE_BUILT_IN, OPTIONS, OptionValues
 from .perft import perft_divide
@@ -551,6 +552,8 @@ def bench_report(depth: int, send: Writer, use_net: bool = False) -> None:
     send("")
     send(f"Build: {BUILD}")
     send(f"Evaluation: {'NNUE' if use_net else 'hand-made'}")
+    if use_net:
+        send(f"Net kernels: {nnue_kernels()}")  # the loops the net runs: python, portable or avx2
     send(f"Total time (ms) : {int(elapsed * 1000)}")
     # CPU time tells the engine's speed even when other processes share the cores.
     send(f"CPU time (ms)   : {int(cpu * 1000)}")

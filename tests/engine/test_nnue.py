@@ -65,6 +65,74 @@ def test_accumulator_follows_make_and_unmake_as_a_fresh_one_would(net: Path) -> 
                 assert accumulator.evaluate(board) == fresh_eval(board), board.fen()
 
 
+def _evaluations_of_random_games(seed: int) -> list[int]:
+    """The accumulator's evaluation after each move of three random S-chess and S-House games (gatings, drops)."""
+    rng = random.Random(seed)
+    accumulator = nnue.Accumulator()
+    scores = []
+    for variant in ("seirawan", "shouse", "seirawan"):
+        board = Board(variant=variant)
+        board.accumulator = accumulator
+        accumulator.refresh(board)
+        for _ in range(80):
+            moves = board.legal_moves_codes()
+            if not moves:
+                break
+            board.make(rng.choice(moves))
+            scores.append(accumulator.evaluate(board))
+            if rng.random() < 0.2:
+                board.unmake()
+                scores.append(accumulator.evaluate(board))
+    return scores
+
+
+def _processor_has_avx2() -> bool:
+    try:
+        return any(line.startswith("flags") and " avx2" in line for line in open("/proc/cpuinfo"))
+    except OSError:
+        return False
+
+
+@pytest.mark.parametrize("hidden", [0, 20])  # 0: the built-in net (128 wide); 20: not a multiple of a lane
+def test_every_kernel_level_gives_the_same_evaluations_and_tree(tmp_path: Path, hidden: int) -> None:
+    """The compiled build runs the net's loops with AVX2 where the processor has it, else at the compiler's
+    default instruction set (engine/nnue_kernels.h), chosen when the engine starts: both give the same
+    evaluations bit for bit and the search the same tree, whatever machine a wheel or image runs on."""
+    if build_kind() is not BuildKind.COMPILED:
+        pytest.skip("pure-Python build: one level of the net's loops (python)")
+    nnue.load(str(random_net(tmp_path / "wide.nnue", hidden)) if hidden else None)
+    best = nnue.kernels()
+    assert best == ("avx2" if _processor_has_avx2() else "portable")  # the processor's best, chosen by default
+    try:
+        found = {}
+        for name in ("portable", best):
+            assert nnue.select_kernels(name) == name
+            board = Board("r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R[EHeh] w KQBCDkqbcdf - 4 4")
+            searcher = Searcher(1)
+            searcher.use_net(True)
+            nodes = searcher.search(board, SearchLimits(depth=5)).nodes
+            found[name] = (_evaluations_of_random_games(5), nodes)
+        assert found["portable"] == found[best]
+        assert len(found[best][0]) > 200
+    finally:
+        nnue.select_kernels(best)
+        nnue.load(None)
+
+
+def test_the_net_names_its_loops_and_refuses_unknown_ones() -> None:
+    """``nnue.kernels()`` says which loops run (bench prints it): plain Python in the pure build, the C loops
+    in the compiled one; asking for an unknown set is an error that names it, and asking for more than the build
+    or processor has gives the best it has."""
+    expected = {BuildKind.PURE: {"python"}, BuildKind.COMPILED: {"portable", "avx2"}}[build_kind()]
+    assert nnue.kernels() in expected
+    with pytest.raises(ValueError, match="unknown kernels 'sse9': expected one of python, portable, avx2"):
+        nnue.select_kernels("sse9")
+    best = nnue.kernels()
+    assert nnue.select_kernels("avx2") == best
+    assert nnue.select_kernels("python") == ("python" if best == "python" else "portable")
+    nnue.select_kernels(best)
+
+
 def test_accumulator_filled_lazily_from_an_older_slot_equals_a_fresh_one(net: Path) -> None:
     # The search evaluates some nodes only: a slot left empty by push is filled from the nearest filled one
     # below it, across several moves, captures, gatings and takebacks.
