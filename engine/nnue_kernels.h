@@ -5,7 +5,9 @@
  * (SSE2 on x86-64, whatever the target is elsewhere) and, on x86-64 with GCC or Clang, for AVX2 (Haswell, 2013,
  * and later: 16 shorts a lane where SSE2 has 8). The first call picks the AVX2 version where the processor
  * reports AVX2 (__builtin_cpu_supports), so one build, a wheel or a Docker image, runs on any x86-64 machine.
- * Both versions compute the same C expressions, so they give the same sums bit for bit. */
+ * Both versions compute the same C expressions, so they give the same sums bit for bit. Indexes are ptrdiff_t:
+ * under -fwrapv (Python's own CFLAGS) an int index is not affine after its sign extension and gcc leaves the
+ * loops scalar. */
 #ifndef SCHESS_NNUE_KERNELS_H
 #define SCHESS_NNUE_KERNELS_H
 
