@@ -549,7 +549,8 @@ def kernels() -> str:
 
 def select_kernels(name: str) -> str:
     """Run the loops ``name`` names (one of :data:`KERNEL_NAMES`) where this build and processor have them,
-    else the best below it; the name of those in use. Every choice gives the same evaluations."""
+    else the nearest ones they have (AVX2 falls back to the portable loops, and the compiled build runs no
+    Python loops); the name of those in use. Every choice gives the same evaluations."""
     if name not in KERNEL_NAMES:
         raise ValueError(f"unknown kernels {name!r}: expected one of {', '.join(KERNEL_NAMES)}")
     return KERNEL_NAMES[kern.select(KERNEL_NAMES.index(name))]

@@ -145,8 +145,8 @@ static inline int schess_kernels_best(void)
     return SCHESS_LEVEL_PORTABLE;
 }
 
-/* Use the loops of level wanted where this build and processor have them, else the best below it (at least the
- * portable ones); returns the level in use. */
+/* Use the loops of level wanted where this build and processor have them, else the nearest ones they have (the
+ * portable ones at least); returns the level in use. */
 static inline int schess_kernels_select(int wanted)
 {
     int best = schess_kernels_best();

@@ -81,6 +81,6 @@ def level() -> int:
 
 
 def select(wanted: int) -> int:
-    """Use the loops of level ``wanted`` where this build and processor have them, else the best below it; the
-    level in use. Plain Python has only its own."""
+    """Use the loops of level ``wanted`` where this build and processor have them, else the nearest ones they
+    have; the level in use. Plain Python has only its own."""
     return PYTHON
