@@ -60,7 +60,10 @@ _RULES = {
 }
 _SEARCH = {
     "eval_weights": set(),
-    "nnue": {"position", "state"},  # the learned evaluation: its accumulator follows make/unmake
+    "nnue_kernels": set(),  # the net's two hot loops in plain Python
+    "_nnue_kernels": set(),  # their C versions (a .pxd of nnue_kernels.h's functions)
+    # the learned evaluation: its accumulator follows make/unmake
+    "nnue": {"_nnue_kernels", "nnue_kernels", "position", "state"},
     "evaluate": {"eval_weights", "movecodes", "nnue", "position", "tables", "variants"},
     "ordering": {"attacks", "movecodes", "position", "tables"},  # attacks: SEE puts bad captures last
     "_ordering": {"attacks", "ordering", "movecodes", "position"},  # the compiled twin of ordering (a .pyx)
