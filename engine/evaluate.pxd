@@ -1,6 +1,7 @@
 # Cython declarations for the compiled build (setup.py, SCHESS_ENGINE_COMPILE=1); the .py file stays plain Python.
 cimport cython
 
+from engine cimport _bitops as bits
 from engine.movecodes cimport move_from, move_kind, move_piece, move_to
 from engine.nnue cimport Accumulator
 from engine.position cimport Position
@@ -26,8 +27,14 @@ cdef int _W_MG[62]
 cdef int _W_EG[62]
 cdef int _THREAT_RANK[9]
 cdef unsigned long long _ZONE_MASK[64]
-cdef int _WHITE_LOW[10]
-cdef int _BLACK_TOP[10]
+cdef unsigned long long _SQ_BIT[64]
+cdef unsigned long long _RAY_MASK[512]
+cdef int _RAY_UP[8]
+cdef unsigned long long _KNIGHT_MASK[64]
+cdef unsigned long long _FILE_MASK[8]
+cdef unsigned long long _NOT_FILE_A, _NOT_FILE_H
+cdef unsigned long long _PASSED_WHITE[64]
+cdef unsigned long long _PASSED_BLACK[64]
 cdef int _M_RAY_SQUARES[4096]
 cdef int _M_RAY_LENGTH[512]
 cdef int _M_LEAP_SQUARES[2048]
@@ -78,9 +85,13 @@ cdef int _shield(int *squares, int king, int sign)
 cpdef int king_safety(Position pos)
 
 @cython.locals(squares="int *", mg=int, eg=int, sq=int, piece=int, t=int, sign=int, n=int, attack=int, to=int, q=int,
-               d=int, k=int, f=int, r=int, rank=int, white_zone="unsigned long long",
-               black_zone="unsigned long long", zone="unsigned long long", white_files=int, black_files=int,
-               own_files=int, enemy_files=int)
+               d=int, rank=int, white_zone="unsigned long long", black_zone="unsigned long long",
+               zone="unsigned long long", white="unsigned long long", black="unsigned long long",
+               white_pawns="unsigned long long", black_pawns="unsigned long long", pieces="unsigned long long",
+               occupied="unsigned long long", targets="unsigned long long", hits="unsigned long long",
+               rest="unsigned long long", own="unsigned long long", own_pawns="unsigned long long",
+               enemy_pawns="unsigned long long", attacked="unsigned long long", ray="unsigned long long",
+               blockers="unsigned long long")
 cpdef (int, int) positional(Position pos)
 
 @cython.locals(dmg=int, deg=int, p=int, score=int, phase_max=int, tempo=int, accumulator=Accumulator, net=int)

@@ -14,6 +14,7 @@ S-House's drop terms are here, fitted to its S-House games by ``python -m tools.
 
 from __future__ import annotations
 
+from . import bitops as bits
 from . import eval_weights as W
 from .movecodes import (
     CASTLE,
@@ -486,10 +487,21 @@ _WALK_ON = any(_MOBILE) or _ATTACK_ON or _PIECE_THREAT_ON
 _POSITIONAL_ON = _WALK_ON or _PASSED_ON or _PAWN_THREAT_ON or _FILES_ON
 # Each king's zone as a bit mask.
 _ZONE_MASK = [sum(1 << _sq for _sq in range(64) if KING_ZONE[_k][_sq]) for _k in range(64)]
-# Per file with a guard file on each side (index file + 1): the lowest rank of a white pawn, the highest of a
-# black one; scratch space for ``positional`` (C arrays in the compiled build).
-_WHITE_LOW = [8] * 10
-_BLACK_TOP = [-1] * 10
+# Square masks for ``positional``'s bit scans (C arrays in the compiled build): each square's bit, the squares
+# of each ray (at sq * 8 + d, the directions of engine.tables), whether a ray runs towards higher squares (its
+# first piece is then its lowest bit), each square's knight leaps, the files, and the squares that must hold no
+# enemy pawn for a pawn to be passed (its file and the files next to it, ahead of it).
+_SQ_BIT = [1 << _sq for _sq in range(64)]
+_RAY_MASK = [sum(1 << _z for _z in RAY_SQUARES[_d * 8:_d * 8 + RAY_LENGTH[_d]]) for _d in range(512)]
+_RAY_UP = [1, 0, 1, 0, 1, 1, 0, 0]
+_KNIGHT_MASK = [sum(1 << _z for _z in KNIGHT_TARGETS[_sq]) for _sq in range(64)]
+_FILE_MASK = [0x0101010101010101 << _f for _f in range(8)]
+_NOT_FILE_A = 0xFFFFFFFFFFFFFFFF ^ _FILE_MASK[0]
+_NOT_FILE_H = 0xFFFFFFFFFFFFFFFF ^ _FILE_MASK[7]
+_PASSED_WHITE = [sum(1 << _z for _z in range(64) if abs((_z & 7) - (_sq & 7)) <= 1 and _z >> 3 > _sq >> 3)
+                 for _sq in range(64)]
+_PASSED_BLACK = [sum(1 << _z for _z in range(64) if abs((_z & 7) - (_sq & 7)) <= 1 and _z >> 3 < _sq >> 3)
+                 for _sq in range(64)]
 _M_RAY_SQUARES = RAY_SQUARES
 _M_RAY_LENGTH = RAY_LENGTH
 _M_LEAP_SQUARES = LEAP_SQUARES
@@ -501,69 +513,99 @@ _M_RAYS_TO = RAYS_TO
 
 def positional(pos: Position) -> tuple[int, int]:
     """The weighted activity terms of a position, (middlegame, endgame), white's view: ``activity``'s counts
-    times ``ACTIVITY_MG``/``ACTIVITY_EG``, computed in one walk over the flat tables."""
+    times ``ACTIVITY_MG``/``ACTIVITY_EG``, computed from square masks: one scan of the board for each side's
+    pieces and pawns, then each piece's attacked squares as a mask (a ray ends at its first piece), counted."""
     squares = pos.squares
     mg = 0
     eg = 0
+    white = 0  # the squares of each side's pieces, of its pawns, and the pieces that are neither pawn nor king
+    black = 0
+    white_pawns = 0
+    black_pawns = 0
+    pieces = 0
+    for sq in range(64):
+        piece = squares[sq]
+        if piece > 0:
+            white |= _SQ_BIT[sq]
+            if piece == PAWN:
+                white_pawns |= _SQ_BIT[sq]
+            elif piece != KING:
+                pieces |= _SQ_BIT[sq]
+        elif piece < 0:
+            black |= _SQ_BIT[sq]
+            if piece == -PAWN:
+                black_pawns |= _SQ_BIT[sq]
+            elif piece != -KING:
+                pieces |= _SQ_BIT[sq]
+    occupied = white | black
+    if _PAWN_THREAT_ON:
+        # Each enemy piece (not a pawn or the king) a pawn attacks, once per pawn: the captures to each side apart.
+        targets = black & ~black_pawns & pieces
+        hits = ((white_pawns & _NOT_FILE_A) << 7) & targets
+        while hits:
+            to = bits.lsb(hits)
+            hits &= hits - 1
+            mg += _W_MG[_PAWN_THREAT - squares[to]]
+            eg += _W_EG[_PAWN_THREAT - squares[to]]
+        hits = ((white_pawns & _NOT_FILE_H) << 9) & targets
+        while hits:
+            to = bits.lsb(hits)
+            hits &= hits - 1
+            mg += _W_MG[_PAWN_THREAT - squares[to]]
+            eg += _W_EG[_PAWN_THREAT - squares[to]]
+        targets = white & ~white_pawns & pieces
+        hits = (black_pawns & _NOT_FILE_A) >> 9 & targets
+        while hits:
+            to = bits.lsb(hits)
+            hits &= hits - 1
+            mg -= _W_MG[_PAWN_THREAT + squares[to]]
+            eg -= _W_EG[_PAWN_THREAT + squares[to]]
+        hits = (black_pawns & _NOT_FILE_H) >> 7 & targets
+        while hits:
+            to = bits.lsb(hits)
+            hits &= hits - 1
+            mg -= _W_MG[_PAWN_THREAT + squares[to]]
+            eg -= _W_EG[_PAWN_THREAT + squares[to]]
+    if _PASSED_ON:
+        rest = white_pawns
+        while rest:
+            sq = bits.lsb(rest)
+            rest &= rest - 1
+            if not _PASSED_WHITE[sq] & black_pawns:
+                mg += _W_MG[_PASSED + (sq >> 3)]
+                eg += _W_EG[_PASSED + (sq >> 3)]
+        rest = black_pawns
+        while rest:
+            sq = bits.lsb(rest)
+            rest &= rest - 1
+            if not _PASSED_BLACK[sq] & white_pawns:
+                mg -= _W_MG[_PASSED + 7 - (sq >> 3)]
+                eg -= _W_EG[_PASSED + 7 - (sq >> 3)]
+    if not _FILES_ON and not _WALK_ON:
+        return mg, eg
     white_zone = _ZONE_MASK[pos.king_sq[0]]
     black_zone = _ZONE_MASK[pos.king_sq[1]]
-    white_files = 0  # files with a white pawn (bit f), with a black pawn
-    black_files = 0
-    if _PASSED_ON or _FILES_ON:
-        for f in range(10):
-            _WHITE_LOW[f] = 8
-            _BLACK_TOP[f] = -1
-        for sq in range(64):
-            piece = squares[sq]
-            if piece == PAWN:
-                f = sq & 7
-                white_files |= 1 << f
-                if sq >> 3 < _WHITE_LOW[f + 1]:
-                    _WHITE_LOW[f + 1] = sq >> 3
-            elif piece == -PAWN:
-                f = sq & 7
-                black_files |= 1 << f
-                if sq >> 3 > _BLACK_TOP[f + 1]:
-                    _BLACK_TOP[f + 1] = sq >> 3
-    for sq in range(64):
+    rest = pieces
+    while rest:
+        sq = bits.lsb(rest)
+        rest &= rest - 1
         piece = squares[sq]
         if piece > 0:
             t = piece
             sign = 1
             zone = black_zone
-            own_files = white_files
-            enemy_files = black_files
-        elif piece < 0:
+            own = white
+            own_pawns = white_pawns
+            enemy_pawns = black_pawns
+        else:
             t = -piece
             sign = -1
             zone = white_zone
-            own_files = black_files
-            enemy_files = white_files
-        else:
-            continue
-        if t == PAWN:
-            if _PAWN_THREAT_ON:
-                k = sq * 4 + (3 if sign > 0 else 2)
-                for to in _M_LEAP_SQUARES[k * 8:k * 8 + _M_LEAP_COUNT[k]]:
-                    q = squares[to] * sign
-                    if q < -PAWN and q != -KING:
-                        mg += _W_MG[_PAWN_THREAT - q] * sign
-                        eg += _W_EG[_PAWN_THREAT - q] * sign
-            if _PASSED_ON:
-                f = (sq & 7) + 1
-                r = sq >> 3
-                if sign > 0:
-                    if _BLACK_TOP[f] <= r and _BLACK_TOP[f - 1] <= r and _BLACK_TOP[f + 1] <= r:
-                        mg += _W_MG[_PASSED + r]
-                        eg += _W_EG[_PASSED + r]
-                elif _WHITE_LOW[f] >= r and _WHITE_LOW[f - 1] >= r and _WHITE_LOW[f + 1] >= r:
-                    mg -= _W_MG[_PASSED + 7 - r]
-                    eg -= _W_EG[_PASSED + 7 - r]
-            continue
-        if t == KING:
-            continue
-        if _FILES_ON and not own_files >> (sq & 7) & 1:
-            if enemy_files >> (sq & 7) & 1:
+            own = black
+            own_pawns = black_pawns
+            enemy_pawns = white_pawns
+        if _FILES_ON and not own_pawns & _FILE_MASK[sq & 7]:
+            if enemy_pawns & _FILE_MASK[sq & 7]:
                 mg += _W_MG[_HALF_OPEN_FILE + t] * sign
                 eg += _W_EG[_HALF_OPEN_FILE + t] * sign
             else:
@@ -571,33 +613,31 @@ def positional(pos: Position) -> tuple[int, int]:
                 eg += _W_EG[_OPEN_FILE + t] * sign
         if not _WALK_ON:
             continue
-        n = 0
-        attack = 0
-        rank = _THREAT_RANK[t]
-        if _M_KNIGHT_LEAPER[t]:
-            for to in _M_LEAP_SQUARES[sq * 32:sq * 32 + _M_LEAP_COUNT[sq * 4]]:
-                q = squares[to] * sign
-                attack += zone >> to & 1
-                if q <= 0:
-                    n += 1
-                    if q < 0 and rank < _THREAT_RANK[-q]:
-                        mg += _W_MG[_PIECE_THREAT - q] * sign
-                        eg += _W_EG[_PIECE_THREAT - q] * sign
+        # The squares it attacks: its knight leaps, and each ray up to and including its first piece.
+        attacked = _KNIGHT_MASK[sq] if _M_KNIGHT_LEAPER[t] else 0
         for d in range(sq * 8 + _M_RAYS_FROM[t], sq * 8 + _M_RAYS_TO[t]):
-            for to in _M_RAY_SQUARES[d * 8:d * 8 + _M_RAY_LENGTH[d]]:
-                q = squares[to] * sign
-                attack += zone >> to & 1
-                if q == 0:
-                    n += 1
+            ray = _RAY_MASK[d]
+            blockers = ray & occupied
+            if blockers:
+                if _RAY_UP[d & 7]:
+                    ray ^= _RAY_MASK[bits.lsb(blockers) * 8 + (d & 7)]
                 else:
-                    if q < 0:
-                        n += 1
-                        if rank < _THREAT_RANK[-q]:
-                            mg += _W_MG[_PIECE_THREAT - q] * sign
-                            eg += _W_EG[_PIECE_THREAT - q] * sign
-                    break
+                    ray ^= _RAY_MASK[bits.msb(blockers) * 8 + (d & 7)]
+            attacked |= ray
+        n = bits.popcount(attacked & ~own)
+        attack = bits.popcount(attacked & zone)
         mg += (_W_MG[t] * n + _W_MG[_KING_ATTACK + t] * attack) * sign
         eg += (_W_EG[t] * n + _W_EG[_KING_ATTACK + t] * attack) * sign
+        if _PIECE_THREAT_ON:
+            rank = _THREAT_RANK[t]
+            hits = attacked & occupied & ~own
+            while hits:
+                to = bits.lsb(hits)
+                hits &= hits - 1
+                q = -squares[to] * sign  # the victim's type
+                if rank < _THREAT_RANK[q]:
+                    mg += _W_MG[_PIECE_THREAT + q] * sign
+                    eg += _W_EG[_PIECE_THREAT + q] * sign
     return mg, eg
 
 

@@ -60,11 +60,13 @@ _RULES = {
 }
 _SEARCH = {
     "eval_weights": set(),
+    "bitops": set(),  # bit scans of square masks in plain Python
+    "_bitops": set(),  # their C versions (a .pxd of bitops.h's functions)
     "nnue_kernels": set(),  # the net's two hot loops in plain Python
     "_nnue_kernels": set(),  # their C versions (a .pxd of nnue_kernels.h's functions)
     # the learned evaluation: its accumulator follows make/unmake
     "nnue": {"_nnue_kernels", "nnue_kernels", "position", "state"},
-    "evaluate": {"eval_weights", "movecodes", "nnue", "position", "tables", "variants"},
+    "evaluate": {"_bitops", "bitops", "eval_weights", "movecodes", "nnue", "position", "tables", "variants"},
     "ordering": {"attacks", "movecodes", "position", "tables"},  # attacks: SEE puts bad captures last
     "_ordering": {"attacks", "ordering", "movecodes", "position"},  # the compiled twin of ordering (a .pyx)
     "tt": set(),

@@ -264,6 +264,36 @@ def test_incremental_scores_match_a_fresh_count(seed: int) -> None:
             assert evaluate(board, mg, eg, phase) == evaluate_position(board)
 
 
+def test_the_activity_terms_from_square_masks_equal_the_reference_counts() -> None:
+    # positional (square masks and bit scans: C functions in the compiled build) against activity(), the
+    # tuner's square-by-square reference, times the built-in weights, over random games of every board variant
+    # and a few positions with pawns about to promote, kings in the corners and rays along the edges.
+    from engine import evaluate as ev
+
+    def weighted(board: Board) -> tuple[int, int]:
+        counts = ev.activity(board)
+        return (sum(w * c for w, c in zip(ev.ACTIVITY_MG, counts, strict=True)),
+                sum(w * c for w, c in zip(ev.ACTIVITY_EG, counts, strict=True)))
+
+    rng = random.Random(11)
+    checked = 0
+    for variant, chess960 in (("seirawan", False), ("chess", False), ("shouse", False), ("seirawan", True)):
+        for _ in range(6):
+            board = Board(variant=variant, chess960=chess960)
+            for _ply in range(80):
+                codes = board.generate_legal()
+                if not codes:
+                    break
+                board.make(rng.choice(codes))
+                assert ev.positional(board) == weighted(board), board.fen()
+                checked += 1
+    for fen in ("7k/P7/8/8/8/8/7p/K7[] w - - 0 1", "K6E/8/8/3p4/4P3/8/8/h6k[] b - - 0 1",
+                "r3k2r/pP4Pp/8/2H2e2/8/8/Pp4pP/R3K2R[HEhe] w KQkq - 0 1"):
+        board = Board(fen)
+        assert ev.positional(board) == weighted(board), fen
+    assert checked > 1000
+
+
 @pytest.mark.parametrize(
     "fen, uci, expected",
     [
