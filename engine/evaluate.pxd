@@ -84,6 +84,9 @@ cdef int _shield(int *squares, int king, int sign)
 @cython.locals(white_king=int, black_king=int)
 cpdef int king_safety(Position pos)
 
+@cython.locals(to=int)
+cdef (int, int) _pawn_threats(int *squares, unsigned long long hits, int mg, int eg, int sign) noexcept
+
 @cython.locals(squares="int *", mg=int, eg=int, sq=int, piece=int, t=int, sign=int, n=int, attack=int, to=int, q=int,
                d=int, rank=int, white_zone="unsigned long long", black_zone="unsigned long long",
                zone="unsigned long long", white="unsigned long long", black="unsigned long long",

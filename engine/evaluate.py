@@ -511,6 +511,17 @@ _M_RAYS_FROM = RAYS_FROM
 _M_RAYS_TO = RAYS_TO
 
 
+def _pawn_threats(squares: list[int], hits: int, mg: int, eg: int, sign: int) -> tuple[int, int]:
+    """``mg`` and ``eg`` plus the pawn-threat weights of the pieces on the squares of ``hits``, attacked by pawns
+    of ``sign``'s side (1 white, -1 black), each counted once."""
+    while hits:
+        to = bits.lsb(hits)
+        hits &= hits - 1
+        mg += _W_MG[_PAWN_THREAT - squares[to] * sign] * sign
+        eg += _W_EG[_PAWN_THREAT - squares[to] * sign] * sign
+    return mg, eg
+
+
 def positional(pos: Position) -> tuple[int, int]:
     """The weighted activity terms of a position, (middlegame, endgame), white's view: ``activity``'s counts
     times ``ACTIVITY_MG``/``ACTIVITY_EG``, computed from square masks: one scan of the board for each side's
@@ -541,31 +552,11 @@ def positional(pos: Position) -> tuple[int, int]:
     if _PAWN_THREAT_ON:
         # Each enemy piece (not a pawn or the king) a pawn attacks, once per pawn: the captures to each side apart.
         targets = black & ~black_pawns & pieces
-        hits = ((white_pawns & _NOT_FILE_A) << 7) & targets
-        while hits:
-            to = bits.lsb(hits)
-            hits &= hits - 1
-            mg += _W_MG[_PAWN_THREAT - squares[to]]
-            eg += _W_EG[_PAWN_THREAT - squares[to]]
-        hits = ((white_pawns & _NOT_FILE_H) << 9) & targets
-        while hits:
-            to = bits.lsb(hits)
-            hits &= hits - 1
-            mg += _W_MG[_PAWN_THREAT - squares[to]]
-            eg += _W_EG[_PAWN_THREAT - squares[to]]
+        mg, eg = _pawn_threats(squares, ((white_pawns & _NOT_FILE_A) << 7) & targets, mg, eg, 1)
+        mg, eg = _pawn_threats(squares, ((white_pawns & _NOT_FILE_H) << 9) & targets, mg, eg, 1)
         targets = white & ~white_pawns & pieces
-        hits = (black_pawns & _NOT_FILE_A) >> 9 & targets
-        while hits:
-            to = bits.lsb(hits)
-            hits &= hits - 1
-            mg -= _W_MG[_PAWN_THREAT + squares[to]]
-            eg -= _W_EG[_PAWN_THREAT + squares[to]]
-        hits = (black_pawns & _NOT_FILE_H) >> 7 & targets
-        while hits:
-            to = bits.lsb(hits)
-            hits &= hits - 1
-            mg -= _W_MG[_PAWN_THREAT + squares[to]]
-            eg -= _W_EG[_PAWN_THREAT + squares[to]]
+        mg, eg = _pawn_threats(squares, (black_pawns & _NOT_FILE_A) >> 9 & targets, mg, eg, -1)
+        mg, eg = _pawn_threats(squares, (black_pawns & _NOT_FILE_H) >> 7 & targets, mg, eg, -1)
     if _PASSED_ON:
         rest = white_pawns
         while rest:
